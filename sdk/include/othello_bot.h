@@ -1,0 +1,125 @@
+/*
+ * othello_bot.h -- the Othello arena bot ABI, version 1.
+ *
+ * A bot is a shared library (.so / .dll / .dylib) exporting, unmangled, with
+ * the C calling convention, the three required functions below, and any of the
+ * optional ones. The host calls a bot from one thread at a time.
+ *
+ * Squares: column a-h = col 0-7 (left to right), row 1-8 = row 0-7 (top to
+ * bottom); bit (8 * row + col) of a bitboard; a1 = bit 0, h8 = bit 63.
+ * Moves: one byte, (row << 4) | col, or OTHELLO_PASS (0xFF).
+ *
+ * Build (Linux):  cc -O2 -shared -fPIC -I path/to/sdk/include my_bot.c -o libmy_bot.so
+ */
+#ifndef OTHELLO_BOT_H
+#define OTHELLO_BOT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define OTHELLO_EXPORT __declspec(dllexport)
+#else
+#define OTHELLO_EXPORT __attribute__((visibility("default")))
+#endif
+
+#define OTHELLO_ABI_VERSION 1u
+#define OTHELLO_PASS 0xFFu
+/* A non-move a bot may return from think() after an internal failure;
+ * othello_last_error() then says why. Scored as a loss like any illegal reply. */
+#define OTHELLO_MOVE_ERROR 0xFEu
+
+#define OTHELLO_BLACK 1u
+#define OTHELLO_WHITE 2u
+
+typedef struct OthelloBoard {
+    uint64_t black;          /* bit 8*row + col set = black disc */
+    uint64_t white;
+    uint64_t legal;          /* legal moves of the side to move (0 = it must pass) */
+    uint8_t  to_move;        /* 1 = black, 2 = white */
+    uint8_t  reserved[3];    /* zero */
+    uint32_t time_limit_ms;  /* time the host allows for this move; 0 = no limit */
+} OthelloBoard;              /* 32 bytes */
+
+/* ---- Required exports -------------------------------------------------- */
+
+/* Returns OTHELLO_ABI_VERSION. */
+OTHELLO_EXPORT uint32_t othello_abi_version(void);
+
+/* Called before every game the bot plays: reset state, return the display
+ * name (static NUL-terminated UTF-8; NULL = use the file name). */
+OTHELLO_EXPORT const char *init(void);
+
+/* Called on every turn of the bot while the game is not over, also when it
+ * has no legal move. Returns the move as (row << 4) | col, or OTHELLO_PASS.
+ * A move is legal only if its bit is in board->legal; OTHELLO_PASS only if
+ * board->legal == 0. Anything else loses the game. */
+OTHELLO_EXPORT uint8_t think(const OthelloBoard *board);
+
+/* ---- Optional exports: declare and define only those you implement ------ */
+
+/* Strength levels: the bot has levels 1..N, N the strongest and the default.
+ * othello_levels() returns N (0 = no levels). The host calls
+ * othello_set_level(level) after init() and before the game's first think();
+ * the level holds until set again. */
+OTHELLO_EXPORT uint32_t othello_levels(void);
+OTHELLO_EXPORT void othello_set_level(uint32_t level);
+
+/* Which fields of OthelloSearchInfo hold a value. */
+#define OTHELLO_INFO_EVAL     1u  /* eval */
+#define OTHELLO_INFO_DEPTH    2u  /* depth */
+#define OTHELLO_INFO_NODES    4u  /* nodes */
+#define OTHELLO_INFO_WIN_RATE 8u  /* win_rate */
+#define OTHELLO_INFO_EXACT   16u  /* eval is the exact final disc difference */
+
+typedef struct OthelloSearchInfo {
+    uint32_t size;      /* set by the host: sizeof(OthelloSearchInfo); later versions only append */
+    uint32_t flags;     /* OTHELLO_INFO_* bits of the fields set */
+    double   eval;      /* evaluation in discs, from the view of the side that just moved */
+    double   win_rate;  /* estimated probability of winning for that side, 0..1 */
+    uint64_t nodes;     /* nodes searched (or playouts) */
+    uint32_t depth;     /* depth reached, in plies */
+    uint32_t reserved;
+} OthelloSearchInfo;    /* 40 bytes */
+
+/* After think() returns, the host may call othello_search_info() with a
+ * zeroed struct (size set); fill what you know and set its flags. */
+OTHELLO_EXPORT void othello_search_info(OthelloSearchInfo *info);
+
+/* Why the last call failed, as static or bot-owned NUL-terminated text that
+ * stays valid until the next call into the bot; NULL = no failure. */
+OTHELLO_EXPORT const char *othello_last_error(void);
+
+/* ---- Helpers for C authors ---------------------------------------------- */
+
+static inline int othello_popcount(uint64_t b) { return __builtin_popcountll(b); }
+
+static inline uint8_t othello_move(int row, int col) { return (uint8_t)((row << 4) | col); }
+
+/* The discs that the side to move (`player`, against `opponent`) flips by
+ * playing on square index `sq` (0..63); 0 if the move is illegal. */
+static inline uint64_t othello_flips(uint64_t player, uint64_t opponent, int sq) {
+    static const int dr[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+    static const int dc[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
+    uint64_t flipped = 0;
+    for (int d = 0; d < 8; d++) {
+        uint64_t line = 0;
+        int r = sq / 8 + dr[d], c = sq % 8 + dc[d];
+        while (r >= 0 && r < 8 && c >= 0 && c < 8 && (opponent >> (r * 8 + c) & 1)) {
+            line |= 1ull << (r * 8 + c);
+            r += dr[d];
+            c += dc[d];
+        }
+        if (line && r >= 0 && r < 8 && c >= 0 && c < 8 && (player >> (r * 8 + c) & 1)) flipped |= line;
+    }
+    return flipped;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OTHELLO_BOT_H */

@@ -1,0 +1,164 @@
+//! The bot C ABI, version 1: the types and symbols `othello_bot.h` declares.
+//!
+//! A bot is a shared library exporting, unmangled, with the C calling convention:
+//!
+//! | symbol | signature | |
+//! |---|---|---|
+//! | `othello_abi_version` | `uint32_t (void)` | required; returns [`OTHELLO_ABI_VERSION`] |
+//! | `init` | `const char *(void)` | required; called before every game; returns the display name or NULL |
+//! | `think` | `uint8_t (const OthelloBoard *)` | required; the move `(row << 4) \| col`, or `0xFF` to pass |
+//! | `othello_levels` | `uint32_t (void)` | optional; number of strength levels N (1..=N, N strongest; 0 = none) |
+//! | `othello_set_level` | `void (uint32_t)` | optional; called after `init`, before the game's first `think` |
+//! | `othello_search_info` | `void (OthelloSearchInfo *)` | optional; reports the last search after `think` returns |
+//! | `othello_last_error` | `const char *(void)` | optional; why the last call failed (NULL = no failure) |
+//!
+//! The host calls a bot from one thread at a time. `think` is called on every
+//! turn of the bot while the game is not over, also when it must pass.
+
+use crate::{Bitboard, Color, Position};
+
+/// The ABI version this crate speaks.
+pub const OTHELLO_ABI_VERSION: u32 = 1;
+
+/// The move byte for a pass.
+pub const OTHELLO_PASS: u8 = 0xFF;
+
+/// A non-move a bot returns from `think` when it failed internally (a Rust
+/// bot's panic, say); `othello_last_error` then says why. Like any byte other
+/// than a legal move or a forced pass, the host scores it as a loss.
+pub const OTHELLO_MOVE_ERROR: u8 = 0xFE;
+
+/// Symbol names, NUL-terminated for `dlsym`.
+pub mod symbol {
+    pub const ABI_VERSION: &[u8] = b"othello_abi_version\0";
+    pub const INIT: &[u8] = b"init\0";
+    pub const THINK: &[u8] = b"think\0";
+    pub const LEVELS: &[u8] = b"othello_levels\0";
+    pub const SET_LEVEL: &[u8] = b"othello_set_level\0";
+    pub const SEARCH_INFO: &[u8] = b"othello_search_info\0";
+    pub const LAST_ERROR: &[u8] = b"othello_last_error\0";
+}
+
+/// The position handed to `think` (32 bytes, C layout).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OthelloBoard {
+    /// Bit `8 * row + col` set = black disc.
+    pub black: u64,
+    pub white: u64,
+    /// Legal moves of the side to move (0 = it must pass).
+    pub legal: u64,
+    /// 1 = black, 2 = white.
+    pub to_move: u8,
+    /// Zero.
+    pub reserved: [u8; 3],
+    /// Time the host allows for this move in milliseconds; 0 = no limit.
+    pub time_limit_ms: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<OthelloBoard>() == 32);
+
+impl OthelloBoard {
+    /// The board for `position` with the host's time limit (0 = none).
+    pub fn new(position: &Position, time_limit_ms: u32) -> OthelloBoard {
+        OthelloBoard {
+            black: position.black().0,
+            white: position.white().0,
+            legal: position.legal_moves().0,
+            to_move: position.side_to_move().to_abi(),
+            reserved: [0; 3],
+            time_limit_ms,
+        }
+    }
+
+    /// The position, if the board is well-formed (no overlap, valid `to_move`).
+    pub fn position(&self) -> Option<Position> {
+        let side = Color::from_abi(self.to_move)?;
+        Position::from_discs(Bitboard(self.black), Bitboard(self.white), side).ok()
+    }
+}
+
+/// `flags` bits of [`OthelloSearchInfo`]: which fields hold a value.
+pub mod info_flags {
+    pub const EVAL: u32 = 1;
+    pub const DEPTH: u32 = 2;
+    pub const NODES: u32 = 4;
+    pub const WIN_RATE: u32 = 8;
+    /// `eval` is the exact final disc difference (an endgame solve).
+    pub const EXACT: u32 = 16;
+}
+
+/// A report on the last search (40 bytes, C layout).
+///
+/// The host zeroes it and sets `size` before calling `othello_search_info`;
+/// the bot fills the fields it knows and sets their bits in `flags`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OthelloSearchInfo {
+    /// `sizeof(OthelloSearchInfo)` as the host knows it; later versions only append fields.
+    pub size: u32,
+    /// `info_flags` bits.
+    pub flags: u32,
+    /// Evaluation in discs from the view of the side that moved (+ = good for it).
+    pub eval: f64,
+    /// Estimated probability of winning for the side that moved, 0..1.
+    pub win_rate: f64,
+    /// Nodes searched (or playouts, for Monte Carlo bots).
+    pub nodes: u64,
+    /// Depth reached, in plies.
+    pub depth: u32,
+    pub reserved: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<OthelloSearchInfo>() == 40);
+
+/// The Rust view of a search report: each field is optional.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SearchInfo {
+    /// Evaluation in discs from the mover's view.
+    pub eval: Option<f64>,
+    /// `eval` is an exact endgame result.
+    pub exact: bool,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub win_rate: Option<f64>,
+}
+
+impl From<SearchInfo> for OthelloSearchInfo {
+    fn from(info: SearchInfo) -> OthelloSearchInfo {
+        let mut raw = OthelloSearchInfo { size: std::mem::size_of::<OthelloSearchInfo>() as u32, ..Default::default() };
+        if let Some(eval) = info.eval {
+            raw.flags |= info_flags::EVAL;
+            raw.eval = eval;
+        }
+        if info.exact {
+            raw.flags |= info_flags::EXACT;
+        }
+        if let Some(depth) = info.depth {
+            raw.flags |= info_flags::DEPTH;
+            raw.depth = depth;
+        }
+        if let Some(nodes) = info.nodes {
+            raw.flags |= info_flags::NODES;
+            raw.nodes = nodes;
+        }
+        if let Some(win_rate) = info.win_rate {
+            raw.flags |= info_flags::WIN_RATE;
+            raw.win_rate = win_rate;
+        }
+        raw
+    }
+}
+
+impl From<OthelloSearchInfo> for SearchInfo {
+    fn from(raw: OthelloSearchInfo) -> SearchInfo {
+        let has = |flag| raw.flags & flag != 0;
+        SearchInfo {
+            eval: (has(info_flags::EVAL) && raw.eval.is_finite()).then_some(raw.eval),
+            exact: has(info_flags::EXACT),
+            depth: has(info_flags::DEPTH).then_some(raw.depth),
+            nodes: has(info_flags::NODES).then_some(raw.nodes),
+            win_rate: (has(info_flags::WIN_RATE) && raw.win_rate.is_finite()).then_some(raw.win_rate),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! `export_bot!` and the runtime behind its `extern "C"` shims.
+
+/// Exports a [`Bot`](crate::Bot) as a plugin library speaking ABI v1: every
+/// symbol of `othello_bot.h`, each shim catching panics so that none unwinds
+/// into the host. A panic makes `think` return
+/// [`OTHELLO_MOVE_ERROR`](crate::abi::OTHELLO_MOVE_ERROR) and
+/// `othello_last_error` return `panicked: <message>`.
+///
+/// Use it once, at the root of a crate with `crate-type = ["cdylib"]`:
+///
+/// ```ignore
+/// othello_sdk::export_bot!(MyBot);
+/// ```
+#[macro_export]
+macro_rules! export_bot {
+    ($bot:ty) => {
+        #[doc(hidden)]
+        #[allow(unsafe_code)]
+        mod __othello_bot_exports {
+            use super::*;
+
+            static STATE: $crate::__private::BotState<$bot> = $crate::__private::BotState::new();
+
+            #[unsafe(no_mangle)]
+            pub extern "C" fn othello_abi_version() -> u32 {
+                $crate::abi::OTHELLO_ABI_VERSION
+            }
+
+            #[unsafe(no_mangle)]
+            pub extern "C" fn init() -> *const ::std::ffi::c_char {
+                STATE.init()
+            }
+
+            /// # Safety
+            /// `board` is NULL or points to a valid `OthelloBoard`.
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn think(board: *const $crate::abi::OthelloBoard) -> u8 {
+                // SAFETY: the host passes NULL or a pointer to a live board for
+                // the duration of the call, as the ABI requires.
+                let board = unsafe { board.as_ref() };
+                STATE.think(board)
+            }
+
+            #[unsafe(no_mangle)]
+            pub extern "C" fn othello_levels() -> u32 {
+                <$bot as $crate::Bot>::LEVELS
+            }
+
+            #[unsafe(no_mangle)]
+            pub extern "C" fn othello_set_level(level: u32) {
+                STATE.set_level(level)
+            }
+
+            /// # Safety
+            /// `info` is NULL or points to a writable `OthelloSearchInfo`.
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn othello_search_info(info: *mut $crate::abi::OthelloSearchInfo) {
+                // SAFETY: the host passes NULL or a pointer to a live, writable
+                // struct for the duration of the call.
+                if let Some(info) = unsafe { info.as_mut() } {
+                    STATE.search_info(info)
+                }
+            }
+
+            #[unsafe(no_mangle)]
+            pub extern "C" fn othello_last_error() -> *const ::std::ffi::c_char {
+                STATE.last_error()
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    use std::ffi::{CString, c_char};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::sync::{Mutex, MutexGuard, OnceLock};
+    use std::time::Duration;
+
+    use crate::abi::{OTHELLO_MOVE_ERROR, OthelloBoard, OthelloSearchInfo};
+    use crate::{Bot, ThinkRequest};
+
+    /// Everything one exported bot keeps between calls.
+    pub struct BotState<B> {
+        inner: Mutex<Inner<B>>,
+        name: OnceLock<Option<CString>>,
+    }
+
+    struct Inner<B> {
+        bot: Option<B>,
+        level: Option<u32>,
+        last_error: Option<CString>,
+    }
+
+    impl<B: Bot> Default for BotState<B> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<B: Bot> BotState<B> {
+        pub const fn new() -> Self {
+            BotState { inner: Mutex::new(Inner { bot: None, level: None, last_error: None }), name: OnceLock::new() }
+        }
+
+        fn lock(&self) -> MutexGuard<'_, Inner<B>> {
+            // A panic while locked poisons the mutex; the state is still usable
+            // (the next `init` replaces the bot anyway).
+            self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        }
+
+        /// Runs `f` on the bot (created if need be), catching any panic into `last_error`.
+        fn call<R>(&self, f: impl FnOnce(&mut B, &mut Option<u32>) -> R) -> Option<R> {
+            let mut inner = self.lock();
+            let inner = &mut *inner;
+            inner.last_error = None;
+            let Inner { bot, level, .. } = inner;
+            let result = catch_unwind(AssertUnwindSafe(|| f(bot.get_or_insert_with(B::default), level)));
+            match result {
+                Ok(value) => Some(value),
+                Err(payload) => {
+                    let message = payload
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| payload.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "a panic with a non-text payload".to_owned());
+                    inner.bot = None; // its state may be half-updated
+                    let text = format!("panicked: {message}").replace('\0', " ");
+                    inner.last_error = CString::new(text).ok();
+                    None
+                }
+            }
+        }
+
+        pub fn init(&self) -> *const c_char {
+            let started = self.call(|bot, level| {
+                bot.new_game();
+                if let Some(level) = *level {
+                    bot.set_level(level);
+                }
+            });
+            if started.is_none() {
+                return std::ptr::null();
+            }
+            self.name.get_or_init(|| CString::new(B::NAME).ok()).as_ref().map_or(std::ptr::null(), |name| name.as_ptr())
+        }
+
+        pub fn think(&self, board: Option<&OthelloBoard>) -> u8 {
+            let Some(board) = board else {
+                self.lock().last_error = CString::new("think was called with a NULL board").ok();
+                return OTHELLO_MOVE_ERROR;
+            };
+            let Some(position) = board.position() else {
+                self.lock().last_error = CString::new("think was called with a malformed board").ok();
+                return OTHELLO_MOVE_ERROR;
+            };
+            let time_limit = (board.time_limit_ms > 0).then(|| Duration::from_millis(board.time_limit_ms.into()));
+            let request = ThinkRequest { position, time_limit };
+            self.call(|bot, _| bot.think(&request).to_byte()).unwrap_or(OTHELLO_MOVE_ERROR)
+        }
+
+        pub fn set_level(&self, level: u32) {
+            let level = level.clamp(1, B::LEVELS.max(1));
+            self.call(|bot, stored| {
+                *stored = Some(level);
+                bot.set_level(level);
+            });
+        }
+
+        pub fn search_info(&self, out: &mut OthelloSearchInfo) {
+            if let Some(Some(info)) = self.call(|bot, _| bot.search_info()) {
+                *out = info.into();
+            }
+        }
+
+        pub fn last_error(&self) -> *const c_char {
+            // The pointer stays valid until the next call into the bot: the
+            // string lives in the static state and is only replaced by a call.
+            self.lock().last_error.as_ref().map_or(std::ptr::null(), |e| e.as_ptr())
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The ABI end to end: a C bot compiled against the header and Rust bots made
+//! with `export_bot!`, loaded with the sdk's loader as the host does.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use othello_sdk::abi::{OTHELLO_ABI_VERSION, OTHELLO_MOVE_ERROR, OthelloBoard};
+use othello_sdk::loader::{BotLibrary, LoadError};
+use othello_sdk::{Move, Position, parse_transcript_from};
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The folder `cargo test` builds this package's examples into.
+fn examples_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().join("examples")
+}
+
+fn cdylib_name(stem: &str) -> String {
+    format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// The library of a Rust example bot, building the examples if `cargo test`
+/// was run with a target filter that skipped them.
+fn rust_example_bot(name: &str) -> PathBuf {
+    let path = examples_dir().join(cdylib_name(name));
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let profile_is_release = examples_dir().parent().is_some_and(|p| p.ends_with("release"));
+        let mut build = Command::new(cargo);
+        build.args(["build", "-p", "othello-sdk", "--example", name]);
+        if profile_is_release {
+            build.arg("--release");
+        }
+        assert!(build.status().unwrap().success(), "building example {name}");
+    }
+    path
+}
+
+/// Compiles a C source file against the header into a shared library.
+fn compile_c_bot(source: &Path, stem: &str) -> PathBuf {
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-bots");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let output = out_dir.join(cdylib_name(stem));
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-O2", "-shared", "-fPIC", "-Wall", "-Werror", "-I"])
+        .arg(manifest_dir().join("include"))
+        .arg(source)
+        .arg("-o")
+        .arg(&output)
+        .status()
+        .expect("a C compiler (cc) is needed for the ABI tests");
+    assert!(status.success(), "compiling {}", source.display());
+    output
+}
+
+/// A position where the side to move (white) has no legal move but black has.
+fn forced_pass_position() -> Position {
+    let position = Position::from_board_string(&format!("XXO{} O", "-".repeat(61))).unwrap();
+    assert!(position.legal_moves().is_empty() && position.must_pass(), "{position}");
+    position
+}
+
+fn assert_plays_legally(bot: &BotLibrary) {
+    let start = Position::start();
+    let reply = Move::from_byte(bot.think(&OthelloBoard::new(&start, 1000))).expect("an on-board reply");
+    assert!(start.is_legal(reply), "{reply} is not legal at the start");
+
+    // Also mid-game, with white to move.
+    let (_, position) = parse_transcript_from(Position::start(), "f5d6c3").unwrap();
+    let reply = Move::from_byte(bot.think(&OthelloBoard::new(&position, 1000))).unwrap();
+    assert!(position.is_legal(reply), "{reply} is not legal in\n{position}");
+
+    let pass = forced_pass_position();
+    assert_eq!(bot.think(&OthelloBoard::new(&pass, 1000)), Move::PASS_BYTE, "must pass");
+}
+
+#[test]
+fn c_bot_built_against_the_header_loads_and_plays() {
+    let path = compile_c_bot(&manifest_dir().join("examples/c/random_bot.c"), "random_c");
+    let bot = BotLibrary::open(&path).unwrap();
+    assert_eq!(bot.abi_version(), OTHELLO_ABI_VERSION);
+    assert_eq!(bot.init().as_deref(), Some("Random (C)"));
+    assert_eq!(bot.features().levels, 0);
+    assert!(bot.search_info().is_none());
+    for _ in 0..20 {
+        assert_plays_legally(&bot);
+    }
+}
+
+#[test]
+fn rust_bot_made_with_export_bot_loads_and_plays() {
+    let bot = BotLibrary::open(&rust_example_bot("example_bot")).unwrap();
+    assert_eq!(bot.abi_version(), OTHELLO_ABI_VERSION);
+    assert_eq!(bot.init().as_deref(), Some("Greedy"));
+    let features = bot.features();
+    assert!(features.search_info && features.last_error);
+    assert_plays_legally(&bot);
+    let info = bot.search_info().expect("the example reports its search");
+    assert_eq!(info.depth, Some(1));
+    assert_eq!(bot.last_error(), None);
+}
+
+#[test]
+fn a_panicking_rust_bot_replies_with_an_error_and_its_message() {
+    let bot = BotLibrary::open(&rust_example_bot("panicking_bot")).unwrap();
+    assert_eq!(bot.init().as_deref(), Some("Panicky"));
+    let reply = bot.think(&OthelloBoard::new(&Position::start(), 0));
+    assert_eq!(reply, OTHELLO_MOVE_ERROR);
+    assert!(Move::from_byte(reply).is_err(), "the error byte is not a move");
+    assert_eq!(bot.last_error().as_deref(), Some("panicked: no idea what to do with 4 legal moves"));
+    // The bot survives for the next game.
+    assert_eq!(bot.init().as_deref(), Some("Panicky"));
+    assert_eq!(bot.last_error(), None);
+}
+
+#[test]
+fn libraries_that_are_not_bots_are_rejected_with_the_reason() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("not-bots");
+    std::fs::create_dir_all(&dir).unwrap();
+
+    let text = dir.join(cdylib_name("text"));
+    std::fs::write(&text, "not a library").unwrap();
+    assert!(matches!(BotLibrary::open(&text), Err(LoadError::NotALibrary(_))));
+
+    let source = dir.join("no_think.c");
+    std::fs::write(
+        &source,
+        "#include \"othello_bot.h\"\nuint32_t othello_abi_version(void) { return 1; }\nconst char *init(void) { return 0; }\n",
+    )
+    .unwrap();
+    let no_think = compile_c_bot(&source, "no_think");
+    let err = BotLibrary::open(&no_think).unwrap_err();
+    assert_eq!(err, LoadError::MissingSymbol("think"));
+    assert_eq!(err.to_string(), "missing symbol `think`");
+
+    let source = dir.join("future.c");
+    std::fs::write(
+        &source,
+        "#include \"othello_bot.h\"\nuint32_t othello_abi_version(void) { return 999; }\n\
+         const char *init(void) { return 0; }\nuint8_t think(const OthelloBoard *b) { (void)b; return 0xFF; }\n",
+    )
+    .unwrap();
+    let err = BotLibrary::open(&compile_c_bot(&source, "future")).unwrap_err();
+    assert_eq!(err, LoadError::UnsupportedAbi(999));
+    assert!(err.to_string().starts_with("ABI version 999 not supported"));
+}
