@@ -14,11 +14,10 @@
 #[macro_export]
 macro_rules! export_bot {
     ($bot:ty) => {
-        #[doc(hidden)]
+        // An anonymous const block keeps the shims out of the caller's namespace
+        // while still seeing `$bot` wherever it is declared (even in a function).
         #[allow(unsafe_code)]
-        mod __othello_bot_exports {
-            use super::*;
-
+        const _: () = {
             static STATE: $crate::__private::BotState<$bot> = $crate::__private::BotState::new();
 
             #[unsafe(no_mangle)]
@@ -66,7 +65,7 @@ macro_rules! export_bot {
             pub extern "C" fn othello_last_error() -> *const ::std::ffi::c_char {
                 STATE.last_error()
             }
-        }
+        };
     };
 }
 

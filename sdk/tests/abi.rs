@@ -90,6 +90,29 @@ fn c_bot_built_against_the_header_loads_and_plays() {
     }
 }
 
+/// The C bot printed in the README, as a newcomer would copy it.
+fn readme_c_bot() -> String {
+    let readme = std::fs::read_to_string(manifest_dir().join("../README.md")).unwrap();
+    let block = readme
+        .split("```c\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap())
+        .find(|code| code.contains("uint8_t think(const OthelloBoard *board) {"))
+        .expect("the README shows a complete C bot");
+    block.to_owned()
+}
+
+#[test]
+fn the_readme_c_bot_compiles_loads_and_plays() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme-bot");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("my_bot.c");
+    std::fs::write(&source, readme_c_bot()).unwrap();
+    let bot = BotLibrary::open(&compile_c_bot(&source, "my_bot")).unwrap();
+    assert!(bot.init().is_some());
+    assert_plays_legally(&bot);
+}
+
 #[test]
 fn rust_bot_made_with_export_bot_loads_and_plays() {
     let bot = BotLibrary::open(&rust_example_bot("example_bot")).unwrap();
