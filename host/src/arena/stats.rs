@@ -72,7 +72,8 @@ pub fn elo_from_score(score: f64) -> f64 {
     if score >= 1.0 {
         return f64::INFINITY;
     }
-    -400.0 * (1.0 / score - 1.0).log10()
+    // `+ 0.0` turns the -0.0 of an even score into 0.0.
+    -400.0 * (1.0 / score - 1.0).log10() + 0.0
 }
 
 /// Expected score for an Elo difference (logistic model).

@@ -51,6 +51,7 @@ pub fn run(library: &Path, memory_limit_mb: u64) -> Result<(), String> {
             levels: features.levels,
             search_info: features.search_info,
             last_error: features.last_error,
+            memory_after_load: address_space_size(),
         },
     );
 
@@ -162,4 +163,15 @@ fn watch_parent() {
         });
     // Without the watchdog the child still exits when the channel closes.
     drop(watchdog);
+}
+
+/// This process's address-space size in bytes (0 if unknown).
+fn address_space_size() -> u64 {
+    let pages = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|statm| statm.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages * page_size.max(0) as u64
 }
