@@ -257,3 +257,39 @@ fn a_tournament_killed_with_sigkill_resumes_without_losing_or_replaying_games() 
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--resume"));
 }
+
+/// Processes whose command line mentions `text`.
+fn processes_mentioning(text: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(text))
+        .count()
+}
+
+#[test]
+fn runners_do_not_outlive_a_killed_host() {
+    let dir = workspace(&["hang", "first_legal"]);
+    let plugins = dir.path().join("plugins");
+    let plugins = plugins.to_str().unwrap();
+    let mut host = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .args(["match", "hang", "first_legal", "--time-ms", "60000", "--games", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_mentioning(plugins) < 2 {
+        assert!(Instant::now() < deadline, "the runners did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200)); // the hanging bot is thinking now
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while processes_mentioning(plugins) > 0 {
+        assert!(Instant::now() < deadline, "runners survived their host");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
