@@ -293,3 +293,19 @@ fn runners_do_not_outlive_a_killed_host() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn a_level_after_the_bot_name_reaches_the_bot() {
+    let dir = workspace(&["levels", "first_legal"]);
+    let listed = stdout(&othello(dir.path(), &["list"]));
+    assert!(listed.lines().any(|l| l.contains("liblevels.so") && l.contains("levels 1-3")), "{listed}");
+    let lines =
+        json_lines(&stdout(&othello(dir.path(), &["match", "levels@2", "first_legal", "--games", "2", "--json"])));
+    for game in &lines[..2] {
+        assert_eq!(game["termination"], "normal", "{game}");
+    }
+    assert_eq!(lines[0]["black"], "Levels@2");
+    let lines =
+        json_lines(&stdout(&othello(dir.path(), &["match", "levels@3", "first_legal", "--games", "1", "--json"])));
+    assert_eq!(lines[0]["termination"], "illegal-move");
+}

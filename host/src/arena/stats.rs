@@ -91,7 +91,8 @@ pub fn format_elo(elo: Option<f64>, error: Option<f64>) -> String {
         Some(elo) if elo.is_infinite() => if elo > 0.0 { "+inf" } else { "-inf" }.to_owned(),
         Some(elo) => match error {
             Some(error) if error.is_finite() => format!("{elo:+.1} ± {error:.1}"),
-            _ => format!("{elo:+.1}"),
+            // The interval reaches a perfect score: its width is unbounded.
+            _ => format!("{elo:+.1} ± inf"),
         },
     }
 }
