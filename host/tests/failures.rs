@@ -192,3 +192,14 @@ fn the_stateful_fixture_detects_shared_state() {
     assert_eq!(record.result.termination, Termination::IllegalMove);
     assert_eq!(record.result.loser, Some(Color::White));
 }
+
+#[test]
+fn in_process_overruns_are_timeouts_after_the_fact() {
+    let mut slow =
+        open_seat(&othello_host::seat::SeatSpec { grace: std::time::Duration::ZERO, ..in_process(&fixture("slow")) })
+            .unwrap();
+    let mut good = open_seat(&in_process(&fixture("first_legal"))).unwrap();
+    let record = play_game(slow.as_mut(), good.as_mut(), &Opening::none(), Some(std::time::Duration::from_millis(1)));
+    assert_black_lost(&record, Termination::Timeout, "(limit 1 ms + grace 0 ms)");
+    assert!(record.result.detail.starts_with("answered after "), "{}", record.result.detail);
+}
