@@ -119,6 +119,13 @@ fn unbounded_allocation_is_out_of_memory() {
 }
 
 #[test]
+fn threads_fit_in_the_memory_limit() {
+    let games = two_games("threads", &Opening::none());
+    assert_played_out(&games[0]);
+    assert_played_out(&games[1]);
+}
+
+#[test]
 fn junk_on_stdout_and_stdin_reads_do_not_disturb_the_channel() {
     let games = two_games("junk", &Opening::none());
     assert_played_out(&games[0]);

@@ -71,7 +71,7 @@ fn compile(source_and_include: &[PathBuf; 2], out: &Path) {
     let [source, include] = source_and_include;
     let partial = out.with_extension(format!("so.{}.partial", std::process::id()));
     let status = Command::new("cc")
-        .args(["-O1", "-shared", "-fPIC", "-w"])
+        .args(["-O1", "-shared", "-fPIC", "-pthread", "-w"])
         .arg("-I")
         .arg(include)
         .arg(source)
