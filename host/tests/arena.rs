@@ -126,6 +126,8 @@ fn ggf_and_json_round_trip_real_games() {
         assert_eq!(copy.white, original.white);
         assert_eq!(copy.transcript(), original.transcript());
         assert_eq!(copy.final_position(), original.final_position());
+        assert_eq!(copy.positions().last(), Some(&original.final_position()));
+        assert_eq!(copy.positions().len(), copy.moves.len() + 1);
         assert_eq!(copy.result.winner, original.result.winner);
         assert_eq!(copy.result.score, original.result.score);
         assert_eq!(copy.started_at, original.started_at);
