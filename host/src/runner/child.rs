@@ -106,17 +106,18 @@ fn read_frame(input: &mut impl Read, body: &mut Vec<u8>) -> bool {
 /// does not count code or the address ranges glibc reserves for each thread's
 /// malloc arena, so bots with threads are not punished for reservations.
 fn limit_resources(memory_limit_mb: u64) -> Result<(), String> {
-    set_limit(libc::RLIMIT_CORE, 0)?;
+    set_limit(libc::RLIMIT_CORE as libc::c_int, 0)?;
     if memory_limit_mb > 0 {
-        set_limit(libc::RLIMIT_DATA, memory_limit_mb.saturating_mul(1024 * 1024))?;
+        set_limit(libc::RLIMIT_DATA as libc::c_int, memory_limit_mb.saturating_mul(1024 * 1024))?;
     }
     Ok(())
 }
 
-fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> Result<(), String> {
+/// Sets a soft and hard limit (the resource type differs between libcs, hence `as _`).
+fn set_limit(resource: libc::c_int, value: u64) -> Result<(), String> {
     let limit = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
     // SAFETY: setrlimit reads a valid rlimit struct; it only affects this process.
-    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+    if unsafe { libc::setrlimit(resource as _, &limit) } != 0 {
         return Err(format!("setrlimit failed: {}", std::io::Error::last_os_error()));
     }
     Ok(())
