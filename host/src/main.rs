@@ -1,3 +1,3 @@
 fn main() {
-    println!("othello host: placeholder");
+    std::process::exit(othello_host::cli::main());
 }
