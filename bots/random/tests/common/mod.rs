@@ -50,8 +50,7 @@ pub fn plugin_library(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     // target/<profile>/deps/<test exe>: the libraries are in target/<profile>.
     let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_owned();
-    let path =
-        profile_dir.join(format!("{}{name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX));
+    let path = profile_dir.join(format!("{}{name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX));
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut build = Command::new(cargo);
