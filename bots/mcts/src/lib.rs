@@ -56,6 +56,7 @@ use std::time::{Duration, Instant};
 
 use othello_sdk::{Bot, Move, SearchInfo, Square, ThinkRequest};
 
+use crate::playout::LANES;
 use crate::rng::SplitMix64;
 use crate::tree::{Node, Tree};
 
@@ -116,13 +117,27 @@ impl MctsBot {
         &self.tree
     }
 
+    /// Runs playouts until the budget is spent or the deadline passes;
+    /// returns the playouts run and the deepest leaf reached.
     fn search(&mut self, deadline: Instant) -> (u64, usize) {
         let (mut playouts, mut deepest) = (0, 0);
+        let mut next_clock_check = PLAYOUTS_PER_CLOCK_CHECK;
         while playouts < self.playout_budget {
-            deepest = deepest.max(self.tree.iterate(&mut self.rng));
-            playouts += 1;
-            if playouts % PLAYOUTS_PER_CLOCK_CHECK == 0 && Instant::now() >= deadline {
-                break;
+            // Whole batches of side-by-side playouts, then single ones to
+            // spend the budget exactly.
+            let depth = if self.playout_budget - playouts >= LANES as u64 {
+                playouts += LANES as u64;
+                self.tree.iterate::<LANES>(&mut self.rng)
+            } else {
+                playouts += 1;
+                self.tree.iterate::<1>(&mut self.rng)
+            };
+            deepest = deepest.max(depth);
+            if playouts >= next_clock_check {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                next_clock_check += PLAYOUTS_PER_CLOCK_CHECK;
             }
         }
         (playouts, deepest)

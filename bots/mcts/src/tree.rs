@@ -4,7 +4,7 @@
 
 use othello_sdk::legal_moves;
 
-use crate::playout::{WIN, random_playout};
+use crate::playout::{WIN, random_playouts};
 use crate::rng::SplitMix64;
 
 /// Most nodes the arena holds (32 bytes each: 64 MiB). When full the tree
@@ -127,8 +127,9 @@ impl Tree {
     fn find(&self, player: u64, opponent: u64) -> Option<u32> {
         let mut level: Vec<u32> = if self.nodes.is_empty() { Vec::new() } else { vec![0] };
         for depth in 0..=REUSE_DEPTH {
-            if let Some(&found) =
-                level.iter().find(|&&i| self.nodes[i as usize].player == player && self.nodes[i as usize].opponent == opponent)
+            if let Some(&found) = level
+                .iter()
+                .find(|&&i| self.nodes[i as usize].player == player && self.nodes[i as usize].opponent == opponent)
             {
                 return Some(found);
             }
@@ -166,50 +167,73 @@ impl Tree {
         std::mem::swap(&mut self.nodes, &mut self.spare);
     }
 
-    /// One UCT iteration: walks down by UCB1 to a leaf, expands it if it has
-    /// been visited before, plays a random game from there and adds the
-    /// result to every node on the way. Returns the depth of the leaf.
+    /// `N` UCT iterations at once: `N` times walk down by UCB1 to a leaf
+    /// (expanding it first if it has been visited before), then play a random
+    /// game from each leaf, side by side (see [`random_playouts`]), and add
+    /// each result to every node on its way. Returns the depth of the deepest leaf.
     ///
-    /// The tree must have a root ([`Tree::set_root`]).
-    pub fn iterate(&mut self, rng: &mut SplitMix64) -> usize {
+    /// Every node on a path counts its visit as soon as the walk passes it,
+    /// with no points yet (a "virtual loss"), so the next walks of the batch
+    /// spread out instead of all reaching the same leaf. The tree must have a
+    /// root ([`Tree::set_root`]).
+    pub fn iterate<const N: usize>(&mut self, rng: &mut SplitMix64) -> usize {
         self.path.clear();
-        let mut index = 0u32;
-        self.path.push(index);
+        let mut path_ends = [0; N];
+        let mut leaves = [(0, 0); N];
+        for lane in 0..N {
+            let leaf = self.descend();
+            leaves[lane] = (self.nodes[leaf as usize].player, self.nodes[leaf as usize].opponent);
+            path_ends[lane] = self.path.len();
+        }
+
+        let results = random_playouts(leaves, rng);
+
+        let mut deepest = 0;
+        let mut path_start = 0;
+        for (result, path_end) in results.into_iter().zip(path_ends) {
+            // The result for the side to move at the leaf, then alternately
+            // for the other side going up (every move, a pass too, changes sides).
+            let mut result = result;
+            for &on_path in self.path[path_start..path_end].iter().rev() {
+                self.nodes[on_path as usize].points += WIN - result; // for the side that moved into it
+                result = WIN - result;
+            }
+            deepest = deepest.max(path_end - path_start - 1);
+            path_start = path_end;
+        }
+        deepest
+    }
+
+    /// Walks from the root to a leaf, appending the nodes passed to `path`
+    /// and counting a visit on each; returns the leaf.
+    fn descend(&mut self) -> u32 {
+        let mut index = 0;
         loop {
             let node = self.nodes[index as usize];
+            self.nodes[index as usize].visits += 1;
+            self.path.push(index);
             if !node.is_expanded() {
                 if node.visits >= EXPAND_AFTER_VISITS && self.expand(index) {
                     let node = self.nodes[index as usize];
                     if node.child_count > 0 {
                         index = node.first_child;
+                        self.nodes[index as usize].visits += 1;
                         self.path.push(index);
                     }
                 }
-                break;
+                return index;
             }
             if node.child_count == 0 {
-                break; // the game is over here
+                return index; // the game is over here
             }
-            index = self.select_child(&node);
-            self.path.push(index);
+            index = self.select_child(index);
         }
-
-        let leaf = self.nodes[index as usize];
-        // The result for the side to move at the leaf, then alternately for
-        // the other side going up (every move, a pass too, changes sides).
-        let mut result = random_playout(leaf.player, leaf.opponent, rng);
-        for &on_path in self.path.iter().rev() {
-            let node = &mut self.nodes[on_path as usize];
-            node.visits += 1;
-            node.points += WIN - result; // for the side that moved into it
-            result = WIN - result;
-        }
-        self.path.len() - 1
     }
 
     /// The child with the highest UCB1 value `x̄ᵢ + √(2 ln N / nᵢ)`; an
     /// unvisited child first.
-    fn select_child(&self, parent: &Node) -> u32 {
+    fn select_child(&self, parent: u32) -> u32 {
+        let parent = &self.nodes[parent as usize];
         let log_parent_visits = f64::from(parent.visits.max(1)).ln();
         let first = parent.first_child;
         let mut best = (first, f64::NEG_INFINITY);
@@ -232,11 +256,8 @@ impl Tree {
     fn expand(&mut self, index: u32) -> bool {
         let Node { player, opponent, .. } = self.nodes[index as usize];
         let moves = legal_moves(player, opponent);
-        let count = if moves != 0 {
-            moves.count_ones() as usize
-        } else {
-            usize::from(legal_moves(opponent, player) != 0)
-        };
+        let count =
+            if moves != 0 { moves.count_ones() as usize } else { usize::from(legal_moves(opponent, player) != 0) };
         if self.nodes.len() + count > MAX_NODES {
             return false;
         }
@@ -278,8 +299,8 @@ mod tests {
         let start = Position::start();
         let mut tree = tree_at(&start);
         let mut rng = SplitMix64::new(1);
-        for _ in 0..1000 {
-            tree.iterate(&mut rng);
+        for _ in 0..250 {
+            tree.iterate::<4>(&mut rng);
         }
         let root = tree.root().unwrap();
         assert_eq!(root.visits, 1000);
@@ -303,7 +324,7 @@ mod tests {
         let mut tree = tree_at(&position);
         let mut rng = SplitMix64::new(2);
         for _ in 0..3 {
-            tree.iterate(&mut rng);
+            tree.iterate::<1>(&mut rng);
         }
         let children = tree.root_children();
         assert_eq!(children.len(), 1);
@@ -318,7 +339,7 @@ mod tests {
         let mut tree = tree_at(&position);
         let mut rng = SplitMix64::new(3);
         for _ in 0..10 {
-            tree.iterate(&mut rng);
+            tree.iterate::<1>(&mut rng);
         }
         let children = tree.root_children();
         assert_eq!(children.len(), 1);
@@ -331,8 +352,8 @@ mod tests {
         let start = Position::start();
         let mut tree = tree_at(&start);
         let mut rng = SplitMix64::new(4);
-        for _ in 0..5000 {
-            tree.iterate(&mut rng);
+        for _ in 0..1250 {
+            tree.iterate::<4>(&mut rng);
         }
         let after = position_after("f5d6");
         let (visits_before, subtree_before) = {
@@ -351,7 +372,7 @@ mod tests {
         assert_eq!(children_visits, root.visits - EXPAND_AFTER_VISITS);
         // Searching on from the kept subtree works.
         for _ in 0..100 {
-            tree.iterate(&mut rng);
+            tree.iterate::<1>(&mut rng);
         }
         assert_eq!(tree.root().unwrap().visits, visits_before + 100);
 
