@@ -96,7 +96,8 @@ impl Tree {
         self.nodes.first().map_or(&[], |root| self.children(root))
     }
 
-    fn children(&self, node: &Node) -> &[Node] {
+    /// The children of a node of this tree (empty for a leaf).
+    pub fn children(&self, node: &Node) -> &[Node] {
         if node.is_expanded() {
             let first = node.first_child as usize;
             &self.nodes[first..first + usize::from(node.child_count)]
@@ -123,18 +124,19 @@ impl Tree {
         }
     }
 
-    /// The index of a node with this position within [`REUSE_DEPTH`] of the root.
+    /// The index of a node with this position within [`REUSE_DEPTH`] of the
+    /// root: the nearest, and of those (different move orders can reach the
+    /// same position) the most visited.
     fn find(&self, player: u64, opponent: u64) -> Option<u32> {
         let mut level: Vec<u32> = if self.nodes.is_empty() { Vec::new() } else { vec![0] };
-        for depth in 0..=REUSE_DEPTH {
-            if let Some(&found) = level
+        for _ in 0..=REUSE_DEPTH {
+            let found = level
                 .iter()
-                .find(|&&i| self.nodes[i as usize].player == player && self.nodes[i as usize].opponent == opponent)
-            {
-                return Some(found);
-            }
-            if depth == REUSE_DEPTH {
-                break;
+                .copied()
+                .filter(|&i| (self.nodes[i as usize].player, self.nodes[i as usize].opponent) == (player, opponent))
+                .max_by_key(|&i| self.nodes[i as usize].visits);
+            if found.is_some() {
+                return found;
             }
             level = level
                 .iter()
