@@ -185,11 +185,10 @@ impl Bot for MctsBot {
             // Not searched (or not even one expansion in time): any legal move.
             None => moves.first().map_or(Move::Pass, Move::Play),
         };
-        let (nodes, depth) = playouts.unwrap_or((0, 0));
         self.last_search = Some(SearchInfo {
             win_rate: chosen.filter(|node| node.visits > 0 && mv != Move::Pass).map(|node| node.mean()),
-            nodes: Some(nodes),
-            depth: Some(depth as u32),
+            nodes: Some(playouts.map_or(0, |(playouts, _)| playouts)),
+            depth: playouts.map(|(_, deepest)| deepest as u32),
             ..SearchInfo::default()
         });
         mv

@@ -7,16 +7,19 @@ use othello_sdk::legal_moves;
 use crate::playout::{WIN, random_playouts};
 use crate::rng::SplitMix64;
 
-/// Most nodes the arena holds (32 bytes each: 64 MiB). When full the tree
-/// stops growing and playouts go on from its leaves.
+/// Most nodes the arena holds (32 bytes each: 64 MiB, twice that at most
+/// while re-rooting; the host's default memory limit is 1 GiB). About a second
+/// of search fills it; then the tree stops growing and playouts go on from its
+/// leaves.
 pub const MAX_NODES: usize = 1 << 21;
 
 /// UCB1's exploration term is `√(EXPLORATION · ln N / nᵢ)`; 2 is the
 /// textbook constant for results in 0..=1.
 pub const EXPLORATION: f64 = 2.0;
 
-/// A node is expanded (its children created) once it has been visited this
-/// many times, so that the tree grows by about one node per playout.
+/// A leaf is expanded (all its children created at once) when it is reached
+/// after this many visits: not on its first, so that the many leaves reached
+/// only once cost no children (the tree grows by about two nodes a playout).
 pub const EXPAND_AFTER_VISITS: u32 = 1;
 
 /// How deep to look for the new position among the old tree's nodes: our move
