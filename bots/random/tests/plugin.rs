@@ -1,0 +1,47 @@
+//! The built library loads like any dropped-in plugin, plays legally, and
+//! replays the same moves when `OTHELLO_SEED` is set.
+//!
+//! One test in this file on purpose: it changes the process environment,
+//! which no other thread of this test binary may read meanwhile.
+
+mod common;
+
+use othello_sdk::abi::OthelloBoard;
+use othello_sdk::loader::BotLibrary;
+use othello_sdk::{Move, Position};
+
+fn play_moves(bot: &BotLibrary, positions: &[Position]) -> Vec<Move> {
+    assert_eq!(bot.init().as_deref(), Some("Random"));
+    positions
+        .iter()
+        .map(|position| {
+            let mv = Move::from_byte(bot.think(&OthelloBoard::new(position, 50))).expect("an on-board move");
+            assert!(position.is_legal(mv), "{mv} is illegal in\n{position}");
+            mv
+        })
+        .collect()
+}
+
+#[test]
+fn loads_plays_legally_and_obeys_othello_seed() {
+    let bot = BotLibrary::open(&common::plugin_library("random")).expect("the plugin loads");
+    assert_eq!(bot.features().levels, 0);
+    let positions = common::random_game_positions(30, 6);
+    assert!(positions.iter().any(Position::must_pass));
+
+    // SAFETY (for each `set_var`/`remove_var` below): this binary's only test
+    // runs on this thread, so nothing reads the environment concurrently.
+    unsafe { std::env::set_var(random::SEED_ENV_VAR, "1234") };
+    let seeded = play_moves(&bot, &positions);
+    assert_eq!(play_moves(&bot, &positions), seeded, "the same seed replays the same moves");
+
+    unsafe { std::env::set_var(random::SEED_ENV_VAR, "not-a-number") };
+    assert_eq!(bot.init(), None, "a malformed seed fails the game start");
+    let error = bot.last_error().expect("and says why");
+    assert!(error.contains("OTHELLO_SEED") && error.contains("not-a-number"), "{error}");
+
+    unsafe { std::env::remove_var(random::SEED_ENV_VAR) };
+    let clock_seeded = play_moves(&bot, &positions);
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    assert_ne!(play_moves(&bot, &positions), clock_seeded, "without a seed games differ");
+}

@@ -1,0 +1,106 @@
+//! The weighted bot plays the legal move of highest weight (corners first,
+//! X-squares last), breaks ties at random, passes when it must, answers at
+//! once, replays the same moves from the same seed and beats random play.
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use common::{legal_reply, play_game, random_game_positions, think_time};
+use othello_sdk::{Bitboard, Bot, Color, Move, Position, Square, ThinkRequest};
+use random::RandomBot;
+use weighted::{WeightedBot, X_SQUARE, weight};
+
+const X_SQUARES: Bitboard = Bitboard(0x0042_0000_0000_4200);
+
+#[test]
+fn always_plays_a_legal_move_of_the_highest_weight() {
+    let positions = random_game_positions(200, 11);
+    assert!(positions.iter().any(Position::must_pass), "the sample must include forced passes");
+    let (mut corners_taken, mut x_squares_avoided) = (0, 0);
+    let mut bot = WeightedBot::default();
+    for position in positions {
+        let moves = position.legal_moves();
+        let mv = legal_reply(&mut bot, position, Some(Duration::from_millis(10)));
+        let Move::Play(square) = mv else {
+            assert!(position.must_pass(), "passed with moves in\n{position}");
+            continue;
+        };
+        let best = moves.into_iter().map(weight).max().unwrap();
+        assert_eq!(weight(square), best, "{square} is not a best square in\n{position}");
+        if !(moves & Bitboard::CORNERS).is_empty() {
+            assert!(Bitboard::CORNERS.contains(square), "{square} instead of a corner in\n{position}");
+            corners_taken += 1;
+        }
+        if !(moves & X_SQUARES).is_empty() && moves != moves & X_SQUARES && (moves & Bitboard::CORNERS).is_empty() {
+            assert!(!X_SQUARES.contains(square), "{square} is an X-square, and there were others in\n{position}");
+            x_squares_avoided += 1;
+        }
+    }
+    assert!(corners_taken > 0 && x_squares_avoided > 0, "the sample must test both");
+}
+
+#[test]
+fn plays_an_x_square_only_when_it_has_nothing_else() {
+    // White's only move is b2, flipping c3 towards its disc on d4.
+    let square = |name: &str| name.parse::<Square>().unwrap();
+    let position = Position::from_discs(square("c3").bitboard(), square("d4").bitboard(), Color::White).unwrap();
+    assert_eq!(position.legal_moves(), square("b2").bitboard());
+    let mv = legal_reply(&mut WeightedBot::with_seed(1), position, None);
+    assert_eq!(mv, Move::Play(square("b2")));
+    assert_eq!(weight(square("b2")), X_SQUARE);
+}
+
+#[test]
+fn breaks_ties_at_random() {
+    // The four opening moves all weigh 0: each should come up.
+    let start = Position::start();
+    let mut bot = WeightedBot::with_seed(5);
+    let chosen: HashSet<Move> = (0..400).map(|_| legal_reply(&mut bot, start, None)).collect();
+    assert_eq!(chosen.len(), 4, "{chosen:?}");
+}
+
+#[test]
+fn the_same_seed_replays_the_same_moves() {
+    let positions = random_game_positions(20, 12);
+    let moves = |bot: &mut WeightedBot| -> Vec<Move> {
+        positions.iter().map(|&position| bot.think(&ThinkRequest { position, time_limit: None })).collect()
+    };
+    let mut first = WeightedBot::with_seed(42);
+    let first_moves = moves(&mut first);
+    assert_eq!(moves(&mut WeightedBot::with_seed(42)), first_moves);
+    first.new_game();
+    assert_eq!(moves(&mut first), first_moves);
+    assert_ne!(moves(&mut WeightedBot::with_seed(43)), first_moves);
+}
+
+#[test]
+fn answers_within_a_small_time_limit() {
+    let mut bot = WeightedBot::default();
+    for position in random_game_positions(3, 13) {
+        let took = think_time(&mut bot, position, Duration::from_millis(30));
+        assert!(took < Duration::from_millis(300), "took {took:?}");
+    }
+}
+
+#[test]
+fn beats_random_play_clearly() {
+    // The classic table scores about 71 % against uniform random play; a
+    // much lower score means a bug. 200 games, 100 with each colour.
+    const GAMES: u64 = 200;
+    const MIN_SCORE: f64 = 0.6;
+    let mut points = 0.0;
+    for game in 0..GAMES {
+        let mut weighted = WeightedBot::with_seed(game);
+        let mut random = RandomBot::with_seed(1000 + game);
+        points += if game % 2 == 0 {
+            play_game(&mut weighted, &mut random, Position::start())
+        } else {
+            1.0 - play_game(&mut random, &mut weighted, Position::start())
+        };
+    }
+    let score = points / GAMES as f64;
+    eprintln!("weighted vs random: {:.1} % over {GAMES} games", 100.0 * score);
+    assert!(score >= MIN_SCORE, "weighted scored only {:.1} % against random", 100.0 * score);
+}
