@@ -6,10 +6,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{legal_reply, play_game, random_game_positions, think_time};
+use common::{legal_reply, random_game_positions, think_time};
 use mcts::{DEFAULT_THINK_TIME, MctsBot, PLAYOUTS_PER_LEVEL};
+use othello_sdk::abi::OthelloBoard;
+use othello_sdk::loader::BotLibrary;
 use othello_sdk::{Bot, Color, Move, Position, ThinkRequest};
-use weighted::WeightedBot;
 
 /// Small enough for quick tests, big enough to search a little.
 const QUICK_BUDGET: u64 = 300;
@@ -49,18 +50,18 @@ fn searches_for_about_a_second_without_a_limit() {
     assert!(took >= DEFAULT_THINK_TIME / 2 && took < DEFAULT_THINK_TIME * 5, "took {took:?}");
 }
 
-/// The moves of one game of `mcts` against a seeded weighted bot.
+/// The moves of one game of `mcts` against a seeded, budgeted MCTS opponent.
 fn game_moves(mut mcts: MctsBot) -> Vec<Move> {
-    let mut weighted = WeightedBot::with_seed(5);
+    let mut opponent = MctsBot::with_seed(5).with_playout_budget(QUICK_BUDGET);
     mcts.new_game();
-    weighted.new_game();
+    opponent.new_game();
     let mut position = Position::start();
     let mut moves = Vec::new();
     while !position.is_game_over() {
         let request = ThinkRequest { position, time_limit: Some(Duration::from_secs(60)) };
         let mv = match position.side_to_move() {
             Color::Black => mcts.think(&request),
-            Color::White => weighted.think(&request),
+            Color::White => opponent.think(&request),
         };
         position.play(mv);
         moves.push(mv);
@@ -135,19 +136,38 @@ fn levels_cap_the_playouts() {
     assert!(nodes > PLAYOUTS_PER_LEVEL[0] * 10, "only {nodes} playouts at full strength");
 }
 
+/// One game of `mcts` against a loaded plugin; `mcts`'s points (1, ½ or 0).
+fn play_against_plugin(mcts: &mut MctsBot, plugin: &BotLibrary, mcts_color: Color) -> f64 {
+    mcts.new_game();
+    plugin.init();
+    let mut position = Position::start();
+    while !position.is_game_over() {
+        let mv = if position.side_to_move() == mcts_color {
+            think(mcts, position)
+        } else {
+            Move::from_byte(plugin.think(&OthelloBoard::new(&position, 0))).expect("the plugin replies with a move")
+        };
+        position.try_play(mv).unwrap_or_else(|e| panic!("{mv} is illegal ({e}) in\n{position}"));
+    }
+    match position.outcome() {
+        Some(othello_sdk::Outcome::Win(winner)) if winner == mcts_color => 1.0,
+        Some(othello_sdk::Outcome::Draw) => 0.5,
+        _ => 0.0,
+    }
+}
+
 #[test]
 fn beats_the_weighted_bot_with_a_small_budget() {
+    // The weighted bot is played as a plugin, as the host plays it: linking its
+    // crate beside this one would clash (both export the plugin symbols).
     const GAMES: u64 = 20;
     const MIN_SCORE: f64 = 0.75;
+    let weighted = BotLibrary::open(&common::plugin_library("weighted")).expect("the weighted plugin loads");
     let mut points = 0.0;
     for game in 0..GAMES {
         let mut mcts = MctsBot::with_seed(game).with_playout_budget(1000);
-        let mut weighted = WeightedBot::with_seed(100 + game);
-        points += if game % 2 == 0 {
-            play_game(&mut mcts, &mut weighted, Position::start())
-        } else {
-            1.0 - play_game(&mut weighted, &mut mcts, Position::start())
-        };
+        let color = if game % 2 == 0 { Color::Black } else { Color::White };
+        points += play_against_plugin(&mut mcts, &weighted, color);
     }
     let score = points / GAMES as f64;
     eprintln!("mcts (1000 playouts a move) vs weighted: {:.1} % over {GAMES} games", 100.0 * score);

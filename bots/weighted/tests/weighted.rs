@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use common::{legal_reply, play_game, random_game_positions, think_time};
 use othello_sdk::{Bitboard, Bot, Color, Move, Position, Square, ThinkRequest};
-use random::RandomBot;
 use weighted::{WeightedBot, X_SQUARE, weight};
 
 const X_SQUARES: Bitboard = Bitboard(0x0042_0000_0000_4200);
@@ -93,7 +92,7 @@ fn beats_random_play_clearly() {
     let mut points = 0.0;
     for game in 0..GAMES {
         let mut weighted = WeightedBot::with_seed(game);
-        let mut random = RandomBot::with_seed(1000 + game);
+        let mut random = UniformRandom::with_seed(1000 + game);
         points += if game % 2 == 0 {
             play_game(&mut weighted, &mut random, Position::start())
         } else {
@@ -103,4 +102,36 @@ fn beats_random_play_clearly() {
     let score = points / GAMES as f64;
     eprintln!("weighted vs random: {:.1} % over {GAMES} games", 100.0 * score);
     assert!(score >= MIN_SCORE, "weighted scored only {:.1} % against random", 100.0 * score);
+}
+
+/// Uniform random play, seeded: the opponent the classic table is measured
+/// against. (Not the `random` crate: two bot crates linked into one test
+/// binary would both export the plugin symbols.)
+struct UniformRandom(rand::rngs::SmallRng);
+
+impl UniformRandom {
+    fn with_seed(seed: u64) -> UniformRandom {
+        UniformRandom(rand::SeedableRng::seed_from_u64(seed))
+    }
+}
+
+impl Default for UniformRandom {
+    fn default() -> UniformRandom {
+        UniformRandom::with_seed(0)
+    }
+}
+
+impl othello_sdk::Bot for UniformRandom {
+    const NAME: &'static str = "Uniform random";
+
+    fn new_game(&mut self) {}
+
+    fn think(&mut self, request: &othello_sdk::ThinkRequest) -> Move {
+        use rand::RngExt;
+        let moves = request.position.legal_moves();
+        match moves.count() {
+            0 => Move::Pass,
+            n => Move::Play(moves.into_iter().nth(self.0.random_range(0..n as usize)).unwrap()),
+        }
+    }
 }
