@@ -11,6 +11,10 @@
 /// ```ignore
 /// othello_sdk::export_bot!(MyBot);
 /// ```
+///
+/// The exports are global symbols (`init`, `think`, …): one binary can't link
+/// two crates that use this macro. To pit your bot against another in tests,
+/// load the other one as a plugin with the `loader` feature, as the host does.
 #[macro_export]
 macro_rules! export_bot {
     ($bot:ty) => {
