@@ -31,7 +31,10 @@ pub mod movegen;
 mod notation;
 mod perft;
 mod position;
+mod seed;
 mod square;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use abi::SearchInfo;
 pub use bitboard::{Bitboard, Squares};
@@ -45,6 +48,7 @@ pub use notation::{
 };
 pub use perft::perft;
 pub use position::{IllegalMove, InvalidMoveByte, Move, Outcome, OverlappingDiscs, Position};
+pub use seed::{SEED_ENV_VAR, clock_seed, game_seed};
 pub use square::{ParseSquareError, Square};
 
 /// ABI versions a host built with this crate can load.

@@ -22,21 +22,17 @@ fn cdylib_name(stem: &str) -> String {
     format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
 
-/// The library of a Rust example bot, building the examples if `cargo test`
-/// was run with a target filter that skipped them.
+/// The library of a Rust example bot, freshly built (a no-op when up to date:
+/// `cargo test` with a target filter skips the examples).
 fn rust_example_bot(name: &str) -> PathBuf {
-    let path = examples_dir().join(cdylib_name(name));
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let profile_is_release = examples_dir().parent().is_some_and(|p| p.ends_with("release"));
-        let mut build = Command::new(cargo);
-        build.args(["build", "-p", "othello-sdk", "--example", name]);
-        if profile_is_release {
-            build.arg("--release");
-        }
-        assert!(build.status().unwrap().success(), "building example {name}");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--quiet", "-p", "othello-sdk", "--example", name]);
+    if examples_dir().parent().is_some_and(|p| p.ends_with("release")) {
+        build.arg("--release");
     }
-    path
+    assert!(build.status().unwrap().success(), "building example {name}");
+    examples_dir().join(cdylib_name(name))
 }
 
 /// Compiles a C source file against the header into a shared library.

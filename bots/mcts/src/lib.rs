@@ -49,7 +49,6 @@
 
 pub mod playout;
 pub mod rng;
-mod seed;
 pub mod tree;
 
 use std::time::{Duration, Instant};
@@ -60,7 +59,7 @@ use crate::playout::LANES;
 use crate::rng::SplitMix64;
 use crate::tree::{Node, Tree};
 
-pub use seed::SEED_ENV_VAR;
+pub use othello_sdk::SEED_ENV_VAR;
 
 /// Playouts per move at levels 1..=5 (the host's time limit applies too).
 pub const PLAYOUTS_PER_LEVEL: [u64; 5] = [100, 1_000, 10_000, 100_000, u64::MAX];
@@ -92,7 +91,7 @@ impl Default for MctsBot {
     fn default() -> MctsBot {
         MctsBot {
             fixed_seed: None,
-            rng: SplitMix64::new(seed::clock_seed()),
+            rng: SplitMix64::new(othello_sdk::clock_seed()),
             tree: Tree::default(),
             playout_budget: PLAYOUTS_PER_LEVEL[PLAYOUTS_PER_LEVEL.len() - 1],
             last_search: None,
@@ -156,7 +155,7 @@ impl Bot for MctsBot {
     /// Forgets the tree (keeping its memory) and reseeds; keeps the level.
     fn new_game(&mut self) {
         self.tree.clear();
-        self.rng = SplitMix64::new(seed::game_seed(self.fixed_seed));
+        self.rng = SplitMix64::new(othello_sdk::game_seed(self.fixed_seed));
         self.last_search = None;
     }
 

@@ -2,14 +2,12 @@
 //! replays the same moves from the same seed with a playout budget, reports
 //! its search, keeps its tree between moves, and beats the weighted bot.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{legal_reply, random_game_positions, think_time};
 use mcts::{DEFAULT_THINK_TIME, MctsBot, PLAYOUTS_PER_LEVEL};
 use othello_sdk::abi::OthelloBoard;
 use othello_sdk::loader::BotLibrary;
+use othello_sdk::testing::{legal_reply, random_game_positions, think_time};
 use othello_sdk::{Bot, Color, Move, Position, ThinkRequest};
 
 /// Small enough for quick tests, big enough to search a little.
@@ -162,7 +160,8 @@ fn beats_the_weighted_bot_with_a_small_budget() {
     // crate beside this one would clash (both export the plugin symbols).
     const GAMES: u64 = 20;
     const MIN_SCORE: f64 = 0.75;
-    let weighted = BotLibrary::open(&common::plugin_library("weighted")).expect("the weighted plugin loads");
+    let weighted = BotLibrary::open(&othello_sdk::testing::plugin_library("bot-weighted", "weighted"))
+        .expect("the weighted plugin loads");
     let mut points = 0.0;
     for game in 0..GAMES {
         let mut mcts = MctsBot::with_seed(game).with_playout_budget(1000);

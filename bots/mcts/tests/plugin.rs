@@ -5,8 +5,6 @@
 //! One test in this file on purpose: it changes the process environment,
 //! which no other thread of this test binary may read meanwhile.
 
-mod common;
-
 use othello_sdk::abi::OthelloBoard;
 use othello_sdk::loader::BotLibrary;
 use othello_sdk::{Move, Position};
@@ -30,7 +28,7 @@ fn play_moves(bot: &BotLibrary, positions: &[Position]) -> Vec<Move> {
 
 #[test]
 fn loads_plays_legally_reports_and_obeys_othello_seed() {
-    let bot = BotLibrary::open(&common::plugin_library("mcts")).expect("the plugin loads");
+    let bot = BotLibrary::open(&othello_sdk::testing::plugin_library("bot-mcts", "mcts")).expect("the plugin loads");
     let features = bot.features();
     assert_eq!(features.levels, mcts::PLAYOUTS_PER_LEVEL.len() as u32);
     assert!(features.search_info && features.last_error);
@@ -44,7 +42,7 @@ fn loads_plays_legally_reports_and_obeys_othello_seed() {
     assert!(info.nodes.is_some_and(|n| n > mcts::PLAYOUTS_PER_LEVEL[0]), "{info:?}");
     assert!(info.win_rate.is_some_and(|w| (0.0..=1.0).contains(&w)), "{info:?}");
 
-    let positions = common::random_game_positions(10, 31);
+    let positions = othello_sdk::testing::random_game_positions(10, 31);
     assert!(positions.iter().any(Position::must_pass));
 
     // SAFETY (for each `set_var`/`remove_var` below): this binary's only test

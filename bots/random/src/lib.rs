@@ -25,13 +25,11 @@
 //! assert!(position.is_legal(mv));
 //! ```
 
-mod seed;
-
 use othello_sdk::{Bot, Move, ThinkRequest};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-pub use seed::SEED_ENV_VAR;
+pub use othello_sdk::SEED_ENV_VAR;
 
 /// Plays uniformly random legal moves.
 pub struct RandomBot {
@@ -50,7 +48,7 @@ impl RandomBot {
 impl Default for RandomBot {
     /// Seeded from the clock until a game starts (`new_game`).
     fn default() -> RandomBot {
-        RandomBot { fixed_seed: None, rng: SmallRng::seed_from_u64(seed::clock_seed()) }
+        RandomBot { fixed_seed: None, rng: SmallRng::seed_from_u64(othello_sdk::clock_seed()) }
     }
 }
 
@@ -58,7 +56,7 @@ impl Bot for RandomBot {
     const NAME: &'static str = "Random";
 
     fn new_game(&mut self) {
-        self.rng = SmallRng::seed_from_u64(seed::game_seed(self.fixed_seed));
+        self.rng = SmallRng::seed_from_u64(othello_sdk::game_seed(self.fixed_seed));
     }
 
     fn think(&mut self, request: &ThinkRequest) -> Move {

@@ -4,8 +4,6 @@
 //! One test in this file on purpose: it changes the process environment,
 //! which no other thread of this test binary may read meanwhile.
 
-mod common;
-
 use othello_sdk::abi::OthelloBoard;
 use othello_sdk::loader::BotLibrary;
 use othello_sdk::{Move, Position};
@@ -24,9 +22,10 @@ fn play_moves(bot: &BotLibrary, positions: &[Position]) -> Vec<Move> {
 
 #[test]
 fn loads_plays_legally_and_obeys_othello_seed() {
-    let bot = BotLibrary::open(&common::plugin_library("random")).expect("the plugin loads");
+    let bot =
+        BotLibrary::open(&othello_sdk::testing::plugin_library("bot-random", "random")).expect("the plugin loads");
     assert_eq!(bot.features().levels, 0);
-    let positions = common::random_game_positions(30, 6);
+    let positions = othello_sdk::testing::random_game_positions(30, 6);
     assert!(positions.iter().any(Position::must_pass));
 
     // SAFETY (for each `set_var`/`remove_var` below): this binary's only test

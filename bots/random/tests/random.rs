@@ -1,11 +1,9 @@
 //! The random bot plays every legal move with the same chance, passes when it
 //! must, answers at once, and replays the same moves from the same seed.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{legal_reply, random_game_positions, think_time};
+use othello_sdk::testing::{legal_reply, random_game_positions, think_time};
 use othello_sdk::{Bot, Move, Position, ThinkRequest};
 use random::RandomBot;
 

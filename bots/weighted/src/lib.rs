@@ -36,14 +36,13 @@
 //! assert_eq!(mv.to_string(), "a1");
 //! ```
 
-mod seed;
 mod weights;
 
 use othello_sdk::{Bot, Move, Square, ThinkRequest};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-pub use seed::SEED_ENV_VAR;
+pub use othello_sdk::SEED_ENV_VAR;
 pub use weights::{CORNER, EDGE, INNER, WEIGHTS, X_SQUARE, weight};
 
 /// Plays the legal move with the best square weight.
@@ -63,7 +62,7 @@ impl WeightedBot {
 impl Default for WeightedBot {
     /// Seeded from the clock until a game starts (`new_game`).
     fn default() -> WeightedBot {
-        WeightedBot { fixed_seed: None, rng: SmallRng::seed_from_u64(seed::clock_seed()) }
+        WeightedBot { fixed_seed: None, rng: SmallRng::seed_from_u64(othello_sdk::clock_seed()) }
     }
 }
 
@@ -71,7 +70,7 @@ impl Bot for WeightedBot {
     const NAME: &'static str = "Weighted";
 
     fn new_game(&mut self) {
-        self.rng = SmallRng::seed_from_u64(seed::game_seed(self.fixed_seed));
+        self.rng = SmallRng::seed_from_u64(othello_sdk::game_seed(self.fixed_seed));
     }
 
     fn think(&mut self, request: &ThinkRequest) -> Move {

@@ -2,12 +2,10 @@
 //! X-squares last), breaks ties at random, passes when it must, answers at
 //! once, replays the same moves from the same seed and beats random play.
 
-mod common;
-
 use std::collections::HashSet;
 use std::time::Duration;
 
-use common::{legal_reply, play_game, random_game_positions, think_time};
+use othello_sdk::testing::{legal_reply, play_game, random_game_positions, think_time};
 use othello_sdk::{Bitboard, Bot, Color, Move, Position, Square, ThinkRequest};
 use weighted::{WeightedBot, X_SQUARE, weight};
 

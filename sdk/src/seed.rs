@@ -1,5 +1,8 @@
-//! Where a game's random numbers start: a fixed seed for reproducible games,
+//! Where a bot's random numbers start: a fixed seed for reproducible games,
 //! else the clock (like the classic `srand(time(NULL))`).
+//!
+//! The convention the sample bots follow: a plugin reads `OTHELLO_SEED` when a
+//! game starts, so `OTHELLO_SEED=42 othello match …` replays the same games.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -7,6 +10,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub const SEED_ENV_VAR: &str = "OTHELLO_SEED";
 
 /// The seed of a new game: `fixed` if given, else `$OTHELLO_SEED` if set, else the clock.
+///
+/// ```
+/// assert_eq!(othello_sdk::game_seed(Some(7)), 7);
+/// ```
 ///
 /// # Panics
 /// If `$OTHELLO_SEED` is set but not an unsigned integer: the user asked for

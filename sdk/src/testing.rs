@@ -1,0 +1,116 @@
+//! Helpers for a bot's own tests (feature `testing`): positions from random
+//! games, legality checks, games between bots, and the built plugin library.
+//!
+//! ```
+//! use othello_sdk::testing::{legal_reply, random_game_positions};
+//! # #[derive(Default)] struct First;
+//! # impl othello_sdk::Bot for First {
+//! #     const NAME: &'static str = "First";
+//! #     fn think(&mut self, r: &othello_sdk::ThinkRequest) -> othello_sdk::Move {
+//! #         r.position.legal_moves().first().map_or(othello_sdk::Move::Pass, othello_sdk::Move::Play)
+//! #     }
+//! # }
+//! for position in random_game_positions(5, 1) {
+//!     legal_reply(&mut First, position, None); // panics on an illegal reply
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::{Bot, Color, Move, Outcome, Position, ThinkRequest};
+
+/// SplitMix64: a tiny, good-enough generator for picking test positions.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Every position of `games` uniformly random games from the start, the
+/// finished ones excepted: openings, middle games, endgames and forced passes.
+/// The same `seed` gives the same positions.
+pub fn random_game_positions(games: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SplitMix64(seed);
+    let mut positions = Vec::new();
+    for _ in 0..games {
+        let mut position = Position::start();
+        while !position.is_game_over() {
+            positions.push(position);
+            let moves = position.legal_moves();
+            let mv = match moves.count() {
+                0 => Move::Pass,
+                n => Move::Play(moves.into_iter().nth((rng.next() % u64::from(n)) as usize).expect("n moves")),
+            };
+            position.play(mv);
+        }
+    }
+    positions
+}
+
+/// Asks `bot` for a move in `position`, asserting it is legal.
+pub fn legal_reply(bot: &mut impl Bot, position: Position, time_limit: Option<Duration>) -> Move {
+    let mv = bot.think(&ThinkRequest { position, time_limit });
+    assert!(position.is_legal(mv), "{mv} is illegal in\n{position}");
+    mv
+}
+
+/// The time `bot` takes to answer `position` with `limit`.
+pub fn think_time(bot: &mut impl Bot, position: Position, limit: Duration) -> Duration {
+    let started = Instant::now();
+    legal_reply(bot, position, Some(limit));
+    started.elapsed()
+}
+
+/// Plays one game between two bots from `position` (each told a new game
+/// starts) and returns black's points: 1 for a win, ½ for a draw, 0 for a loss.
+///
+/// The two bots must be in the same crate or test: one binary can't link two
+/// crates that use `export_bot!`. Play another crate's bot as a plugin.
+pub fn play_game(black: &mut impl Bot, white: &mut impl Bot, mut position: Position) -> f64 {
+    black.new_game();
+    white.new_game();
+    while !position.is_game_over() {
+        let request = ThinkRequest { position, time_limit: None };
+        let mv = match position.side_to_move() {
+            Color::Black => black.think(&request),
+            Color::White => white.think(&request),
+        };
+        position.try_play(mv).unwrap_or_else(|e| panic!("{mv} is illegal ({e}) in\n{position}"));
+    }
+    match position.outcome() {
+        Some(Outcome::Win(Color::Black)) => 1.0,
+        Some(Outcome::Draw) => 0.5,
+        _ => 0.0,
+    }
+}
+
+/// The plugin library of workspace package `package` whose library is named
+/// `lib_name`, freshly built (`cargo build -p package`, a no-op when up to date)
+/// into the target folder of the running test.
+///
+/// Always building matters: `cargo test -p package` refreshes only the copy
+/// under `deps/`, and other packages' libraries not at all.
+pub fn plugin_library(package: &str, lib_name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    // target/<profile>/deps/<test exe>: the libraries are in target/<profile>.
+    let profile_dir = exe.parent().and_then(Path::parent).expect("a target folder").to_owned();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--quiet", "-p", package]);
+    if profile_dir.ends_with("release") {
+        build.arg("--release");
+    }
+    assert!(build.status().expect("cargo runs").success(), "building {package}");
+    let file = format!("{}{lib_name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+    let path = profile_dir.join(file);
+    assert!(path.exists(), "{} was not built", path.display());
+    path
+}
