@@ -93,24 +93,27 @@ pub fn play_game(black: &mut impl Bot, white: &mut impl Bot, mut position: Posit
 }
 
 /// The plugin library of workspace package `package` whose library is named
-/// `lib_name`, freshly built (`cargo build -p package`, a no-op when up to date)
-/// into the target folder of the running test.
+/// `lib_name`, freshly built (`cargo build -p package`, a no-op when up to date).
 ///
-/// Always building matters: `cargo test -p package` refreshes only the copy
-/// under `deps/`, and other packages' libraries not at all.
+/// It is built into a target folder of its own, `target/plugin-tests`: a
+/// library with a `cdylib` crate type has no hash in its file names, so a build
+/// with other features in the test's own target folder would overwrite the
+/// `.rlib` that later doc tests link against.
 pub fn plugin_library(package: &str, lib_name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
-    // target/<profile>/deps/<test exe>: the libraries are in target/<profile>.
-    let profile_dir = exe.parent().and_then(Path::parent).expect("a target folder").to_owned();
+    // target/<profile>/deps/<test exe>
+    let profile_dir = exe.parent().and_then(Path::parent).expect("a target folder");
+    let release = profile_dir.ends_with("release");
+    let target_dir = profile_dir.parent().expect("a target folder").join("plugin-tests");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "-p", package]);
-    if profile_dir.ends_with("release") {
+    build.args(["build", "--quiet", "-p", package]).env("CARGO_TARGET_DIR", &target_dir);
+    if release {
         build.arg("--release");
     }
     assert!(build.status().expect("cargo runs").success(), "building {package}");
     let file = format!("{}{lib_name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
-    let path = profile_dir.join(file);
+    let path = target_dir.join(if release { "release" } else { "debug" }).join(file);
     assert!(path.exists(), "{} was not built", path.display());
     path
 }
