@@ -31,6 +31,7 @@ pub mod movegen;
 mod notation;
 mod perft;
 mod position;
+mod rng;
 mod seed;
 mod square;
 #[cfg(feature = "testing")]
@@ -48,6 +49,7 @@ pub use notation::{
 };
 pub use perft::perft;
 pub use position::{IllegalMove, InvalidMoveByte, Move, Outcome, OverlappingDiscs, Position};
+pub use rng::SplitMix64;
 pub use seed::{SEED_ENV_VAR, clock_seed, game_seed};
 pub use square::{ParseSquareError, Square};
 

@@ -19,26 +19,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Bot, Color, Move, Outcome, Position, ThinkRequest};
-
-/// SplitMix64: a tiny, good-enough generator for picking test positions.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+use crate::{Bot, Color, Move, Outcome, Position, SplitMix64, ThinkRequest};
 
 /// Every position of `games` uniformly random games from the start, the
 /// finished ones excepted: openings, middle games, endgames and forced passes.
 /// The same `seed` gives the same positions.
 pub fn random_game_positions(games: usize, seed: u64) -> Vec<Position> {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut positions = Vec::new();
     for _ in 0..games {
         let mut position = Position::start();
@@ -47,7 +34,7 @@ pub fn random_game_positions(games: usize, seed: u64) -> Vec<Position> {
             let moves = position.legal_moves();
             let mv = match moves.count() {
                 0 => Move::Pass,
-                n => Move::Play(moves.into_iter().nth((rng.next() % u64::from(n)) as usize).expect("n moves")),
+                n => Move::Play(moves.into_iter().nth(rng.below(n) as usize).expect("n moves")),
             };
             position.play(mv);
         }

@@ -12,8 +12,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mcts::playout::{LANES, WIN, random_playouts};
-use mcts::rng::SplitMix64;
 use othello_sdk::Position;
+use othello_sdk::SplitMix64;
 
 const ROUNDS: usize = 7;
 const DEFAULT_SECONDS_PER_ROUND: f64 = 1.0;

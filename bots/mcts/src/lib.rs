@@ -48,7 +48,6 @@
 //! ```
 
 pub mod playout;
-pub mod rng;
 pub mod tree;
 
 use std::time::{Duration, Instant};
@@ -56,8 +55,8 @@ use std::time::{Duration, Instant};
 use othello_sdk::{Bot, Move, SearchInfo, Square, ThinkRequest};
 
 use crate::playout::LANES;
-use crate::rng::SplitMix64;
 use crate::tree::{Node, Tree};
+use othello_sdk::SplitMix64;
 
 pub use othello_sdk::SEED_ENV_VAR;
 

@@ -3,7 +3,7 @@
 
 use othello_sdk::{flips, legal_moves};
 
-use crate::rng::SplitMix64;
+use othello_sdk::SplitMix64;
 
 /// Points ×2, so a draw is a whole number: a win, a draw and a loss.
 pub const WIN: u32 = 2;

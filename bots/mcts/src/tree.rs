@@ -5,7 +5,7 @@
 use othello_sdk::legal_moves;
 
 use crate::playout::{WIN, random_playouts};
-use crate::rng::SplitMix64;
+use othello_sdk::SplitMix64;
 
 /// Most nodes the arena holds (32 bytes each: 64 MiB, twice that at most
 /// while re-rooting; the host's default memory limit is 1 GiB). About a second

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use othello_sdk::{Move, Position};
+use othello_sdk::{Move, Position, SplitMix64};
 use serde::{Deserialize, Serialize};
 
 use crate::referee::Opening;
@@ -72,7 +72,7 @@ impl OpeningSource {
                 (0..count).map(|i| Opening::parse(&lines[i % lines.len()]).expect("checked when read")).collect()
             }
             OpeningSource::Random { plies } => {
-                let mut rng = SplitMix64(seed);
+                let mut rng = SplitMix64::new(seed);
                 let mut seen = HashSet::new();
                 (0..count)
                     .map(|_| {
@@ -98,7 +98,7 @@ fn random_opening(rng: &mut SplitMix64, plies: u32) -> Vec<Move> {
     let mut played = 0;
     while played < plies && !position.is_game_over() {
         let legal: Vec<_> = position.legal_moves().into_iter().collect();
-        let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[rng.below(legal.len())]) };
+        let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[rng.below(legal.len() as u32) as usize]) };
         position.play_unchecked(mv);
         moves.push(mv);
         if mv != Move::Pass {
@@ -106,24 +106,6 @@ fn random_opening(rng: &mut SplitMix64, plies: u32) -> Vec<Move> {
         }
     }
     moves
-}
-
-/// SplitMix64: a tiny generator whose output never changes across crate
-/// versions, so a seed names the same openings forever.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next() as u128 * n as u128) >> 64) as usize
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,18 @@
-//! A tiny, fast random number generator for the playouts.
+//! A tiny, fast, seedable random number generator for bots and tools.
+//!
+//! Its output for a seed never changes across versions of this crate, so a
+//! seed names the same games forever.
 
 /// SplitMix64 (Steele, Lea and Flood 2014): one add and a few multiply-xor
 /// steps per number, statistically sound for games, and any seed is fine.
+///
+/// ```
+/// use othello_sdk::SplitMix64;
+/// let mut rng = SplitMix64::new(42);
+/// let roll = rng.below(6);
+/// assert!(roll < 6);
+/// assert_eq!(SplitMix64::new(42).below(6), roll);
+/// ```
 #[derive(Debug, Clone)]
 pub struct SplitMix64 {
     state: u64,
