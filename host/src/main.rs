@@ -1,3 +1,3 @@
-fn main() {
-    println!("othello host: placeholder");
+fn main() -> eframe::Result {
+    othello_host::app::run()
 }

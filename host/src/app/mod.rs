@@ -1,0 +1,291 @@
+//! The desktop app: play and watch games between humans and bot plugins, replay them, manage the
+//! plugins and run matches.
+//!
+//! [`run`] opens the window; [`OthelloApp`] is the eframe app. Runtime state (the game, bot
+//! workers, scans) lives in the app; only [`Settings`] are saved between runs.
+
+mod board;
+pub mod bot_seat;
+mod catalog;
+pub mod game;
+mod panels;
+mod players;
+pub mod session;
+pub mod settings;
+
+use std::time::Duration;
+
+use egui::{CentralPanel, Key, Panel, Ui};
+use othello_sdk::Square;
+
+use self::catalog::Catalog;
+pub use self::game::{Ending, Game, GameResult};
+use self::players::Waker;
+pub use self::session::Session;
+pub use self::settings::{SeatChoice, Settings};
+
+/// Window title, and the name the settings are stored under.
+const APP_NAME: &str = "Othello Arena";
+/// Initial window size in points.
+const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
+/// Smallest window size in points.
+const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
+/// How often the thinking indicator's clock is redrawn while a bot thinks.
+const THINKING_REFRESH: Duration = Duration::from_millis(100);
+/// Length of the flip animation.
+const FLIP_ANIMATION: Duration = Duration::from_millis(300);
+
+/// Opens the app's window and runs it until it is closed.
+pub fn run() -> eframe::Result {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title(APP_NAME)
+            .with_inner_size(INITIAL_WINDOW_SIZE)
+            .with_min_inner_size(MIN_WINDOW_SIZE),
+        renderer: eframe::Renderer::Glow,
+        ..Default::default()
+    };
+    eframe::run_native(APP_NAME, options, Box::new(|cc| Ok(Box::new(OthelloApp::from_creation_context(cc)))))
+}
+
+/// The left panel's tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Play,
+    Plugins,
+    Matches,
+}
+
+/// A message for the user below the toolbar: an error (red) or a confirmation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The app.
+pub struct OthelloApp {
+    settings: Settings,
+    session: Session,
+    catalog: Catalog,
+    ctx: egui::Context,
+    tab: Tab,
+    /// The transcript text field.
+    transcript_input: String,
+    /// Text field for adding a plugin folder.
+    folder_input: String,
+    message: Option<Message>,
+    matches: panels::matches::MatchesState,
+}
+
+impl OthelloApp {
+    /// The app with the settings saved by the last run.
+    pub fn from_creation_context(cc: &eframe::CreationContext<'_>) -> OthelloApp {
+        let settings = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY)).unwrap_or_default();
+        OthelloApp::new(&cc.egui_ctx, settings)
+    }
+
+    /// The app with `settings`, scanning the standard plugin folders.
+    pub fn new(ctx: &egui::Context, settings: Settings) -> OthelloApp {
+        let folders = catalog::standard_folders(&settings.extra_plugin_folders);
+        OthelloApp::with_folders(ctx, settings, folders)
+    }
+
+    /// The app with `settings`, scanning exactly `folders` for plugins.
+    pub fn with_folders(ctx: &egui::Context, settings: Settings, folders: Vec<std::path::PathBuf>) -> OthelloApp {
+        let session = Session::new(&settings, waker_factory(ctx));
+        let catalog = Catalog::new(folders, waker_factory(ctx)());
+        OthelloApp {
+            settings,
+            session,
+            catalog,
+            ctx: ctx.clone(),
+            tab: Tab::Play,
+            transcript_input: String::new(),
+            folder_input: String::new(),
+            message: None,
+            matches: Default::default(),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.session.game
+    }
+
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// Starts a new game with the current seats.
+    pub fn new_game(&mut self) {
+        self.message = None;
+        self.session.restart(Game::default(), &self.settings);
+    }
+
+    /// Puts `choice` in the seat of `color` and starts a new game.
+    pub fn set_seat(&mut self, color: othello_sdk::Color, choice: SeatChoice) {
+        match color {
+            othello_sdk::Color::Black => self.settings.black = choice,
+            othello_sdk::Color::White => self.settings.white = choice,
+        }
+        self.new_game();
+    }
+
+    /// Loads a pasted transcript as a new game; a bad one leaves the game as it is and says why.
+    pub fn load_transcript(&mut self, text: &str) {
+        match Game::from_transcript(text.trim()) {
+            Ok(game) => {
+                let moves = game.moves().len();
+                self.session.restart(game, &self.settings);
+                self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
+            }
+            Err(error) => {
+                self.message = Some(Message { text: format!("Transcript not loaded: {error}"), is_error: true });
+            }
+        }
+    }
+
+    fn show_error(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: true });
+    }
+
+    fn show_info(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: false });
+    }
+
+    /// Moves the game on and decides when the next frame is needed.
+    fn advance(&mut self, ctx: &egui::Context) {
+        self.catalog.update();
+        let bot_delay = Duration::from_millis(self.settings.bot_delay_ms);
+        // A forced pass or a new move can make the next step due at once.
+        let mut wake_in = None;
+        for _ in 0..4 {
+            wake_in = self.session.drive(bot_delay);
+            if wake_in != Some(Duration::ZERO) {
+                break;
+            }
+        }
+        if let Some(delay) = wake_in {
+            ctx.request_repaint_after(delay);
+        }
+        if self.session.thinking().is_some() {
+            ctx.request_repaint_after(THINKING_REFRESH);
+        }
+        if self.flip_progress() < 1.0 {
+            ctx.request_repaint();
+        }
+        if let Some(wake) = self.matches.update() {
+            ctx.request_repaint_after(wake);
+        }
+    }
+
+    /// Progress of the flip animation of the viewed position's last move (1 = done).
+    fn flip_progress(&self) -> f32 {
+        if !self.settings.animate {
+            return 1.0;
+        }
+        match self.session.last_applied() {
+            Some((ply, at)) if ply == self.game().cursor() => {
+                (at.elapsed().as_secs_f32() / FLIP_ANIMATION.as_secs_f32()).min(1.0)
+            }
+            _ => 1.0,
+        }
+    }
+
+    fn handle_keys(&mut self, ctx: &egui::Context) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let game = &mut self.session.game;
+        ctx.input(|input| {
+            if input.key_pressed(Key::ArrowLeft) {
+                game.view_back();
+            }
+            if input.key_pressed(Key::ArrowRight) {
+                game.view_forward();
+            }
+            if input.key_pressed(Key::Home) || input.key_pressed(Key::ArrowUp) {
+                game.view_first();
+            }
+            if input.key_pressed(Key::End) || input.key_pressed(Key::ArrowDown) {
+                game.view_last();
+            }
+        });
+    }
+
+    fn board(&mut self, ui: &mut Ui) {
+        let game = &self.session.game;
+        let position = game.viewed();
+        let human = self.session.human_to_move();
+        let hints = match human {
+            Some(_) if self.settings.show_legal_moves => position.legal_moves(),
+            _ => othello_sdk::Bitboard::EMPTY,
+        };
+        let last = game.viewed_last_move();
+        let view = board::BoardView {
+            position,
+            hints,
+            last_move: last.and_then(|m| m.mv.square()),
+            flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
+            flip_progress: self.flip_progress(),
+            interactive: human.is_some(),
+        };
+        let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
+        if let Some(square) = clicked {
+            // An illegal click changes nothing.
+            self.session.click(square);
+        }
+    }
+}
+
+/// Makes wakers that repaint the UI, for worker threads.
+fn waker_factory(ctx: &egui::Context) -> Box<dyn Fn() -> Waker> {
+    let ctx = ctx.clone();
+    Box::new(move || {
+        let ctx = ctx.clone();
+        Box::new(move || ctx.request_repaint())
+    })
+}
+
+impl eframe::App for OthelloApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.handle_keys(&ctx);
+        self.advance(&ctx);
+
+        Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
+        Panel::left("side").default_size(290.0).resizable(true).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.tab, Tab::Play, "Play");
+                ui.selectable_value(&mut self.tab, Tab::Plugins, "Plugins");
+                ui.selectable_value(&mut self.tab, Tab::Matches, "Matches");
+            });
+            ui.separator();
+            egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
+                Tab::Play => panels::players::show(self, ui),
+                Tab::Plugins => panels::plugins::show(self, ui),
+                Tab::Matches => panels::matches::show(self, ui),
+            });
+        });
+        Panel::right("info").default_size(300.0).resizable(true).show(ui, |ui| {
+            panels::status::show(self, ui);
+            ui.separator();
+            panels::eval_graph::show(self, ui);
+            ui.separator();
+            panels::moves::show(self, ui);
+        });
+        CentralPanel::default_margins().show(ui, |ui| self.board(ui));
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+    }
+}

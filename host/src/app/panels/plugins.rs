@@ -1,0 +1,70 @@
+//! Every library found in the plugin folders with its status, the folders, and Rescan.
+
+use std::path::PathBuf;
+
+use egui::{Color32, RichText, Ui};
+
+use crate::app::OthelloApp;
+use crate::app::catalog::standard_folders;
+
+pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.heading("Plugins");
+    ui.horizontal(|ui| {
+        if ui.button("Rescan").clicked() {
+            app.catalog.rescan();
+        }
+        if app.catalog.is_scanning() {
+            ui.spinner();
+            ui.label("scanning…");
+        }
+    });
+    ui.small("Rescanned automatically when a library is added, removed or rebuilt.");
+    ui.add_space(4.0);
+    if app.catalog.entries().is_empty() && !app.catalog.is_scanning() {
+        ui.label("No libraries found in the folders below.");
+    }
+    for entry in app.catalog.entries() {
+        ui.group(|ui| {
+            ui.set_width(ui.available_width());
+            ui.label(RichText::new(entry.display_name()).strong());
+            ui.small(entry.path.display().to_string());
+            match &entry.status {
+                Ok(()) => {
+                    let levels = if entry.levels > 0 { format!(", {} levels", entry.levels) } else { String::new() };
+                    ui.colored_label(Color32::LIGHT_GREEN, format!("OK{levels}"));
+                }
+                Err(why) => {
+                    ui.colored_label(Color32::LIGHT_RED, why);
+                }
+            }
+        });
+    }
+    ui.separator();
+    ui.label(RichText::new("Folders scanned").strong());
+    let mut remove = None;
+    for folder in app.catalog.folders().to_vec() {
+        ui.horizontal(|ui| {
+            ui.small(folder.display().to_string());
+            if app.settings.extra_plugin_folders.contains(&folder) && ui.small_button("remove").clicked() {
+                remove = Some(folder.clone());
+            }
+        });
+    }
+    ui.horizontal(|ui| {
+        ui.add(egui::TextEdit::singleline(&mut app.folder_input).hint_text("another folder").desired_width(170.0));
+        if ui.button("Add").clicked() && !app.folder_input.trim().is_empty() {
+            let folder = PathBuf::from(app.folder_input.trim());
+            if !folder.is_dir() {
+                app.show_error(format!("{} is not a folder", folder.display()));
+            } else if !app.settings.extra_plugin_folders.contains(&folder) {
+                app.settings.extra_plugin_folders.push(folder);
+                app.folder_input.clear();
+                app.catalog.set_folders(standard_folders(&app.settings.extra_plugin_folders));
+            }
+        }
+    });
+    if let Some(folder) = remove {
+        app.settings.extra_plugin_folders.retain(|f| *f != folder);
+        app.catalog.set_folders(standard_folders(&app.settings.extra_plugin_folders));
+    }
+}

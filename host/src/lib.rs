@@ -1,0 +1,3 @@
+//! The Othello arena host: the desktop app and the headless referee.
+
+pub mod app;
