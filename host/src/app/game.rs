@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::color_name as name;
 use othello_sdk::{
     Bitboard, Color, IllegalMove, Move, Outcome, Position, SearchInfo, TranscriptError, format_transcript,
     parse_transcript_from,
@@ -61,12 +62,12 @@ impl GameResult {
         let (black, white) = self.score;
         match (&self.ending, self.outcome) {
             (Ending::Aborted, _) => format!("Game aborted at {black}–{white}"),
-            (Ending::Resigned(loser), _) => format!("{loser} resigned: {} wins", !*loser),
+            (Ending::Resigned(loser), _) => format!("{} resigned: {} wins", name(*loser), name(!*loser)),
             (Ending::Forfeit { loser, reason, detail }, _) => {
                 let detail = if detail.is_empty() { String::new() } else { format!(": {detail}") };
-                format!("{} wins by forfeit — {loser} lost by {reason}{detail}", !*loser)
+                format!("{} wins by forfeit — {} lost by {reason}{detail}", name(!*loser), name(*loser))
             }
-            (Ending::Normal, Some(Outcome::Win(winner))) => format!("{winner} wins {black}–{white}"),
+            (Ending::Normal, Some(Outcome::Win(winner))) => format!("{} wins {black}–{white}", name(winner)),
             (Ending::Normal, _) => format!("Draw {black}–{white}"),
         }
     }
@@ -341,7 +342,7 @@ mod tests {
         assert_eq!(game.transcript(), "f5d6c3");
         game.undo();
         // A different move drops the redo line.
-        game.play(mv("d3"), None, None).unwrap();
+        game.play(mv("c5"), None, None).unwrap();
         assert!(!game.can_redo());
     }
 
@@ -358,7 +359,7 @@ mod tests {
     #[test]
     fn a_finished_game_has_its_result_with_empties_to_the_winner() {
         // The shortest possible game: black wipes out white after 9 moves.
-        let game = Game::from_transcript("f5e6f4e3f6c5f3d4c4").unwrap_or_else(|e| panic!("{e}"));
+        let game = Game::from_transcript("d3c3b3d2e1d6d7e3f4").unwrap_or_else(|e| panic!("{e}"));
         let result = game.result().expect("over");
         assert_eq!(result.outcome, Some(Outcome::Win(Color::Black)));
         assert_eq!(result.score, (64, 0));

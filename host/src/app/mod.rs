@@ -36,7 +36,7 @@ const THINKING_REFRESH: Duration = Duration::from_millis(100);
 const FLIP_ANIMATION: Duration = Duration::from_millis(300);
 
 /// Opens the app's window and runs it until it is closed.
-pub fn run() -> eframe::Result {
+pub fn run() -> Result<(), String> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title(APP_NAME)
@@ -46,6 +46,7 @@ pub fn run() -> eframe::Result {
         ..Default::default()
     };
     eframe::run_native(APP_NAME, options, Box::new(|cc| Ok(Box::new(OthelloApp::from_creation_context(cc)))))
+        .map_err(|e| format!("the app could not start: {e}"))
 }
 
 /// The left panel's tabs.
@@ -243,6 +244,14 @@ impl OthelloApp {
             // An illegal click changes nothing.
             self.session.click(square);
         }
+    }
+}
+
+/// "Black" or "White", as the app writes a colour.
+pub fn color_name(color: othello_sdk::Color) -> &'static str {
+    match color {
+        othello_sdk::Color::Black => "Black",
+        othello_sdk::Color::White => "White",
     }
 }
 

@@ -11,16 +11,16 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let game = &mut app.session.game;
     let (cursor, total) = (game.cursor(), game.moves().len());
     ui.horizontal(|ui| {
-        if ui.add_enabled(cursor > 0, egui::Button::new("⏮")).on_hover_text("First (Home)").clicked() {
+        if ui.add_enabled(cursor > 0, egui::Button::new("|<")).on_hover_text("First (Home)").clicked() {
             game.view_first();
         }
-        if ui.add_enabled(cursor > 0, egui::Button::new("◀")).on_hover_text("Back (←)").clicked() {
+        if ui.add_enabled(cursor > 0, egui::Button::new("<")).on_hover_text("Back (Left arrow)").clicked() {
             game.view_back();
         }
-        if ui.add_enabled(cursor < total, egui::Button::new("▶")).on_hover_text("Forward (→)").clicked() {
+        if ui.add_enabled(cursor < total, egui::Button::new(">")).on_hover_text("Forward (Right arrow)").clicked() {
             game.view_forward();
         }
-        if ui.add_enabled(cursor < total, egui::Button::new("⏭")).on_hover_text("Last (End)").clicked() {
+        if ui.add_enabled(cursor < total, egui::Button::new(">|")).on_hover_text("Last (End)").clicked() {
             game.view_last();
         }
     });
@@ -38,8 +38,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.end_row();
             for (index, played) in game.moves().iter().enumerate() {
                 let ply = index + 1;
-                let disc = if played.color == Color::Black { "●" } else { "○" };
-                let text = format!("{ply}. {disc} {}", played.mv);
+                let text = format!("{ply}. {} {}", color_letter(played.color), played.mv);
                 if ui.selectable_label(game.cursor() == ply, text).clicked() {
                     view = Some(ply);
                 }
@@ -51,5 +50,13 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     });
     if let Some(ply) = view {
         game.view(ply);
+    }
+}
+
+/// `B` or `W` before a move in the list.
+fn color_letter(color: Color) -> char {
+    match color {
+        Color::Black => 'B',
+        Color::White => 'W',
     }
 }

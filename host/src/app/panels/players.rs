@@ -24,12 +24,14 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.horizontal(|ui| {
         ui.label("Time per move");
         ui.add(egui::DragValue::new(&mut time).range(0..=MAX_TIME_PER_MOVE_MS).suffix(" ms").speed(50.0))
+            .accessible_name("Time per move")
             .on_hover_text("For bots; 0 = unlimited. Applies from the next game.");
     });
     app.settings.time_per_move_ms = time;
     ui.horizontal(|ui| {
         ui.label("Delay between bot moves");
-        ui.add(egui::Slider::new(&mut app.settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"));
+        ui.add(egui::Slider::new(&mut app.settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"))
+            .accessible_name("Delay between bot moves");
     });
     ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
     ui.checkbox(&mut app.settings.animate, "Animate flips");
@@ -50,8 +52,7 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     };
     let mut chosen = current.clone();
     ui.horizontal(|ui| {
-        ui.label(format!("{color}:"));
-        egui::ComboBox::from_id_salt(("seat", color.name())).selected_text(label_of(&current)).width(170.0).show_ui(
+        egui::ComboBox::new(("seat", color.name()), crate::app::color_name(color)).selected_text(label_of(&current)).width(170.0).show_ui(
             ui,
             |ui| {
                 ui.selectable_value(&mut chosen, SeatChoice::Human, "Human");
@@ -76,7 +77,8 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
         let mut new_level = *level;
         ui.horizontal(|ui| {
             ui.label("    level");
-            ui.add(egui::Slider::new(&mut new_level, 1..=levels));
+            ui.add(egui::Slider::new(&mut new_level, 1..=levels))
+                .accessible_name(format!("{} level", crate::app::color_name(color)));
         });
         if new_level != *level {
             chosen = SeatChoice::Bot { path: path.clone(), level: Some(new_level) };

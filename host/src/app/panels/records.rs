@@ -14,8 +14,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             app.show_info(format!("Copied: {shown}"));
         }
     });
-    ui.label("Paste a transcript (f5d6c3…):");
-    ui.add(egui::TextEdit::singleline(&mut app.transcript_input).hint_text("f5d6c3d3c4").desired_width(f32::INFINITY));
+    let label = ui.label("Paste a transcript");
+    ui.add(egui::TextEdit::singleline(&mut app.transcript_input).hint_text("f5d6c3d3c4").desired_width(f32::INFINITY))
+        .labelled_by(label.id);
     if ui.button("Load transcript").clicked() {
         let text = app.transcript_input.clone();
         app.load_transcript(&text);

@@ -3,7 +3,7 @@
 use egui::{Color32, Frame, RichText, Ui};
 use othello_sdk::{Color, Move, SearchInfo};
 
-use crate::app::OthelloApp;
+use crate::app::{OthelloApp, color_name};
 use crate::app::game::Ending;
 use crate::app::players::WorkerState;
 use crate::app::session::Seat;
@@ -28,20 +28,23 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
 
     ui.horizontal(|ui| {
-        ui.label(RichText::new(format!("● Black {black}")).size(16.0));
-        ui.label(RichText::new(format!("○ White {white}")).size(16.0));
+        disc_icon(ui, Color::Black);
+        ui.label(RichText::new(format!("Black {black}")).size(16.0));
+        ui.add_space(8.0);
+        disc_icon(ui, Color::White);
+        ui.label(RichText::new(format!("White {white}")).size(16.0));
     });
 
     if !game.is_viewing_live() {
         ui.label(format!("Viewing move {} of {}", game.cursor(), game.moves().len()));
     } else if let Some(color) = game.to_move() {
-        ui.label(RichText::new(format!("{color} to move ({})", seat_name(app, color))).strong());
+        ui.label(RichText::new(format!("{} to move ({})", color_name(color), seat_name(app, color))).strong());
     }
 
     if let Some(last) = game.viewed_last_move()
         && last.mv == Move::Pass
     {
-        ui.label(RichText::new(format!("{} has no legal move and passes", last.color)).color(PASS_COLOR).strong());
+        ui.label(RichText::new(format!("{} has no legal move and passes", color_name(last.color))).color(PASS_COLOR).strong());
     }
 
     for color in Color::ALL {
@@ -50,7 +53,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             WorkerState::Opening => {
                 ui.horizontal(|ui| {
                     ui.spinner();
-                    ui.label(format!("{color}: starting {}…", seat_name(app, color)));
+                    ui.label(format!("{}: starting {}…", color_name(color), seat_name(app, color)));
                 });
             }
             WorkerState::Thinking { since, .. } => {
@@ -63,7 +66,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
                 }
             }
             WorkerState::Failed(failure) if !game.is_over() => {
-                ui.colored_label(Color32::LIGHT_RED, format!("{color}: {} — {}", failure.reason, failure.detail));
+                ui.colored_label(Color32::LIGHT_RED, format!("{}: {} — {}", color_name(color), failure.reason, failure.detail));
             }
             _ => {}
         }
@@ -71,8 +74,19 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if let Some(info) = game.viewed_last_move().and_then(|m| m.info.as_ref().map(|i| (m, i))) {
         let (played, info) = info;
         let time = played.elapsed.map(|t| format!(" in {:.2} s", t.as_secs_f64())).unwrap_or_default();
-        ui.small(format!("{} {}{time}: {}", played.color, played.mv, describe_info(info)));
+        ui.small(format!("{} {}{time}: {}", color_name(played.color), played.mv, describe_info(info)));
     }
+}
+
+/// A small disc of `color` in the text line.
+pub fn disc_icon(ui: &mut Ui, color: Color) {
+    let size = ui.text_style_height(&egui::TextStyle::Body);
+    let (rect, _) = ui.allocate_exact_size(egui::Vec2::splat(size), egui::Sense::hover());
+    let fill = match color {
+        Color::Black => Color32::from_gray(20),
+        Color::White => Color32::from_gray(240),
+    };
+    ui.painter().circle(rect.center(), size * 0.4, fill, egui::Stroke::new(1.0, Color32::GRAY));
 }
 
 fn seat_name(app: &OthelloApp, color: Color) -> String {

@@ -56,7 +56,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         ui.horizontal(|ui| {
             let color = if message.is_error { ERROR_COLOR } else { INFO_COLOR };
             ui.label(RichText::new(&message.text).color(color));
-            if ui.small_button("✖").on_hover_text("Dismiss").clicked() {
+            if ui.small_button("x").on_hover_text("Dismiss").clicked() {
                 app.message = None;
             }
         });

@@ -1,0 +1,218 @@
+//! The desktop app driven through its accessibility tree with egui_kittest: clicks on board cells
+//! by their square names, buttons, text fields and keys, against real bot libraries compiled from C.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use othello_host::app::{Ending, Game, OthelloApp, SeatChoice, Settings};
+use othello_sdk::{Color, Move, Position, parse_transcript_from};
+
+/// How long a test waits for a bot before it fails.
+const BOT_WAIT: Duration = Duration::from_secs(20);
+
+fn cdylib_name(stem: &str) -> String {
+    format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// Compiles a C bot against the sdk's header into its own folder (the folder the app scans).
+fn c_bot(source: &Path, stem: &str) -> PathBuf {
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-bots").join(stem);
+    std::fs::create_dir_all(&folder).unwrap();
+    let output = folder.join(cdylib_name(stem));
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/include");
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-O2", "-shared", "-fPIC", "-Wall", "-I"])
+        .arg(include)
+        .arg(source)
+        .arg("-o")
+        .arg(&output)
+        .status()
+        .expect("a C compiler (cc) is needed for the app tests");
+    assert!(status.success(), "compiling {}", source.display());
+    output
+}
+
+fn random_bot() -> PathBuf {
+    c_bot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/examples/c/random_bot.c"), "random_c")
+}
+
+fn crashing_bot() -> PathBuf {
+    c_bot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/crash_bot.c"), "crash_c")
+}
+
+fn bot(path: &Path) -> SeatChoice {
+    SeatChoice::Bot { path: path.to_owned(), level: None }
+}
+
+/// The real app with `settings`, scanning only `folders`, in a window big enough for every panel.
+fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
+    Harness::builder()
+        .with_size([1200.0, 800.0])
+        .build_eframe(move |cc| OthelloApp::with_folders(&cc.egui_ctx, settings, folders))
+}
+
+fn humans() -> Settings {
+    Settings { animate: false, ..Settings::default() }
+}
+
+/// Steps the app until `done` holds, letting worker threads answer in between.
+fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
+    let started = Instant::now();
+    while !done(harness.state()) {
+        assert!(started.elapsed() < BOT_WAIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+        harness.step();
+    }
+    harness.step();
+}
+
+fn position_after(transcript: &str) -> Position {
+    parse_transcript_from(Position::start(), transcript).unwrap().1
+}
+
+fn paste_transcript(harness: &mut Harness<'_, OthelloApp>, text: &str) {
+    let field = harness.get_by_label("Paste a transcript");
+    field.focus();
+    harness.step();
+    // Replace whatever the field holds.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.get_by_label("Paste a transcript").type_text(text);
+    harness.step();
+    harness.get_by_role_and_label(Role::Button, "Load transcript").click();
+    harness.run();
+}
+
+#[test]
+fn human_plays_a_legal_cell_by_its_label_and_the_bot_answers() {
+    let random = random_bot();
+    let folder = random.parent().unwrap().to_owned();
+    let settings = Settings { white: bot(&random), ..humans() };
+    let mut harness = app(settings, vec![folder]);
+
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+
+    let game = harness.state().game();
+    assert_eq!(game.moves()[0].mv, "d3".parse().unwrap());
+    assert_eq!(game.moves()[1].color, Color::White);
+    assert_eq!(game.live().side_to_move(), Color::Black, "the human's turn again");
+    assert!(harness.query_by_label_contains("Black to move").is_some());
+}
+
+#[test]
+fn an_illegal_click_changes_nothing() {
+    let mut harness = app(humans(), Vec::new());
+    for square in ["a1", "d4", "e5", "c3"] {
+        harness.get_by_label(square).click();
+        harness.run();
+    }
+    assert!(harness.state().game().moves().is_empty());
+    assert_eq!(harness.state().game().live(), Position::start());
+    assert!(harness.state().message().is_none());
+
+    harness.get_by_label("f5").click();
+    harness.run();
+    assert_eq!(harness.state().game().live(), position_after("f5"));
+}
+
+#[test]
+fn a_pass_shows_its_notice() {
+    let mut harness = app(humans(), Vec::new());
+    // After these moves black has no legal move; the app passes for the human and says so.
+    paste_transcript(&mut harness, "d3c3b3b2f5a3a1c1");
+    let game = harness.state().game();
+    assert_eq!(game.moves().last().map(|m| (m.mv, m.color)), Some((Move::Pass, Color::Black)));
+    assert!(harness.query_by_label("Black has no legal move and passes").is_some());
+    assert!(harness.query_by_label_contains("White to move").is_some());
+}
+
+#[test]
+fn a_bad_pasted_transcript_shows_what_is_wrong_and_keeps_the_game() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    harness.run();
+
+    paste_transcript(&mut harness, "f5d6a1");
+    let message = harness.state().message().expect("a message").clone();
+    assert!(message.is_error);
+    assert!(message.text.contains("move 3") && message.text.contains("a1"), "{}", message.text);
+    assert!(harness.query_by_label_contains("Transcript not loaded: move 3").is_some());
+    assert_eq!(harness.state().game().transcript(), "f5", "the game is kept");
+
+    paste_transcript(&mut harness, "f5 d6 zz");
+    assert!(harness.query_by_label_contains("`zz` is not a move").is_some());
+    assert_eq!(harness.state().game().transcript(), "f5");
+}
+
+#[test]
+fn a_game_against_a_crashing_bot_ends_with_the_forfeit_banner_and_the_app_goes_on() {
+    let crashing = crashing_bot();
+    let folder = crashing.parent().unwrap().to_owned();
+    let settings = Settings { white: bot(&crashing), ..humans() };
+    let mut harness = app(settings, vec![folder]);
+
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the forfeit", |app| app.game().is_over());
+
+    let Some(Ending::Forfeit { loser, reason, .. }) = harness.state().game().ending().cloned() else {
+        panic!("expected a forfeit, got {:?}", harness.state().game().ending());
+    };
+    assert_eq!((loser, reason.as_str()), (Color::White, "crash"));
+    assert!(harness.query_by_label_contains("Black wins by forfeit — White lost by crash").is_some());
+
+    // The app keeps running: a new game starts normally.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    assert!(!harness.state().game().is_over());
+    assert_eq!(harness.state().game().live(), Position::start());
+}
+
+#[test]
+fn replay_navigation_shows_the_right_position() {
+    let mut harness = app(humans(), Vec::new());
+    paste_transcript(&mut harness, "f5d6c3d3c4");
+    let game = |h: &Harness<'_, OthelloApp>| -> Game { h.state().game().clone() };
+    assert_eq!(game(&harness).viewed(), position_after("f5d6c3d3c4"));
+
+    harness.get_by_label("|<").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), Position::start());
+    assert!(harness.query_by_label("Viewing move 0 of 5").is_some());
+
+    harness.get_by_label(">").click();
+    harness.run();
+    harness.get_by_label(">").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5d6"));
+
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5"));
+
+    harness.get_by_label("4. W d3").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5d6c3d3"));
+    // The board cannot be played on while it shows the past.
+    harness.get_by_label("e3").click();
+    harness.run();
+    assert_eq!(game(&harness).moves().len(), 5);
+
+    harness.get_by_label(">|").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5d6c3d3c4"));
+
+    // Play on from a past position: later moves are dropped.
+    harness.get_by_label("2. W d6").click();
+    harness.run();
+    harness.get_by_label("Play on from here").click();
+    harness.run();
+    assert_eq!(game(&harness).transcript(), "f5d6");
+    harness.get_by_label("c5").click();
+    harness.run();
+    assert_eq!(game(&harness).transcript(), "f5d6c5");
+}
