@@ -76,6 +76,8 @@ pub struct OthelloApp {
     /// Text field for adding a plugin folder.
     folder_input: String,
     message: Option<Message>,
+    /// Moves in the list when it was last drawn (it scrolls to a new one).
+    listed_moves: usize,
     matches: panels::matches::MatchesState,
 }
 
@@ -105,6 +107,7 @@ impl OthelloApp {
             transcript_input: String::new(),
             folder_input: String::new(),
             message: None,
+            listed_moves: 0,
             matches: Default::default(),
         }
     }

@@ -30,20 +30,41 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 
     let game = &mut app.session.game;
     let mut view = None;
+    // Scroll to the newest move only when one was added, so the user can scroll freely.
+    let follow = game.is_viewing_live() && game.moves().len() != app.listed_moves;
+    app.listed_moves = game.moves().len();
     ScrollArea::vertical().id_salt("move list").auto_shrink([false, true]).show(ui, |ui| {
-        Grid::new("moves").num_columns(2).striped(true).show(ui, |ui| {
-            if ui.selectable_label(game.cursor() == 0, "Start").clicked() {
-                view = Some(0);
-            }
-            ui.end_row();
-            for (index, played) in game.moves().iter().enumerate() {
-                let ply = index + 1;
-                let text = format!("{ply}. {} {}", color_letter(played.color), played.mv);
-                if ui.selectable_label(game.cursor() == ply, text).clicked() {
-                    view = Some(ply);
+        if ui.selectable_label(game.cursor() == 0, "Start").clicked() {
+            view = Some(0);
+        }
+        // Passes are moves in the list, so Black and White alternate: one row per move pair.
+        let first_is_white = game.start().side_to_move() == Color::White;
+        let offset = usize::from(first_is_white);
+        Grid::new("moves").num_columns(3).striped(true).min_col_width(40.0).show(ui, |ui| {
+            let plies = game.moves().len() + offset;
+            for row in 0..plies.div_ceil(2) {
+                ui.weak(format!("{}.", row + 1));
+                for column in 0..2 {
+                    let slot = row * 2 + column;
+                    let Some(index) = slot.checked_sub(offset).filter(|i| *i < game.moves().len()) else {
+                        ui.label("");
+                        continue;
+                    };
+                    let played = &game.moves()[index];
+                    let ply = index + 1;
+                    let current = game.cursor() == ply;
+                    let response = ui.selectable_label(current, played.mv.to_string()).accessible_name(format!(
+                        "{ply}. {} {}",
+                        color_letter(played.color),
+                        played.mv
+                    ));
+                    if current && follow {
+                        response.scroll_to_me(None);
+                    }
+                    if response.clicked() {
+                        view = Some(ply);
+                    }
                 }
-                let eval = played.eval_for_black().map(|e| format!("{e:+.1}")).unwrap_or_default();
-                ui.weak(eval);
                 ui.end_row();
             }
         });
@@ -53,7 +74,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
 }
 
-/// `B` or `W` before a move in the list.
+/// `B` or `W`: whose move, for the accessible name of a move in the list.
 fn color_letter(color: Color) -> char {
     match color {
         Color::Black => 'B',

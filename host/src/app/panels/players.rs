@@ -52,9 +52,10 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     };
     let mut chosen = current.clone();
     ui.horizontal(|ui| {
-        egui::ComboBox::new(("seat", color.name()), crate::app::color_name(color)).selected_text(label_of(&current)).width(170.0).show_ui(
-            ui,
-            |ui| {
+        egui::ComboBox::new(("seat", color.name()), crate::app::color_name(color))
+            .selected_text(label_of(&current))
+            .width(170.0)
+            .show_ui(ui, |ui| {
                 ui.selectable_value(&mut chosen, SeatChoice::Human, "Human");
                 for entry in app.catalog.entries().iter().filter(|e| e.is_usable()) {
                     let level = (entry.levels > 0).then_some(entry.levels);
@@ -69,8 +70,7 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
                         chosen = choice;
                     }
                 }
-            },
-        );
+            });
     });
     if let SeatChoice::Bot { path, level: Some(level) } = &current {
         let levels = app.catalog.entry(path).map_or(*level, |e| e.levels.max(1));

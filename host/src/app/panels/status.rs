@@ -3,10 +3,10 @@
 use egui::{Color32, Frame, RichText, Ui};
 use othello_sdk::{Color, Move, SearchInfo};
 
-use crate::app::{OthelloApp, color_name};
 use crate::app::game::Ending;
 use crate::app::players::WorkerState;
 use crate::app::session::Seat;
+use crate::app::{OthelloApp, color_name};
 
 const BANNER_FILL: Color32 = Color32::from_rgb(0x26, 0x4d, 0x7a);
 const FORFEIT_FILL: Color32 = Color32::from_rgb(0x7a, 0x2a, 0x26);
@@ -44,7 +44,11 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if let Some(last) = game.viewed_last_move()
         && last.mv == Move::Pass
     {
-        ui.label(RichText::new(format!("{} has no legal move and passes", color_name(last.color))).color(PASS_COLOR).strong());
+        ui.label(
+            RichText::new(format!("{} has no legal move and passes", color_name(last.color)))
+                .color(PASS_COLOR)
+                .strong(),
+        );
     }
 
     for color in Color::ALL {
@@ -66,7 +70,10 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
                 }
             }
             WorkerState::Failed(failure) if !game.is_over() => {
-                ui.colored_label(Color32::LIGHT_RED, format!("{}: {} — {}", color_name(color), failure.reason, failure.detail));
+                ui.colored_label(
+                    Color32::LIGHT_RED,
+                    format!("{}: {} — {}", color_name(color), failure.reason, failure.detail),
+                );
             }
             _ => {}
         }
