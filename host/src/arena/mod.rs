@@ -1,0 +1,84 @@
+//! Matches and tournaments: the schedule, the engine that plays it on worker
+//! threads (each with its own seats) and reports progress events, standings
+//! with Elo, SPRT, and the state directory that survives `kill -9`.
+//!
+//! A GUI runs [`run`] on a background thread, forwards its [`ArenaEvent`]s to
+//! the UI, recomputes [`Standings`] from the finished games for a live
+//! cross-table, and sets the stop flag to cancel.
+
+mod engine;
+pub mod openings;
+mod schedule;
+pub mod standings;
+pub mod state;
+pub mod stats;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use engine::{ArenaEvent, RunOptions, RunSummary, run};
+pub use openings::OpeningSource;
+pub use schedule::ScheduledGame;
+pub use standings::{PairScore, StandingRow, Standings};
+pub use stats::{Sprt, SprtDecision, Wdl};
+
+use crate::record::GameRecord;
+
+/// A bot taking part: its display name (unique in the event), library and level.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Participant {
+    pub name: String,
+    pub library: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u32>,
+}
+
+/// Who plays whom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Participants 0 and 1 play `games` games, in pairs with colours swapped.
+    Match { games: u32 },
+    /// Every pair plays `games_per_pair` games (in pairs with colours
+    /// swapped) in each of `rounds` rounds.
+    Tournament { rounds: u32, games_per_pair: u32 },
+}
+
+/// Everything that fixes an event's games: saved in the state directory so a
+/// resumed event plays exactly the games that were scheduled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventSpec {
+    pub participants: Vec<Participant>,
+    pub format: Format,
+    pub openings: OpeningSource,
+    pub seed: u64,
+    /// Time per move given to the bots (`None` = no limit).
+    pub time_limit_ms: Option<u64>,
+    /// Stop a match early once this test decides (matches only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<Sprt>,
+}
+
+impl EventSpec {
+    pub fn time_limit(&self) -> Option<Duration> {
+        self.time_limit_ms.map(Duration::from_millis)
+    }
+
+    /// The names of the participants, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.participants.iter().map(|p| p.name.clone()).collect()
+    }
+}
+
+/// A finished game of an event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FinishedGame {
+    /// 0-based number of the game in the schedule.
+    pub index: usize,
+    /// Participant indices.
+    pub black: usize,
+    pub white: usize,
+    pub record: GameRecord,
+}

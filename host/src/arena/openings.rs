@@ -1,0 +1,164 @@
+//! Openings for a match: none, distinct random ones drawn reproducibly from a
+//! seed, or a file of transcripts (one per line, as XOT lists are written).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use othello_sdk::{Move, Position};
+use serde::{Deserialize, Serialize};
+
+use crate::referee::Opening;
+
+/// Where openings come from (`--openings none|random:PLIES|FILE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpeningSource {
+    None,
+    /// Random legal moves from the start (passes do not count as plies).
+    Random {
+        plies: u32,
+    },
+    /// Transcripts, used in order and cycled.
+    List(Vec<String>),
+}
+
+/// Tries to find a new distinct random opening before allowing repeats
+/// (short openings have few distinct lines: 4 after one ply).
+const DISTINCT_TRIES: usize = 200;
+/// Longest random opening accepted.
+pub const MAX_RANDOM_PLIES: u32 = 40;
+
+impl OpeningSource {
+    /// Parses `none`, `random:PLIES`, or reads a transcript file.
+    pub fn parse(text: &str) -> Result<OpeningSource, String> {
+        if text == "none" {
+            return Ok(OpeningSource::None);
+        }
+        if let Some(plies) = text.strip_prefix("random:") {
+            let plies: u32 = plies.parse().map_err(|_| format!("`{text}`: PLIES must be a number"))?;
+            if plies > MAX_RANDOM_PLIES {
+                return Err(format!("`{text}`: at most {MAX_RANDOM_PLIES} random plies"));
+            }
+            return Ok(OpeningSource::Random { plies });
+        }
+        OpeningSource::read_file(Path::new(text))
+    }
+
+    /// Reads one transcript per line; blank lines and `#` comments are skipped.
+    pub fn read_file(path: &Path) -> Result<OpeningSource, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            format!("cannot read openings file {}: {e} (expected none, random:PLIES or a file)", path.display())
+        })?;
+        let mut lines = Vec::new();
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            Opening::parse(line).map_err(|e| format!("{}:{}: {e}", path.display(), number + 1))?;
+            lines.push(line.to_owned());
+        }
+        if lines.is_empty() {
+            return Err(format!("openings file {} holds no opening", path.display()));
+        }
+        Ok(OpeningSource::List(lines))
+    }
+
+    /// The openings of `count` game pairs, reproducible from `seed`.
+    pub fn openings(&self, count: usize, seed: u64) -> Vec<Opening> {
+        match self {
+            OpeningSource::None => vec![Opening::none(); count],
+            OpeningSource::List(lines) => {
+                (0..count).map(|i| Opening::parse(&lines[i % lines.len()]).expect("checked when read")).collect()
+            }
+            OpeningSource::Random { plies } => {
+                let mut rng = SplitMix64(seed);
+                let mut seen = HashSet::new();
+                (0..count)
+                    .map(|_| {
+                        let mut opening = random_opening(&mut rng, *plies);
+                        for _ in 0..DISTINCT_TRIES {
+                            if seen.insert(opening.clone()) {
+                                break;
+                            }
+                            opening = random_opening(&mut rng, *plies);
+                        }
+                        Opening::new(opening).expect("random openings are legal")
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Up to `plies` random legal moves (stops early if the game ends).
+fn random_opening(rng: &mut SplitMix64, plies: u32) -> Vec<Move> {
+    let mut position = Position::start();
+    let mut moves = Vec::new();
+    let mut played = 0;
+    while played < plies && !position.is_game_over() {
+        let legal: Vec<_> = position.legal_moves().into_iter().collect();
+        let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[rng.below(legal.len())]) };
+        position.play_unchecked(mv);
+        moves.push(mv);
+        if mv != Move::Pass {
+            played += 1;
+        }
+    }
+    moves
+}
+
+/// SplitMix64: a tiny generator whose output never changes across crate
+/// versions, so a seed names the same openings forever.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_openings_are_distinct_legal_and_reproducible() {
+        let source = OpeningSource::parse("random:6").unwrap();
+        let a = source.openings(50, 7);
+        assert_eq!(a, source.openings(50, 7));
+        assert_ne!(a, source.openings(50, 8));
+        let distinct: HashSet<_> = a.iter().collect();
+        assert_eq!(distinct.len(), 50);
+        for opening in &a {
+            assert_eq!(opening.position().disc_counts().0 + opening.position().disc_counts().1, 4 + 6);
+        }
+        // Only 4 one-ply openings exist: all of them come before any repeat.
+        let one_ply: HashSet<_> = OpeningSource::Random { plies: 1 }.openings(4, 1).into_iter().collect();
+        assert_eq!(one_ply.len(), 4);
+    }
+
+    #[test]
+    fn bad_openings_files_say_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("openings.txt");
+        std::fs::write(&path, "# XOT\nf5d6c3d3\n\nf5d6a1\n").unwrap();
+        let error = OpeningSource::parse(path.to_str().unwrap()).unwrap_err();
+        assert!(error.ends_with("openings.txt:4: move 3 (at character 5): a1 is illegal: a1 flips no disc"), "{error}");
+        std::fs::write(&path, "f5d6c3d3\nf5f6\n").unwrap();
+        let source = OpeningSource::parse(path.to_str().unwrap()).unwrap();
+        let openings = source.openings(3, 0);
+        assert_eq!(openings[2], openings[0]);
+        assert_eq!(openings[1].moves().len(), 2);
+        assert!(OpeningSource::parse("random:x").is_err());
+        assert!(OpeningSource::parse("/no/such/file").unwrap_err().contains("cannot read"));
+    }
+}

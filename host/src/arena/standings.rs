@@ -1,0 +1,162 @@
+//! Standings and the cross-table, computed from finished games (cheap enough
+//! to recompute after every game for a live table).
+
+use othello_sdk::Color;
+use serde::{Deserialize, Serialize};
+
+use super::{FinishedGame, Wdl};
+use crate::seat::Termination;
+
+/// One participant's results against one opponent (or everyone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PairScore {
+    #[serde(flatten)]
+    pub wdl: Wdl,
+    pub discs_for: u32,
+    pub discs_against: u32,
+}
+
+impl PairScore {
+    fn add(&mut self, game: &FinishedGame, color: Color) {
+        let result = &game.record.result;
+        match result.winner {
+            None => self.wdl.draws += 1,
+            Some(winner) if winner == color => self.wdl.wins += 1,
+            Some(_) => self.wdl.losses += 1,
+        }
+        let (own, other) = if color == Color::Black { (0, 1) } else { (1, 0) };
+        self.discs_for += result.score[own];
+        self.discs_against += result.score[other];
+    }
+}
+
+/// A line of the standings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StandingRow {
+    /// Participant index.
+    pub participant: usize,
+    pub name: String,
+    pub games: u32,
+    #[serde(flatten)]
+    pub score: PairScore,
+    pub points: f64,
+    /// Elo against the field this participant met (`null` when undefined or infinite).
+    pub elo: Option<f64>,
+    /// Half-width of the 95 % interval.
+    pub elo_error: Option<f64>,
+    /// Games this participant lost by failing (any termination but `normal`).
+    pub failures: u32,
+}
+
+/// The standings (best first) and the cross-table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Standings {
+    pub rows: Vec<StandingRow>,
+    /// `cross[i][j]`: participant i's results against participant j.
+    pub cross: Vec<Vec<PairScore>>,
+}
+
+impl Standings {
+    pub fn compute(names: &[String], games: &[FinishedGame]) -> Standings {
+        let n = names.len();
+        let mut cross = vec![vec![PairScore::default(); n]; n];
+        let mut failures = vec![0u32; n];
+        for game in games {
+            cross[game.black][game.white].add(game, Color::Black);
+            cross[game.white][game.black].add(game, Color::White);
+            let result = &game.record.result;
+            if result.termination != Termination::Normal {
+                match result.loser {
+                    Some(Color::Black) => failures[game.black] += 1,
+                    Some(Color::White) => failures[game.white] += 1,
+                    None => {}
+                }
+            }
+        }
+        let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
+        let mut rows: Vec<StandingRow> = (0..n)
+            .map(|i| {
+                let mut total = PairScore::default();
+                for score in &cross[i] {
+                    total.wdl += score.wdl;
+                    total.discs_for += score.discs_for;
+                    total.discs_against += score.discs_against;
+                }
+                StandingRow {
+                    participant: i,
+                    name: names[i].clone(),
+                    games: total.wdl.games(),
+                    score: total,
+                    points: total.wdl.points(),
+                    elo: finite(total.wdl.elo()),
+                    elo_error: finite(total.wdl.elo_error()),
+                    failures: failures[i],
+                }
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.points
+                .total_cmp(&a.points)
+                .then(
+                    (b.score.discs_for as i64 - b.score.discs_against as i64)
+                        .cmp(&(a.score.discs_for as i64 - a.score.discs_against as i64)),
+                )
+                .then(a.participant.cmp(&b.participant))
+        });
+        Standings { rows, cross }
+    }
+
+    /// A plain-text table: standings, then the cross-table (W-D-L of the row
+    /// participant against each column participant).
+    pub fn to_text(&self) -> String {
+        let width = self.rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(4).max(4);
+        let mut out = format!(
+            "{:>3}  {:<width$}  {:>5}  {:>6}  {:>5}  {:>5}  {:>5}  {:>11}  {:>15}  {:>8}\n",
+            "#", "Name", "Games", "Points", "W", "D", "L", "Discs", "Elo", "Failures"
+        );
+        for (rank, row) in self.rows.iter().enumerate() {
+            let wdl = row.score.wdl;
+            let elo = super::stats::format_elo(wdl.elo().filter(|_| row.games > 0), row.elo_error);
+            out += &format!(
+                "{:>3}  {:<width$}  {:>5}  {:>6.1}  {:>5}  {:>5}  {:>5}  {:>11}  {:>15}  {:>8}\n",
+                rank + 1,
+                row.name,
+                row.games,
+                row.points,
+                wdl.wins,
+                wdl.draws,
+                wdl.losses,
+                format!("{}-{}", row.score.discs_for, row.score.discs_against),
+                elo,
+                row.failures
+            );
+        }
+        if self.cross.len() > 2 {
+            out += "\nCross-table (W-D-L of the row against the column):\n";
+            let order: Vec<usize> = self.rows.iter().map(|r| r.participant).collect();
+            out += &format!("{:<width$}", "");
+            for &j in &order {
+                out += &format!("  {:>10}", truncate(&self.rows.iter().find(|r| r.participant == j).unwrap().name, 10));
+            }
+            out += "\n";
+            for &i in &order {
+                out += &format!("{:<width$}", self.rows.iter().find(|r| r.participant == i).unwrap().name);
+                for &j in &order {
+                    let cell = if i == j {
+                        "-".to_owned()
+                    } else {
+                        let w = self.cross[i][j].wdl;
+                        format!("{}-{}-{}", w.wins, w.draws, w.losses)
+                    };
+                    out += &format!("  {cell:>10}");
+                }
+                out += "\n";
+            }
+        }
+        out
+    }
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}

@@ -1,0 +1,358 @@
+//! GGF, the Generic Game Format of the GGS server that NBoard-style tools
+//! read: one game per line,
+//! `(;GM[Othello]PC[…]DT[…]PB[…]PW[…]RE[+18.00]TI[…]TY[8]BO[8 <64 squares> *]B[f5//0.01]W[d6/-1.50/0.20]…;)`.
+//!
+//! `BO` is the board the game starts from (`*` black, `O` white, `-` empty,
+//! then the side to move); `B`/`W` moves are `square/eval/seconds`, `pa` a
+//! pass; `RE` is black's disc difference, with `:t` for a loss on time and
+//! `:r` for any other forfeit.
+
+use std::fmt;
+use std::time::Duration;
+
+use othello_sdk::{Color, Move, Position, SearchInfo, Square};
+
+use crate::record::{FORFEIT_DISCS, GameRecord, GameResult, MoveRecord};
+use crate::seat::Termination;
+
+/// What the `PC` (place) property says.
+pub const PLACE: &str = "othello-arena";
+
+/// Writes a finished game as one GGF line (no trailing newline).
+pub fn write_game(game: &GameRecord) -> String {
+    let mut out = String::from("(;GM[Othello]");
+    out += &format!("PC[{}]", escape(PLACE));
+    out += &format!("DT[{}]", format_date(game.started_at));
+    out += &format!("PB[{}]PW[{}]", escape(&game.black), escape(&game.white));
+    let result = &game.result;
+    let difference = result.score[0] as i64 - result.score[1] as i64;
+    let flag = match result.termination {
+        Termination::Normal => "",
+        Termination::Timeout => ":t",
+        _ => ":r",
+    };
+    out += &format!("RE[{difference:+}.00{flag}]");
+    if let Some(ms) = game.time_limit_ms {
+        out += &format!("TI[00:00/{}/00:00]", format_clock(ms));
+    }
+    // The opening, if any, is part of the game from the standard start.
+    let board = if game.opening.is_empty() { game.start } else { Position::start() };
+    out += &format!("TY[8]BO[8 {}]", format_board(&board));
+    let mut position = board;
+    for &mv in &game.opening {
+        out += &format!("{}[{}]", color_letter(position.side_to_move()), format_move(mv));
+        position.play_unchecked(mv);
+    }
+    for record in &game.moves {
+        let eval = record.info.and_then(|i| i.eval).map_or(String::new(), |e| format!("{e:.2}"));
+        out += &format!(
+            "{}[{}/{}/{:.2}]",
+            color_letter(record.color),
+            format_move(record.mv),
+            eval,
+            record.elapsed.as_secs_f64()
+        );
+    }
+    out += ";)";
+    out
+}
+
+/// A GGF text that could not be read: which game, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GgfError {
+    /// 1-based number of the game in the text.
+    pub game: usize,
+    pub message: String,
+}
+
+impl fmt::Display for GgfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GGF game {}: {}", self.game, self.message)
+    }
+}
+
+impl std::error::Error for GgfError {}
+
+/// Reads every game of a GGF text. Moves are checked by replaying them.
+pub fn read_games(text: &str) -> Result<Vec<GameRecord>, GgfError> {
+    let mut games = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("(;") {
+        let number = games.len() + 1;
+        let error = |message: String| GgfError { game: number, message };
+        let body_start = start + 2;
+        let (properties, consumed) = parse_properties(&rest[body_start..]).map_err(error)?;
+        games.push(build_game(&properties).map_err(error)?);
+        rest = &rest[body_start + consumed..];
+    }
+    if games.is_empty() && !text.trim().is_empty() {
+        return Err(GgfError { game: 1, message: "no game found (a GGF game starts with `(;`)".to_owned() });
+    }
+    Ok(games)
+}
+
+/// Reads the games of a GGF file.
+pub fn read_file(path: &std::path::Path) -> Result<Vec<GameRecord>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    read_games(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `KEY[value]` pairs up to the closing `;)`; returns them and the bytes used.
+fn parse_properties(text: &str) -> Result<(Vec<(String, String)>, usize), String> {
+    let bytes = text.as_bytes();
+    let mut properties = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if text[i..].starts_with(";)") {
+            return Ok((properties, i + 2));
+        }
+        if i >= bytes.len() {
+            return Err("the game is not closed with `;)`".to_owned());
+        }
+        let key_start = i;
+        while i < bytes.len() && bytes[i].is_ascii_uppercase() {
+            i += 1;
+        }
+        if i == key_start || bytes.get(i) != Some(&b'[') {
+            let found: String = text[key_start..].chars().take(12).collect();
+            return Err(format!("expected a property like `PB[name]` at `{found}`"));
+        }
+        let key = text[key_start..i].to_owned();
+        i += 1;
+        let mut value = String::new();
+        loop {
+            let Some(c) = text[i..].chars().next() else {
+                return Err(format!("property {key} is not closed with `]`"));
+            };
+            i += c.len_utf8();
+            match c {
+                ']' => break,
+                '\\' => {
+                    if let Some(escaped) = text[i..].chars().next() {
+                        value.push(escaped);
+                        i += escaped.len_utf8();
+                    }
+                }
+                c => value.push(c),
+            }
+        }
+        properties.push((key, value));
+    }
+}
+
+fn build_game(properties: &[(String, String)]) -> Result<GameRecord, String> {
+    let get = |key: &str| properties.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    if let Some(game) = get("GM")
+        && !game.eq_ignore_ascii_case("othello")
+    {
+        return Err(format!("GM[{game}] is not an Othello game"));
+    }
+    let start = match get("BO") {
+        Some(board) => parse_board(board)?,
+        None => Position::start(),
+    };
+    let mut position = start;
+    let mut moves = Vec::new();
+    for (key, value) in properties.iter().filter(|(k, _)| k == "B" || k == "W") {
+        let color = if key == "B" { Color::Black } else { Color::White };
+        let mut parts = value.split('/');
+        let text = parts.next().unwrap_or("").trim();
+        let move_number = moves.len() + 1;
+        let mv: Move = text.parse().map_err(|_| format!("move {move_number}: `{text}` is not a move"))?;
+        // Passes may be left out: insert the forced ones.
+        if color != position.side_to_move() && position.must_pass() {
+            moves.push(MoveRecord {
+                color: position.side_to_move(),
+                mv: Move::Pass,
+                elapsed: Duration::ZERO,
+                info: None,
+            });
+            position.play_unchecked(Move::Pass);
+        }
+        if color != position.side_to_move() {
+            return Err(format!("move {move_number} ({key}[{value}]): it is {}'s turn", position.side_to_move()));
+        }
+        position.try_play(mv).map_err(|why| format!("move {move_number} ({key}[{value}]) is illegal: {why}"))?;
+        let eval = parts.next().map(str::trim).filter(|e| !e.is_empty());
+        let eval = match eval {
+            Some(e) => Some(e.parse::<f64>().map_err(|_| format!("move {move_number}: eval `{e}` is not a number"))?),
+            None => None,
+        };
+        let seconds = parts.next().map(str::trim).filter(|t| !t.is_empty());
+        let elapsed = match seconds {
+            Some(t) => Duration::try_from_secs_f64(
+                t.parse::<f64>().map_err(|_| format!("move {move_number}: time `{t}` is not a number"))?,
+            )
+            .map_err(|_| format!("move {move_number}: time `{t}` is out of range"))?,
+            None => Duration::ZERO,
+        };
+        let info = eval.map(|eval| SearchInfo { eval: Some(eval), ..SearchInfo::default() });
+        moves.push(MoveRecord { color, mv, elapsed, info });
+    }
+    let result = match (position.is_game_over(), get("RE")) {
+        (true, _) => GameResult::normal(&position),
+        (false, None) => return Err("the game is unfinished and has no result (RE)".to_owned()),
+        (false, Some(re)) => forfeit_from(re)?,
+    };
+    Ok(GameRecord {
+        black: get("PB").unwrap_or("?").to_owned(),
+        white: get("PW").unwrap_or("?").to_owned(),
+        opening: Vec::new(),
+        start,
+        moves,
+        time_limit_ms: get("TI").and_then(parse_increment_ms),
+        started_at: get("DT").and_then(parse_date).unwrap_or(0),
+        result,
+    })
+}
+
+/// The result of a game that did not reach its end: RE[-64.00:t].
+fn forfeit_from(re: &str) -> Result<GameResult, String> {
+    let (number, flag) = re.split_once(':').unwrap_or((re, ""));
+    let difference: f64 = number.trim().parse().map_err(|_| format!("RE[{re}] is not a result"))?;
+    let termination = if flag == "t" { Termination::Timeout } else { Termination::Normal };
+    let (winner, loser) = match difference.total_cmp(&0.0) {
+        std::cmp::Ordering::Greater => (Some(Color::Black), Some(Color::White)),
+        std::cmp::Ordering::Less => (Some(Color::White), Some(Color::Black)),
+        std::cmp::Ordering::Equal => (None, None),
+    };
+    let black = ((FORFEIT_DISCS as f64 + difference) / 2.0).clamp(0.0, FORFEIT_DISCS as f64).round() as u32;
+    Ok(GameResult {
+        winner,
+        score: [black, FORFEIT_DISCS - black],
+        termination,
+        loser,
+        detail: format!("ended early: RE[{re}]"),
+        stderr_tail: Vec::new(),
+    })
+}
+
+fn parse_board(text: &str) -> Result<Position, String> {
+    let rest = text.trim_start();
+    let rest = rest.strip_prefix('8').ok_or_else(|| format!("BO[{text}]: only 8x8 boards are supported"))?;
+    Position::from_board_string(rest).map_err(|e| format!("BO: {e}"))
+}
+
+fn format_board(position: &Position) -> String {
+    let mut out = String::new();
+    for square in Square::all() {
+        if square.index() % 8 == 0 && square.index() > 0 {
+            out.push(' ');
+        }
+        out.push(match position.color_on(square) {
+            Some(Color::Black) => '*',
+            Some(Color::White) => 'O',
+            None => '-',
+        });
+    }
+    out.push(' ');
+    out.push(if position.side_to_move() == Color::Black { '*' } else { 'O' });
+    out
+}
+
+fn format_move(mv: Move) -> String {
+    match mv {
+        Move::Pass => "pa".to_owned(),
+        Move::Play(square) => square.to_string(),
+    }
+}
+
+fn color_letter(color: Color) -> char {
+    if color == Color::Black { 'B' } else { 'W' }
+}
+
+/// GGF texts end a value at `]`; escape it and the escape character.
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace(']', "\\]")
+}
+
+/// `mm:ss` (or `h:mm:ss`) for a per-move time, as GGF clocks are written.
+fn format_clock(ms: u64) -> String {
+    let seconds = ms.div_ceil(1000);
+    if seconds >= 3600 {
+        format!("{}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60)
+    } else {
+        format!("{:02}:{:02}", seconds / 60, seconds % 60)
+    }
+}
+
+/// The increment of `TI[base/increment/extension]` in milliseconds.
+fn parse_increment_ms(ti: &str) -> Option<u64> {
+    let increment = ti.split('/').nth(1)?;
+    let mut seconds = 0u64;
+    for part in increment.split(':') {
+        seconds = seconds * 60 + part.trim().parse::<u64>().ok()?;
+    }
+    (seconds > 0).then_some(seconds * 1000)
+}
+
+/// `2026.11.22_01:02:03.UTC`.
+pub fn format_date(unix: u64) -> String {
+    let (days, seconds) = (unix / 86_400, unix % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!("{year:04}.{month:02}.{day:02}_{:02}:{:02}:{:02}.UTC", seconds / 3600, seconds / 60 % 60, seconds % 60)
+}
+
+/// Reads dates written by [`format_date`] (other forms are ignored).
+fn parse_date(text: &str) -> Option<u64> {
+    let (date, time) = text.split_once('_')?;
+    let mut date = date.split('.').map(|p| p.parse::<i64>().ok());
+    let (year, month, day) = (date.next()??, date.next()??, date.next()??);
+    let time = time.split('.').next()?;
+    let mut time = time.split(':').map(|p| p.parse::<u64>().ok());
+    let (h, m, s) = (time.next()??, time.next()??, time.next()??);
+    let days = days_from_civil(year, month, day);
+    (days >= 0).then(|| days as u64 * 86_400 + h * 3600 + m * 60 + s)
+}
+
+/// Howard Hinnant's calendar algorithms (proleptic Gregorian, UTC).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_utc_calendar_dates() {
+        assert_eq!(format_date(0), "1970.01.01_00:00:00.UTC");
+        // 2000-03-01 (after a leap day): 951868800.
+        assert_eq!(format_date(951_868_800 + 3_723), "2000.03.01_01:02:03.UTC");
+        assert_eq!(parse_date("2000.03.01_01:02:03.UTC"), Some(951_868_800 + 3_723));
+    }
+
+    #[test]
+    fn malformed_games_get_clear_errors() {
+        let error = read_games("(;GM[Othello]PB[a]PW[b]BO[8 ").unwrap_err();
+        assert_eq!(error.game, 1);
+        assert!(error.message.contains("not closed"), "{error}");
+        let error = read_games("(;GM[Othello]B[f5]W[a1];)").unwrap_err();
+        assert!(error.to_string().contains("move 2 (W[a1]) is illegal: a1 flips no disc"), "{error}");
+        let error = read_games("(;GM[Othello]B[f5];)").unwrap_err();
+        assert!(error.to_string().contains("unfinished"), "{error}");
+        assert!(read_games("hello").unwrap_err().to_string().contains("no game found"));
+        assert!(read_games("(;GM[Chess];)").unwrap_err().to_string().contains("not an Othello game"));
+    }
+}

@@ -1,0 +1,285 @@
+//! Isolated seats: each runs its bot in a runner child process of its own
+//! (the `othello` binary started as `othello runner`). A crash, hang, memory
+//! hog or stray print of the bot costs it the game, never the host.
+//!
+//! One child serves a seat for many games (`init` is called before each);
+//! after any failure the child is killed and the next game gets a fresh one.
+
+mod child;
+mod process;
+mod protocol;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use othello_sdk::abi::{OTHELLO_MOVE_ERROR, OthelloBoard};
+use othello_sdk::{Position, SearchInfo};
+
+pub use child::run as run_child;
+pub use process::STDERR_TAIL_LINES;
+use process::{ChannelError, Exit, Runner, signal_name};
+use protocol::{Request, Response};
+
+use crate::seat::{Failure, Reply, Seat, SeatSpec, Termination, library_stem, move_error_failure};
+
+/// Default memory limit of a runner (address space), in MiB.
+pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
+/// Default time a library gets to load and answer `init`.
+pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Deadline for a `think` without time limit (the host never waits forever).
+pub const UNLIMITED_THINK_DEADLINE: Duration = Duration::from_secs(24 * 60 * 60);
+/// A dead runner whose peak memory reached this share of the limit died of the limit.
+const OUT_OF_MEMORY_PEAK_SHARE: f64 = 0.75;
+/// What Rust's allocator prints before aborting when an allocation fails.
+const RUST_ALLOCATION_FAILURE: &str = "memory allocation of";
+
+/// How runner children are started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnerConfig {
+    /// The `othello` binary (it has the hidden `runner` mode). Defaults to the
+    /// current executable; tests pass `env!("CARGO_BIN_EXE_othello")`.
+    pub executable: PathBuf,
+    /// Address-space limit of the child in MiB (0 = none).
+    pub memory_limit_mb: u64,
+    /// Time a library gets to load, and `init` to return.
+    pub load_timeout: Duration,
+}
+
+impl Default for RunnerConfig {
+    fn default() -> RunnerConfig {
+        RunnerConfig {
+            executable: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("othello")),
+            memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
+            load_timeout: DEFAULT_LOAD_TIMEOUT,
+        }
+    }
+}
+
+impl RunnerConfig {
+    /// The default configuration with another runner executable.
+    pub fn with_executable(executable: impl Into<PathBuf>) -> RunnerConfig {
+        RunnerConfig { executable: executable.into(), ..RunnerConfig::default() }
+    }
+}
+
+/// What a library told about itself when it loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    pub abi_version: u32,
+    pub levels: u32,
+    pub search_info: bool,
+    pub last_error: bool,
+}
+
+/// A seat whose bot runs in a runner child.
+pub struct IsolatedSeat {
+    spec: SeatSpec,
+    config: RunnerConfig,
+    runner: Option<Runner>,
+    loaded: Loaded,
+    name: String,
+}
+
+impl IsolatedSeat {
+    /// Starts a runner, loads the library and calls `init` once to learn the
+    /// bot's name. Any failure is a `load-error`.
+    pub fn open(spec: &SeatSpec, config: &RunnerConfig) -> Result<IsolatedSeat, Failure> {
+        let (runner, loaded) = start_runner(spec, config)?;
+        let mut seat = IsolatedSeat {
+            spec: spec.clone(),
+            config: config.clone(),
+            runner: Some(runner),
+            loaded,
+            name: library_stem(&spec.library),
+        };
+        seat.start_game()?;
+        Ok(seat)
+    }
+
+    /// What the library reported when it loaded.
+    pub fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    /// Calls `init` (and sets the level) in the current runner.
+    fn start_game(&mut self) -> Result<(), Failure> {
+        let runner = self.runner.as_mut().expect("a runner is running");
+        let deadline = Instant::now() + self.config.load_timeout;
+        let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
+        let result = match answer {
+            Ok(Response::Started { name: Some(name), .. }) => {
+                self.name = name;
+                return Ok(());
+            }
+            Ok(Response::Started { name: None, error: None }) => return Ok(()), // NULL: keep the file name
+            Ok(Response::Started { name: None, error: Some(why) }) => {
+                Failure::new(Termination::LoadError, format!("init failed: {why}"))
+            }
+            Ok(other) => protocol_failure(&other),
+            Err(error) => {
+                let (mut failure, _) =
+                    channel_failure(runner, error, "init", self.config.load_timeout, self.config.memory_limit_mb);
+                if failure.termination != Termination::OutOfMemory {
+                    failure.termination = Termination::LoadError;
+                }
+                failure
+            }
+        };
+        Err(self.fail(result))
+    }
+
+    /// Ends the current runner and attaches its stderr tail to `failure`.
+    fn fail(&mut self, mut failure: Failure) -> Failure {
+        if let Some(mut runner) = self.runner.take() {
+            runner.kill();
+            failure.stderr_tail = runner.stderr_tail();
+        }
+        failure
+    }
+}
+
+impl Seat for IsolatedSeat {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn levels(&self) -> u32 {
+        self.loaded.levels
+    }
+
+    fn new_game(&mut self) -> Result<(), Failure> {
+        if self.runner.is_none() {
+            let (runner, loaded) = start_runner(&self.spec, &self.config)?;
+            self.runner = Some(runner);
+            self.loaded = loaded;
+        }
+        self.start_game()
+    }
+
+    fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
+        let Some(runner) = self.runner.as_mut() else {
+            return Err(Failure::new(Termination::Crash, "the bot's runner is gone (a new game was not started)"));
+        };
+        let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
+        let board = OthelloBoard::new(position, limit_ms);
+        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.grace);
+        let started = Instant::now();
+        let answer = runner.send(&Request::Think { board }).and_then(|()| runner.receive(started + allowed));
+        let elapsed = started.elapsed();
+        let failure = match answer {
+            Ok(Response::Moved { byte, info, error }) => {
+                if byte != OTHELLO_MOVE_ERROR {
+                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from) });
+                }
+                move_error_failure(error)
+            }
+            Ok(other) => protocol_failure(&other),
+            Err(ChannelError::Timeout) => {
+                let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
+                Failure::new(
+                    Termination::Timeout,
+                    format!(
+                        "no move within {} ms ({limit} + grace {} ms); the bot was stopped",
+                        allowed.as_millis(),
+                        self.spec.grace.as_millis()
+                    ),
+                )
+            }
+            Err(error) => channel_failure(runner, error, "think", allowed, self.config.memory_limit_mb).0,
+        };
+        Err(self.fail(failure))
+    }
+}
+
+/// Spawns a runner for `spec.library` and waits for the load report.
+fn start_runner(spec: &SeatSpec, config: &RunnerConfig) -> Result<(Runner, Loaded), Failure> {
+    let mut runner = Runner::spawn(&config.executable, &spec.library, config.memory_limit_mb).map_err(|e| {
+        Failure::new(Termination::LoadError, format!("cannot start the runner `{}`: {e}", config.executable.display()))
+    })?;
+    let deadline = Instant::now() + config.load_timeout;
+    let failure = match runner.receive(deadline) {
+        Ok(Response::Loaded { abi_version, levels, search_info, last_error }) => {
+            return Ok((runner, Loaded { abi_version, levels, search_info, last_error }));
+        }
+        Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),
+        Ok(other) => protocol_failure(&other),
+        Err(ChannelError::Timeout) => Failure::new(
+            Termination::LoadError,
+            format!("did not finish loading within {} ms", config.load_timeout.as_millis()),
+        ),
+        Err(error) => {
+            let (failure, _) = channel_failure(&mut runner, error, "loading", config.load_timeout, 0);
+            Failure::new(Termination::LoadError, failure.detail)
+        }
+    };
+    runner.kill();
+    Err(Failure { stderr_tail: runner.stderr_tail(), ..failure })
+}
+
+fn protocol_failure(response: &Response) -> Failure {
+    Failure::new(Termination::Crash, format!("the runner answered out of turn: {response:?}"))
+}
+
+/// Describes a broken channel: the child died (how?) or garbled it, or timed out.
+fn channel_failure(
+    runner: &mut Runner,
+    error: ChannelError,
+    phase: &str,
+    allowed: Duration,
+    memory_limit_mb: u64,
+) -> (Failure, Exit) {
+    match error {
+        ChannelError::Timeout => {
+            let exit = runner.kill();
+            let failure =
+                Failure::new(Termination::Timeout, format!("{phase} did not return within {} ms", allowed.as_millis()));
+            (failure, exit)
+        }
+        ChannelError::Garbled(why) => {
+            let exit = runner.kill();
+            (
+                Failure::new(
+                    Termination::Crash,
+                    format!("the runner's channel was corrupted {}: {why}", during(phase)),
+                ),
+                exit,
+            )
+        }
+        ChannelError::Closed => {
+            let exit = runner.wait_exit();
+            let tail = runner.stderr_tail();
+            (classify_exit(exit, phase, memory_limit_mb, &tail), exit)
+        }
+    }
+}
+
+/// Crash or out-of-memory, with the signal or exit code.
+fn classify_exit(exit: Exit, phase: &str, memory_limit_mb: u64, stderr_tail: &[String]) -> Failure {
+    let status = exit.status;
+    let how = if libc::WIFSIGNALED(status) {
+        format!("killed by {}", signal_name(libc::WTERMSIG(status)))
+    } else if libc::WIFEXITED(status) {
+        format!("exited with code {}", libc::WEXITSTATUS(status))
+    } else {
+        format!("ended with wait status {status:#x}")
+    };
+    let limit_bytes = memory_limit_mb.saturating_mul(1024 * 1024);
+    let allocation_failed = stderr_tail.iter().any(|line| line.contains(RUST_ALLOCATION_FAILURE));
+    let at_limit = limit_bytes > 0 && exit.max_rss_bytes as f64 >= limit_bytes as f64 * OUT_OF_MEMORY_PEAK_SHARE;
+    if memory_limit_mb > 0 && (allocation_failed || at_limit) {
+        return Failure::new(
+            Termination::OutOfMemory,
+            format!(
+                "went over the memory limit of {memory_limit_mb} MB {} (peak {} MB); {how}",
+                during(phase),
+                exit.max_rss_bytes / (1024 * 1024)
+            ),
+        );
+    }
+    Failure::new(Termination::Crash, format!("{how} {}", during(phase)))
+}
+
+/// "while loading", "in init", "in think".
+fn during(phase: &str) -> String {
+    if phase == "loading" { "while loading".to_owned() } else { format!("in {phase}") }
+}

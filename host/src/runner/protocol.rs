@@ -1,0 +1,272 @@
+//! The private channel between the host and a runner child: small binary
+//! frames (`u32` little-endian length, then a tagged body), one request and
+//! one answer at a time.
+
+use othello_sdk::abi::{OthelloBoard, OthelloSearchInfo};
+
+/// Host → runner.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Call `init`, then `othello_set_level(level)` if a level is given.
+    NewGame { level: Option<u32> },
+    /// Call `think`, then `othello_search_info` (and `othello_last_error` on 0xFE).
+    Think { board: OthelloBoard },
+}
+
+/// Runner → host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// The library loaded and speaks a supported ABI.
+    Loaded { abi_version: u32, levels: u32, search_info: bool, last_error: bool },
+    /// The library is not a usable bot (the loader's explanation).
+    LoadFailed { reason: String },
+    /// `init` returned; `error` is `othello_last_error` when it returned NULL.
+    Started { name: Option<String>, error: Option<String> },
+    /// `think` returned `byte`; `error` is `othello_last_error` when it was 0xFE.
+    Moved { byte: u8, info: Option<OthelloSearchInfo>, error: Option<String> },
+}
+
+/// A frame body that does not decode (a bug or a corrupted channel).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError(pub &'static str);
+
+const NEW_GAME: u8 = 1;
+const THINK: u8 = 2;
+const LOADED: u8 = 1;
+const LOAD_FAILED: u8 = 2;
+const STARTED: u8 = 3;
+const MOVED: u8 = 4;
+
+/// Largest frame body either side accepts (names and error texts are short).
+pub const MAX_FRAME: usize = 64 * 1024;
+/// Length of the frame header.
+pub const HEADER: usize = 4;
+
+impl Request {
+    /// The frame (header included).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::frame();
+        match self {
+            Request::NewGame { level } => {
+                w.u8(NEW_GAME);
+                w.u32(level.unwrap_or(0));
+            }
+            Request::Think { board } => {
+                w.u8(THINK);
+                w.u64(board.black);
+                w.u64(board.white);
+                w.u64(board.legal);
+                w.u8(board.to_move);
+                w.u32(board.time_limit_ms);
+            }
+        }
+        w.finish()
+    }
+
+    pub fn decode(body: &[u8]) -> Result<Request, DecodeError> {
+        let mut r = Reader(body);
+        let request = match r.u8()? {
+            NEW_GAME => Request::NewGame { level: Some(r.u32()?).filter(|&l| l != 0) },
+            THINK => Request::Think {
+                board: OthelloBoard {
+                    black: r.u64()?,
+                    white: r.u64()?,
+                    legal: r.u64()?,
+                    to_move: r.u8()?,
+                    reserved: [0; 3],
+                    time_limit_ms: r.u32()?,
+                },
+            },
+            _ => return Err(DecodeError("unknown request tag")),
+        };
+        r.end()?;
+        Ok(request)
+    }
+}
+
+impl Response {
+    /// The frame (header included).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::frame();
+        match self {
+            Response::Loaded { abi_version, levels, search_info, last_error } => {
+                w.u8(LOADED);
+                w.u32(*abi_version);
+                w.u32(*levels);
+                w.u8(u8::from(*search_info) | u8::from(*last_error) << 1);
+            }
+            Response::LoadFailed { reason } => {
+                w.u8(LOAD_FAILED);
+                w.str(reason);
+            }
+            Response::Started { name, error } => {
+                w.u8(STARTED);
+                w.opt_str(name.as_deref());
+                w.opt_str(error.as_deref());
+            }
+            Response::Moved { byte, info, error } => {
+                w.u8(MOVED);
+                w.u8(*byte);
+                match info {
+                    None => w.u8(0),
+                    Some(info) => {
+                        w.u8(1);
+                        w.u32(info.flags);
+                        w.u64(info.eval.to_bits());
+                        w.u64(info.win_rate.to_bits());
+                        w.u64(info.nodes);
+                        w.u32(info.depth);
+                    }
+                }
+                w.opt_str(error.as_deref());
+            }
+        }
+        w.finish()
+    }
+
+    pub fn decode(body: &[u8]) -> Result<Response, DecodeError> {
+        let mut r = Reader(body);
+        let response = match r.u8()? {
+            LOADED => {
+                let (abi_version, levels, flags) = (r.u32()?, r.u32()?, r.u8()?);
+                Response::Loaded { abi_version, levels, search_info: flags & 1 != 0, last_error: flags & 2 != 0 }
+            }
+            LOAD_FAILED => Response::LoadFailed { reason: r.str()? },
+            STARTED => Response::Started { name: r.opt_str()?, error: r.opt_str()? },
+            MOVED => {
+                let byte = r.u8()?;
+                let info = match r.u8()? {
+                    0 => None,
+                    _ => Some(OthelloSearchInfo {
+                        size: std::mem::size_of::<OthelloSearchInfo>() as u32,
+                        flags: r.u32()?,
+                        eval: f64::from_bits(r.u64()?),
+                        win_rate: f64::from_bits(r.u64()?),
+                        nodes: r.u64()?,
+                        depth: r.u32()?,
+                        reserved: 0,
+                    }),
+                };
+                Response::Moved { byte, info, error: r.opt_str()? }
+            }
+            _ => return Err(DecodeError("unknown response tag")),
+        };
+        r.end()?;
+        Ok(response)
+    }
+}
+
+/// The body length announced by a frame header.
+pub fn body_length(header: [u8; HEADER]) -> usize {
+    u32::from_le_bytes(header) as usize
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn frame() -> Writer {
+        Writer(vec![0; HEADER])
+    }
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        // Texts come from bots: cut them so a frame always fits.
+        let mut end = s.len().min(MAX_TEXT);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.u32(end as u32);
+        self.0.extend_from_slice(&s.as_bytes()[..end]);
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+        }
+    }
+    fn finish(mut self) -> Vec<u8> {
+        let body = (self.0.len() - HEADER) as u32;
+        self.0[..HEADER].copy_from_slice(&body.to_le_bytes());
+        self.0
+    }
+}
+
+/// Longest text (name, error) carried in a frame.
+const MAX_TEXT: usize = 4096;
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], DecodeError> {
+        if self.0.len() < n {
+            return Err(DecodeError("frame too short"));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+    fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn str(&mut self) -> Result<String, DecodeError> {
+        let len = self.u32()? as usize;
+        Ok(String::from_utf8_lossy(self.take(len)?).into_owned())
+    }
+    fn opt_str(&mut self) -> Result<Option<String>, DecodeError> {
+        match self.u8()? {
+            0 => Ok(None),
+            _ => self.str().map(Some),
+        }
+    }
+    fn end(&self) -> Result<(), DecodeError> {
+        if self.0.is_empty() { Ok(()) } else { Err(DecodeError("trailing bytes in frame")) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(frame: &[u8]) -> &[u8] {
+        assert_eq!(body_length(frame[..HEADER].try_into().unwrap()), frame.len() - HEADER);
+        &frame[HEADER..]
+    }
+
+    #[test]
+    fn every_message_survives_the_channel() {
+        let board = OthelloBoard::new(&othello_sdk::Position::start(), 250);
+        for request in [Request::NewGame { level: Some(3) }, Request::NewGame { level: None }, Request::Think { board }]
+        {
+            assert_eq!(Request::decode(body(&request.encode())), Ok(request));
+        }
+        let info =
+            OthelloSearchInfo { size: 40, flags: 5, eval: -2.5, win_rate: 0.0, nodes: 123, depth: 0, reserved: 0 };
+        for response in [
+            Response::Loaded { abi_version: 1, levels: 5, search_info: true, last_error: false },
+            Response::LoadFailed { reason: "missing symbol `think`".into() },
+            Response::Started { name: Some("Bot ✓".into()), error: None },
+            Response::Moved { byte: 0xFE, info: Some(info), error: Some("panicked: boom".into()) },
+            Response::Moved { byte: 0x23, info: None, error: None },
+        ] {
+            assert_eq!(Response::decode(body(&response.encode())), Ok(response));
+        }
+        assert!(Response::decode(&[9]).is_err());
+        assert!(Request::decode(&[THINK, 1, 2]).is_err());
+    }
+}
