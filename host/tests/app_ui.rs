@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use othello_host::app::{Ending, Game, OthelloApp, SeatChoice, Settings};
+use othello_host::app::catalog::FolderSource;
+use othello_host::app::{BotRunning, Ending, Game, OthelloApp, SeatChoice, Settings};
+use othello_host::runner::RunnerConfig;
+use othello_host::seat::Termination;
 use othello_sdk::{Color, Move, Position, parse_transcript_from};
 
 /// How long a test waits for a bot before it fails.
@@ -49,10 +52,13 @@ fn bot(path: &Path) -> SeatChoice {
 }
 
 /// The real app with `settings`, scanning only `folders`, in a window big enough for every panel.
+/// Bots run in runner processes of the `othello` binary, as in the app.
 fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
+    let running =
+        BotRunning { runner: RunnerConfig::with_executable(env!("CARGO_BIN_EXE_othello")), ..Default::default() };
     Harness::builder()
         .with_size([1200.0, 800.0])
-        .build_eframe(move |cc| OthelloApp::with_folders(&cc.egui_ctx, settings, folders))
+        .build_eframe(move |cc| OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(folders), running))
 }
 
 fn humans() -> Settings {
@@ -159,10 +165,11 @@ fn a_game_against_a_crashing_bot_ends_with_the_forfeit_banner_and_the_app_goes_o
     harness.get_by_label("d3").click();
     wait_until(&mut harness, "the forfeit", |app| app.game().is_over());
 
-    let Some(Ending::Forfeit { loser, reason, .. }) = harness.state().game().ending().cloned() else {
+    let Some(Ending::Forfeit { loser, failure }) = harness.state().game().ending().cloned() else {
         panic!("expected a forfeit, got {:?}", harness.state().game().ending());
     };
-    assert_eq!((loser, reason.as_str()), (Color::White, "crash"));
+    assert_eq!((loser, failure.termination), (Color::White, Termination::Crash));
+    assert!(failure.detail.contains("signal"), "{}", failure.detail);
     assert!(harness.query_by_label_contains("Black wins by forfeit — White lost by crash").is_some());
 
     // The app keeps running: a new game starts normally.

@@ -1,5 +1,6 @@
-//! The bot libraries the app knows about: scanned from the plugin folders on a background
-//! thread, rescanned when a library in them is added, removed or rebuilt.
+//! The bot libraries the app knows about, kept up to date by a watcher thread: it polls the
+//! plugin folders every [`RESCAN_POLL_INTERVAL`] and, when a library was added, removed or
+//! rebuilt, probes them all again (each in a runner child, as `othello list` does) and wakes the UI.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -7,94 +8,61 @@ use std::thread;
 use std::time::{Duration, SystemTime};
 
 use super::players::Waker;
+use crate::plugins::{PluginInfo, plugin_folders, probe_all, scan};
+use crate::runner::RunnerConfig;
 
 /// How often the plugin folders are checked for changes.
 pub const RESCAN_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
-/// One library found in a plugin folder.
+/// Where to look for plugins.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PluginEntry {
-    pub path: PathBuf,
-    /// The bot's name from `init`, for a working library.
-    pub name: Option<String>,
-    /// Strength levels (0 = none).
-    pub levels: u32,
-    /// `Ok` or why the library cannot be used.
-    pub status: Result<(), String>,
+pub enum FolderSource {
+    /// `./plugins`, these extra folders and the executable's folder (those that exist, re-checked
+    /// on every poll so a folder created later is found).
+    Standard { extra: Vec<PathBuf> },
+    /// Exactly these folders.
+    Exact(Vec<PathBuf>),
 }
 
-impl PluginEntry {
-    /// The name to show: the bot's own, else the file stem.
-    pub fn display_name(&self) -> String {
-        self.name.clone().unwrap_or_else(|| file_stem(&self.path))
+impl FolderSource {
+    pub fn folders(&self) -> Vec<PathBuf> {
+        match self {
+            FolderSource::Standard { extra } => plugin_folders(extra),
+            FolderSource::Exact(folders) => folders.clone(),
+        }
     }
-
-    pub fn is_usable(&self) -> bool {
-        self.status.is_ok()
-    }
-}
-
-pub fn file_stem(path: &Path) -> String {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    stem.strip_prefix(std::env::consts::DLL_PREFIX).filter(|s| !s.is_empty()).map(str::to_owned).unwrap_or(stem)
 }
 
 /// A fingerprint of the libraries in the folders: paths with their sizes and modification times.
 type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
-fn fingerprint(folders: &[PathBuf]) -> Fingerprint {
-    let mut prints: Fingerprint = library_files(folders)
-        .into_iter()
-        .map(|path| {
-            let meta = std::fs::metadata(&path).ok();
-            let size = meta.as_ref().map_or(0, |m| m.len());
-            let modified = meta.and_then(|m| m.modified().ok());
-            (path, size, modified)
-        })
-        .collect();
-    prints.sort();
-    prints
-}
-
-/// Files with the platform's shared-library extension in the folders.
-fn library_files(folders: &[PathBuf]) -> Vec<PathBuf> {
-    let suffix = std::env::consts::DLL_SUFFIX;
-    let mut files = Vec::new();
-    for folder in folders {
-        let Ok(entries) = std::fs::read_dir(folder) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_file() && path.to_string_lossy().ends_with(suffix) {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files.dedup();
+fn fingerprint(files: &[PathBuf]) -> Fingerprint {
     files
-}
-
-/// Checks every library of the folders (slow: each is loaded in isolation).
-fn scan(folders: &[PathBuf]) -> Vec<PluginEntry> {
-    library_files(folders).into_iter().map(|path| PluginEntry { path, name: None, levels: 0, status: Ok(()) }).collect()
+        .iter()
+        .map(|path| {
+            let meta = std::fs::metadata(path).ok();
+            (path.clone(), meta.as_ref().map_or(0, |m| m.len()), meta.and_then(|m| m.modified().ok()))
+        })
+        .collect()
 }
 
 /// A scan result from the watcher.
 struct Scanned {
+    source: FolderSource,
     folders: Vec<PathBuf>,
-    entries: Vec<PluginEntry>,
+    entries: Vec<PluginInfo>,
 }
 
 enum Command {
-    Folders(Vec<PathBuf>),
+    Source(FolderSource),
     Rescan,
 }
 
-/// The catalogue, kept up to date by a watcher thread that polls the folders every
-/// [`RESCAN_POLL_INTERVAL`] and rescans (waking the UI) only when a library changed.
+/// The catalogue of plugins, with its watcher thread.
 pub struct Catalog {
+    source: FolderSource,
     folders: Vec<PathBuf>,
-    entries: Vec<PluginEntry>,
+    entries: Vec<PluginInfo>,
     commands: Sender<Command>,
     results: Receiver<Scanned>,
     scanning: bool,
@@ -103,33 +71,46 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Starts watching `folders`; the first scan starts at once.
-    pub fn new(folders: Vec<PathBuf>, wake: Waker) -> Catalog {
+    /// Starts watching; the first scan starts at once.
+    pub fn new(source: FolderSource, runner: RunnerConfig, wake: Waker) -> Catalog {
         let (commands, command_rx) = channel();
         let (result_tx, results) = channel();
-        let watched = folders.clone();
-        // If the thread cannot start, the catalogue just stays empty.
+        let watched = source.clone();
+        // Without the thread the catalogue stays empty; the app still works with humans.
         let _ = thread::Builder::new()
             .name("plugin watcher".into())
-            .spawn(move || watch(watched, command_rx, result_tx, wake));
-        Catalog { folders, entries: Vec::new(), commands, results, scanning: true, scanned_at: None }
+            .spawn(move || watch(watched, runner, command_rx, result_tx, wake));
+        Catalog {
+            folders: source.folders(),
+            source,
+            entries: Vec::new(),
+            commands,
+            results,
+            scanning: true,
+            scanned_at: None,
+        }
     }
 
+    /// The folders scanned last.
     pub fn folders(&self) -> &[PathBuf] {
         &self.folders
     }
 
-    pub fn set_folders(&mut self, folders: Vec<PathBuf>) {
-        self.folders = folders.clone();
-        self.scanning = true;
-        let _ = self.commands.send(Command::Folders(folders));
+    pub fn source(&self) -> &FolderSource {
+        &self.source
     }
 
-    pub fn entries(&self) -> &[PluginEntry] {
+    pub fn set_source(&mut self, source: FolderSource) {
+        self.source = source.clone();
+        self.scanning = true;
+        let _ = self.commands.send(Command::Source(source));
+    }
+
+    pub fn entries(&self) -> &[PluginInfo] {
         &self.entries
     }
 
-    pub fn entry(&self, path: &Path) -> Option<&PluginEntry> {
+    pub fn entry(&self, path: &Path) -> Option<&PluginInfo> {
         self.entries.iter().find(|e| e.path == path)
     }
 
@@ -142,38 +123,44 @@ impl Catalog {
         let _ = self.commands.send(Command::Rescan);
     }
 
-    /// Takes the watcher's latest scan, if any; returns whether the list changed.
-    pub fn update(&mut self) -> bool {
-        let mut changed = false;
+    /// Takes the watcher's latest scan, if any.
+    pub fn update(&mut self) {
         while let Ok(scanned) = self.results.try_recv() {
-            if scanned.folders == self.folders {
+            if scanned.source == self.source {
                 self.scanning = false;
                 self.scanned_at = Some(SystemTime::now());
-                changed |= scanned.entries != self.entries;
+                self.folders = scanned.folders;
                 self.entries = scanned.entries;
             }
         }
-        changed
     }
 }
 
-fn watch(mut folders: Vec<PathBuf>, commands: Receiver<Command>, results: Sender<Scanned>, wake: Waker) {
+fn watch(
+    mut source: FolderSource,
+    runner: RunnerConfig,
+    commands: Receiver<Command>,
+    results: Sender<Scanned>,
+    wake: Waker,
+) {
     let mut scanned_print: Option<Fingerprint> = None;
     let mut forced = true;
     loop {
-        let print = fingerprint(&folders);
+        let folders = source.folders();
+        let files = scan(&folders);
+        let print = fingerprint(&files);
         if forced || scanned_print.as_ref() != Some(&print) {
-            let entries = scan(&folders);
+            let entries = probe_all(&files, &runner);
             scanned_print = Some(print);
-            if results.send(Scanned { folders: folders.clone(), entries }).is_err() {
+            if results.send(Scanned { source: source.clone(), folders, entries }).is_err() {
                 return;
             }
             wake();
         }
         forced = false;
         match commands.recv_timeout(RESCAN_POLL_INTERVAL) {
-            Ok(Command::Folders(new)) => {
-                folders = new;
+            Ok(Command::Source(new)) => {
+                source = new;
                 forced = true;
             }
             Ok(Command::Rescan) => forced = true,
@@ -181,18 +168,4 @@ fn watch(mut folders: Vec<PathBuf>, commands: Receiver<Command>, results: Sender
             Err(RecvTimeoutError::Disconnected) => return,
         }
     }
-}
-
-/// The standard plugin folders: `./plugins`, the executable's folder, then the user's extra ones.
-pub fn standard_folders(extra: &[PathBuf]) -> Vec<PathBuf> {
-    let mut folders = vec![PathBuf::from("plugins")];
-    if let Some(dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_owned)) {
-        folders.push(dir);
-    }
-    for folder in extra {
-        if !folders.contains(folder) {
-            folders.push(folder.clone());
-        }
-    }
-    folders
 }

@@ -5,6 +5,8 @@
 use std::time::Duration;
 
 use super::color_name as name;
+use crate::record::FORFEIT_DISCS;
+use crate::seat::Failure;
 use othello_sdk::{
     Bitboard, Color, IllegalMove, Move, Outcome, Position, SearchInfo, TranscriptError, format_transcript,
     parse_transcript_from,
@@ -36,11 +38,10 @@ pub enum Ending {
     /// Neither side can move.
     Normal,
     Resigned(Color),
-    /// A bot lost by a failure: `reason` is the termination (crash, timeout …), `detail` says what happened.
+    /// A bot lost by a failure (crash, timeout, illegal move …).
     Forfeit {
         loser: Color,
-        reason: String,
-        detail: String,
+        failure: Failure,
     },
     /// Stopped by the user without a result.
     Aborted,
@@ -63,9 +64,9 @@ impl GameResult {
         match (&self.ending, self.outcome) {
             (Ending::Aborted, _) => format!("Game aborted at {black}–{white}"),
             (Ending::Resigned(loser), _) => format!("{} resigned: {} wins", name(*loser), name(!*loser)),
-            (Ending::Forfeit { loser, reason, detail }, _) => {
-                let detail = if detail.is_empty() { String::new() } else { format!(": {detail}") };
-                format!("{} wins by forfeit — {} lost by {reason}{detail}", name(!*loser), name(*loser))
+            (Ending::Forfeit { loser, failure }, _) => {
+                let detail = if failure.detail.is_empty() { String::new() } else { format!(": {}", failure.detail) };
+                format!("{} wins by forfeit — {} lost by {}{detail}", name(!*loser), name(*loser), failure.termination)
             }
             (Ending::Normal, Some(Outcome::Win(winner))) => format!("{} wins {black}–{white}", name(winner)),
             (Ending::Normal, _) => format!("Draw {black}–{white}"),
@@ -181,7 +182,7 @@ impl Game {
             Ending::Normal => (live.outcome(), live.final_score()),
             Ending::Aborted => (None, live.disc_counts()),
             Ending::Resigned(loser) | Ending::Forfeit { loser, .. } => {
-                (Some(Outcome::Win(!*loser)), forfeit_score(live, !*loser))
+                (Some(Outcome::Win(!*loser)), forfeit_score(!*loser))
             }
         };
         Some(GameResult { outcome, score, ending })
@@ -282,14 +283,11 @@ impl Game {
     }
 }
 
-/// The score of a game won by a forfeit or resignation: the discs as they stand, with the empties
-/// to the winner, as the referee scores it.
-fn forfeit_score(position: Position, winner: Color) -> (u32, u32) {
-    let (black, white) = position.disc_counts();
-    let empties = 64 - black - white;
+/// The score of a game won by a forfeit or resignation, as the referee scores a forfeit.
+fn forfeit_score(winner: Color) -> (u32, u32) {
     match winner {
-        Color::Black => (black + empties, white),
-        Color::White => (black, white + empties),
+        Color::Black => (FORFEIT_DISCS, 0),
+        Color::White => (0, FORFEIT_DISCS),
     }
 }
 
@@ -369,12 +367,13 @@ mod tests {
     #[test]
     fn forfeit_ends_the_game_for_the_other_side_and_blocks_moves() {
         let mut game = Game::from_transcript("f5").unwrap();
-        game.end(Ending::Forfeit { loser: Color::White, reason: "crash".into(), detail: "signal 11".into() });
+        let failure = Failure::new(crate::seat::Termination::Crash, "killed by signal 11");
+        game.end(Ending::Forfeit { loser: Color::White, failure });
         assert_eq!(game.play(mv("d6"), None, None), Err(IllegalMove::GameOver));
         let result = game.result().unwrap();
         assert_eq!(result.outcome, Some(Outcome::Win(Color::Black)));
-        assert_eq!(result.score, (4 + 59, 1));
-        assert!(result.headline().contains("crash: signal 11"), "{}", result.headline());
+        assert_eq!(result.score, (64, 0));
+        assert_eq!(result.headline(), "Black wins by forfeit — White lost by crash: killed by signal 11");
         assert!(!game.can_undo());
     }
 

@@ -5,8 +5,7 @@
 //! workers, scans) lives in the app; only [`Settings`] are saved between runs.
 
 mod board;
-pub mod bot_seat;
-mod catalog;
+pub mod catalog;
 pub mod game;
 mod panels;
 mod players;
@@ -18,10 +17,10 @@ use std::time::Duration;
 use egui::{CentralPanel, Key, Panel, Ui};
 use othello_sdk::Square;
 
-use self::catalog::Catalog;
+use self::catalog::{Catalog, FolderSource};
 pub use self::game::{Ending, Game, GameResult};
 use self::players::Waker;
-pub use self::session::Session;
+pub use self::session::{BotRunning, Session};
 pub use self::settings::{SeatChoice, Settings};
 
 /// Window title, and the name the settings are stored under.
@@ -69,7 +68,6 @@ pub struct OthelloApp {
     settings: Settings,
     session: Session,
     catalog: Catalog,
-    ctx: egui::Context,
     tab: Tab,
     /// The transcript text field.
     transcript_input: String,
@@ -88,21 +86,26 @@ impl OthelloApp {
         OthelloApp::new(&cc.egui_ctx, settings)
     }
 
-    /// The app with `settings`, scanning the standard plugin folders.
+    /// The app with `settings`, scanning the standard plugin folders, bots in runner processes
+    /// started from this executable.
     pub fn new(ctx: &egui::Context, settings: Settings) -> OthelloApp {
-        let folders = catalog::standard_folders(&settings.extra_plugin_folders);
-        OthelloApp::with_folders(ctx, settings, folders)
+        let plugins = FolderSource::Standard { extra: settings.extra_plugin_folders.clone() };
+        OthelloApp::with_config(ctx, settings, plugins, BotRunning::default())
     }
 
-    /// The app with `settings`, scanning exactly `folders` for plugins.
-    pub fn with_folders(ctx: &egui::Context, settings: Settings, folders: Vec<std::path::PathBuf>) -> OthelloApp {
-        let session = Session::new(&settings, waker_factory(ctx));
-        let catalog = Catalog::new(folders, waker_factory(ctx)());
+    /// The app with `settings`, scanning `plugins`, running bots as `running` says.
+    pub fn with_config(
+        ctx: &egui::Context,
+        settings: Settings,
+        plugins: FolderSource,
+        running: BotRunning,
+    ) -> OthelloApp {
+        let catalog = Catalog::new(plugins, running.runner.clone(), waker_factory(ctx)());
+        let session = Session::new(&settings, running, waker_factory(ctx));
         OthelloApp {
             settings,
             session,
             catalog,
-            ctx: ctx.clone(),
             tab: Tab::Play,
             transcript_input: String::new(),
             folder_input: String::new(),

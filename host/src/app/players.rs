@@ -7,11 +7,11 @@
 
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use othello_sdk::{Position, SearchInfo};
 
-use super::bot_seat::{self, BotFailure, BotReply, BotSpec};
+use crate::seat::{Failure, Reply, SeatSpec, Termination, open_seat};
 
 /// Wakes the UI when a worker has news (`egui::Context::request_repaint` in the app).
 pub type Waker = Box<dyn Fn() + Send>;
@@ -22,8 +22,8 @@ enum Request {
 
 enum Event {
     Opened { name: String },
-    Failed(BotFailure),
-    Reply { token: u64, result: Result<BotReply, BotFailure> },
+    Failed(Failure),
+    Reply { token: u64, result: Result<Reply, Failure> },
 }
 
 /// What a worker is doing, as the UI shows it.
@@ -36,18 +36,18 @@ pub enum WorkerState {
         since: Instant,
     },
     /// The bot could not be opened or started; the seat loses its game.
-    Failed(BotFailure),
+    Failed(Failure),
 }
 
 /// A finished `think`: the reply or the failure, for the request `token`.
 pub struct Answer {
     pub token: u64,
-    pub result: Result<BotReply, BotFailure>,
+    pub result: Result<Reply, Failure>,
 }
 
 /// One seat's bot on its own thread.
 pub struct BotWorker {
-    spec: BotSpec,
+    spec: SeatSpec,
     requests: Sender<Request>,
     events: Receiver<Event>,
     name: Option<String>,
@@ -58,18 +58,19 @@ pub struct BotWorker {
 
 impl BotWorker {
     /// Starts a worker that opens the bot and prepares it for a new game.
-    pub fn spawn(spec: BotSpec, wake: Waker) -> BotWorker {
+    /// Each move the bot is told `time_limit` (the seat enforces it with its grace margin).
+    pub fn spawn(spec: SeatSpec, time_limit: Option<Duration>, wake: Waker) -> BotWorker {
         let (requests, request_rx) = channel::<Request>();
         let (event_tx, events) = channel::<Event>();
         let thread_spec = spec.clone();
-        let name = format!("bot {}", spec.path.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default());
+        let name = format!("bot {}", crate::seat::library_stem(&spec.library));
         let spawned = thread::Builder::new().name(name).spawn(move || {
             let send = |event| {
                 let delivered = event_tx.send(event).is_ok();
                 wake();
                 delivered
             };
-            let mut seat = match bot_seat::open(&thread_spec).and_then(|mut seat| seat.new_game().map(|()| seat)) {
+            let mut seat = match open_seat(&thread_spec).and_then(|mut seat| seat.new_game().map(|()| seat)) {
                 Ok(seat) => seat,
                 Err(failure) => {
                     send(Event::Failed(failure));
@@ -80,7 +81,7 @@ impl BotWorker {
                 return;
             }
             for Request::Think { token, position } in request_rx {
-                let result = seat.think(&position);
+                let result = seat.think(&position, time_limit);
                 if !send(Event::Reply { token, result }) {
                     return;
                 }
@@ -88,14 +89,12 @@ impl BotWorker {
         });
         let state = match spawned {
             Ok(_) => WorkerState::Opening,
-            Err(e) => {
-                WorkerState::Failed(BotFailure { reason: "load-error".into(), detail: format!("no thread: {e}") })
-            }
+            Err(e) => WorkerState::Failed(Failure::new(Termination::LoadError, format!("no thread to run it: {e}"))),
         };
         BotWorker { spec, requests, events, name: None, state, last_info: None }
     }
 
-    pub fn spec(&self) -> &BotSpec {
+    pub fn spec(&self) -> &SeatSpec {
         &self.spec
     }
 
@@ -120,8 +119,7 @@ impl BotWorker {
         if self.requests.send(Request::Think { token, position }).is_ok() {
             self.state = WorkerState::Thinking { token, since: Instant::now() };
         } else {
-            self.state =
-                WorkerState::Failed(BotFailure { reason: "crash".into(), detail: "the bot's worker stopped".into() });
+            self.state = WorkerState::Failed(worker_stopped());
         }
     }
 
@@ -137,21 +135,22 @@ impl BotWorker {
                 Ok(Event::Reply { token, result }) => {
                     self.state = WorkerState::Ready;
                     if let Ok(reply) = &result {
-                        self.last_info = reply.info.clone();
+                        self.last_info = reply.info;
                     }
                     return Some(Answer { token, result });
                 }
                 Err(TryRecvError::Empty) => return None,
                 Err(TryRecvError::Disconnected) => {
                     if !matches!(self.state, WorkerState::Failed(_)) {
-                        self.state = WorkerState::Failed(BotFailure {
-                            reason: "crash".into(),
-                            detail: "the bot's worker stopped".into(),
-                        });
+                        self.state = WorkerState::Failed(worker_stopped());
                     }
                     return None;
                 }
             }
         }
     }
+}
+
+fn worker_stopped() -> Failure {
+    Failure::new(Termination::Crash, "the bot's worker thread stopped")
 }

@@ -5,13 +5,38 @@ use std::time::{Duration, Instant};
 
 use othello_sdk::{Color, Move, Square};
 
-use super::bot_seat::{BotFailure, BotSpec};
 use super::game::{Ending, Game};
 use super::players::{BotWorker, Waker, WorkerState};
 use super::settings::{SeatChoice, Settings};
+use crate::referee;
+use crate::runner::RunnerConfig;
+use crate::seat::{DEFAULT_GRACE, Failure, Isolation, SeatSpec, Termination};
 
-/// Termination reason of a bot whose reply is not a legal move.
-const ILLEGAL_MOVE: &str = "illegal-move";
+/// How the app runs bots: each seat in its own runner process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotRunning {
+    pub runner: RunnerConfig,
+    /// Margin over the time limit before a bot loses on time.
+    pub grace: Duration,
+}
+
+impl Default for BotRunning {
+    fn default() -> BotRunning {
+        BotRunning { runner: RunnerConfig::default(), grace: DEFAULT_GRACE }
+    }
+}
+
+impl BotRunning {
+    /// The seat of the library at `library`.
+    pub fn seat_spec(&self, library: &std::path::Path, level: Option<u32>) -> SeatSpec {
+        SeatSpec {
+            library: library.to_owned(),
+            level,
+            isolation: Isolation::Isolated(self.runner.clone()),
+            grace: self.grace,
+        }
+    }
+}
 
 /// Who sits in a colour's seat during this game.
 pub enum Seat {
@@ -43,6 +68,7 @@ pub struct Thinking {
 pub struct Session {
     pub game: Game,
     seats: [Seat; 2],
+    running: BotRunning,
     make_waker: Box<dyn Fn() -> Waker>,
     next_token: u64,
     pending: Option<(Color, u64)>,
@@ -56,10 +82,11 @@ pub struct Session {
 
 impl Session {
     /// A new game from the start with the seats of `settings`.
-    pub fn new(settings: &Settings, make_waker: Box<dyn Fn() -> Waker>) -> Session {
+    pub fn new(settings: &Settings, running: BotRunning, make_waker: Box<dyn Fn() -> Waker>) -> Session {
         let mut session = Session {
             game: Game::default(),
             seats: [Seat::Human, Seat::Human],
+            running,
             make_waker,
             next_token: 0,
             pending: None,
@@ -89,8 +116,8 @@ impl Session {
                 SeatChoice::Bot { path, level } => {
                     let time_limit =
                         (settings.time_per_move_ms > 0).then(|| Duration::from_millis(settings.time_per_move_ms));
-                    let spec = BotSpec { path: path.clone(), level: *level, time_limit };
-                    Seat::Bot(BotWorker::spawn(spec, (self.make_waker)()))
+                    let spec = self.running.seat_spec(path, *level);
+                    Seat::Bot(BotWorker::spawn(spec, time_limit, (self.make_waker)()))
                 }
             };
         }
@@ -237,15 +264,13 @@ impl Session {
             self.pending = None;
             self.step_once = false;
             match answer.result {
-                Ok(reply) => match Move::from_byte(reply.byte) {
-                    Err(off_board) => self.forfeit(color, ILLEGAL_MOVE, off_board.to_string()),
+                Ok(reply) => match referee::validate(&self.game.live(), reply.byte) {
+                    Err(why) => self.forfeit(color, Failure::new(Termination::IllegalMove, why)),
                     Ok(mv) => {
-                        if let Err(why) = self.apply(mv, Some(reply.elapsed), reply.info) {
-                            self.forfeit(color, ILLEGAL_MOVE, format!("{mv}: {why}"));
-                        }
+                        self.apply(mv, Some(reply.elapsed), reply.info).expect("validated by the referee");
                     }
                 },
-                Err(failure) => self.forfeit_with(color, failure),
+                Err(failure) => self.forfeit(color, failure),
             }
         }
 
@@ -261,7 +286,7 @@ impl Session {
             }
             Seat::Bot(worker) => match worker.state().clone() {
                 WorkerState::Failed(failure) => {
-                    self.forfeit_with(color, failure);
+                    self.forfeit(color, failure);
                     None
                 }
                 WorkerState::Opening | WorkerState::Thinking { .. } => None,
@@ -286,13 +311,9 @@ impl Session {
         }
     }
 
-    fn forfeit_with(&mut self, loser: Color, failure: BotFailure) {
-        self.forfeit(loser, &failure.reason, failure.detail);
-    }
-
-    fn forfeit(&mut self, loser: Color, reason: &str, detail: String) {
+    fn forfeit(&mut self, loser: Color, failure: Failure) {
         self.pending = None;
-        self.game.end(Ending::Forfeit { loser, reason: reason.to_owned(), detail });
+        self.game.end(Ending::Forfeit { loser, failure });
     }
 }
 

@@ -1,13 +1,13 @@
 //! Who plays Black and White (human or a bot with its level), time per move, and display options.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use egui::Ui;
 use othello_sdk::Color;
 
 use crate::app::OthelloApp;
-use crate::app::catalog::file_stem;
 use crate::app::settings::SeatChoice;
+use crate::seat::library_stem;
 
 /// Longest time per move offered, in milliseconds.
 const MAX_TIME_PER_MOVE_MS: u64 = 600_000;
@@ -47,7 +47,7 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     let label_of = |choice: &SeatChoice| match choice {
         SeatChoice::Human => "Human".to_owned(),
         SeatChoice::Bot { path, .. } => {
-            app.catalog.entry(path).map_or_else(|| file_stem(path), |entry| entry.display_name())
+            app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone())
         }
     };
     let mut chosen = current.clone();
@@ -57,12 +57,12 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
             .width(170.0)
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut chosen, SeatChoice::Human, "Human");
-                for entry in app.catalog.entries().iter().filter(|e| e.is_usable()) {
+                for entry in app.catalog.entries().iter().filter(|e| e.is_ok()) {
                     let level = (entry.levels > 0).then_some(entry.levels);
                     let choice = SeatChoice::Bot { path: entry.path.clone(), level };
                     let selected = matches!(&current, SeatChoice::Bot { path, .. } if *path == entry.path);
                     if ui
-                        .selectable_label(selected, entry.display_name())
+                        .selectable_label(selected, &entry.name)
                         .on_hover_text(entry.path.display().to_string())
                         .clicked()
                         && !selected
@@ -95,6 +95,6 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     }
 }
 
-fn path_text(path: &PathBuf) -> String {
+fn path_text(path: &Path) -> String {
     path.display().to_string()
 }

@@ -1,11 +1,12 @@
-//! Every library found in the plugin folders with its status, the folders, and Rescan.
+//! Every library found in the plugin folders with its status, the folders scanned, and Rescan.
 
 use std::path::PathBuf;
 
 use egui::{Color32, RichText, Ui};
 
 use crate::app::OthelloApp;
-use crate::app::catalog::standard_folders;
+use crate::app::catalog::FolderSource;
+use crate::plugins::PluginStatus;
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("Plugins");
@@ -26,14 +27,16 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     for entry in app.catalog.entries() {
         ui.group(|ui| {
             ui.set_width(ui.available_width());
-            ui.label(RichText::new(entry.display_name()).strong());
+            ui.label(RichText::new(&entry.name).strong());
             ui.small(entry.path.display().to_string());
             match &entry.status {
-                Ok(()) => {
-                    let levels = if entry.levels > 0 { format!(", {} levels", entry.levels) } else { String::new() };
-                    ui.colored_label(Color32::LIGHT_GREEN, format!("OK{levels}"));
+                PluginStatus::Ok => {
+                    let abi = entry.abi_version.map(|v| format!("ABI {v}")).unwrap_or_default();
+                    let features = entry.features_text();
+                    let features = if features.is_empty() { String::new() } else { format!(", {features}") };
+                    ui.colored_label(Color32::LIGHT_GREEN, format!("OK · {abi}{features}"));
                 }
-                Err(why) => {
+                PluginStatus::Error(why) => {
                     ui.colored_label(Color32::LIGHT_RED, why);
                 }
             }
@@ -50,21 +53,31 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             }
         });
     }
+    if !app.catalog.folders().iter().any(|f| f.ends_with(crate::plugins::LOCAL_PLUGIN_FOLDER)) {
+        ui.small(format!("(create ./{} to add bots there)", crate::plugins::LOCAL_PLUGIN_FOLDER));
+    }
     ui.horizontal(|ui| {
-        ui.add(egui::TextEdit::singleline(&mut app.folder_input).hint_text("another folder").desired_width(170.0));
-        if ui.button("Add").clicked() && !app.folder_input.trim().is_empty() {
+        let hint = "another folder";
+        ui.add(egui::TextEdit::singleline(&mut app.folder_input).hint_text(hint).desired_width(170.0));
+        if ui.button("Add folder").clicked() && !app.folder_input.trim().is_empty() {
             let folder = PathBuf::from(app.folder_input.trim());
             if !folder.is_dir() {
                 app.show_error(format!("{} is not a folder", folder.display()));
             } else if !app.settings.extra_plugin_folders.contains(&folder) {
                 app.settings.extra_plugin_folders.push(folder);
                 app.folder_input.clear();
-                app.catalog.set_folders(standard_folders(&app.settings.extra_plugin_folders));
+                set_extra_folders(app);
             }
         }
     });
     if let Some(folder) = remove {
         app.settings.extra_plugin_folders.retain(|f| *f != folder);
-        app.catalog.set_folders(standard_folders(&app.settings.extra_plugin_folders));
+        set_extra_folders(app);
+    }
+}
+
+fn set_extra_folders(app: &mut OthelloApp) {
+    if let FolderSource::Standard { .. } = app.catalog.source() {
+        app.catalog.set_source(FolderSource::Standard { extra: app.settings.extra_plugin_folders.clone() });
     }
 }

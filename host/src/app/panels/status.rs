@@ -72,7 +72,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             WorkerState::Failed(failure) if !game.is_over() => {
                 ui.colored_label(
                     Color32::LIGHT_RED,
-                    format!("{}: {} — {}", color_name(color), failure.reason, failure.detail),
+                    format!("{}: {} — {}", color_name(color), failure.termination, failure.detail),
                 );
             }
             _ => {}
@@ -100,7 +100,7 @@ fn seat_name(app: &OthelloApp, color: Color) -> String {
     match app.session.seat(color) {
         Seat::Human => "Human".to_owned(),
         Seat::Bot(worker) => {
-            worker.name().map(str::to_owned).unwrap_or_else(|| crate::app::catalog::file_stem(&worker.spec().path))
+            worker.name().map(str::to_owned).unwrap_or_else(|| crate::seat::library_stem(&worker.spec().library))
         }
     }
 }
