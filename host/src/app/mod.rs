@@ -7,6 +7,7 @@
 mod board;
 pub mod catalog;
 pub mod game;
+pub mod game_file;
 mod panels;
 mod players;
 pub mod session;
@@ -68,6 +69,8 @@ pub struct OthelloApp {
     settings: Settings,
     session: Session,
     catalog: Catalog,
+    /// For waking the UI from worker threads started later.
+    egui_ctx: egui::Context,
     tab: Tab,
     /// The transcript text field.
     transcript_input: String,
@@ -106,6 +109,7 @@ impl OthelloApp {
             settings,
             session,
             catalog,
+            egui_ctx: ctx.clone(),
             tab: Tab::Play,
             transcript_input: String::new(),
             folder_input: String::new(),
@@ -160,6 +164,44 @@ impl OthelloApp {
         }
     }
 
+    /// The name of the player of `color`: "Human" or the bot's name.
+    pub fn player_name(&self, color: othello_sdk::Color) -> String {
+        match self.session.seat(color) {
+            session::Seat::Human => "Human".to_owned(),
+            session::Seat::Bot(worker) => {
+                worker.name().map(str::to_owned).unwrap_or_else(|| crate::seat::library_stem(&worker.spec().library))
+            }
+        }
+    }
+
+    /// Saves the game as GGF at `path`.
+    pub fn save_game(&mut self, path: &std::path::Path) {
+        let (black, white) = (self.player_name(othello_sdk::Color::Black), self.player_name(othello_sdk::Color::White));
+        let ms = self.settings.time_per_move_ms;
+        let players = game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
+        let text = game_file::to_ggf(self.game(), &players) + "\n";
+        match std::fs::write(path, text) {
+            Ok(()) => self.show_info(format!("Saved to {}", path.display())),
+            Err(e) => self.show_error(format!("Cannot save {}: {e}", path.display())),
+        }
+    }
+
+    /// Opens the first game of a GGF file; on error the current game is kept.
+    pub fn open_game(&mut self, path: &std::path::Path) {
+        match game_file::open(path) {
+            Ok(loaded) => {
+                let others = match loaded.others {
+                    0 => String::new(),
+                    n => format!(" (the file has {n} more; the first was opened)"),
+                };
+                let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
+                self.session.restart(loaded.game, &self.settings);
+                self.show_info(text);
+            }
+            Err(why) => self.show_error(format!("Not opened: {why}")),
+        }
+    }
+
     fn show_error(&mut self, text: String) {
         self.message = Some(Message { text, is_error: true });
     }
@@ -189,9 +231,7 @@ impl OthelloApp {
         if self.flip_progress() < 1.0 {
             ctx.request_repaint();
         }
-        if let Some(wake) = self.matches.update() {
-            ctx.request_repaint_after(wake);
-        }
+        self.matches.update();
     }
 
     /// Progress of the flip animation of the viewed position's last move (1 = done).

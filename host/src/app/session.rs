@@ -99,6 +99,10 @@ impl Session {
         session
     }
 
+    pub fn running(&self) -> &BotRunning {
+        &self.running
+    }
+
     pub fn seat(&self, color: Color) -> &Seat {
         &self.seats[color_index(color)]
     }

@@ -21,4 +21,22 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         let text = app.transcript_input.clone();
         app.load_transcript(&text);
     }
+    ui.add_space(4.0);
+    show_game_file(app, ui);
+}
+
+/// Open / save GGF by path (no native file dialog: its crates are heavy for a text field's job).
+pub fn show_game_file(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.label("Game file (GGF):");
+    ui.add(egui::TextEdit::singleline(&mut app.settings.game_file).desired_width(f32::INFINITY))
+        .accessible_name("Game file");
+    ui.horizontal(|ui| {
+        let path = std::path::PathBuf::from(app.settings.game_file.trim());
+        if ui.button("Open").clicked() {
+            app.open_game(&path);
+        }
+        if ui.button("Save").clicked() {
+            app.save_game(&path);
+        }
+    });
 }
