@@ -223,3 +223,61 @@ fn replay_navigation_shows_the_right_position() {
     harness.run();
     assert_eq!(game(&harness).transcript(), "f5d6c5");
 }
+
+fn set_text(harness: &mut Harness<'_, OthelloApp>, label: &str, text: &str) {
+    harness.get_by_label(label).focus();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.get_by_label(label).type_text(text);
+    harness.run();
+}
+
+#[test]
+fn a_game_saved_as_ggf_opens_again_and_a_broken_file_keeps_the_game() {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-saved.ggf");
+    let mut harness = app(humans(), Vec::new());
+    for square in ["f5", "d6", "c3"] {
+        harness.get_by_label(square).click();
+        harness.run();
+    }
+    set_text(&mut harness, "Game file", path.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Save").click();
+    harness.run();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.starts_with("(;GM[Othello]") && !saved.contains("RE["), "unfinished, so no result: {saved}");
+
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.run();
+    assert!(harness.state().game().moves().is_empty());
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    harness.run();
+    // The host's GGF reader takes only games with a result, so an unfinished save is refused
+    // with the reason, and the current game stays.
+    let message = harness.state().message().unwrap().clone();
+    assert!(message.is_error && message.text.contains("unfinished"), "{}", message.text);
+    assert!(harness.state().game().moves().is_empty());
+
+    // A finished game round-trips exactly.
+    paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3f4");
+    assert!(harness.state().game().is_over());
+    harness.get_by_role_and_label(Role::Button, "Save").click();
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    harness.run();
+    assert_eq!(harness.state().game().transcript(), "d3c3b3d2e1d6d7e3f4");
+    assert!(harness.query_by_label_contains("Black wins 64–0").is_some());
+
+    std::fs::write(
+        &path,
+        "(;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *]B[a1];)",
+    )
+    .unwrap();
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    harness.run();
+    let message = harness.state().message().unwrap();
+    assert!(message.is_error && message.text.starts_with("Not opened"), "{}", message.text);
+    assert_eq!(harness.state().game().transcript(), "d3c3b3d2e1d6d7e3f4", "the game is kept");
+}

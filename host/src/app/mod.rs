@@ -317,6 +317,7 @@ impl eframe::App for OthelloApp {
         self.advance(&ctx);
 
         Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
+        Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
         Panel::left("side").default_size(290.0).resizable(true).show(ui, |ui| {
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.tab, Tab::Play, "Play");

@@ -52,13 +52,20 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             }
         }
     });
-    if let Some(message) = app.message.clone() {
-        ui.horizontal(|ui| {
+}
+
+/// The message line at the bottom: the last error (red) or confirmation, until dismissed.
+pub fn message_line(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.horizontal(|ui| match app.message.clone() {
+        Some(message) => {
             let color = if message.is_error { ERROR_COLOR } else { INFO_COLOR };
-            ui.label(RichText::new(&message.text).color(color));
             if ui.small_button("x").on_hover_text("Dismiss").clicked() {
                 app.message = None;
             }
-        });
-    }
+            ui.label(RichText::new(&message.text).color(color));
+        }
+        None => {
+            ui.weak("Arrow keys: step through the moves. Home / End: first / last position.");
+        }
+    });
 }
