@@ -281,3 +281,25 @@ fn a_game_saved_as_ggf_opens_again_and_a_broken_file_keeps_the_game() {
     assert!(message.is_error && message.text.starts_with("Not opened"), "{}", message.text);
     assert_eq!(harness.state().game().transcript(), "d3c3b3d2e1d6d7e3f4", "the game is kept");
 }
+
+#[test]
+fn bot_against_bot_pauses_and_steps_one_move_at_a_time() {
+    let random = random_bot();
+    let folder = random.parent().unwrap().to_owned();
+    // A long delay between moves: nothing happens on its own during the test.
+    let settings = Settings { black: bot(&random), white: bot(&random), bot_delay_ms: 60_000, ..humans() };
+    let mut harness = app(settings, vec![folder]);
+    harness.get_by_role_and_label(Role::Button, "Pause").click();
+    harness.run();
+    assert!(harness.query_by_role_and_label(Role::Button, "Resume").is_some());
+
+    for expected in 1..=3 {
+        harness.get_by_role_and_label(Role::Button, "Step").click();
+        wait_until(&mut harness, "a stepped move", |app| app.game().moves().len() == expected);
+        std::thread::sleep(Duration::from_millis(50));
+        harness.step();
+        assert_eq!(harness.state().game().moves().len(), expected, "one move per step");
+    }
+    let colors: Vec<Color> = harness.state().game().moves().iter().map(|m| m.color).collect();
+    assert_eq!(colors, [Color::Black, Color::White, Color::Black], "each bot moves in turn");
+}
