@@ -33,7 +33,8 @@ pub fn plugin_folders(extra: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Every file with the platform's shared-library extension in `folders`
-/// (not recursive, so build folders' `deps/` are not listed), sorted per folder.
+/// (not recursive, so build folders' `deps/` are not listed), sorted per
+/// folder, as absolute paths.
 pub fn scan(folders: &[PathBuf]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut seen = Vec::new();
@@ -47,8 +48,8 @@ pub fn scan(folders: &[PathBuf]) -> Vec<PathBuf> {
         for file in files {
             let canonical = file.canonicalize().unwrap_or_else(|_| file.clone());
             if !seen.contains(&canonical) {
-                seen.push(canonical);
-                found.push(file);
+                seen.push(canonical.clone());
+                found.push(canonical);
             }
         }
     }
@@ -140,13 +141,14 @@ pub fn probe_all(paths: &[PathBuf], config: &RunnerConfig) -> Vec<PluginInfo> {
     })
 }
 
-/// Finds the library a command-line name means: an existing path, else a file
+/// Finds the library a command-line name means (as an absolute path, so it
+/// stays valid from any folder): an existing path, else a file
 /// stem in the plugin folders (`alphabeta` for `libalphabeta.so`), else the
 /// name a bot gives itself (case-insensitive).
 pub fn resolve(name: &str, folders: &[PathBuf], config: &RunnerConfig) -> Result<PathBuf, String> {
     let as_path = Path::new(name);
     if as_path.is_file() {
-        return Ok(as_path.to_path_buf());
+        return Ok(as_path.canonicalize().unwrap_or_else(|_| as_path.to_path_buf()));
     }
     let files = scan(folders);
     if let Some(file) = files.iter().find(|f| library_stem(f) == name || f.file_name().is_some_and(|n| n == name)) {

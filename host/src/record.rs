@@ -17,7 +17,7 @@ pub struct MoveRecord {
     #[serde(rename = "move", with = "serde_move")]
     pub mv: Move,
     /// Time the bot took, as the host measured it.
-    #[serde(with = "serde_duration")]
+    #[serde(rename = "elapsed_ns", with = "serde_duration")]
     pub elapsed: Duration,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "serde_info")]
     pub info: Option<SearchInfo>,
@@ -242,13 +242,13 @@ mod serde_duration {
     use super::*;
     use serde::{Deserializer, Serializer};
 
-    /// Microseconds.
+    /// Nanoseconds (u64 holds 584 years).
     pub fn serialize<S: Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(duration.as_micros().min(u64::MAX as u128) as u64)
+        s.serialize_u64(duration.as_nanos().min(u64::MAX as u128) as u64)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        Ok(Duration::from_micros(u64::deserialize(d)?))
+        Ok(Duration::from_nanos(u64::deserialize(d)?))
     }
 }
 

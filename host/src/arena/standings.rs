@@ -134,13 +134,16 @@ impl Standings {
         if self.cross.len() > 2 {
             out += "\nCross-table (W-D-L of the row against the column):\n";
             let order: Vec<usize> = self.rows.iter().map(|r| r.participant).collect();
+            let cell_width = width.min(MAX_CROSS_TABLE_COLUMN);
             out += &format!("{:<width$}", "");
             for &j in &order {
-                out += &format!("  {:>10}", truncate(&self.rows.iter().find(|r| r.participant == j).unwrap().name, 10));
+                let name = &self.rows.iter().find(|r| r.participant == j).expect("every participant has a row").name;
+                out += &format!("  {:>cell_width$}", truncate(name, cell_width));
             }
             out += "\n";
             for &i in &order {
-                out += &format!("{:<width$}", self.rows.iter().find(|r| r.participant == i).unwrap().name);
+                let name = &self.rows.iter().find(|r| r.participant == i).expect("every participant has a row").name;
+                out += &format!("{name:<width$}");
                 for &j in &order {
                     let cell = if i == j {
                         "-".to_owned()
@@ -148,7 +151,7 @@ impl Standings {
                         let w = self.cross[i][j].wdl;
                         format!("{}-{}-{}", w.wins, w.draws, w.losses)
                     };
-                    out += &format!("  {cell:>10}");
+                    out += &format!("  {cell:>cell_width$}");
                 }
                 out += "\n";
             }
@@ -156,6 +159,9 @@ impl Standings {
         out
     }
 }
+
+/// Widest cross-table column (longer names are cut).
+const MAX_CROSS_TABLE_COLUMN: usize = 16;
 
 fn truncate(text: &str, max: usize) -> String {
     text.chars().take(max).collect()

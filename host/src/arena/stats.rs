@@ -14,6 +14,9 @@ pub struct Wdl {
     pub losses: u32,
 }
 
+/// Pseudo-games of each result added when all results are alike (SPRT).
+const SPRT_PRIOR_GAMES: f64 = 0.5;
+
 /// The standard normal quantile for a two-sided 95 % interval.
 const Z_95: f64 = 1.959_963_984_540_054;
 
@@ -72,7 +75,8 @@ pub fn elo_from_score(score: f64) -> f64 {
     if score >= 1.0 {
         return f64::INFINITY;
     }
-    -400.0 * (1.0 / score - 1.0).log10()
+    // `+ 0.0` turns the -0.0 of an even score into 0.0.
+    -400.0 * (1.0 / score - 1.0).log10() + 0.0
 }
 
 /// Expected score for an Elo difference (logistic model).
@@ -87,7 +91,8 @@ pub fn format_elo(elo: Option<f64>, error: Option<f64>) -> String {
         Some(elo) if elo.is_infinite() => if elo > 0.0 { "+inf" } else { "-inf" }.to_owned(),
         Some(elo) => match error {
             Some(error) if error.is_finite() => format!("{elo:+.1} ± {error:.1}"),
-            _ => format!("{elo:+.1}"),
+            // The interval reaches a perfect score: its width is unbounded.
+            _ => format!("{elo:+.1} ± inf"),
         },
     }
 }
@@ -152,15 +157,20 @@ impl Sprt {
 
     /// The log-likelihood ratio of H1 against H0 for the first bot's results.
     pub fn llr(&self, wdl: Wdl) -> f64 {
-        let n = wdl.games() as f64;
-        let Some(mean) = wdl.score() else { return 0.0 };
-        let variance = (wdl.wins as f64 * (1.0 - mean).powi(2)
-            + wdl.draws as f64 * (0.5 - mean).powi(2)
-            + wdl.losses as f64 * mean.powi(2))
-            / n;
-        if variance <= 0.0 {
-            return 0.0; // all results equal: no information on the spread yet
+        if wdl.games() == 0 {
+            return 0.0;
         }
+        let (mut wins, mut draws, mut losses) = (wdl.wins as f64, wdl.draws as f64, wdl.losses as f64);
+        if [wins, draws, losses].iter().filter(|&&count| count > 0.0).count() == 1 {
+            // All results alike: the spread would be 0. Add half a game of each
+            // kind, a small prior that lets a one-sided match still decide.
+            wins += SPRT_PRIOR_GAMES;
+            draws += SPRT_PRIOR_GAMES;
+            losses += SPRT_PRIOR_GAMES;
+        }
+        let n = wins + draws + losses;
+        let mean = (wins + draws / 2.0) / n;
+        let variance = (wins * (1.0 - mean).powi(2) + draws * (0.5 - mean).powi(2) + losses * mean.powi(2)) / n;
         let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
         n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
     }
@@ -225,6 +235,9 @@ mod tests {
         assert_eq!(sprt.decide(Wdl { wins: 60, draws: 0, losses: 40 }), SprtDecision::Continue);
         assert_eq!(sprt.decide(Wdl { wins: 900, draws: 0, losses: 100 }), SprtDecision::AcceptH1);
         assert_eq!(sprt.decide(Wdl { wins: 100, draws: 0, losses: 900 }), SprtDecision::AcceptH0);
+        // All wins: decided through the prior, not stuck at a zero spread.
+        assert_eq!(sprt.decide(Wdl { wins: 40, draws: 0, losses: 0 }), SprtDecision::AcceptH1);
+        assert_eq!(sprt.decide(Wdl { wins: 1, draws: 0, losses: 0 }), SprtDecision::Continue);
         assert!(Sprt::parse("elo0=5,elo1=0,alpha=0.05,beta=0.05").is_err());
         assert!(Sprt::parse("elo0=0,elo1=5,alpha=0.05").unwrap_err().contains("beta"));
     }

@@ -51,6 +51,7 @@ pub fn run(library: &Path, memory_limit_mb: u64) -> Result<(), String> {
             levels: features.levels,
             search_info: features.search_info,
             last_error: features.last_error,
+            memory_after_load: address_space_size(),
         },
     );
 
@@ -145,21 +146,50 @@ fn duplicate(fd: RawFd) -> Result<RawFd, String> {
 }
 
 /// Exits when the host dies, even while the bot hangs in `think`.
+///
+/// A raw pthread that never allocates: a Rust thread would make glibc reserve
+/// a 64 MiB malloc arena for it, which counts against the memory limit and
+/// would blur out-of-memory classification.
 fn watch_parent() {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
-    let watchdog =
-        std::thread::Builder::new().name("parent-watchdog".into()).stack_size(WATCHDOG_STACK).spawn(move || {
-            loop {
-                std::thread::sleep(PARENT_CHECK_INTERVAL);
-                // SAFETY: as above.
-                if unsafe { libc::getppid() } != parent {
-                    // SAFETY: _exit ends the process without running the bot's destructors,
-                    // which may be in any state while another thread is inside the bot.
-                    unsafe { libc::_exit(EXIT_CHANNEL_BROKEN) };
+    extern "C" fn watchdog(parent: *mut libc::c_void) -> *mut libc::c_void {
+        let parent = parent as usize as libc::pid_t;
+        let interval = libc::timespec { tv_sec: 0, tv_nsec: PARENT_CHECK_INTERVAL.as_nanos() as libc::c_long };
+        loop {
+            // SAFETY: nanosleep reads a valid timespec; getppid has no preconditions;
+            // _exit ends the process at once without running the bot's destructors,
+            // which may be in any state while the main thread is inside the bot.
+            unsafe {
+                libc::nanosleep(&interval, std::ptr::null_mut());
+                if libc::getppid() != parent {
+                    libc::_exit(EXIT_CHANNEL_BROKEN);
                 }
             }
-        });
-    // Without the watchdog the child still exits when the channel closes.
-    drop(watchdog);
+        }
+    }
+    // SAFETY: the attribute is initialised before use and destroyed after; the
+    // thread gets a plain integer as its argument and runs a function that
+    // touches no Rust state. If creation fails the child still exits when the
+    // channel closes.
+    unsafe {
+        let mut attributes: libc::pthread_attr_t = std::mem::zeroed();
+        libc::pthread_attr_init(&mut attributes);
+        libc::pthread_attr_setstacksize(&mut attributes, WATCHDOG_STACK);
+        libc::pthread_attr_setdetachstate(&mut attributes, libc::PTHREAD_CREATE_DETACHED);
+        let mut thread: libc::pthread_t = std::mem::zeroed();
+        libc::pthread_create(&mut thread, &attributes, watchdog, parent as usize as *mut libc::c_void);
+        libc::pthread_attr_destroy(&mut attributes);
+    }
+}
+
+/// This process's address-space size in bytes (0 if unknown).
+fn address_space_size() -> u64 {
+    let pages = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|statm| statm.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages * page_size.max(0) as u64
 }

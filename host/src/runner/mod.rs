@@ -28,7 +28,8 @@ pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// Deadline for a `think` without time limit (the host never waits forever).
 pub const UNLIMITED_THINK_DEADLINE: Duration = Duration::from_secs(24 * 60 * 60);
-/// A dead runner whose peak memory reached this share of the limit died of the limit.
+/// A dead runner whose peak resident memory reached this share of the memory
+/// left to the bot died of the limit.
 const OUT_OF_MEMORY_PEAK_SHARE: f64 = 0.75;
 /// What Rust's allocator prints before aborting when an allocation fails.
 const RUST_ALLOCATION_FAILURE: &str = "memory allocation of";
@@ -69,6 +70,9 @@ pub struct Loaded {
     pub levels: u32,
     pub search_info: bool,
     pub last_error: bool,
+    /// The runner's address-space size once loaded, in bytes: the memory
+    /// limit minus this is what the bot can allocate.
+    pub memory_after_load: u64,
 }
 
 /// A seat whose bot runs in a runner child.
@@ -103,6 +107,7 @@ impl IsolatedSeat {
 
     /// Calls `init` (and sets the level) in the current runner.
     fn start_game(&mut self) -> Result<(), Failure> {
+        let budget = self.memory_budget();
         let runner = self.runner.as_mut().expect("a runner is running");
         let deadline = Instant::now() + self.config.load_timeout;
         let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
@@ -117,8 +122,7 @@ impl IsolatedSeat {
             }
             Ok(other) => protocol_failure(&other),
             Err(error) => {
-                let (mut failure, _) =
-                    channel_failure(runner, error, "init", self.config.load_timeout, self.config.memory_limit_mb);
+                let (mut failure, _) = channel_failure(runner, error, "init", self.config.load_timeout, budget);
                 if failure.termination != Termination::OutOfMemory {
                     failure.termination = Termination::LoadError;
                 }
@@ -126,6 +130,10 @@ impl IsolatedSeat {
             }
         };
         Err(self.fail(result))
+    }
+
+    fn memory_budget(&self) -> MemoryBudget {
+        MemoryBudget { limit_mb: self.config.memory_limit_mb, used_by_runner: self.loaded.memory_after_load }
     }
 
     /// Ends the current runner and attaches its stderr tail to `failure`.
@@ -157,6 +165,7 @@ impl Seat for IsolatedSeat {
     }
 
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
+        let budget = self.memory_budget();
         let Some(runner) = self.runner.as_mut() else {
             return Err(Failure::new(Termination::Crash, "the bot's runner is gone (a new game was not started)"));
         };
@@ -185,7 +194,7 @@ impl Seat for IsolatedSeat {
                     ),
                 )
             }
-            Err(error) => channel_failure(runner, error, "think", allowed, self.config.memory_limit_mb).0,
+            Err(error) => channel_failure(runner, error, "think", allowed, budget).0,
         };
         Err(self.fail(failure))
     }
@@ -198,8 +207,8 @@ fn start_runner(spec: &SeatSpec, config: &RunnerConfig) -> Result<(Runner, Loade
     })?;
     let deadline = Instant::now() + config.load_timeout;
     let failure = match runner.receive(deadline) {
-        Ok(Response::Loaded { abi_version, levels, search_info, last_error }) => {
-            return Ok((runner, Loaded { abi_version, levels, search_info, last_error }));
+        Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {
+            return Ok((runner, Loaded { abi_version, levels, search_info, last_error, memory_after_load }));
         }
         Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),
         Ok(other) => protocol_failure(&other),
@@ -208,7 +217,8 @@ fn start_runner(spec: &SeatSpec, config: &RunnerConfig) -> Result<(Runner, Loade
             format!("did not finish loading within {} ms", config.load_timeout.as_millis()),
         ),
         Err(error) => {
-            let (failure, _) = channel_failure(&mut runner, error, "loading", config.load_timeout, 0);
+            let no_budget = MemoryBudget { limit_mb: 0, used_by_runner: 0 };
+            let (failure, _) = channel_failure(&mut runner, error, "loading", config.load_timeout, no_budget);
             Failure::new(Termination::LoadError, failure.detail)
         }
     };
@@ -226,7 +236,7 @@ fn channel_failure(
     error: ChannelError,
     phase: &str,
     allowed: Duration,
-    memory_limit_mb: u64,
+    budget: MemoryBudget,
 ) -> (Failure, Exit) {
     match error {
         ChannelError::Timeout => {
@@ -248,13 +258,23 @@ fn channel_failure(
         ChannelError::Closed => {
             let exit = runner.wait_exit();
             let tail = runner.stderr_tail();
-            (classify_exit(exit, phase, memory_limit_mb, &tail), exit)
+            (classify_exit(exit, phase, budget, &tail), exit)
         }
     }
 }
 
-/// Crash or out-of-memory, with the signal or exit code.
-fn classify_exit(exit: Exit, phase: &str, memory_limit_mb: u64, stderr_tail: &[String]) -> Failure {
+/// The memory limit of a runner and what the runner itself took of it.
+#[derive(Debug, Clone, Copy)]
+struct MemoryBudget {
+    limit_mb: u64,
+    used_by_runner: u64,
+}
+
+/// Crash or out-of-memory, with the signal or exit code. A process that dies
+/// after filling most of the memory left to the bot died of the limit
+/// (C's malloc returns NULL there, Rust's allocator aborts).
+fn classify_exit(exit: Exit, phase: &str, budget: MemoryBudget, stderr_tail: &[String]) -> Failure {
+    let memory_limit_mb = budget.limit_mb;
     let status = exit.status;
     let how = if libc::WIFSIGNALED(status) {
         format!("killed by {}", signal_name(libc::WTERMSIG(status)))
@@ -263,9 +283,9 @@ fn classify_exit(exit: Exit, phase: &str, memory_limit_mb: u64, stderr_tail: &[S
     } else {
         format!("ended with wait status {status:#x}")
     };
-    let limit_bytes = memory_limit_mb.saturating_mul(1024 * 1024);
+    let left_to_bot = memory_limit_mb.saturating_mul(1024 * 1024).saturating_sub(budget.used_by_runner);
     let allocation_failed = stderr_tail.iter().any(|line| line.contains(RUST_ALLOCATION_FAILURE));
-    let at_limit = limit_bytes > 0 && exit.max_rss_bytes as f64 >= limit_bytes as f64 * OUT_OF_MEMORY_PEAK_SHARE;
+    let at_limit = left_to_bot > 0 && exit.max_rss_bytes as f64 >= left_to_bot as f64 * OUT_OF_MEMORY_PEAK_SHARE;
     if memory_limit_mb > 0 && (allocation_failed || at_limit) {
         return Failure::new(
             Termination::OutOfMemory,

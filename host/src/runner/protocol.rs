@@ -16,8 +16,9 @@ pub enum Request {
 /// Runner → host.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
-    /// The library loaded and speaks a supported ABI.
-    Loaded { abi_version: u32, levels: u32, search_info: bool, last_error: bool },
+    /// The library loaded and speaks a supported ABI; `memory_after_load` is the
+    /// runner's address-space size then, in bytes (what the bot has not used yet).
+    Loaded { abi_version: u32, levels: u32, search_info: bool, last_error: bool, memory_after_load: u64 },
     /// The library is not a usable bot (the loader's explanation).
     LoadFailed { reason: String },
     /// `init` returned; `error` is `othello_last_error` when it returned NULL.
@@ -89,11 +90,12 @@ impl Response {
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::frame();
         match self {
-            Response::Loaded { abi_version, levels, search_info, last_error } => {
+            Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load } => {
                 w.u8(LOADED);
                 w.u32(*abi_version);
                 w.u32(*levels);
                 w.u8(u8::from(*search_info) | u8::from(*last_error) << 1);
+                w.u64(*memory_after_load);
             }
             Response::LoadFailed { reason } => {
                 w.u8(LOAD_FAILED);
@@ -128,8 +130,14 @@ impl Response {
         let mut r = Reader(body);
         let response = match r.u8()? {
             LOADED => {
-                let (abi_version, levels, flags) = (r.u32()?, r.u32()?, r.u8()?);
-                Response::Loaded { abi_version, levels, search_info: flags & 1 != 0, last_error: flags & 2 != 0 }
+                let (abi_version, levels, flags, memory_after_load) = (r.u32()?, r.u32()?, r.u8()?, r.u64()?);
+                Response::Loaded {
+                    abi_version,
+                    levels,
+                    search_info: flags & 1 != 0,
+                    last_error: flags & 2 != 0,
+                    memory_after_load,
+                }
             }
             LOAD_FAILED => Response::LoadFailed { reason: r.str()? },
             STARTED => Response::Started { name: r.opt_str()?, error: r.opt_str()? },
@@ -258,7 +266,13 @@ mod tests {
         let info =
             OthelloSearchInfo { size: 40, flags: 5, eval: -2.5, win_rate: 0.0, nodes: 123, depth: 0, reserved: 0 };
         for response in [
-            Response::Loaded { abi_version: 1, levels: 5, search_info: true, last_error: false },
+            Response::Loaded {
+                abi_version: 1,
+                levels: 5,
+                search_info: true,
+                last_error: false,
+                memory_after_load: 7 << 20,
+            },
             Response::LoadFailed { reason: "missing symbol `think`".into() },
             Response::Started { name: Some("Bot ✓".into()), error: None },
             Response::Moved { byte: 0xFE, info: Some(info), error: Some("panicked: boom".into()) },
