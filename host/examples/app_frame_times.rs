@@ -82,7 +82,7 @@ fn compile_thinker(out: &Path) -> PathBuf {
     let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .args(["-O2", "-shared", "-fPIC", "-I"])
         .arg(manifest.join("../sdk/include"))
-        .arg(manifest.join("tests/bots/thinker_bot.c"))
+        .arg(manifest.join("examples/bots/thinker_bot.c"))
         .arg("-o")
         .arg(&library)
         .status()

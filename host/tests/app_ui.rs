@@ -2,7 +2,6 @@
 //! by their square names, buttons, text fields and keys, against real bot libraries compiled from C.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
@@ -10,41 +9,22 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use othello_host::app::catalog::FolderSource;
 use othello_host::app::{BotRunning, Ending, Game, OthelloApp, SeatChoice, Settings};
-use othello_host::runner::RunnerConfig;
 use othello_host::seat::Termination;
 use othello_sdk::{Color, Move, Position, parse_transcript_from};
+
+mod common;
 
 /// How long a test waits for a bot before it fails.
 const BOT_WAIT: Duration = Duration::from_secs(20);
 
-fn cdylib_name(stem: &str) -> String {
-    format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+/// A well-behaved bot: plays its first legal move.
+fn first_legal_bot() -> PathBuf {
+    common::fixture("first_legal")
 }
 
-/// Compiles a C bot against the sdk's header into its own folder (the folder the app scans).
-fn c_bot(source: &Path, stem: &str) -> PathBuf {
-    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-bots").join(stem);
-    std::fs::create_dir_all(&folder).unwrap();
-    let output = folder.join(cdylib_name(stem));
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/include");
-    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args(["-O2", "-shared", "-fPIC", "-Wall", "-I"])
-        .arg(include)
-        .arg(source)
-        .arg("-o")
-        .arg(&output)
-        .status()
-        .expect("a C compiler (cc) is needed for the app tests");
-    assert!(status.success(), "compiling {}", source.display());
-    output
-}
-
-fn random_bot() -> PathBuf {
-    c_bot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/examples/c/random_bot.c"), "random_c")
-}
-
+/// Plays first legal moves as white; dereferences NULL as soon as it plays black.
 fn crashing_bot() -> PathBuf {
-    c_bot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/crash_bot.c"), "crash_c")
+    common::fixture("segfault")
 }
 
 fn bot(path: &Path) -> SeatChoice {
@@ -54,8 +34,7 @@ fn bot(path: &Path) -> SeatChoice {
 /// The real app with `settings`, scanning only `folders`, in a window big enough for every panel.
 /// Bots run in runner processes of the `othello` binary, as in the app.
 fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
-    let running =
-        BotRunning { runner: RunnerConfig::with_executable(env!("CARGO_BIN_EXE_othello")), ..Default::default() };
+    let running = BotRunning { runner: common::runner_config(), ..Default::default() };
     Harness::builder()
         .with_size([1200.0, 800.0])
         .build_eframe(move |cc| OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(folders), running))
@@ -95,17 +74,14 @@ fn paste_transcript(harness: &mut Harness<'_, OthelloApp>, text: &str) {
 
 #[test]
 fn human_plays_a_legal_cell_by_its_label_and_the_bot_answers() {
-    let random = random_bot();
-    let folder = random.parent().unwrap().to_owned();
-    let settings = Settings { white: bot(&random), ..humans() };
-    let mut harness = app(settings, vec![folder]);
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
 
     harness.get_by_label("d3").click();
     wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
 
     let game = harness.state().game();
-    assert_eq!(game.moves()[0].mv, "d3".parse().unwrap());
-    assert_eq!(game.moves()[1].color, Color::White);
+    assert_eq!(game.transcript(), "d3c3", "c3 is white's first legal move in square order");
     assert_eq!(game.live().side_to_move(), Color::Black, "the human's turn again");
     assert!(harness.query_by_label_contains("Black to move").is_some());
 }
@@ -157,20 +133,17 @@ fn a_bad_pasted_transcript_shows_what_is_wrong_and_keeps_the_game() {
 
 #[test]
 fn a_game_against_a_crashing_bot_ends_with_the_forfeit_banner_and_the_app_goes_on() {
-    let crashing = crashing_bot();
-    let folder = crashing.parent().unwrap().to_owned();
-    let settings = Settings { white: bot(&crashing), ..humans() };
-    let mut harness = app(settings, vec![folder]);
-
-    harness.get_by_label("d3").click();
+    // The bot plays black, so it moves (and crashes) first.
+    let settings = Settings { black: bot(&crashing_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
     wait_until(&mut harness, "the forfeit", |app| app.game().is_over());
 
     let Some(Ending::Forfeit { loser, failure }) = harness.state().game().ending().cloned() else {
         panic!("expected a forfeit, got {:?}", harness.state().game().ending());
     };
-    assert_eq!((loser, failure.termination), (Color::White, Termination::Crash));
+    assert_eq!((loser, failure.termination), (Color::Black, Termination::Crash));
     assert!(failure.detail.contains("signal"), "{}", failure.detail);
-    assert!(harness.query_by_label_contains("Black wins by forfeit — White lost by crash").is_some());
+    assert!(harness.query_by_label_contains("White wins by forfeit — Black lost by crash").is_some());
 
     // The app keeps running: a new game starts normally.
     harness.get_by_role_and_label(Role::Button, "New game").click();
@@ -284,11 +257,10 @@ fn a_game_saved_as_ggf_opens_again_and_a_broken_file_keeps_the_game() {
 
 #[test]
 fn bot_against_bot_pauses_and_steps_one_move_at_a_time() {
-    let random = random_bot();
-    let folder = random.parent().unwrap().to_owned();
+    let first_legal = first_legal_bot();
     // A long delay between moves: nothing happens on its own during the test.
-    let settings = Settings { black: bot(&random), white: bot(&random), bot_delay_ms: 60_000, ..humans() };
-    let mut harness = app(settings, vec![folder]);
+    let settings = Settings { black: bot(&first_legal), white: bot(&first_legal), bot_delay_ms: 60_000, ..humans() };
+    let mut harness = app(settings, Vec::new());
     harness.get_by_role_and_label(Role::Button, "Pause").click();
     harness.run();
     assert!(harness.query_by_role_and_label(Role::Button, "Resume").is_some());
@@ -300,6 +272,5 @@ fn bot_against_bot_pauses_and_steps_one_move_at_a_time() {
         harness.step();
         assert_eq!(harness.state().game().moves().len(), expected, "one move per step");
     }
-    let colors: Vec<Color> = harness.state().game().moves().iter().map(|m| m.color).collect();
-    assert_eq!(colors, [Color::Black, Color::White, Color::Black], "each bot moves in turn");
+    assert_eq!(harness.state().game().transcript(), "d3c3b3", "each bot moves in turn");
 }
