@@ -141,13 +141,13 @@ impl OthelloApp {
         self.session.restart(Game::default(), &self.settings);
     }
 
-    /// Puts `choice` in the seat of `color` and starts a new game.
+    /// Puts `choice` in the seat of `color`; the game goes on with the new players.
     pub fn set_seat(&mut self, color: othello_sdk::Color, choice: SeatChoice) {
         match color {
             othello_sdk::Color::Black => self.settings.black = choice,
             othello_sdk::Color::White => self.settings.white = choice,
         }
-        self.new_game();
+        self.session.seat_players(&self.settings);
     }
 
     /// Loads a pasted transcript as a new game; a bad one leaves the game as it is and says why.

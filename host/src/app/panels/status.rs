@@ -22,7 +22,22 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         Frame::new().fill(fill).inner_margin(8.0).corner_radius(4.0).show(ui, |ui| {
             ui.set_width(ui.available_width());
             ui.label(RichText::new(result.headline()).strong().size(16.0).color(Color32::WHITE));
-            ui.label(RichText::new(format!("Final score {}–{}", result.score.0, result.score.1)).color(Color32::WHITE));
+            let how = match &result.ending {
+                Ending::Normal => "Neither side can move.".to_owned(),
+                Ending::Aborted => "No result.".to_owned(),
+                Ending::Resigned(_) | Ending::Forfeit { .. } => {
+                    format!("Scored {}–{}, as a forfeit is.", result.score.0, result.score.1)
+                }
+            };
+            ui.label(RichText::new(how).color(Color32::WHITE));
+            if let Ending::Forfeit { failure, .. } = &result.ending
+                && !failure.stderr_tail.is_empty()
+            {
+                ui.label(RichText::new("The bot's last output:").color(Color32::WHITE));
+                for line in &failure.stderr_tail {
+                    ui.label(RichText::new(line).monospace().small().color(Color32::LIGHT_GRAY));
+                }
+            }
         });
         ui.add_space(4.0);
     }
