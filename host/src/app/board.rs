@@ -6,7 +6,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Role, Sense, Shape, Stroke, Stro
 use othello_sdk::{Bitboard, Color, Position, Square};
 
 /// Smallest board drawn, in points.
-const MIN_BOARD_SIDE: f32 = 160.0;
+const MIN_BOARD_SIDE: f32 = 80.0;
 /// Room around the grid for the coordinates, as a fraction of the board side.
 const MARGIN_FRACTION: f32 = 0.06;
 /// Disc radius as a fraction of a cell.

@@ -110,8 +110,12 @@ impl Catalog {
         &self.entries
     }
 
+    /// The library at `path` (the same file named relatively or absolutely).
     pub fn entry(&self, path: &Path) -> Option<&PluginInfo> {
-        self.entries.iter().find(|e| e.path == path)
+        self.entries.iter().find(|e| e.path == path).or_else(|| {
+            let canonical = path.canonicalize().ok()?;
+            self.entries.iter().find(|e| e.path.canonicalize().ok().as_ref() == Some(&canonical))
+        })
     }
 
     pub fn is_scanning(&self) -> bool {

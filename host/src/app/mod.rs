@@ -32,6 +32,10 @@ const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
 const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
 /// How often the thinking indicator's clock is redrawn while a bot thinks.
 const THINKING_REFRESH: Duration = Duration::from_millis(100);
+/// Each side panel takes at most this share of the window's width.
+const SIDE_PANEL_MAX_SHARE: f32 = 0.27;
+/// Narrowest a side panel gets.
+const SIDE_PANEL_MIN: f32 = 180.0;
 /// Length of the flip animation.
 const FLIP_ANIMATION: Duration = Duration::from_millis(300);
 
@@ -318,7 +322,9 @@ impl eframe::App for OthelloApp {
 
         Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
         Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
-        Panel::left("side").default_size(290.0).resizable(true).show(ui, |ui| {
+        // Side panels give way to the board in a small window.
+        let side_max = (ui.available_width() * SIDE_PANEL_MAX_SHARE).max(SIDE_PANEL_MIN);
+        Panel::left("side").default_size(290.0).size_range(SIDE_PANEL_MIN..=side_max).resizable(true).show(ui, |ui| {
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.tab, Tab::Play, "Play");
                 ui.selectable_value(&mut self.tab, Tab::Plugins, "Plugins");
@@ -331,7 +337,7 @@ impl eframe::App for OthelloApp {
                 Tab::Matches => panels::matches::show(self, ui),
             });
         });
-        Panel::right("info").default_size(300.0).resizable(true).show(ui, |ui| {
+        Panel::right("info").default_size(300.0).size_range(SIDE_PANEL_MIN..=side_max).resizable(true).show(ui, |ui| {
             panels::status::show(self, ui);
             ui.separator();
             panels::eval_graph::show(self, ui);

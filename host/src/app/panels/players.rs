@@ -13,6 +13,12 @@ use crate::seat::library_stem;
 const MAX_TIME_PER_MOVE_MS: u64 = 600_000;
 /// Longest delay between two bots' moves, in milliseconds.
 const MAX_BOT_DELAY_MS: u64 = 5_000;
+/// Room next to a slider for its value, in points.
+const SLIDER_VALUE_ROOM: f32 = 80.0;
+const MIN_SLIDER_WIDTH: f32 = 60.0;
+/// Room next to a seat's drop-down for its label ("Black"), in points.
+const COMBO_LABEL_ROOM: f32 = 60.0;
+const MAX_COMBO_WIDTH: f32 = 190.0;
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("Players");
@@ -28,11 +34,10 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             .on_hover_text("For bots; 0 = unlimited. Applies from the next game.");
     });
     app.settings.time_per_move_ms = time;
-    ui.horizontal(|ui| {
-        ui.label("Delay between bot moves");
-        ui.add(egui::Slider::new(&mut app.settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"))
-            .accessible_name("Delay between bot moves");
-    });
+    ui.label("Delay between bot moves");
+    ui.spacing_mut().slider_width = (ui.available_width() - SLIDER_VALUE_ROOM).max(MIN_SLIDER_WIDTH);
+    ui.add(egui::Slider::new(&mut app.settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"))
+        .accessible_name("Delay between bot moves");
     ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
     ui.checkbox(&mut app.settings.animate, "Animate flips");
     ui.separator();
@@ -54,7 +59,7 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     ui.horizontal(|ui| {
         egui::ComboBox::new(("seat", color.name()), crate::app::color_name(color))
             .selected_text(label_of(&current))
-            .width(170.0)
+            .width((ui.available_width() - COMBO_LABEL_ROOM).clamp(MIN_SLIDER_WIDTH, MAX_COMBO_WIDTH))
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut chosen, SeatChoice::Human, "Human");
                 for entry in app.catalog.entries().iter().filter(|e| e.is_ok()) {
