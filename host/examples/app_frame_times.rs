@@ -60,6 +60,15 @@ fn main() {
         }
         std::thread::sleep(FRAME_INTERVAL.saturating_sub(took));
     }
+    let slow: Vec<String> = frames
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f > Duration::from_millis(16))
+        .map(|(i, f)| format!("frame {i}: {:.1} ms", f.as_secs_f64() * 1e3))
+        .collect();
+    if !slow.is_empty() {
+        println!("slow frames: {}", slow.join(", "));
+    }
     frames.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let at = |q: f64| frames[((frames.len() - 1) as f64 * q) as usize];

@@ -65,7 +65,8 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
                 for entry in app.catalog.entries().iter().filter(|e| e.is_ok()) {
                     let level = (entry.levels > 0).then_some(entry.levels);
                     let choice = SeatChoice::Bot { path: entry.path.clone(), level };
-                    let selected = matches!(&current, SeatChoice::Bot { path, .. } if *path == entry.path);
+                    let selected = matches!(&current, SeatChoice::Bot { path, .. }
+                        if app.catalog.entry(path).is_some_and(|e| e.path == entry.path));
                     if ui
                         .selectable_label(selected, &entry.name)
                         .on_hover_text(entry.path.display().to_string())

@@ -33,10 +33,12 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             if let Ending::Forfeit { failure, .. } = &result.ending
                 && !failure.stderr_tail.is_empty()
             {
-                ui.label(RichText::new("The bot's last output:").color(Color32::WHITE));
-                for line in &failure.stderr_tail {
-                    ui.label(RichText::new(line).monospace().small().color(Color32::LIGHT_GRAY));
-                }
+                let title = format!("The bot's last output ({} lines)", failure.stderr_tail.len());
+                egui::CollapsingHeader::new(RichText::new(title).color(Color32::WHITE)).show(ui, |ui| {
+                    for line in &failure.stderr_tail {
+                        ui.label(RichText::new(line).monospace().small().color(Color32::LIGHT_GRAY));
+                    }
+                });
             }
         });
         ui.add_space(4.0);
