@@ -387,7 +387,7 @@ mod tests {
     fn evaluations_are_turned_to_blacks_view() {
         let info = SearchInfo { eval: Some(3.0), ..Default::default() };
         let mut game = Game::default();
-        game.play(mv("f5"), None, Some(info.clone())).unwrap();
+        game.play(mv("f5"), None, Some(info)).unwrap();
         game.play(mv("d6"), None, Some(info)).unwrap();
         assert_eq!(game.moves()[0].eval_for_black(), Some(3.0));
         assert_eq!(game.moves()[1].eval_for_black(), Some(-3.0));

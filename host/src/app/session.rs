@@ -41,7 +41,7 @@ impl BotRunning {
 /// Who sits in a colour's seat during this game.
 pub enum Seat {
     Human,
-    Bot(BotWorker),
+    Bot(Box<BotWorker>),
 }
 
 impl Seat {
@@ -121,7 +121,7 @@ impl Session {
                     let time_limit =
                         (settings.time_per_move_ms > 0).then(|| Duration::from_millis(settings.time_per_move_ms));
                     let spec = self.running.seat_spec(path, *level);
-                    Seat::Bot(BotWorker::spawn(spec, time_limit, (self.make_waker)()))
+                    Seat::Bot(Box::new(BotWorker::spawn(spec, time_limit, (self.make_waker)())))
                 }
             };
         }
@@ -227,7 +227,7 @@ impl Session {
             // A forfeited or aborted game cannot be reopened; play on in a copy of its line.
             let mut game = Game::new(self.game.start());
             for played in &self.game.moves()[..self.game.cursor()] {
-                game.play(played.mv, played.elapsed, played.info.clone()).expect("moves of a game");
+                game.play(played.mv, played.elapsed, played.info).expect("moves of a game");
             }
             self.restart(game, settings);
             return;
