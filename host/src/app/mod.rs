@@ -50,7 +50,7 @@ pub fn run() -> Result<(), String> {
         ..Default::default()
     };
     eframe::run_native(APP_NAME, options, Box::new(|cc| Ok(Box::new(OthelloApp::from_creation_context(cc)))))
-        .map_err(|e| format!("the app could not start: {e}"))
+        .map_err(|e| format!("the app could not start: {e}\n(without a display, the headless arena still works: see `othello --help`)"))
 }
 
 /// The left panel's tabs.
