@@ -39,8 +39,31 @@ const SIDE_PANEL_MIN: f32 = 180.0;
 /// Length of the flip animation.
 const FLIP_ANIMATION: Duration = Duration::from_millis(300);
 
+/// What the command line tells the app: extra plugin folders and how to run bots.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    /// `--plugins DIR` folders, scanned besides the standard ones and the ones added in the app.
+    pub plugin_folders: Vec<std::path::PathBuf>,
+    pub running: BotRunning,
+}
+
+impl Launch {
+    /// From `othello`'s global options (`--plugins`, `--grace-ms`, `--memory-mb`, `--load-timeout-ms`).
+    pub fn from_options(options: &crate::cli::GlobalOptions) -> Result<Launch, String> {
+        let executable = std::env::current_exe().map_err(|e| format!("cannot find the othello executable: {e}"))?;
+        let runner = crate::runner::RunnerConfig {
+            executable,
+            memory_limit_mb: options.memory_mb,
+            load_timeout: Duration::from_millis(options.load_timeout_ms),
+        };
+        let running = BotRunning { runner, grace: Duration::from_millis(options.grace_ms) };
+        Ok(Launch { plugin_folders: options.plugins.clone(), running })
+    }
+}
+
 /// Opens the app's window and runs it until it is closed.
-pub fn run() -> Result<(), String> {
+pub fn run(options: &crate::cli::GlobalOptions) -> Result<(), String> {
+    let launch = Launch::from_options(options)?;
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title(APP_NAME)
@@ -49,8 +72,13 @@ pub fn run() -> Result<(), String> {
         renderer: eframe::Renderer::Glow,
         ..Default::default()
     };
-    eframe::run_native(APP_NAME, options, Box::new(|cc| Ok(Box::new(OthelloApp::from_creation_context(cc)))))
-        .map_err(|e| format!("the app could not start: {e}\n(without a display, the headless arena still works: see `othello --help`)"))
+    let creator: eframe::AppCreator<'_> =
+        Box::new(move |cc| Ok(Box::new(OthelloApp::from_creation_context(cc, launch))));
+    eframe::run_native(APP_NAME, options, creator).map_err(|e| {
+        format!(
+            "the app could not start: {e}\n(without a display, the headless arena still works: see `othello --help`)"
+        )
+    })
 }
 
 /// The left panel's tabs.
@@ -78,6 +106,8 @@ pub struct OthelloApp {
     tab: Tab,
     /// The transcript text field.
     transcript_input: String,
+    /// `--plugins` folders from the command line.
+    command_line_folders: Vec<std::path::PathBuf>,
     /// Text field for adding a plugin folder.
     folder_input: String,
     message: Option<Message>,
@@ -88,16 +118,17 @@ pub struct OthelloApp {
 
 impl OthelloApp {
     /// The app with the settings saved by the last run.
-    pub fn from_creation_context(cc: &eframe::CreationContext<'_>) -> OthelloApp {
+    pub fn from_creation_context(cc: &eframe::CreationContext<'_>, launch: Launch) -> OthelloApp {
         let settings = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY)).unwrap_or_default();
-        OthelloApp::new(&cc.egui_ctx, settings)
+        OthelloApp::new(&cc.egui_ctx, settings, launch)
     }
 
-    /// The app with `settings`, scanning the standard plugin folders, bots in runner processes
-    /// started from this executable.
-    pub fn new(ctx: &egui::Context, settings: Settings) -> OthelloApp {
-        let plugins = FolderSource::Standard { extra: settings.extra_plugin_folders.clone() };
-        OthelloApp::with_config(ctx, settings, plugins, BotRunning::default())
+    /// The app with `settings`, scanning the standard plugin folders and those of `launch`.
+    pub fn new(ctx: &egui::Context, settings: Settings, launch: Launch) -> OthelloApp {
+        let extra = standard_extra(&launch.plugin_folders, &settings.extra_plugin_folders);
+        let mut app = OthelloApp::with_config(ctx, settings, FolderSource::Standard { extra }, launch.running);
+        app.command_line_folders = launch.plugin_folders;
+        app
     }
 
     /// The app with `settings`, scanning `plugins`, running bots as `running` says.
@@ -116,6 +147,7 @@ impl OthelloApp {
             egui_ctx: ctx.clone(),
             tab: Tab::Play,
             transcript_input: String::new(),
+            command_line_folders: Vec::new(),
             folder_input: String::new(),
             message: None,
             listed_moves: 0,
@@ -295,6 +327,13 @@ impl OthelloApp {
             self.session.click(square);
         }
     }
+}
+
+/// The extra plugin folders: the command line's, then the ones added in the app.
+fn standard_extra(command_line: &[std::path::PathBuf], added: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut extra = command_line.to_vec();
+    extra.extend(added.iter().filter(|f| !command_line.contains(f)).cloned());
+    extra
 }
 
 /// "Black" or "White", as the app writes a colour.

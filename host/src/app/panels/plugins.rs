@@ -78,6 +78,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 
 fn set_extra_folders(app: &mut OthelloApp) {
     if let FolderSource::Standard { .. } = app.catalog.source() {
-        app.catalog.set_source(FolderSource::Standard { extra: app.settings.extra_plugin_folders.clone() });
+        let extra = crate::app::standard_extra(&app.command_line_folders, &app.settings.extra_plugin_folders);
+        app.catalog.set_source(FolderSource::Standard { extra });
     }
 }
