@@ -329,7 +329,7 @@ fn run_event(
     } else {
         let bar = indicatif::ProgressBar::new(total as u64);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games  {elapsed_precise}  {msg}")
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise}  {wide_msg}")
                 .expect("valid template"),
         );
         bar.set_position(done.len() as u64);
@@ -350,10 +350,10 @@ fn run_event(
             println!("{}", serde_json::to_string(&GameLine::new(&game)).expect("game lines serialize"));
         }
         finished.push(game);
-        progress.inc(1);
         let standings = Standings::compute(&names, &finished);
         let leader = &standings.rows[0];
         progress.set_message(format!("leader: {} ({:.1} points)", leader.name, leader.points));
+        progress.inc(1);
     });
     progress.finish_and_clear();
     if let Some(e) = error {

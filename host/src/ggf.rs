@@ -343,6 +343,71 @@ mod tests {
         assert_eq!(parse_date("2000.03.01_01:02:03.UTC"), Some(951_868_800 + 3_723));
     }
 
+    /// A finished game with at least one pass, from seeded random playouts.
+    fn game_with_a_pass() -> GameRecord {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        loop {
+            let mut position = Position::start();
+            let mut moves = Vec::new();
+            while !position.is_game_over() {
+                let legal: Vec<_> = position.legal_moves().into_iter().collect();
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[state as usize % legal.len()]) };
+                let color = position.side_to_move();
+                position.play(mv);
+                moves.push(MoveRecord { color, mv, elapsed: Duration::from_millis(10), info: None });
+            }
+            if moves.iter().any(|m| m.mv == Move::Pass) {
+                return GameRecord {
+                    black: "Black [1]".into(),
+                    white: "White\\".into(),
+                    opening: Vec::new(),
+                    start: Position::start(),
+                    moves,
+                    time_limit_ms: Some(2000),
+                    started_at: 1_700_000_000,
+                    result: GameResult::normal(&position),
+                };
+            }
+        }
+    }
+
+    #[test]
+    fn passes_and_escaped_names_round_trip() {
+        let game = game_with_a_pass();
+        let text = write_game(&game);
+        assert!(text.contains("[pa/"), "{text}");
+        assert!(text.contains("TI[00:00/00:02/00:00]"), "{text}");
+        let read = read_games(&text).unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].black, game.black);
+        assert_eq!(read[0].white, game.white);
+        assert_eq!(
+            read[0].moves.iter().map(|m| m.mv).collect::<Vec<_>>(),
+            game.moves.iter().map(|m| m.mv).collect::<Vec<_>>()
+        );
+        assert_eq!(read[0].result, game.result);
+        assert_eq!(read[0].time_limit_ms, Some(2000));
+        // Tools that leave passes out are read too: the forced pass is put back.
+        let without_passes = text.replace("B[pa/", "X[").replace("W[pa/", "X[");
+        let without_passes: String = without_passes
+            .split("X[")
+            .enumerate()
+            .map(|(i, part)| {
+                if i == 0 {
+                    part.to_owned()
+                } else {
+                    part.split_once(']').map_or(String::new(), |(_, rest)| rest.to_owned())
+                }
+            })
+            .collect();
+        let read = read_games(&format!("junk before {without_passes} and after")).unwrap();
+        assert_eq!(read[0].final_position(), game.final_position());
+        assert_eq!(read[0].moves.len(), game.moves.len());
+    }
+
     #[test]
     fn malformed_games_get_clear_errors() {
         let error = read_games("(;GM[Othello]PB[a]PW[b]BO[8 ").unwrap_err();

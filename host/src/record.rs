@@ -119,6 +119,18 @@ impl GameRecord {
         position
     }
 
+    /// The position before each move and after the last (for replaying).
+    pub fn positions(&self) -> Vec<Position> {
+        let mut position = self.start;
+        let mut positions = Vec::with_capacity(self.moves.len() + 1);
+        positions.push(position);
+        for record in &self.moves {
+            position.play_unchecked(record.mv);
+            positions.push(position);
+        }
+        positions
+    }
+
     /// The whole game as a transcript from the standard start (opening
     /// included, passes omitted), e.g. `f5d6c3…`. Starts at `start` when
     /// there is no opening.

@@ -92,7 +92,7 @@ fn move_while_it_must_pass() {
 
 #[test]
 fn hang_in_think_is_a_timeout() {
-    let games = check("hang", Termination::Timeout, "no move within 300 ms (limit 150 ms + grace 150 ms)");
+    let games = check("hang", Termination::Timeout, "no move within 1000 ms (limit 200 ms + grace 800 ms)");
     assert!(games[0].moves.is_empty());
     assert!(games[1].moves.len() >= 9, "a real game was played after the timeout");
 }
@@ -116,6 +116,13 @@ fn reported_panic_is_a_crash_with_its_message() {
 #[test]
 fn unbounded_allocation_is_out_of_memory() {
     check("allocates", Termination::OutOfMemory, &format!("went over the memory limit of {TEST_MEMORY_LIMIT_MB} MB"));
+}
+
+#[test]
+fn threads_fit_in_the_memory_limit() {
+    let games = two_games("threads", &Opening::none());
+    assert_played_out(&games[0]);
+    assert_played_out(&games[1]);
 }
 
 #[test]
@@ -191,4 +198,15 @@ fn the_stateful_fixture_detects_shared_state() {
     let record = play_game(&mut Shared(&library), &mut Shared(&library), &Opening::none(), None);
     assert_eq!(record.result.termination, Termination::IllegalMove);
     assert_eq!(record.result.loser, Some(Color::White));
+}
+
+#[test]
+fn in_process_overruns_are_timeouts_after_the_fact() {
+    let mut slow =
+        open_seat(&othello_host::seat::SeatSpec { grace: std::time::Duration::ZERO, ..in_process(&fixture("slow")) })
+            .unwrap();
+    let mut good = open_seat(&in_process(&fixture("first_legal"))).unwrap();
+    let record = play_game(slow.as_mut(), good.as_mut(), &Opening::none(), Some(std::time::Duration::from_millis(1)));
+    assert_black_lost(&record, Termination::Timeout, "(limit 1 ms + grace 0 ms)");
+    assert!(record.result.detail.starts_with("answered after "), "{}", record.result.detail);
 }

@@ -166,3 +166,63 @@ const MAX_CROSS_TABLE_COLUMN: usize = 16;
 fn truncate(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{GameRecord, GameResult};
+    use crate::seat::Failure;
+    use othello_sdk::Position;
+
+    fn game(index: usize, black: usize, white: usize, result: GameResult) -> FinishedGame {
+        let record = GameRecord {
+            black: format!("p{black}"),
+            white: format!("p{white}"),
+            opening: Vec::new(),
+            start: Position::start(),
+            moves: Vec::new(),
+            time_limit_ms: None,
+            started_at: 0,
+            result,
+        };
+        FinishedGame { index, black, white, record }
+    }
+
+    fn normal(black: u32, white: u32) -> GameResult {
+        let winner = match black.cmp(&white) {
+            std::cmp::Ordering::Greater => Some(Color::Black),
+            std::cmp::Ordering::Less => Some(Color::White),
+            std::cmp::Ordering::Equal => None,
+        };
+        GameResult {
+            winner,
+            score: [black, white],
+            termination: Termination::Normal,
+            loser: None,
+            detail: String::new(),
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn standings_count_results_discs_and_failures_per_side() {
+        let names: Vec<String> = (0..3).map(|i| format!("p{i}")).collect();
+        let games = [
+            game(0, 0, 1, normal(40, 24)),
+            game(1, 1, 0, normal(32, 32)),
+            game(2, 2, 0, GameResult::forfeit(Color::Black, Failure::new(Termination::Timeout, "slow"))),
+            game(3, 1, 2, normal(10, 54)),
+        ];
+        let standings = Standings::compute(&names, &games);
+        let order: Vec<usize> = standings.rows.iter().map(|r| r.participant).collect();
+        assert_eq!(order, [0, 2, 1]); // 2.5, 1 and 0.5 points
+        let p0 = &standings.rows[0];
+        assert_eq!(p0.score.wdl, Wdl { wins: 2, draws: 1, losses: 0 });
+        assert_eq!((p0.score.discs_for, p0.score.discs_against), (40 + 32 + 64, 24 + 32));
+        assert_eq!(p0.points, 2.5);
+        assert_eq!(standings.rows[1].failures, 1);
+        assert_eq!(standings.cross[1][0].wdl, Wdl { wins: 0, draws: 1, losses: 1 });
+        assert_eq!(standings.cross[2][1].discs_for, 54);
+        assert!(standings.to_text().contains("Cross-table"));
+    }
+}

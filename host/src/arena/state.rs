@@ -39,6 +39,7 @@ impl StateDir {
             .and_then(|()| sync_dir(dir))
             .map_err(|e| format!("cannot write {}: {e}", event.display()))?;
         let games = open_games(dir)?;
+        sync_dir(dir).map_err(|e| format!("cannot sync {}: {e}", dir.display()))?;
         Ok(StateDir { dir: dir.to_path_buf(), games })
     }
 

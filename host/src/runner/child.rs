@@ -20,6 +20,8 @@ use super::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 const PARENT_CHECK_INTERVAL: Duration = Duration::from_millis(250);
 /// Stack of the watchdog thread (it only sleeps and compares two numbers).
 const WATCHDOG_STACK: usize = 64 * 1024;
+/// Field of /proc/self/statm with the data + stack size.
+const STATM_DATA_FIELD: usize = 5;
 /// Exit code when the channel breaks (host gone or garbage received).
 const EXIT_CHANNEL_BROKEN: i32 = 70;
 
@@ -51,7 +53,7 @@ pub fn run(library: &Path, memory_limit_mb: u64) -> Result<(), String> {
             levels: features.levels,
             search_info: features.search_info,
             last_error: features.last_error,
-            memory_after_load: address_space_size(),
+            memory_after_load: data_size(),
         },
     );
 
@@ -97,19 +99,25 @@ fn read_frame(input: &mut impl Read, body: &mut Vec<u8>) -> bool {
     input.read_exact(body).is_ok()
 }
 
-/// Memory (address space) limit, and no core dumps from crashing bots.
+/// The memory limit, and no core dumps from crashing bots.
+///
+/// The limit is on the data segment (RLIMIT_DATA: heap and private writable
+/// mappings), which is what a bot allocates; unlike an address-space limit it
+/// does not count code or the address ranges glibc reserves for each thread's
+/// malloc arena, so bots with threads are not punished for reservations.
 fn limit_resources(memory_limit_mb: u64) -> Result<(), String> {
-    set_limit(libc::RLIMIT_CORE, 0)?;
+    set_limit(libc::RLIMIT_CORE as libc::c_int, 0)?;
     if memory_limit_mb > 0 {
-        set_limit(libc::RLIMIT_AS, memory_limit_mb.saturating_mul(1024 * 1024))?;
+        set_limit(libc::RLIMIT_DATA as libc::c_int, memory_limit_mb.saturating_mul(1024 * 1024))?;
     }
     Ok(())
 }
 
-fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> Result<(), String> {
+/// Sets a soft and hard limit (the resource type differs between libcs, hence `as _`).
+fn set_limit(resource: libc::c_int, value: u64) -> Result<(), String> {
     let limit = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
     // SAFETY: setrlimit reads a valid rlimit struct; it only affects this process.
-    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+    if unsafe { libc::setrlimit(resource as _, &limit) } != 0 {
         return Err(format!("setrlimit failed: {}", std::io::Error::last_os_error()));
     }
     Ok(())
@@ -147,9 +155,8 @@ fn duplicate(fd: RawFd) -> Result<RawFd, String> {
 
 /// Exits when the host dies, even while the bot hangs in `think`.
 ///
-/// A raw pthread that never allocates: a Rust thread would make glibc reserve
-/// a 64 MiB malloc arena for it, which counts against the memory limit and
-/// would blur out-of-memory classification.
+/// A raw pthread that never allocates, so it adds nothing to the memory the
+/// bot is measured by.
 fn watch_parent() {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
@@ -183,11 +190,12 @@ fn watch_parent() {
     }
 }
 
-/// This process's address-space size in bytes (0 if unknown).
-fn address_space_size() -> u64 {
+/// This process's data size (what the memory limit counts) in bytes, 0 if unknown.
+fn data_size() -> u64 {
+    // statm: size resident shared text lib data dt, in pages.
     let pages = std::fs::read_to_string("/proc/self/statm")
         .ok()
-        .and_then(|statm| statm.split_whitespace().next()?.parse::<u64>().ok())
+        .and_then(|statm| statm.split_whitespace().nth(STATM_DATA_FIELD)?.parse::<u64>().ok())
         .unwrap_or(0);
     // SAFETY: sysconf has no preconditions.
     let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };

@@ -22,7 +22,7 @@ use protocol::{Request, Response};
 
 use crate::seat::{Failure, Reply, Seat, SeatSpec, Termination, library_stem, move_error_failure};
 
-/// Default memory limit of a runner (address space), in MiB.
+/// Default memory limit of a runner (its data segment), in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
 /// Default time a library gets to load and answer `init`.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -40,7 +40,8 @@ pub struct RunnerConfig {
     /// The `othello` binary (it has the hidden `runner` mode). Defaults to the
     /// current executable; tests pass `env!("CARGO_BIN_EXE_othello")`.
     pub executable: PathBuf,
-    /// Address-space limit of the child in MiB (0 = none).
+    /// Memory limit of the child (its data segment: heap and private writable
+    /// mappings) in MiB; 0 = none.
     pub memory_limit_mb: u64,
     /// Time a library gets to load, and `init` to return.
     pub load_timeout: Duration,
@@ -70,8 +71,8 @@ pub struct Loaded {
     pub levels: u32,
     pub search_info: bool,
     pub last_error: bool,
-    /// The runner's address-space size once loaded, in bytes: the memory
-    /// limit minus this is what the bot can allocate.
+    /// The runner's data size once loaded, in bytes: the memory limit minus
+    /// this is what the bot can allocate.
     pub memory_after_load: u64,
 }
 

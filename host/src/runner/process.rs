@@ -16,6 +16,11 @@ use super::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 pub const STDERR_TAIL_LINES: usize = 12;
 /// Longest stderr line kept (the rest of the line is dropped).
 const MAX_LINE_CHARS: usize = 400;
+/// Bytes kept of one stderr line before it is cut (a UTF-8 character is at most 4 bytes).
+const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
+/// Read sizes: answers are small; stderr may come in floods.
+const CHANNEL_READ_CHUNK: usize = 512;
+const STDERR_READ_CHUNK: usize = 4096;
 /// How long a child that closed its channel gets to exit before it is killed.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
 /// How long to wait for the last stderr lines of a dead child.
@@ -104,7 +109,7 @@ impl Runner {
                 }
             }
             self.wait_readable(deadline)?;
-            let mut chunk = [0u8; 512];
+            let mut chunk = [0u8; CHANNEL_READ_CHUNK];
             match self.responses.read(&mut chunk) {
                 Ok(0) => return Err(ChannelError::Closed),
                 Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
@@ -210,7 +215,7 @@ impl Drop for Runner {
 
 fn collect_stderr(mut pipe: impl Read, tail: &StderrTail) {
     let mut line: Vec<u8> = Vec::new();
-    let mut chunk = [0u8; 4096];
+    let mut chunk = [0u8; STDERR_READ_CHUNK];
     let push = |line: &mut Vec<u8>| {
         let text = String::from_utf8_lossy(line).trim_end().to_owned();
         line.clear();
@@ -227,7 +232,7 @@ fn collect_stderr(mut pipe: impl Read, tail: &StderrTail) {
                 for &byte in &chunk[..n] {
                     if byte == b'\n' {
                         push(&mut line);
-                    } else if line.len() < MAX_LINE_CHARS * 4 {
+                    } else if line.len() < MAX_LINE_BYTES {
                         line.push(byte);
                     }
                 }

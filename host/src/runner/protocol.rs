@@ -17,7 +17,7 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
     /// The library loaded and speaks a supported ABI; `memory_after_load` is the
-    /// runner's address-space size then, in bytes (what the bot has not used yet).
+    /// runner's data size then, in bytes (the part of the memory limit already used).
     Loaded { abi_version: u32, levels: u32, search_info: bool, last_error: bool, memory_after_load: u64 },
     /// The library is not a usable bot (the loader's explanation).
     LoadFailed { reason: String },

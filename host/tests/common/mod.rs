@@ -19,9 +19,10 @@ pub const TEST_MEMORY_LIMIT_MB: u64 = 256;
 /// Load timeout in tests (short, so hanging loaders are quick to report).
 pub const TEST_LOAD_TIMEOUT: Duration = Duration::from_millis(1500);
 /// Time per move in tests.
-pub const TEST_TIME_LIMIT: Duration = Duration::from_millis(150);
-/// Grace margin in tests.
-pub const TEST_GRACE: Duration = Duration::from_millis(150);
+pub const TEST_TIME_LIMIT: Duration = Duration::from_millis(200);
+/// Grace margin in tests: generous, so a loaded CI machine never makes a
+/// well-behaved bot lose on time (only the hanging fixture waits it out).
+pub const TEST_GRACE: Duration = Duration::from_millis(800);
 
 pub fn runner_config() -> RunnerConfig {
     RunnerConfig { executable: othello_exe(), memory_limit_mb: TEST_MEMORY_LIMIT_MB, load_timeout: TEST_LOAD_TIMEOUT }
@@ -70,7 +71,7 @@ fn compile(source_and_include: &[PathBuf; 2], out: &Path) {
     let [source, include] = source_and_include;
     let partial = out.with_extension(format!("so.{}.partial", std::process::id()));
     let status = Command::new("cc")
-        .args(["-O1", "-shared", "-fPIC", "-w"])
+        .args(["-O1", "-shared", "-fPIC", "-pthread", "-w"])
         .arg("-I")
         .arg(include)
         .arg(source)
