@@ -186,6 +186,18 @@ fn replay_navigation_shows_the_right_position() {
     harness.run();
     assert_eq!(game(&harness).viewed(), position_after("f5d6c3d3c4"));
 
+    // The transcript goes to the clipboard.
+    harness.get_by_role_and_label(Role::Button, "Copy transcript").click();
+    harness.step();
+    let copied = harness
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .any(|command| matches!(command, egui::OutputCommand::CopyText(text) if text == "f5d6c3d3c4"));
+    assert!(copied, "{:?}", harness.output().platform_output.commands);
+    harness.run();
+
     // Play on from a past position: later moves are dropped.
     harness.get_by_label("2. W d6").click();
     harness.run();
@@ -273,4 +285,39 @@ fn bot_against_bot_pauses_and_steps_one_move_at_a_time() {
         assert_eq!(harness.state().game().moves().len(), expected, "one move per step");
     }
     assert_eq!(harness.state().game().transcript(), "d3c3b3", "each bot moves in turn");
+}
+
+#[test]
+fn a_match_runs_in_the_background_with_standings_and_exports_its_games() {
+    // A plugin folder of its own: a good bot and one that crashes whenever it plays black.
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-match-plugins");
+    std::fs::create_dir_all(&folder).unwrap();
+    for bot in [first_legal_bot(), crashing_bot()] {
+        std::fs::copy(&bot, folder.join(bot.file_name().unwrap())).unwrap();
+    }
+    let mut harness = app(humans(), vec![folder]);
+    harness.get_by_label("Matches").click();
+    wait_until(&mut harness, "the plugin scan", |app| app.plugins().iter().filter(|p| p.is_ok()).count() == 2);
+    harness.get_by_label_contains("First legal").click();
+    harness.run();
+    harness.get_by_label_contains("Segfault").click();
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match", |app| !app.matches().is_running() && !app.matches().finished().is_empty());
+
+    let matches = harness.state().matches();
+    assert_eq!(matches.finished().len(), 10, "the default 10 games");
+    let standings = matches.standings().unwrap();
+    let row = |name: &str| standings.rows.iter().find(|r| r.name == name).unwrap();
+    // The crashing bot loses every game it plays black (5), and no game as white.
+    assert_eq!(row("Segfault").failures, 5);
+    assert!(row("First legal").score.wdl.wins >= 5, "it wins at least the games its opponent forfeits");
+    assert!(harness.query_by_label("Standings").is_some());
+
+    let export = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-match.ggf");
+    set_text(&mut harness, "Export file", export.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Export GGF").click();
+    harness.run();
+    let games = othello_host::ggf::read_file(&export).unwrap();
+    assert_eq!(games.len(), 10);
 }

@@ -8,7 +8,7 @@ mod board;
 pub mod catalog;
 pub mod game;
 pub mod game_file;
-mod panels;
+pub mod panels;
 mod players;
 pub mod session;
 pub mod settings;
@@ -165,6 +165,16 @@ impl OthelloApp {
 
     pub fn game(&self) -> &Game {
         &self.session.game
+    }
+
+    /// The libraries found in the plugin folders (empty until the first scan finishes).
+    pub fn plugins(&self) -> &[crate::plugins::PluginInfo] {
+        self.catalog.entries()
+    }
+
+    /// The Matches panel: the running or last event.
+    pub fn matches(&self) -> &panels::matches::MatchesState {
+        &self.matches
     }
 
     pub fn message(&self) -> Option<&Message> {

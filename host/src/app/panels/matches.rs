@@ -130,6 +130,16 @@ impl MatchesState {
         self.running.is_some()
     }
 
+    /// Games of the current (or last) event finished so far.
+    pub fn finished(&self) -> &[FinishedGame] {
+        &self.finished
+    }
+
+    /// The standings of the current (or last) event.
+    pub fn standings(&self) -> Option<&Standings> {
+        self.standings.as_ref()
+    }
+
     fn start(&mut self, spec: EventSpec, running: &BotRunning, wake: Waker) {
         let options = RunOptions {
             isolation: Isolation::Isolated(running.runner.clone()),
@@ -187,12 +197,12 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.add_enabled_ui(!running, |ui| setup(app, ui));
     ui.horizontal(|ui| {
         if running {
-            if ui.button("Stop").clicked() {
+            if ui.button("Stop match").clicked() {
                 app.matches.stop();
             }
         } else {
             let ready = participants(app).len() >= 2;
-            let start = ui.add_enabled(ready, egui::Button::new("Start"));
+            let start = ui.add_enabled(ready, egui::Button::new("Start match"));
             if !ready {
                 start.on_hover_text("Choose at least two bots");
             } else if start.clicked() {
