@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TIME_PER_MOVE_MS: u64 = 1000;
 /// Default pause between moves when two bots play, in milliseconds.
 pub const DEFAULT_BOT_DELAY_MS: u64 = 400;
-/// Default games of a match in the Matches panel.
+/// Default games per pairing in the Matches panel.
 pub const DEFAULT_MATCH_GAMES: u32 = 10;
+/// Default random opening plies of a match (pairs of games share an opening, colours swapped).
+pub const DEFAULT_OPENING_PLIES: u32 = 4;
 
 /// Who plays a colour.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -45,8 +47,8 @@ pub struct Settings {
     pub extra_plugin_folders: Vec<PathBuf>,
     /// The last GGF file opened or saved.
     pub game_file: String,
-    /// Games per pairing in the Matches panel.
-    pub match_games: u32,
+    /// The Matches panel's choices.
+    pub matches: MatchOptions,
 }
 
 impl Default for Settings {
@@ -60,8 +62,28 @@ impl Default for Settings {
             bot_delay_ms: DEFAULT_BOT_DELAY_MS,
             extra_plugin_folders: Vec::new(),
             game_file: "game.ggf".to_owned(),
-            match_games: DEFAULT_MATCH_GAMES,
+            matches: MatchOptions::default(),
         }
+    }
+}
+
+/// How the Matches panel runs an event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MatchOptions {
+    /// Games per pairing (played in colour-swapped pairs).
+    pub games: u32,
+    /// Rounds of a round robin.
+    pub rounds: u32,
+    /// Random opening plies (0 = from the start position).
+    pub opening_plies: u32,
+    /// Games played at once.
+    pub concurrency: usize,
+}
+
+impl Default for MatchOptions {
+    fn default() -> MatchOptions {
+        MatchOptions { games: DEFAULT_MATCH_GAMES, rounds: 1, opening_plies: DEFAULT_OPENING_PLIES, concurrency: 1 }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The bots' evaluations per move, from Black's point of view; click to view that move.
 
-use egui::{Color32, Pos2, Rect, Sense, Stroke, Ui, Vec2};
+use egui::{Color32, Pos2, Sense, Stroke, Ui, Vec2};
 
 use crate::app::OthelloApp;
 
@@ -61,9 +61,22 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             AXIS,
         );
     }
+    let ply_at =
+        |x: f32| (((x - rect.left()) / rect.width() * plies).round().max(0.0) as usize).min(game.moves().len());
+    let response = response.accessible_name("Evaluation graph").on_hover_ui_at_pointer(|ui| {
+        let Some(pointer) = ui.ctx().pointer_hover_pos() else { return };
+        let ply = ply_at(pointer.x);
+        match ply.checked_sub(1).map(|i| &game.moves()[i]) {
+            Some(played) => {
+                let eval = played.eval_for_black().map_or("no evaluation".to_owned(), |e| format!("{e:+.1} for Black"));
+                ui.label(format!("{ply}. {} {}: {eval}", crate::app::color_name(played.color), played.mv));
+            }
+            None => {
+                ui.label("Start position");
+            }
+        }
+    });
     if let Some(pos) = response.interact_pointer_pos().filter(|_| response.clicked()) {
-        let ply = ((pos.x - rect.left()) / rect.width() * plies).round().max(0.0) as usize;
-        game.view(ply);
+        game.view(ply_at(pos.x));
     }
-    let _ = Rect::NOTHING;
 }

@@ -24,8 +24,6 @@ const MAX_GAMES: u32 = 10_000;
 const MAX_ROUNDS: u32 = 100;
 /// Most games played at once.
 const MAX_CONCURRENCY: usize = 16;
-/// Random opening plies by default (pairs of games share an opening, colours swapped).
-const DEFAULT_OPENING_PLIES: u32 = 4;
 /// The seed of the random openings.
 const OPENING_SEED: u64 = 1;
 
@@ -52,10 +50,6 @@ pub struct MatchesState {
     /// Libraries chosen to take part, in order.
     chosen: Vec<PathBuf>,
     kind: Kind,
-    games: u32,
-    rounds: u32,
-    opening_plies: u32,
-    concurrency: usize,
     running: Option<Running>,
     /// The event being run or last run.
     spec: Option<EventSpec>,
@@ -72,10 +66,6 @@ impl Default for MatchesState {
         MatchesState {
             chosen: Vec::new(),
             kind: Kind::Match,
-            games: crate::app::settings::DEFAULT_MATCH_GAMES,
-            rounds: 1,
-            opening_plies: DEFAULT_OPENING_PLIES,
-            concurrency: 1,
             running: None,
             spec: None,
             scheduled: 0,
@@ -140,11 +130,11 @@ impl MatchesState {
         self.standings.as_ref()
     }
 
-    fn start(&mut self, spec: EventSpec, running: &BotRunning, wake: Waker) {
+    fn start(&mut self, spec: EventSpec, concurrency: usize, running: &BotRunning, wake: Waker) {
         let options = RunOptions {
             isolation: Isolation::Isolated(running.runner.clone()),
             grace: running.grace,
-            concurrency: self.concurrency,
+            concurrency,
             live_moves: false,
         };
         let stop = Arc::new(AtomicBool::new(false));
@@ -209,7 +199,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
                 let spec = event_spec(app);
                 let wake = (crate::app::waker_factory(&app.egui_ctx))();
                 let running = app.session.running().clone();
-                app.matches.start(spec, &running, wake);
+                let concurrency = app.settings.matches.concurrency;
+                app.matches.start(spec, concurrency, &running, wake);
             }
         }
     });
@@ -218,6 +209,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 
 fn setup(app: &mut OthelloApp, ui: &mut Ui) {
     let state = &mut app.matches;
+    let options = &mut app.settings.matches;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut state.kind, Kind::Match, "Match (2 bots)");
         ui.selectable_value(&mut state.kind, Kind::RoundRobin, "Round robin");
@@ -242,19 +234,19 @@ fn setup(app: &mut OthelloApp, ui: &mut Ui) {
     state.chosen.retain(|p| usable.iter().any(|(u, _)| u == p));
     Grid::new("match options").num_columns(2).show(ui, |ui| {
         ui.label("Games per pairing");
-        ui.add(egui::DragValue::new(&mut state.games).range(1..=MAX_GAMES)).accessible_name("Games per pairing");
+        ui.add(egui::DragValue::new(&mut options.games).range(1..=MAX_GAMES)).accessible_name("Games per pairing");
         ui.end_row();
         if state.kind == Kind::RoundRobin {
             ui.label("Rounds");
-            ui.add(egui::DragValue::new(&mut state.rounds).range(1..=MAX_ROUNDS)).accessible_name("Rounds");
+            ui.add(egui::DragValue::new(&mut options.rounds).range(1..=MAX_ROUNDS)).accessible_name("Rounds");
             ui.end_row();
         }
         ui.label("Random opening plies");
-        ui.add(egui::DragValue::new(&mut state.opening_plies).range(0..=crate::arena::openings::MAX_RANDOM_PLIES))
+        ui.add(egui::DragValue::new(&mut options.opening_plies).range(0..=crate::arena::openings::MAX_RANDOM_PLIES))
             .accessible_name("Random opening plies");
         ui.end_row();
         ui.label("Games at once");
-        ui.add(egui::DragValue::new(&mut state.concurrency).range(1..=MAX_CONCURRENCY))
+        ui.add(egui::DragValue::new(&mut options.concurrency).range(1..=MAX_CONCURRENCY))
             .accessible_name("Games at once");
         ui.end_row();
     });
@@ -291,15 +283,15 @@ fn participants(app: &OthelloApp) -> Vec<Participant> {
 }
 
 fn event_spec(app: &OthelloApp) -> EventSpec {
-    let state = &app.matches;
-    let format = match state.kind {
-        Kind::Match => Format::Match { games: state.games },
-        Kind::RoundRobin => Format::Tournament { rounds: state.rounds, games_per_pair: state.games },
+    let options = &app.settings.matches;
+    let format = match app.matches.kind {
+        Kind::Match => Format::Match { games: options.games },
+        Kind::RoundRobin => Format::Tournament { rounds: options.rounds, games_per_pair: options.games },
     };
-    let openings = if state.opening_plies == 0 {
+    let openings = if options.opening_plies == 0 {
         OpeningSource::None
     } else {
-        OpeningSource::Random { plies: state.opening_plies }
+        OpeningSource::Random { plies: options.opening_plies }
     };
     EventSpec {
         participants: participants(app),

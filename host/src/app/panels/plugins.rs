@@ -15,7 +15,6 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             app.catalog.rescan();
         }
         if app.catalog.is_scanning() {
-            ui.spinner();
             ui.label("scanning…");
         }
     });

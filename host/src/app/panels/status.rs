@@ -11,6 +11,10 @@ use crate::app::{OthelloApp, color_name};
 const BANNER_FILL: Color32 = Color32::from_rgb(0x26, 0x4d, 0x7a);
 const FORFEIT_FILL: Color32 = Color32::from_rgb(0x7a, 0x2a, 0x26);
 const PASS_COLOR: Color32 = Color32::from_rgb(0xff, 0xc8, 0x50);
+const BUSY_TURNS_PER_SECOND: f32 = 1.0;
+/// How much of a circle the busy mark draws, and with how many segments.
+const BUSY_ARC_SHARE: f32 = 0.7;
+const BUSY_ARC_POINTS: usize = 12;
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let game = &app.session.game;
@@ -72,14 +76,11 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         let Seat::Bot(worker) = app.session.seat(color) else { continue };
         match worker.state() {
             WorkerState::Opening => {
-                ui.horizontal(|ui| {
-                    ui.spinner();
-                    ui.label(format!("{}: starting {}…", color_name(color), seat_name(app, color)));
-                });
+                ui.label(format!("{}: starting {}…", color_name(color), seat_name(app, color)));
             }
             WorkerState::Thinking { since, .. } => {
                 ui.horizontal(|ui| {
-                    ui.spinner();
+                    busy_indicator(ui, *since);
                     ui.label(format!("{} is thinking… {:.1} s", seat_name(app, color), since.elapsed().as_secs_f64()));
                 });
                 if let Some(info) = &worker.last_info {
@@ -100,6 +101,22 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         let time = played.elapsed.map(|t| format!(" in {:.2} s", t.as_secs_f64())).unwrap_or_default();
         ui.small(format!("{} {}{time}: {}", color_name(played.color), played.mv, describe_info(info)));
     }
+}
+
+/// A busy mark turning with the time since `since`. Unlike egui's spinner it asks for no repaint
+/// of its own: the app redraws a few times a second while a bot thinks, which keeps it turning.
+pub fn busy_indicator(ui: &mut Ui, since: std::time::Instant) {
+    let size = ui.text_style_height(&egui::TextStyle::Body);
+    let (rect, _) = ui.allocate_exact_size(egui::Vec2::splat(size), egui::Sense::hover());
+    let turn = since.elapsed().as_secs_f32() * BUSY_TURNS_PER_SECOND * std::f32::consts::TAU;
+    let radius = size * 0.38;
+    let points: Vec<egui::Pos2> = (0..=BUSY_ARC_POINTS)
+        .map(|i| {
+            let angle = turn + i as f32 / BUSY_ARC_POINTS as f32 * BUSY_ARC_SHARE * std::f32::consts::TAU;
+            rect.center() + radius * egui::Vec2::angled(angle)
+        })
+        .collect();
+    ui.painter().line(points, egui::Stroke::new(2.0, ui.visuals().strong_text_color()));
 }
 
 /// A small disc of `color` in the text line.
