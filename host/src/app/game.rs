@@ -28,7 +28,8 @@ impl PlayedMove {
     /// The bot's evaluation in discs from Black's point of view (the ABI reports the mover's view).
     pub fn eval_for_black(&self) -> Option<f64> {
         let eval = self.info.as_ref()?.eval?;
-        Some(if self.color == Color::Black { eval } else { -eval })
+        // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0.0".
+        Some(if self.color == Color::Black { eval } else { -eval + 0.0 })
     }
 }
 

@@ -32,6 +32,8 @@ const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
 const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
 /// How often the thinking indicator's clock is redrawn while a bot thinks.
 const THINKING_REFRESH: Duration = Duration::from_millis(100);
+/// How often the settings are saved besides on exit (so a killed app loses little).
+const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
 /// Each side panel takes at most this share of the window's width.
 const SIDE_PANEL_MAX_SHARE: f32 = 0.27;
 /// Narrowest a side panel gets.
@@ -398,5 +400,9 @@ impl eframe::App for OthelloApp {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+    }
+
+    fn auto_save_interval(&self) -> Duration {
+        SETTINGS_SAVE_INTERVAL
     }
 }
