@@ -321,3 +321,28 @@ fn a_match_runs_in_the_background_with_standings_and_exports_its_games() {
     let games = othello_host::ggf::read_file(&export).unwrap();
     assert_eq!(games.len(), 10);
 }
+
+#[test]
+fn the_plugins_panel_lists_libraries_with_their_status_and_notices_new_ones() {
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-rescan-plugins");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut harness = app(humans(), vec![folder.clone()]);
+    harness.get_by_label("Plugins").click();
+    harness.run();
+    wait_until(&mut harness, "the first scan", |app| !app.is_scanning_plugins());
+    assert!(harness.query_by_label("No libraries found in the folders below.").is_some());
+    assert!(harness.query_by_label(folder.to_str().unwrap()).is_some(), "the folder is listed");
+
+    // Added while the app runs: found by the automatic rescan.
+    let good = first_legal_bot();
+    std::fs::copy(&good, folder.join("libgood.so")).unwrap();
+    std::fs::write(folder.join("libnotes.so"), "not a library").unwrap();
+    wait_until(&mut harness, "the rescan", |app| app.plugins().len() == 2);
+    assert!(harness.query_by_label("First legal").is_some());
+    assert!(harness.query_by_label_contains("not a loadable library").is_some());
+
+    // Removed: gone after the next rescan.
+    std::fs::remove_file(folder.join("libnotes.so")).unwrap();
+    wait_until(&mut harness, "the rescan", |app| app.plugins().len() == 1);
+}

@@ -174,6 +174,11 @@ impl OthelloApp {
         self.catalog.entries()
     }
 
+    /// A plugin scan is under way.
+    pub fn is_scanning_plugins(&self) -> bool {
+        self.catalog.is_scanning()
+    }
+
     /// The Matches panel: the running or last event.
     pub fn matches(&self) -> &panels::matches::MatchesState {
         &self.matches
