@@ -205,6 +205,10 @@ impl OthelloApp {
 
     /// Loads a pasted transcript as a new game; a bad one leaves the game as it is and says why.
     pub fn load_transcript(&mut self, text: &str) {
+        if text.trim().is_empty() {
+            self.show_error("Nothing to load: paste a transcript such as f5d6c3 into the field first".to_owned());
+            return;
+        }
         match Game::from_transcript(text.trim()) {
             Ok(game) => {
                 let moves = game.moves().len();
