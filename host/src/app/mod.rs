@@ -38,6 +38,11 @@ const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
 const SIDE_PANEL_MAX_SHARE: f32 = 0.27;
 /// Narrowest a side panel gets.
 const SIDE_PANEL_MIN: f32 = 180.0;
+/// Starting widths of the left (players, plugins, matches) and right (status, moves) panels.
+const LEFT_PANEL_WIDTH: f32 = 290.0;
+const RIGHT_PANEL_WIDTH: f32 = 300.0;
+/// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
+const MAX_STEPS_PER_FRAME: usize = 4;
 /// Length of the flip animation.
 const FLIP_ANIMATION: Duration = Duration::from_millis(300);
 
@@ -91,7 +96,7 @@ pub enum Tab {
     Matches,
 }
 
-/// A message for the user below the toolbar: an error (red) or a confirmation.
+/// A message for the user in the bottom line: an error (red) or a confirmation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     pub text: String,
@@ -273,7 +278,7 @@ impl OthelloApp {
         let bot_delay = Duration::from_millis(self.settings.bot_delay_ms);
         // A forced pass or a new move can make the next step due at once.
         let mut wake_in = None;
-        for _ in 0..4 {
+        for _ in 0..MAX_STEPS_PER_FRAME {
             wake_in = self.session.drive(bot_delay);
             if wake_in != Some(Duration::ZERO) {
                 break;
@@ -384,26 +389,33 @@ impl eframe::App for OthelloApp {
         Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
         // Side panels give way to the board in a small window.
         let side_max = (ui.available_width() * SIDE_PANEL_MAX_SHARE).max(SIDE_PANEL_MIN);
-        Panel::left("side").default_size(290.0).size_range(SIDE_PANEL_MIN..=side_max).resizable(true).show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut self.tab, Tab::Play, "Play");
-                ui.selectable_value(&mut self.tab, Tab::Plugins, "Plugins");
-                ui.selectable_value(&mut self.tab, Tab::Matches, "Matches");
+        Panel::left("side").default_size(LEFT_PANEL_WIDTH).size_range(SIDE_PANEL_MIN..=side_max).resizable(true).show(
+            ui,
+            |ui| {
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut self.tab, Tab::Play, "Play");
+                    ui.selectable_value(&mut self.tab, Tab::Plugins, "Plugins");
+                    ui.selectable_value(&mut self.tab, Tab::Matches, "Matches");
+                });
+                ui.separator();
+                egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
+                    Tab::Play => panels::players::show(self, ui),
+                    Tab::Plugins => panels::plugins::show(self, ui),
+                    Tab::Matches => panels::matches::show(self, ui),
+                });
+            },
+        );
+        Panel::right("info")
+            .default_size(RIGHT_PANEL_WIDTH)
+            .size_range(SIDE_PANEL_MIN..=side_max)
+            .resizable(true)
+            .show(ui, |ui| {
+                panels::status::show(self, ui);
+                ui.separator();
+                panels::eval_graph::show(self, ui);
+                ui.separator();
+                panels::moves::show(self, ui);
             });
-            ui.separator();
-            egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
-                Tab::Play => panels::players::show(self, ui),
-                Tab::Plugins => panels::plugins::show(self, ui),
-                Tab::Matches => panels::matches::show(self, ui),
-            });
-        });
-        Panel::right("info").default_size(300.0).size_range(SIDE_PANEL_MIN..=side_max).resizable(true).show(ui, |ui| {
-            panels::status::show(self, ui);
-            ui.separator();
-            panels::eval_graph::show(self, ui);
-            ui.separator();
-            panels::moves::show(self, ui);
-        });
         CentralPanel::default_margins().show(ui, |ui| self.board(ui));
     }
 
