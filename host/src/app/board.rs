@@ -27,6 +27,10 @@ const BLACK_DISC: Color32 = Color32::from_rgb(0x14, 0x14, 0x14);
 const WHITE_DISC: Color32 = Color32::from_rgb(0xf4, 0xf4, 0xee);
 const DISC_EDGE: Color32 = Color32::from_rgb(0x50, 0x50, 0x50);
 const LAST_MOVE: Color32 = Color32::from_rgb(0xe0, 0x30, 0x30);
+const FLIPPED_RING: Color32 = Color32::from_rgba_premultiplied(0x90, 0x70, 0x20, 0xa0);
+/// Radius and width of the ring on flipped discs, as fractions of the disc radius and of a cell.
+const FLIPPED_RING_RADIUS: f32 = 0.72;
+const FLIPPED_RING_WIDTH: f32 = 0.025;
 
 /// What to draw, and whether clicks count.
 pub struct BoardView {
@@ -146,6 +150,11 @@ impl BoardView {
             let size = Vec2::new(radius * squeeze.max(0.05), radius);
             painter.add(Shape::ellipse_filled(center(square), size, disc_color(shown)));
             painter.add(Shape::ellipse_stroke(center(square), size, Stroke::new(1.0, DISC_EDGE)));
+            if !animating && self.flipped.contains(square) {
+                // The discs the last move turned keep a faint ring.
+                let ring = Stroke::new((cell * FLIPPED_RING_WIDTH).max(1.0), FLIPPED_RING);
+                painter.circle_stroke(center(square), radius * FLIPPED_RING_RADIUS, ring);
+            }
         }
 
         let hint_color = match self.position.side_to_move() {
