@@ -31,7 +31,7 @@ const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
 /// Smallest window size in points.
 const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
 /// How often the thinking indicator's clock is redrawn while a bot thinks.
-const THINKING_REFRESH: Duration = Duration::from_millis(100);
+const THINKING_REFRESH: Duration = Duration::from_millis(250);
 /// How often the settings are saved besides on exit (so a killed app loses little).
 const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
 /// Each side panel takes at most this share of the window's width.
