@@ -346,3 +346,29 @@ fn the_plugins_panel_lists_libraries_with_their_status_and_notices_new_ones() {
     std::fs::remove_file(folder.join("libnotes.so")).unwrap();
     wait_until(&mut harness, "the rescan", |app| app.plugins().len() == 1);
 }
+
+#[test]
+fn undo_takes_back_to_the_humans_turn_and_redo_replays() {
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+
+    // Undo takes back the bot's reply and the human's move: the human is to move again.
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    harness.run();
+    assert!(harness.state().game().moves().is_empty());
+    assert!(harness.query_by_label_contains("Black to move").is_some());
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    harness.run();
+    assert_eq!(harness.state().game().transcript(), "d3c3", "redo replays both moves");
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    // A different move: the bot answers it.
+    harness.get_by_label("f5").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+    assert!(harness.state().game().transcript().starts_with("f5"));
+    assert!(!harness.state().game().can_redo(), "a new move drops the redo line");
+}

@@ -313,6 +313,16 @@ impl OthelloApp {
         if ctx.egui_wants_keyboard_input() {
             return;
         }
+        let command = |key| ctx.input_mut(|input| input.consume_key(egui::Modifiers::COMMAND, key));
+        if command(Key::Z) {
+            self.session.undo(&self.settings);
+        }
+        if command(Key::Y) {
+            self.session.redo();
+        }
+        if command(Key::N) {
+            self.new_game();
+        }
         let game = &mut self.session.game;
         ctx.input(|input| {
             if input.key_pressed(Key::ArrowLeft) {

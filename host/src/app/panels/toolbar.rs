@@ -19,11 +19,11 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         ui.separator();
         let session = &app.session;
         let undo_enabled = session.has_human() && session.game.can_undo();
-        if ui.add_enabled(undo_enabled, egui::Button::new("Undo")).clicked() {
+        if ui.add_enabled(undo_enabled, egui::Button::new("Undo")).on_hover_text("Ctrl+Z").clicked() {
             app.session.undo(&app.settings);
         }
         let redo_enabled = app.session.has_human() && app.session.game.can_redo();
-        if ui.add_enabled(redo_enabled, egui::Button::new("Redo")).clicked() {
+        if ui.add_enabled(redo_enabled, egui::Button::new("Redo")).on_hover_text("Ctrl+Y").clicked() {
             app.session.redo();
         }
         let going_on = !app.session.game.is_over();
