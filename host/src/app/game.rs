@@ -31,6 +31,12 @@ impl PlayedMove {
         // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0.0".
         Some(if self.color == Color::Black { eval } else { -eval + 0.0 })
     }
+
+    /// The bot's estimated chance that Black wins, 0..1 (the ABI reports the mover's chance).
+    pub fn win_rate_for_black(&self) -> Option<f64> {
+        let rate = self.info.as_ref()?.win_rate?;
+        Some(if self.color == Color::Black { rate } else { 1.0 - rate })
+    }
 }
 
 /// How a game ended other than by both sides running out of moves.
@@ -392,5 +398,11 @@ mod tests {
         game.play(mv("d6"), None, Some(info)).unwrap();
         assert_eq!(game.moves()[0].eval_for_black(), Some(3.0));
         assert_eq!(game.moves()[1].eval_for_black(), Some(-3.0));
+        let info = SearchInfo { win_rate: Some(0.8), ..Default::default() };
+        game.play(mv("c3"), None, Some(info)).unwrap();
+        game.play(mv("d3"), None, Some(info)).unwrap();
+        assert_eq!(game.moves()[2].win_rate_for_black(), Some(0.8));
+        assert!((game.moves()[3].win_rate_for_black().unwrap() - 0.2).abs() < 1e-9);
+        assert_eq!(game.moves()[3].eval_for_black(), None);
     }
 }
