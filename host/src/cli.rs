@@ -151,7 +151,7 @@ pub struct EventArgs {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => crate::app::run(),
+        None => crate::app::run(&cli.global),
         Some(Command::Runner { library }) => crate::runner::run_child(&library, cli.global.memory_mb),
         Some(Command::List { json }) => list(&cli.global, json),
         Some(Command::Match(args)) => play_match(&cli.global, args),

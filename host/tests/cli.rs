@@ -49,9 +49,19 @@ fn check_game_line(game: &Value) {
 }
 
 #[test]
-fn no_subcommand_runs_the_app() {
+fn no_subcommand_opens_the_app_and_without_a_display_says_why_it_cannot() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(stdout(&othello(dir.path(), &[])).contains("see `othello --help`"));
+    let output = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the app could not start") && stderr.contains("othello --help"), "{stderr}");
 }
 
 #[test]

@@ -1,0 +1,10 @@
+//! The panels around the board; each draws from and acts on the app.
+
+pub mod eval_graph;
+pub mod matches;
+pub mod moves;
+pub mod players;
+pub mod plugins;
+pub mod records;
+pub mod status;
+pub mod toolbar;
