@@ -1,0 +1,148 @@
+//! The static evaluation: what Othello players know, as a weighted sum.
+//!
+//! Scores are in centi-discs ([`EVAL_SCALE`] per disc) from the view of the
+//! side to move. Every weight has an opening and an endgame value, blended by
+//! the number of empty squares: mobility matters most early, parity and the
+//! disc count late.
+
+use othello_sdk::legal_moves;
+
+use crate::board::{CORNERS, frontier_empties};
+use crate::stability::edge_stable;
+
+/// Evaluation units per disc of final disc difference.
+pub const EVAL_SCALE: i32 = 100;
+
+/// The largest magnitude an evaluation may take: a sure win never looks worse
+/// than any heuristic score, so it stays below the exact-score range.
+pub const EVAL_LIMIT: i32 = 63 * EVAL_SCALE;
+
+/// A weight at the opening (60 empties) and at the end (0 empties).
+#[derive(Clone, Copy)]
+struct Weight {
+    opening: i32,
+    end: i32,
+}
+
+impl Weight {
+    #[inline(always)]
+    const fn at(self, empties: i32) -> i32 {
+        (self.opening * empties + self.end * (60 - empties)) / 60
+    }
+}
+
+/// Per move more than the opponent (corner moves count twice).
+const MOBILITY: Weight = Weight { opening: 80, end: 35 };
+/// Per empty square next to the opponent's discs more than next to ours
+/// (fewer frontier discs means more moves later).
+const POTENTIAL_MOBILITY: Weight = Weight { opening: 30, end: 8 };
+/// Per corner more than the opponent.
+const CORNER: Weight = Weight { opening: 450, end: 250 };
+/// Per X-square (diagonal neighbour of an empty corner): gives the corner away.
+const X_SQUARE: Weight = Weight { opening: -250, end: -60 };
+/// Per C-square (edge neighbour of an empty corner).
+const C_SQUARE: Weight = Weight { opening: -70, end: -20 };
+/// Per edge-anchored stable disc more than the opponent.
+const STABLE_DISC: Weight = Weight { opening: 110, end: 90 };
+/// For the side that will play the last move of the game (odd empties).
+const PARITY: Weight = Weight { opening: 0, end: 200 };
+/// Per disc more than the opponent: few discs are good early, many late.
+const DISC: Weight = Weight { opening: -8, end: 25 };
+
+/// The X-squares b2, g2, b7, g7, in the order of their corners a1, h1, a8, h8.
+const X_SQUARES: [u64; 4] = [1 << 9, 1 << 14, 1 << 49, 1 << 54];
+/// The C-squares next to each corner, same order.
+const C_SQUARES: [u64; 4] = [(1 << 1) | (1 << 8), (1 << 6) | (1 << 15), (1 << 48) | (1 << 57), (1 << 55) | (1 << 62)];
+const CORNER_SQUARES: [u64; 4] = [1 << 0, 1 << 7, 1 << 56, 1 << 63];
+
+/// The X- and C-squares next to corners that are still empty.
+#[inline(always)]
+fn risky_squares(empty: u64) -> (u64, u64) {
+    let mut x_squares = 0;
+    let mut c_squares = 0;
+    for corner in 0..4 {
+        if empty & CORNER_SQUARES[corner] != 0 {
+            x_squares |= X_SQUARES[corner];
+            c_squares |= C_SQUARES[corner];
+        }
+    }
+    (x_squares, c_squares)
+}
+
+/// The score of a finished game with this disc difference (mover's view):
+/// exact results rank beyond every heuristic score, so a sure win by 2 beats
+/// any hopeful evaluation and a sure loss is worse than any.
+pub const fn terminal_score(disc_difference: i32) -> i32 {
+    disc_difference * EVAL_SCALE + disc_difference.signum() * EVAL_LIMIT
+}
+
+/// The disc difference a score stands for (inverse of [`terminal_score`] for
+/// exact results, a plain conversion for evaluations).
+pub fn score_to_discs(score: i32) -> f64 {
+    let score = if score.abs() > EVAL_LIMIT { score - score.signum() * EVAL_LIMIT } else { score };
+    score as f64 / EVAL_SCALE as f64
+}
+
+#[inline(always)]
+fn count(bits: u64) -> i32 {
+    bits.count_ones() as i32
+}
+
+/// The evaluation of the position for the side to move (`player`), in
+/// centi-discs, within ±[`EVAL_LIMIT`].
+pub fn evaluate(player: u64, opponent: u64) -> i32 {
+    let empty = !(player | opponent);
+    let empties = count(empty);
+
+    let my_moves = legal_moves(player, opponent);
+    let their_moves = legal_moves(opponent, player);
+    let mobility = count(my_moves) + count(my_moves & CORNERS) - count(their_moves) - count(their_moves & CORNERS);
+    let potential = count(frontier_empties(opponent, empty)) - count(frontier_empties(player, empty));
+    let corners = count(player & CORNERS) - count(opponent & CORNERS);
+    let (x_squares, c_squares) = risky_squares(empty);
+    let x_discs = count(player & x_squares) - count(opponent & x_squares);
+    let c_discs = count(player & c_squares) - count(opponent & c_squares);
+    let stable = count(edge_stable(player, opponent)) - count(edge_stable(opponent, player));
+    let parity = if empties % 2 == 1 { 1 } else { -1 };
+    let discs = count(player) - count(opponent);
+
+    let score = MOBILITY.at(empties) * mobility
+        + POTENTIAL_MOBILITY.at(empties) * potential
+        + CORNER.at(empties) * corners
+        + X_SQUARE.at(empties) * x_discs
+        + C_SQUARE.at(empties) * c_discs
+        + STABLE_DISC.at(empties) * stable
+        + PARITY.at(empties) * parity
+        + DISC.at(empties) * discs;
+    score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello_sdk::Position;
+
+    #[test]
+    fn the_start_position_is_balanced() {
+        let start = Position::start();
+        assert_eq!(evaluate(start.player().0, start.opponent().0), -PARITY.at(60));
+    }
+
+    #[test]
+    fn owning_a_corner_is_good() {
+        let pos = Position::from_board_string(
+            "X------O\
+             -XXXOO--\
+             -XXXOO--\
+             --XOO---\
+             --OXO---\
+             ---X----\
+             --------\
+             -------- X",
+        )
+        .unwrap();
+        let (p, o) = (pos.player().0, pos.opponent().0);
+        let swapped_corner = (p & !1) | (1 << 7);
+        assert!(evaluate(p, o) > evaluate(swapped_corner, o & !(1 << 7) | 1));
+    }
+}

@@ -1,0 +1,166 @@
+//! Move ordering: which move to search first.
+//!
+//! Alpha-beta is fastest when the best move comes first. Cheap knowledge does
+//! most of the work: the move stored in the transposition table, then moves
+//! that leave the opponent few replies ("fastest first"), few potential
+//! replies, and that make our corners stable. Near the root of big searches a
+//! shallow search with the evaluation sharpens the order further.
+
+use othello_sdk::{flips, legal_moves};
+
+use crate::board::{Bits, CORNERS, final_score, frontier_empties, play};
+use crate::eval::{evaluate, terminal_score};
+use crate::stability::corner_stable_count;
+use crate::tt::NO_MOVE;
+
+/// The move the transposition table remembers goes first.
+pub const HASH_MOVE_BONUS: i32 = 1 << 28;
+/// A move that takes all the opponent's discs wins at once.
+pub const WIPEOUT_BONUS: i32 = 1 << 27;
+/// Per reply left to the opponent (corner replies count twice), in eval units.
+pub const OPPONENT_MOBILITY_WEIGHT: i32 = 400;
+/// Per empty square next to our discs after the move (the opponent's potential moves).
+pub const OPPONENT_POTENTIAL_WEIGHT: i32 = 20;
+/// Per own disc made stable by a corner.
+pub const CORNER_STABILITY_WEIGHT: i32 = 60;
+/// For a move into a region with an odd number of empties (endgame parity).
+pub const PARITY_WEIGHT: i32 = 60;
+
+/// Most legal moves any position can have (a safe bound: one per empty square).
+pub const MAX_MOVES: usize = 64;
+
+/// The four 4x4 quadrants.
+const QUADRANTS: [u64; 4] = [0x0000_0000_0F0F_0F0F, 0x0000_0000_F0F0_F0F0, 0x0F0F_0F0F_0000_0000, 0xF0F0_F0F0_0000_0000];
+
+/// The squares of quadrants holding an odd number of empties: playing there
+/// first tends to leave us the last move of each region.
+#[inline(always)]
+pub fn odd_quadrants(empty: u64) -> u64 {
+    let mut odd = 0;
+    for quadrant in QUADRANTS {
+        if (empty & quadrant).count_ones() & 1 == 1 {
+            odd |= quadrant;
+        }
+    }
+    odd
+}
+
+/// A legal move with what searching it needs.
+#[derive(Clone, Copy, Default)]
+pub struct ScoredMove {
+    pub square: u8,
+    pub flipped: u64,
+    pub value: i32,
+}
+
+/// A list of legal moves, picked best-value first.
+pub struct MoveList {
+    moves: [ScoredMove; MAX_MOVES],
+    len: usize,
+    next: usize,
+}
+
+impl MoveList {
+    /// The legal moves of `player` (`moves` is their bitboard), unscored.
+    #[inline]
+    pub fn new(player: u64, opponent: u64, moves: u64) -> MoveList {
+        let mut list = MoveList { moves: [ScoredMove::default(); MAX_MOVES], len: 0, next: 0 };
+        for square in Bits(moves) {
+            list.moves[list.len] = ScoredMove { square: square as u8, flipped: flips(player, opponent, square), value: 0 };
+            list.len += 1;
+        }
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [ScoredMove] {
+        &mut self.moves[..self.len]
+    }
+
+    /// Scores every move with `value` (higher = searched earlier).
+    #[inline]
+    pub fn score(&mut self, mut value: impl FnMut(&ScoredMove) -> i32) {
+        for m in &mut self.moves[..self.len] {
+            m.value = value(m);
+        }
+    }
+
+    /// The best remaining move (selection sort, one step at a time: cutoffs
+    /// often come after the first move or two, so a full sort is wasted).
+    #[inline]
+    pub fn next_best(&mut self) -> Option<ScoredMove> {
+        if self.next >= self.len {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..self.len {
+            if self.moves[i].value > self.moves[best].value {
+                best = i;
+            }
+        }
+        self.moves.swap(self.next, best);
+        self.next += 1;
+        Some(self.moves[self.next - 1])
+    }
+}
+
+/// The cheap part of a move's value: fewest opponent replies first, then
+/// potential mobility, corner stability and parity. `(next_player,
+/// next_opponent)` is the position after the move (the opponent to move).
+#[inline(always)]
+pub fn fastest_first_value(next_player: u64, next_opponent: u64, square: u8, odd_region: u64, hash_move: u8) -> i32 {
+    if next_player == 0 {
+        return WIPEOUT_BONUS;
+    }
+    let replies = legal_moves(next_player, next_opponent);
+    let weighted_replies = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+    let empty = !(next_player | next_opponent);
+    let potential = frontier_empties(next_opponent, empty).count_ones() as i32;
+    let mut value = -OPPONENT_MOBILITY_WEIGHT * weighted_replies - OPPONENT_POTENTIAL_WEIGHT * potential
+        + CORNER_STABILITY_WEIGHT * corner_stable_count(next_opponent) as i32;
+    if odd_region & (1u64 << square) != 0 {
+        value += PARITY_WEIGHT;
+    }
+    if square == hash_move && hash_move != NO_MOVE {
+        value += HASH_MOVE_BONUS;
+    }
+    value
+}
+
+/// A small fixed-depth alpha-beta search on the evaluation, without a
+/// transposition table: the value used to order moves near the root of big
+/// searches. `depth` 0 is the evaluation itself.
+pub fn shallow_search(player: u64, opponent: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    if depth == 0 {
+        return evaluate(player, opponent);
+    }
+    let moves = legal_moves(player, opponent);
+    if moves == 0 {
+        if legal_moves(opponent, player) == 0 {
+            return terminal_score(final_score(player, opponent));
+        }
+        return -shallow_search(opponent, player, depth, -beta, -alpha);
+    }
+    let mut best = i32::MIN + 1;
+    for square in Bits(moves) {
+        let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
+        let score = -shallow_search(next_player, next_opponent, depth - 1, -beta, -alpha);
+        if score > best {
+            best = score;
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    best
+}
