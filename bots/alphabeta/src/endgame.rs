@@ -35,7 +35,7 @@ pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 14;
 /// Weight of the shallow-search value relative to the fastest-first value.
 pub const SHALLOW_SORT_WEIGHT: i32 = 1;
 /// The shallow-search depth grows by one ply every this many extra empties.
-pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 6;
+pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 4;
 /// The deepest ordering search.
 pub const SHALLOW_SORT_MAX_DEPTH: u32 = 2;
 /// How many nodes pass between two looks at the clock.
@@ -48,6 +48,10 @@ const STABILITY_THRESHOLD: [i32; 65] = [
     52, 54, 54, 56, 56, 58, 58, 60, 60, 62, 62, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
     64, 64, 64, 64, 64, 64, 64, 64,
 ];
+
+/// Squares tried first within a parity region in the shallow search: corners
+/// and the edge squares away from corners (X- and C-squares come last).
+const GOOD_SQUARES: u64 = 0x8100_0000_0000_0081 | 0x3C00_0000_0000_003C | 0x0000_8181_8181_0000;
 
 /// Squares next to each square: a move there can only flip if one of them
 /// holds an opponent disc (a cheap test before computing flips).
@@ -73,6 +77,85 @@ const NEIGHBOURS: [u64; 64] = {
     table
 };
 
+/// `LAST_FLIP_COUNT[position][line]`: how many discs a move at `position` of a
+/// *full* line of 8 flips, where `line` has a bit set for each own disc (the
+/// others are the opponent's). Bits outside a short diagonal are zero and
+/// act like opponent discs up to the board's edge, which flips nothing: right.
+const LAST_FLIP_COUNT: [[u8; 256]; 8] = {
+    let mut table = [[0u8; 256]; 8];
+    let mut position = 0;
+    while position < 8 {
+        let mut line = 0;
+        while line < 256 {
+            let mut total = 0;
+            // Towards lower positions, then higher ones.
+            let mut at = position as i32 - 1;
+            let mut run = 0;
+            while at >= 0 && line & (1 << at) == 0 {
+                run += 1;
+                at -= 1;
+            }
+            if at >= 0 {
+                total += run;
+            }
+            let mut at = position as i32 + 1;
+            let mut run = 0;
+            while at < 8 && line & (1 << at) == 0 {
+                run += 1;
+                at += 1;
+            }
+            if at < 8 {
+                total += run;
+            }
+            table[position][line] = total;
+            line += 1;
+        }
+        position += 1;
+    }
+    table
+};
+
+/// The two diagonals through each square (a1-h8 kind, h1-a8 kind).
+const DIAGONALS_THROUGH: [[u64; 2]; 64] = {
+    let mut table = [[0u64; 2]; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, col) = ((square / 8) as i32, (square % 8) as i32);
+        let mut other = 0;
+        while other < 64 {
+            let (r, c) = ((other / 8) as i32, (other % 8) as i32);
+            if r - c == row - col {
+                table[square][0] |= 1u64 << other;
+            }
+            if r + c == row + col {
+                table[square][1] |= 1u64 << other;
+            }
+            other += 1;
+        }
+        square += 1;
+    }
+    table
+};
+
+/// Discs flipped by a move on `square`, the board's only empty square, for the
+/// side owning `discs` (all other squares belong to the other side). Each line
+/// through the square is gathered into a byte and looked up.
+#[inline(always)]
+fn count_last_flips(discs: u64, square: usize) -> i32 {
+    const COLUMN_A: u64 = 0x0101_0101_0101_0101;
+    let (row, col) = (square >> 3, square & 7);
+    let row_bits = ((discs >> (8 * row)) & 0xFF) as usize;
+    let column_bits = (((discs >> col) & COLUMN_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
+    // One disc per column on a diagonal: summing the rows into the top byte cannot carry.
+    let [down, up] = DIAGONALS_THROUGH[square];
+    let diagonal_9 = ((discs & down).wrapping_mul(COLUMN_A) >> 56) as usize;
+    let diagonal_7 = ((discs & up).wrapping_mul(COLUMN_A) >> 56) as usize;
+    (LAST_FLIP_COUNT[col][row_bits]
+        + LAST_FLIP_COUNT[row][column_bits]
+        + LAST_FLIP_COUNT[col][diagonal_9]
+        + LAST_FLIP_COUNT[col][diagonal_7]) as i32
+}
+
 /// The flips of a move on `square`, zero if illegal (skipping the full test
 /// when no opponent disc is adjacent).
 #[inline(always)]
@@ -88,11 +171,12 @@ pub struct Solver<'a> {
     deadline: Option<Instant>,
     next_clock_check: u64,
     aborted: bool,
+    pub stats: [[u64; 4]; 64],
 }
 
 impl<'a> Solver<'a> {
     pub fn new(tt: &'a mut TranspositionTable) -> Solver<'a> {
-        Solver { tt, nodes: 0, deadline: None, next_clock_check: NODES_PER_CLOCK_CHECK, aborted: false }
+        Solver { tt, nodes: 0, deadline: None, next_clock_check: NODES_PER_CLOCK_CHECK, aborted: false, stats: [[0; 4]; 64] }
     }
 
     /// Gives up (see [`Solver::aborted`]) once `deadline` has passed.
@@ -264,6 +348,8 @@ impl<'a> Solver<'a> {
         let mut best_score = -SCORE_MAX - 1;
         let mut best_move = NO_MOVE;
         let mut first = true;
+        let mut index = 0;
+        self.stats[empties as usize][0] += 1;
         while let Some(m) = list.next_best() {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let score = if first {
@@ -286,10 +372,14 @@ impl<'a> Solver<'a> {
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
+                        self.stats[empties as usize][1] += 1;
+                        if index == 0 { self.stats[empties as usize][2] += 1; }
+                        self.stats[empties as usize][3] += index;
                         break;
                     }
                 }
             }
+            index += 1;
         }
         self.stored(player, opponent, empties, original_alpha, beta, best_score, best_move)
     }
@@ -326,7 +416,7 @@ impl<'a> Solver<'a> {
         }
         let odd = odd_quadrants(empty);
         let mut best_score = -SCORE_MAX - 1;
-        for part in [moves & odd, moves & !odd] {
+        for part in [moves & odd & GOOD_SQUARES, moves & odd & !GOOD_SQUARES, moves & !odd & GOOD_SQUARES, moves & !odd & !GOOD_SQUARES] {
             for square in Bits(part) {
                 let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
                 let score = -self.shallow(next_player, next_opponent, -beta, -alpha, false);
@@ -351,7 +441,8 @@ impl<'a> Solver<'a> {
         let odd = odd_quadrants(empty);
         let mut squares = [0usize; 4];
         let mut n = 0;
-        for square in Bits(empty & odd).chain(Bits(empty & !odd)) {
+        let parts = [empty & odd & GOOD_SQUARES, empty & odd & !GOOD_SQUARES, empty & !odd & GOOD_SQUARES, empty & !odd & !GOOD_SQUARES];
+        for square in parts.into_iter().flat_map(Bits) {
             squares[n] = square;
             n += 1;
         }
@@ -463,13 +554,13 @@ impl<'a> Solver<'a> {
         self.nodes += 1;
         // 63 discs on the board: the mover has `mine`, the opponent 63 - mine.
         let mine = player.count_ones() as i32;
-        let flipped = flips_if_adjacent(player, opponent, square);
+        let flipped = count_last_flips(player, square);
         if flipped != 0 {
-            return 2 * (mine + flipped.count_ones() as i32) - 62;
+            return 2 * (mine + flipped) - 62;
         }
-        let flipped = flips_if_adjacent(opponent, player, square);
+        let flipped = count_last_flips(opponent, square);
         if flipped != 0 {
-            return 2 * (mine - flipped.count_ones() as i32) - 64;
+            return 2 * (mine - flipped) - 64;
         }
         // Nobody can move: the empty square goes to the winner.
         let difference = 2 * mine - 63;
@@ -501,6 +592,20 @@ pub fn reference_solve(player: u64, opponent: u64) -> i32 {
 mod tests {
     use super::*;
     use othello_sdk::Position;
+
+    #[test]
+    fn last_flip_counts_match_the_move_generator() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let square = (state % 64) as usize;
+            let player = state.rotate_left(17) & !(1u64 << square);
+            let opponent = !player & !(1u64 << square);
+            assert_eq!(count_last_flips(player, square), flips(player, opponent, square).count_ones() as i32);
+        }
+    }
 
     /// Random playouts down to `empties` empties, deterministic by seed.
     fn random_position(seed: u64, empties: u32) -> (u64, u64) {

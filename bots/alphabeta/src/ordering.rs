@@ -62,7 +62,7 @@ pub struct MoveList {
 
 impl MoveList {
     /// The legal moves of `player` (`moves` is their bitboard), unscored.
-    #[inline]
+    #[inline(always)]
     pub fn new(player: u64, opponent: u64, moves: u64) -> MoveList {
         let mut list = MoveList { moves: [ScoredMove::default(); MAX_MOVES], len: 0, next: 0 };
         for square in Bits(moves) {

@@ -146,35 +146,34 @@ impl Searcher {
         }
 
         let mut solver = Solver::new(&mut self.endgame_tt).with_deadline(deadline);
+        // MTD(f): null-window tests "is the score at least v?" until the bounds
+        // meet. Scores are even, so the window (v - 1, v) decides it; fail-soft
+        // results often move a bound by more than one step.
         let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
         let mut best_square = None;
-        // Aspiration: a narrow window around the guess, widened on failure.
-        let (mut alpha, mut beta) = ((guess - 1).max(-SCORE_MAX), (guess + 1).min(SCORE_MAX));
-        let score = loop {
-            let (score, square) = solver.solve_root(player, opponent, alpha, beta);
+        let mut test = guess;
+        while lower < upper {
+            let (score, square) = solver.solve_root(player, opponent, test - 1, test);
+            eprintln!("test {test} -> {score} nodes {}", solver.nodes);
             if solver.aborted() {
                 return None;
             }
-            if score <= alpha {
-                upper = score;
-                if square.is_some() && best_square.is_none() {
-                    best_square = square;
-                }
-            } else if score >= beta {
+            if score >= test {
                 lower = score;
                 best_square = square;
+                test = lower + 2;
             } else {
-                best_square = square;
-                break score;
+                upper = score;
+                test = upper;
             }
-            if lower >= upper {
-                break lower;
-            }
-            (alpha, beta) = if score <= alpha { (-SCORE_MAX, score + 1) } else { (score - 1, SCORE_MAX) };
-            alpha = alpha.max(lower - 1);
-            beta = beta.min(upper + 1);
-        };
+        }
+        if best_square.is_none() && legal_moves(player, opponent) != 0 {
+            // Every test failed low (a lost position at -64): any move reaching -64 will do.
+            best_square = solver.solve_root(player, opponent, lower - 1, lower).1;
+        }
+        let score = lower;
         nodes += solver.nodes;
+        for (e, st) in solver.stats.iter().enumerate() { if st[0] > 0 { eprintln!("{e:2} nodes {:10} cuts {:10} first {:.3} avgidx {:.3}", st[0], st[1], st[2] as f64 / st[1].max(1) as f64, st[3] as f64 / st[1].max(1) as f64); } }
         let best_move = best_square.map_or(Move::Pass, |sq| Move::Play(Square::new(sq as u8).expect("a square")));
         Some(Solution { best_move, score, nodes })
     }
