@@ -35,9 +35,9 @@ pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 14;
 /// Weight of the shallow-search value relative to the fastest-first value.
 pub const SHALLOW_SORT_WEIGHT: i32 = 1;
 /// The shallow-search depth grows by one ply every this many extra empties.
-pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 4;
+pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 3;
 /// The deepest ordering search.
-pub const SHALLOW_SORT_MAX_DEPTH: u32 = 2;
+pub const SHALLOW_SORT_MAX_DEPTH: u32 = 4;
 /// How many nodes pass between two looks at the clock.
 pub const NODES_PER_CLOCK_CHECK: u64 = 1 << 14;
 

@@ -31,23 +31,34 @@ impl Weight {
     }
 }
 
-/// Per move more than the opponent (corner moves count twice).
-const MOBILITY: Weight = Weight { opening: 80, end: 35 };
-/// Per empty square next to the opponent's discs more than next to ours
-/// (fewer frontier discs means more moves later).
-const POTENTIAL_MOBILITY: Weight = Weight { opening: 30, end: 8 };
-/// Per corner more than the opponent.
-const CORNER: Weight = Weight { opening: 450, end: 250 };
-/// Per X-square (diagonal neighbour of an empty corner): gives the corner away.
-const X_SQUARE: Weight = Weight { opening: -250, end: -60 };
-/// Per C-square (edge neighbour of an empty corner).
-const C_SQUARE: Weight = Weight { opening: -70, end: -20 };
-/// Per edge-anchored stable disc more than the opponent.
-const STABLE_DISC: Weight = Weight { opening: 110, end: 90 };
-/// For the side that will play the last move of the game (odd empties).
-const PARITY: Weight = Weight { opening: 0, end: 200 };
-/// Per disc more than the opponent: few discs are good early, many late.
-const DISC: Weight = Weight { opening: -8, end: 25 };
+/// The features the evaluation weighs, each a difference "mine - theirs".
+pub const FEATURE_NAMES: [&str; FEATURE_COUNT] =
+    ["mobility", "potential_mobility", "corners", "x_squares", "c_squares", "stable_edge_discs", "parity", "discs"];
+pub const FEATURE_COUNT: usize = 8;
+
+/// The weight of each feature, in the order of [`FEATURE_NAMES`]:
+/// - mobility: per move more than the opponent (corner moves count twice);
+/// - potential mobility: per empty square next to the opponent's discs more
+///   than next to ours (fewer frontier discs, more moves later);
+/// - corners: per corner more;
+/// - X-squares (diagonal neighbours of an empty corner): they give the corner away;
+/// - C-squares (edge neighbours of an empty corner);
+/// - stable edge discs: per edge-anchored stable disc more;
+/// - parity: +1 for the side that will play the last move (odd empties), -1 else;
+/// - discs: per disc more (few discs are good early, many late).
+///
+/// The endgame values were fitted by least squares to exact solver results of
+/// positions with 8 to 18 empties (`examples/fit_eval.rs`).
+const WEIGHTS: [Weight; FEATURE_COUNT] = [
+    Weight { opening: 80, end: 420 },
+    Weight { opening: 30, end: -80 },
+    Weight { opening: 450, end: 120 },
+    Weight { opening: -250, end: -130 },
+    Weight { opening: -70, end: -240 },
+    Weight { opening: 110, end: 135 },
+    Weight { opening: 0, end: 160 },
+    Weight { opening: -8, end: 0 },
+];
 
 /// The X-squares b2, g2, b7, g7, in the order of their corners a1, h1, a8, h8.
 const X_SQUARES: [u64; 4] = [1 << 9, 1 << 14, 1 << 49, 1 << 54];
@@ -88,33 +99,45 @@ fn count(bits: u64) -> i32 {
     bits.count_ones() as i32
 }
 
+/// The feature values of a position, mover's view (see [`FEATURE_NAMES`]).
+#[inline(always)]
+pub fn features(player: u64, opponent: u64) -> [i32; FEATURE_COUNT] {
+    let empty = !(player | opponent);
+    let my_moves = legal_moves(player, opponent);
+    let their_moves = legal_moves(opponent, player);
+    let (x_squares, c_squares) = risky_squares(empty);
+    [
+        count(my_moves) + count(my_moves & CORNERS) - count(their_moves) - count(their_moves & CORNERS),
+        count(frontier_empties(opponent, empty)) - count(frontier_empties(player, empty)),
+        count(player & CORNERS) - count(opponent & CORNERS),
+        count(player & x_squares) - count(opponent & x_squares),
+        count(player & c_squares) - count(opponent & c_squares),
+        count(edge_stable(player, opponent)) - count(edge_stable(opponent, player)),
+        if count(empty) % 2 == 1 { 1 } else { -1 },
+        count(player) - count(opponent),
+    ]
+}
+
 /// The evaluation of the position for the side to move (`player`), in
 /// centi-discs, within ±[`EVAL_LIMIT`].
 pub fn evaluate(player: u64, opponent: u64) -> i32 {
-    let empty = !(player | opponent);
-    let empties = count(empty);
-
-    let my_moves = legal_moves(player, opponent);
-    let their_moves = legal_moves(opponent, player);
-    let mobility = count(my_moves) + count(my_moves & CORNERS) - count(their_moves) - count(their_moves & CORNERS);
-    let potential = count(frontier_empties(opponent, empty)) - count(frontier_empties(player, empty));
-    let corners = count(player & CORNERS) - count(opponent & CORNERS);
-    let (x_squares, c_squares) = risky_squares(empty);
-    let x_discs = count(player & x_squares) - count(opponent & x_squares);
-    let c_discs = count(player & c_squares) - count(opponent & c_squares);
-    let stable = count(edge_stable(player, opponent)) - count(edge_stable(opponent, player));
-    let parity = if empties % 2 == 1 { 1 } else { -1 };
-    let discs = count(player) - count(opponent);
-
-    let score = MOBILITY.at(empties) * mobility
-        + POTENTIAL_MOBILITY.at(empties) * potential
-        + CORNER.at(empties) * corners
-        + X_SQUARE.at(empties) * x_discs
-        + C_SQUARE.at(empties) * c_discs
-        + STABLE_DISC.at(empties) * stable
-        + PARITY.at(empties) * parity
-        + DISC.at(empties) * discs;
+    let empties = count(!(player | opponent));
+    let values = features(player, opponent);
+    let mut score = 0;
+    for (weight, value) in WEIGHTS.iter().zip(values) {
+        score += weight.at(empties) * value;
+    }
     score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// The weight of each feature at `empties` empty squares (for fitting tools).
+pub fn weights_at(empties: i32) -> [i32; FEATURE_COUNT] {
+    WEIGHTS.map(|w| w.at(empties))
+}
+
+/// The opening and endgame weights of each feature (for fitting tools).
+pub fn weight_table() -> [(i32, i32); FEATURE_COUNT] {
+    WEIGHTS.map(|w| (w.opening, w.end))
 }
 
 #[cfg(test)]
@@ -125,7 +148,7 @@ mod tests {
     #[test]
     fn the_start_position_is_balanced() {
         let start = Position::start();
-        assert_eq!(evaluate(start.player().0, start.opponent().0), -PARITY.at(60));
+        assert_eq!(evaluate(start.player().0, start.opponent().0), -WEIGHTS[6].at(60));
     }
 
     #[test]

@@ -28,9 +28,12 @@ const SHALLOW_SORT_DEPTH_DIVISOR: u32 = 4;
 /// How many nodes pass between two looks at the clock.
 const NODES_PER_CLOCK_CHECK: u64 = 1 << 12;
 /// Midgame depth searched to guess the score before an exact solve.
-const SOLVE_GUESS_DEPTH: u32 = 8;
+const SOLVE_GUESS_DEPTH: u32 = 12;
 /// Plies below the number of empties for the guess (deeper is wasted).
 const SOLVE_GUESS_MARGIN: u32 = 10;
+
+/// Largest step between two null-window tests of an exact solve.
+const MTD_MAX_STEP: i32 = 2;
 
 /// What a midgame search found.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -143,15 +146,18 @@ impl Searcher {
             nodes += result.nodes;
             guess = (crate::eval::score_to_discs(result.score).round() as i32).clamp(-SCORE_MAX, SCORE_MAX);
             guess += guess & 1; // final scores are even
+            eprintln!("guess {guess} depth {} nodes {}", result.depth, result.nodes);
         }
 
         let mut solver = Solver::new(&mut self.endgame_tt).with_deadline(deadline);
         // MTD(f): null-window tests "is the score at least v?" until the bounds
         // meet. Scores are even, so the window (v - 1, v) decides it; fail-soft
-        // results often move a bound by more than one step.
+        // results often move a bound by more than one step. When the guess was
+        // far off, the steps grow (doubling), then bisect back once overshot.
         let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
         let mut best_square = None;
         let mut test = guess;
+        let mut step = 2;
         while lower < upper {
             let (score, square) = solver.solve_root(player, opponent, test - 1, test);
             eprintln!("test {test} -> {score} nodes {}", solver.nodes);
@@ -161,10 +167,18 @@ impl Searcher {
             if score >= test {
                 lower = score;
                 best_square = square;
-                test = lower + 2;
+                test = (lower + step).min(upper);
             } else {
                 upper = score;
-                test = upper;
+                test = (upper - step + 2).max(lower + 2);
+            }
+            if lower < upper && lower + 2 < upper && step < MTD_MAX_STEP {
+                step *= 2;
+            }
+            // Bisect when both bounds are known, keeping the test value even.
+            if lower < upper && lower > -SCORE_MAX && upper < SCORE_MAX {
+                let middle = (lower + upper + 2).div_euclid(4) * 2;
+                test = middle.clamp(lower + 2, upper);
             }
         }
         if best_square.is_none() && legal_moves(player, opponent) != 0 {
