@@ -20,6 +20,7 @@ use std::time::Instant;
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
+use crate::eval::EVAL_SCALE;
 use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
 use crate::stability::stable_discs;
 use crate::tt::{NO_MOVE, TranspositionTable};
@@ -31,13 +32,17 @@ pub const TT_MIN_EMPTIES: u32 = SHALLOW_MAX_EMPTIES + 1;
 /// From this many empties on, children are probed for transposition cutoffs.
 pub const ETC_MIN_EMPTIES: u32 = 16;
 /// From this many empties on, moves are ordered by a shallow search too.
-pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 14;
+pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 10;
 /// Weight of the shallow-search value relative to the fastest-first value.
 pub const SHALLOW_SORT_WEIGHT: i32 = 1;
 /// The shallow-search depth grows by one ply every this many extra empties.
-pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 3;
+pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 2;
+/// Ordering searches resolve values only down to alpha minus this (centi-discs).
+pub const SHALLOW_SORT_MARGIN: i32 = 800;
+/// Beyond any evaluation or terminal score.
+const EVAL_INFINITY: i32 = 1 << 20;
 /// The deepest ordering search.
-pub const SHALLOW_SORT_MAX_DEPTH: u32 = 4;
+pub const SHALLOW_SORT_MAX_DEPTH: u32 = 6;
 /// How many nodes pass between two looks at the clock.
 pub const NODES_PER_CLOCK_CHECK: u64 = 1 << 14;
 
@@ -322,27 +327,30 @@ impl<'a> Solver<'a> {
         let sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES).then(|| {
             ((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH)
         });
-        let use_etc = empties >= ETC_MIN_EMPTIES;
-        let mut etc_cutoff = None;
-        let tt = &*self.tt;
-        list.score(|m| {
-            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-            if use_etc && let Some(child) = tt.probe(next_player, next_opponent) {
-                // Enhanced transposition cutoff: a child already known to fail high.
-                if -(child.upper as i32) >= beta {
-                    etc_cutoff = Some((-(child.upper as i32), m.square));
+        // Enhanced transposition cutoff: a child already known to fail high.
+        if empties >= ETC_MIN_EMPTIES {
+            for m in list.as_mut_slice().iter() {
+                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+                if let Some(child) = self.tt.probe(next_player, next_opponent)
+                    && -(child.upper as i32) >= beta
+                {
+                    let (score, square) = (-(child.upper as i32), m.square);
+                    return self.stored(player, opponent, empties, alpha, beta, score, square);
                 }
             }
+        }
+        // Ordering searches need exact values only for moves that may reach alpha.
+        let sort_alpha = alpha * EVAL_SCALE - SHALLOW_SORT_MARGIN;
+        list.score(|m| {
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
-            if let Some(depth) = sort_depth {
-                value -= SHALLOW_SORT_WEIGHT
-                    * shallow_search(next_player, next_opponent, depth, -i32::MAX / 2, i32::MAX / 2);
+            if let Some(depth) = sort_depth
+                && m.square != hash_move
+            {
+                value -= SHALLOW_SORT_WEIGHT * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
             }
             value
         });
-        if let Some((score, square)) = etc_cutoff {
-            return self.stored(player, opponent, empties, alpha, beta, score, square);
-        }
 
         let original_alpha = alpha;
         let mut best_score = -SCORE_MAX - 1;
