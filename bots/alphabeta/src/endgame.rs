@@ -21,7 +21,7 @@ use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::eval::EVAL_SCALE;
-use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
+use crate::ordering::{MAX_MOVES, MoveList, ScoredMove, fastest_first_value, odd_quadrants, shallow_search};
 use crate::stability::stable_discs;
 use crate::tt::{NO_MOVE, TranspositionTable};
 
@@ -32,7 +32,7 @@ pub const TT_MIN_EMPTIES: u32 = SHALLOW_MAX_EMPTIES + 1;
 /// From this many empties on, children are probed for transposition cutoffs.
 pub const ETC_MIN_EMPTIES: u32 = 16;
 /// From this many empties on, moves are ordered by a shallow search too.
-pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 10;
+pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 12;
 /// Weight of the shallow-search value relative to the fastest-first value.
 pub const SHALLOW_SORT_WEIGHT: i32 = 1;
 /// The shallow-search depth grows by one ply every this many extra empties.
@@ -45,6 +45,10 @@ const EVAL_INFINITY: i32 = 1 << 20;
 pub const SHALLOW_SORT_MAX_DEPTH: u32 = 6;
 /// How many nodes pass between two looks at the clock.
 pub const NODES_PER_CLOCK_CHECK: u64 = 1 << 14;
+
+/// Room for the moves of every node on a search path: at most 60 plies plus
+/// passes, each with at most [`MAX_MOVES`] moves.
+const MOVE_STACK_SIZE: usize = 128 * MAX_MOVES;
 
 /// Stability cutoffs pay only when alpha is high enough for the opponent's
 /// stable discs to matter; by empties (Edax's thresholds).
@@ -176,12 +180,23 @@ pub struct Solver<'a> {
     deadline: Option<Instant>,
     next_clock_check: u64,
     aborted: bool,
-    pub stats: [[u64; 4]; 64],
+    /// The moves of every [`Solver::search`] node on the current path, so that
+    /// no node has to initialise a move array of its own.
+    move_stack: Vec<ScoredMove>,
+    stack_top: usize,
 }
 
 impl<'a> Solver<'a> {
     pub fn new(tt: &'a mut TranspositionTable) -> Solver<'a> {
-        Solver { tt, nodes: 0, deadline: None, next_clock_check: NODES_PER_CLOCK_CHECK, aborted: false, stats: [[0; 4]; 64] }
+        Solver {
+            tt,
+            nodes: 0,
+            deadline: None,
+            next_clock_check: NODES_PER_CLOCK_CHECK,
+            aborted: false,
+            move_stack: vec![ScoredMove::default(); MOVE_STACK_SIZE],
+            stack_top: 0,
+        }
     }
 
     /// Gives up (see [`Solver::aborted`]) once `deadline` has passed.
@@ -322,14 +337,17 @@ impl<'a> Solver<'a> {
             return -self.search(opponent, player, -beta, -alpha, true);
         }
 
-        let mut list = MoveList::new(player, opponent, moves);
-        let odd = odd_quadrants(empty);
-        let sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES).then(|| {
-            ((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH)
-        });
+        // This node's moves go on the shared move stack: [base, end).
+        let base = self.stack_top;
+        let mut end = base;
+        for square in Bits(moves) {
+            self.move_stack[end] = ScoredMove { square: square as u8, flipped: flips(player, opponent, square), value: 0 };
+            end += 1;
+        }
+
         // Enhanced transposition cutoff: a child already known to fail high.
         if empties >= ETC_MIN_EMPTIES {
-            for m in list.as_mut_slice().iter() {
+            for m in &self.move_stack[base..end] {
                 let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
                 if let Some(child) = self.tt.probe(next_player, next_opponent)
                     && -(child.upper as i32) >= beta
@@ -339,28 +357,50 @@ impl<'a> Solver<'a> {
                 }
             }
         }
+
+        let odd = odd_quadrants(empty);
+        let sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES).then(|| {
+            ((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH)
+        });
         // Ordering searches need exact values only for moves that may reach alpha.
         let sort_alpha = alpha * EVAL_SCALE - SHALLOW_SORT_MARGIN;
-        list.score(|m| {
+        for m in &mut self.move_stack[base..end] {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-            let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
+            m.value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
             if let Some(depth) = sort_depth
                 && m.square != hash_move
             {
-                value -= SHALLOW_SORT_WEIGHT * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
+                m.value -=
+                    SHALLOW_SORT_WEIGHT * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
             }
-            value
-        });
+        }
 
-        let original_alpha = alpha;
+        self.stack_top = end;
+        let (best_score, best_move) = self.search_moves(player, opponent, alpha, beta, base, end);
+        self.stack_top = base;
+        if self.aborted {
+            return 0;
+        }
+        self.stored(player, opponent, empties, alpha, beta, best_score, best_move)
+    }
+
+    /// The move loop of [`Solver::search`] over the moves in
+    /// `move_stack[base..end]`, best value first: (best score, best move).
+    fn search_moves(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, base: usize, end: usize) -> (i32, u8) {
         let mut best_score = -SCORE_MAX - 1;
         let mut best_move = NO_MOVE;
-        let mut first = true;
-        let mut index = 0;
-        self.stats[empties as usize][0] += 1;
-        while let Some(m) = list.next_best() {
+        for next in base..end {
+            // Selection sort, one step at a time: cutoffs come early.
+            let mut pick = next;
+            for i in next + 1..end {
+                if self.move_stack[i].value > self.move_stack[pick].value {
+                    pick = i;
+                }
+            }
+            self.move_stack.swap(next, pick);
+            let m = self.move_stack[next];
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-            let score = if first {
+            let score = if next == base {
                 -self.search(next_player, next_opponent, -beta, -alpha, false)
             } else {
                 let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);
@@ -370,9 +410,8 @@ impl<'a> Solver<'a> {
                     probe
                 }
             };
-            first = false;
             if self.aborted {
-                return 0;
+                break;
             }
             if score > best_score {
                 best_score = score;
@@ -380,16 +419,12 @@ impl<'a> Solver<'a> {
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
-                        self.stats[empties as usize][1] += 1;
-                        if index == 0 { self.stats[empties as usize][2] += 1; }
-                        self.stats[empties as usize][3] += index;
                         break;
                     }
                 }
             }
-            index += 1;
         }
-        self.stored(player, opponent, empties, original_alpha, beta, best_score, best_move)
+        (best_score, best_move)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -187,7 +187,6 @@ impl Searcher {
         }
         let score = lower;
         nodes += solver.nodes;
-        for (e, st) in solver.stats.iter().enumerate() { if st[0] > 0 { eprintln!("{e:2} nodes {:10} cuts {:10} first {:.3} avgidx {:.3}", st[0], st[1], st[2] as f64 / st[1].max(1) as f64, st[3] as f64 / st[1].max(1) as f64); } }
         let best_move = best_square.map_or(Move::Pass, |sq| Move::Play(Square::new(sq as u8).expect("a square")));
         Some(Solution { best_move, score, nodes })
     }
