@@ -67,7 +67,10 @@ fn run() -> Result<bool, String> {
 
     let mut searcher = Searcher::new();
     let (mut total_nodes, mut total_seconds, mut all_right) = (0u64, 0f64, true);
-    println!("{:>4} {:>7} {:>6} {:>6} {:>14} {:>9} {:>12}", "#", "empties", "move", "score", "nodes", "seconds", "nodes/s");
+    println!(
+        "{:>4} {:>7} {:>6} {:>6} {:>14} {:>9} {:>12}",
+        "#", "empties", "move", "score", "nodes", "seconds", "nodes/s"
+    );
     for id in ids {
         let Some(problem) = problems.iter().find(|p| p.id == id) else {
             return Err(format!("no position #{id} in {file}"));
@@ -100,12 +103,7 @@ fn run() -> Result<bool, String> {
             all_right = false;
         }
     }
-    println!(
-        "total {:>32} {:>9.3} {:>12.0}",
-        total_nodes,
-        total_seconds,
-        total_nodes as f64 / total_seconds.max(1e-9)
-    );
+    println!("total {:>32} {:>9.3} {:>12.0}", total_nodes, total_seconds, total_nodes as f64 / total_seconds.max(1e-9));
     Ok(all_right)
 }
 

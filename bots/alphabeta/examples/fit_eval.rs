@@ -10,6 +10,9 @@
 //! the final disc difference. Prints the old and new weights and errors; copy
 //! the new `end` values into `src/eval.rs` by hand.
 
+// Matrix code reads best with explicit indices.
+#![allow(clippy::needless_range_loop)]
+
 use alphabeta::Searcher;
 use alphabeta::eval::{EVAL_SCALE, FEATURE_COUNT, FEATURE_NAMES, evaluate, features, weight_table};
 use alphabeta::search::Limits;
@@ -71,8 +74,8 @@ fn main() {
                 pos.play(Move::Pass);
                 continue;
             }
-            let empties = pos.empty().count() as u32;
-            if (MIN_EMPTIES..=MAX_EMPTIES).contains(&empties) && next(&mut state) % 2 == 0 {
+            let empties = pos.empty().count();
+            if (MIN_EMPTIES..=MAX_EMPTIES).contains(&empties) && next(&mut state).is_multiple_of(2) {
                 let (p, o) = (pos.player().0, pos.opponent().0);
                 let score = searcher.solve(&pos).score;
                 samples.push(Sample {

@@ -54,8 +54,8 @@ const MOVE_STACK_SIZE: usize = 128 * MAX_MOVES;
 /// stable discs to matter; by empties (Edax's thresholds).
 const STABILITY_THRESHOLD: [i32; 65] = [
     99, 99, 99, 99, 6, 8, 10, 12, 14, 16, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 48, 50, 50, 52,
-    52, 54, 54, 56, 56, 58, 58, 60, 60, 62, 62, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
-    64, 64, 64, 64, 64, 64, 64, 64,
+    52, 54, 54, 56, 56, 58, 58, 60, 60, 62, 62, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
+    64, 64, 64, 64, 64, 64, 64,
 ];
 
 /// Squares tried first within a parity region in the shallow search: corners
@@ -132,7 +132,7 @@ const DIAGONALS_THROUGH: [[u64; 2]; 64] = {
         let (row, col) = ((square / 8) as i32, (square % 8) as i32);
         let mut other = 0;
         while other < 64 {
-            let (r, c) = ((other / 8) as i32, (other % 8) as i32);
+            let (r, c) = (other / 8, other % 8);
             if r - c == row - col {
                 table[square][0] |= 1u64 << other;
             }
@@ -341,7 +341,8 @@ impl<'a> Solver<'a> {
         let base = self.stack_top;
         let mut end = base;
         for square in Bits(moves) {
-            self.move_stack[end] = ScoredMove { square: square as u8, flipped: flips(player, opponent, square), value: 0 };
+            self.move_stack[end] =
+                ScoredMove { square: square as u8, flipped: flips(player, opponent, square), value: 0 };
             end += 1;
         }
 
@@ -359,9 +360,8 @@ impl<'a> Solver<'a> {
         }
 
         let odd = odd_quadrants(empty);
-        let sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES).then(|| {
-            ((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH)
-        });
+        let sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES)
+            .then(|| ((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH));
         // Ordering searches need exact values only for moves that may reach alpha.
         let sort_alpha = alpha * EVAL_SCALE - SHALLOW_SORT_MARGIN;
         for m in &mut self.move_stack[base..end] {
@@ -370,8 +370,8 @@ impl<'a> Solver<'a> {
             if let Some(depth) = sort_depth
                 && m.square != hash_move
             {
-                m.value -=
-                    SHALLOW_SORT_WEIGHT * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
+                m.value -= SHALLOW_SORT_WEIGHT
+                    * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
             }
         }
 
@@ -386,7 +386,15 @@ impl<'a> Solver<'a> {
 
     /// The move loop of [`Solver::search`] over the moves in
     /// `move_stack[base..end]`, best value first: (best score, best move).
-    fn search_moves(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, base: usize, end: usize) -> (i32, u8) {
+    fn search_moves(
+        &mut self,
+        player: u64,
+        opponent: u64,
+        mut alpha: i32,
+        beta: i32,
+        base: usize,
+        end: usize,
+    ) -> (i32, u8) {
         let mut best_score = -SCORE_MAX - 1;
         let mut best_move = NO_MOVE;
         for next in base..end {
@@ -459,7 +467,12 @@ impl<'a> Solver<'a> {
         }
         let odd = odd_quadrants(empty);
         let mut best_score = -SCORE_MAX - 1;
-        for part in [moves & odd & GOOD_SQUARES, moves & odd & !GOOD_SQUARES, moves & !odd & GOOD_SQUARES, moves & !odd & !GOOD_SQUARES] {
+        for part in [
+            moves & odd & GOOD_SQUARES,
+            moves & odd & !GOOD_SQUARES,
+            moves & !odd & GOOD_SQUARES,
+            moves & !odd & !GOOD_SQUARES,
+        ] {
             for square in Bits(part) {
                 let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
                 let score = -self.shallow(next_player, next_opponent, -beta, -alpha, false);
@@ -484,7 +497,12 @@ impl<'a> Solver<'a> {
         let odd = odd_quadrants(empty);
         let mut squares = [0usize; 4];
         let mut n = 0;
-        let parts = [empty & odd & GOOD_SQUARES, empty & odd & !GOOD_SQUARES, empty & !odd & GOOD_SQUARES, empty & !odd & !GOOD_SQUARES];
+        let parts = [
+            empty & odd & GOOD_SQUARES,
+            empty & odd & !GOOD_SQUARES,
+            empty & !odd & GOOD_SQUARES,
+            empty & !odd & !GOOD_SQUARES,
+        ];
         for square in parts.into_iter().flat_map(Bits) {
             squares[n] = square;
             n += 1;
@@ -557,16 +575,7 @@ impl<'a> Solver<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn solve_2(
-        &mut self,
-        player: u64,
-        opponent: u64,
-        alpha: i32,
-        beta: i32,
-        a: usize,
-        b: usize,
-        passed: bool,
-    ) -> i32 {
+    fn solve_2(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, a: usize, b: usize, passed: bool) -> i32 {
         self.nodes += 1;
         let mut best_score = -SCORE_MAX - 1;
         let flipped = flips_if_adjacent(player, opponent, a);

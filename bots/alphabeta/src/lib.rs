@@ -109,7 +109,7 @@ impl Bot for AlphaBetaBot {
             self.info = Some(SearchInfo { nodes: Some(0), ..SearchInfo::default() });
             return Move::Pass;
         }
-        let empties = position.empty().count() as u32;
+        let empties = position.empty().count();
         let solve = empties <= self.level.solve_empties.min(solvable_empties(clock.hard_budget()));
         let noise = self.noise();
         self.searcher.set_root_noise(noise);

@@ -33,7 +33,8 @@ pub const SHALLOW_SEARCH_SORT_MIN_DEPTH: u32 = 3;
 pub const MAX_MOVES: usize = 64;
 
 /// The four 4x4 quadrants.
-const QUADRANTS: [u64; 4] = [0x0000_0000_0F0F_0F0F, 0x0000_0000_F0F0_F0F0, 0x0F0F_0F0F_0000_0000, 0xF0F0_F0F0_0000_0000];
+const QUADRANTS: [u64; 4] =
+    [0x0000_0000_0F0F_0F0F, 0x0000_0000_F0F0_F0F0, 0x0F0F_0F0F_0000_0000, 0xF0F0_F0F0_0000_0000];
 
 /// The squares of quadrants holding an odd number of empties: playing there
 /// first tends to leave us the last move of each region.

@@ -134,7 +134,7 @@ impl Searcher {
     /// than one search with the full window.
     pub fn solve_until(&mut self, position: &Position, deadline: Option<Instant>) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
-        let empties = position.empty().count() as u32;
+        let empties = position.empty().count();
         self.endgame_tt.new_search();
         let mut nodes = 0;
 
@@ -146,7 +146,6 @@ impl Searcher {
             nodes += result.nodes;
             guess = (crate::eval::score_to_discs(result.score).round() as i32).clamp(-SCORE_MAX, SCORE_MAX);
             guess += guess & 1; // final scores are even
-            eprintln!("guess {guess} depth {} nodes {}", result.depth, result.nodes);
         }
 
         let mut solver = Solver::new(&mut self.endgame_tt).with_deadline(deadline);
@@ -160,7 +159,6 @@ impl Searcher {
         let mut step = 2;
         while lower < upper {
             let (score, square) = solver.solve_root(player, opponent, test - 1, test);
-            eprintln!("test {test} -> {score} nodes {}", solver.nodes);
             if solver.aborted() {
                 return None;
             }
@@ -198,7 +196,7 @@ impl Searcher {
         self.midgame_tt.new_search();
         self.nodes = 0;
         let moves = legal_moves(player, opponent);
-        let empties = position.empty().count() as u32;
+        let empties = position.empty().count();
         if moves == 0 {
             let score = if legal_moves(opponent, player) == 0 {
                 terminal_score(final_score(player, opponent))
@@ -283,7 +281,8 @@ impl Searcher {
         let hash_move = self.midgame_tt.probe(player, opponent).map_or(NO_MOVE, |e| e.best_move);
         let odd = odd_quadrants(!(player | opponent));
         let mut list = MoveList::new(player, opponent, moves);
-        let sort_depth = (depth >= SHALLOW_SORT_MIN_DEPTH).then_some(depth / SHALLOW_SORT_DEPTH_DIVISOR - 1);
+        let sort_depth =
+            (depth >= SHALLOW_SORT_MIN_DEPTH).then(|| (depth - SHALLOW_SORT_MIN_DEPTH) / SHALLOW_SORT_DEPTH_DIVISOR);
         list.score(|m| {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
@@ -311,8 +310,10 @@ impl Searcher {
             return 0;
         }
 
-        if let Some(entry) = self.midgame_tt.probe(player, opponent) {
-            if entry.depth as u32 >= depth {
+        if let Some(entry) = self.midgame_tt.probe(player, opponent)
+            && entry.depth as u32 >= depth
+        {
+            {
                 let (lower, upper) = (entry.lower as i32, entry.upper as i32);
                 if lower >= beta {
                     return lower;

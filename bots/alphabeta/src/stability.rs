@@ -215,8 +215,8 @@ mod tests {
 
     #[test]
     fn column_gather_round_trips() {
-        for byte in 0..256usize {
-            assert_eq!(column_a_to_byte(COLUMN_A_FROM_BYTE[byte]), byte);
+        for (byte, &column) in COLUMN_A_FROM_BYTE.iter().enumerate() {
+            assert_eq!(column_a_to_byte(column), byte);
         }
     }
 }

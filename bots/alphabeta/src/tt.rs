@@ -131,7 +131,8 @@ impl TranspositionTable {
 
         // A new position: replace an entry from an older search, else the shallower one.
         let priority = |e: &Entry| ((e.date == date) as u32) << 8 | e.depth as u32;
-        let victim = if priority(&self.entries[first]) <= priority(&self.entries[first ^ 1]) { first } else { first ^ 1 };
+        let victim =
+            if priority(&self.entries[first]) <= priority(&self.entries[first ^ 1]) { first } else { first ^ 1 };
         self.entries[victim] =
             Entry { player, opponent, lower: lower as i16, upper: upper as i16, best_move, depth, date };
     }

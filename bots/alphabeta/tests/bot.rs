@@ -66,9 +66,9 @@ fn respects_a_small_time_limit() {
         }
         pos
     };
-    // 20 empties: the bot will try (and have to give up on) an exact solve.
+    // FFO #40, 20 empties: the bot tries an exact solve and has to give up in time.
     let endgame =
-        Position::from_board_string("--OOOOO-X-OOOOO-XXXOOOOOXXOXOOOOXXOOOOO-XXOOOOOX--O---X---------- O").unwrap();
+        Position::from_board_string("O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X").unwrap();
     let mut bot = AlphaBetaBot::with_seed(1);
     for position in [midgame, endgame, Position::start()] {
         let start = Instant::now();

@@ -6,21 +6,27 @@ use othello_sdk::abi::OthelloBoard;
 use othello_sdk::loader::BotLibrary;
 use othello_sdk::{Move, Position};
 
-/// `target/<profile>/libalphabeta.so` (or the platform's name), built by
-/// `cargo test` next to the `deps` folder holding this test.
-fn plugin_path() -> PathBuf {
+/// The cdylib `cargo test` builds with this test: `libalphabeta.so` (or the
+/// platform's name) in `target/<profile>/deps`, next to this test's executable;
+/// `cargo build` also copies it up to `target/<profile>`. The fresher one wins.
+fn plugin_path() -> Option<PathBuf> {
     let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    profile_dir.join(format!("{}alphabeta{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX))
+    let deps = exe.parent().unwrap();
+    let name = format!("{}alphabeta{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+    let candidates = [deps.join(&name), deps.parent().unwrap().join(&name)];
+    candidates
+        .into_iter()
+        .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
+        .max_by_key(|(modified, _)| *modified)
+        .map(|(_, path)| path)
 }
 
 #[test]
 fn the_plugin_loads_and_plays() {
-    let path = plugin_path();
-    if !path.exists() {
-        eprintln!("note: {} is absent (cdylib not built), skipping the load test", path.display());
+    let Some(path) = plugin_path() else {
+        eprintln!("note: the alphabeta cdylib was not built next to this test; skipping the load test");
         return;
-    }
+    };
     let bot = BotLibrary::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let features = bot.features();
     assert_eq!(features.levels, alphabeta::LEVEL_COUNT);
