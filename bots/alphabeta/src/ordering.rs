@@ -18,7 +18,7 @@ pub const HASH_MOVE_BONUS: i32 = 1 << 28;
 /// A move that takes all the opponent's discs wins at once.
 pub const WIPEOUT_BONUS: i32 = 1 << 27;
 /// Per reply left to the opponent (corner replies count twice), in eval units.
-pub const OPPONENT_MOBILITY_WEIGHT: i32 = 400;
+pub const OPPONENT_MOBILITY_WEIGHT: i32 = 200;
 /// Per empty square next to our discs after the move (the opponent's potential moves).
 pub const OPPONENT_POTENTIAL_WEIGHT: i32 = 20;
 /// Per own disc made stable by a corner.
