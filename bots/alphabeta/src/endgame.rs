@@ -26,9 +26,9 @@ use crate::stability::stable_discs;
 use crate::tt::{NO_MOVE, TranspositionTable};
 
 /// At most this many empties: no transposition table, no move sorting.
-pub const SHALLOW_MAX_EMPTIES: u32 = 7;
+pub const SHALLOW_MAX_EMPTIES: u32 = 6;
 /// From this many empties on, positions are stored in the transposition table.
-pub const TT_MIN_EMPTIES: u32 = SHALLOW_MAX_EMPTIES + 1;
+pub const TT_MIN_EMPTIES: u32 = 8;
 /// From this many empties on, children are probed for transposition cutoffs.
 pub const ETC_MIN_EMPTIES: u32 = 16;
 /// From this many empties on, moves are ordered by a shallow search too.
@@ -313,7 +313,9 @@ impl<'a> Solver<'a> {
 
         // Transposition table: bounds from an earlier visit.
         let mut hash_move = NO_MOVE;
-        if let Some(entry) = self.tt.probe(player, opponent) {
+        if empties >= TT_MIN_EMPTIES
+            && let Some(entry) = self.tt.probe(player, opponent)
+        {
             hash_move = entry.best_move;
             let (lower, upper) = (entry.lower as i32, entry.upper as i32);
             if lower >= beta {
@@ -438,7 +440,9 @@ impl<'a> Solver<'a> {
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn stored(&mut self, player: u64, opponent: u64, empties: u32, alpha: i32, beta: i32, score: i32, best: u8) -> i32 {
-        self.tt.store(player, opponent, empties, alpha, beta, score, best, SCORE_MAX);
+        if empties >= TT_MIN_EMPTIES {
+            self.tt.store(player, opponent, empties, alpha, beta, score, best, SCORE_MAX);
+        }
         score
     }
 
