@@ -32,9 +32,6 @@ const SOLVE_GUESS_DEPTH: u32 = 12;
 /// Plies below the number of empties for the guess (deeper is wasted).
 const SOLVE_GUESS_MARGIN: u32 = 10;
 
-/// Largest step between two null-window tests of an exact solve.
-const MTD_MAX_STEP: i32 = 2;
-
 /// What a midgame search found.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchResult {
@@ -150,13 +147,13 @@ impl Searcher {
 
         let mut solver = Solver::new(&mut self.endgame_tt).with_deadline(deadline);
         // MTD(f): null-window tests "is the score at least v?" until the bounds
-        // meet. Scores are even, so the window (v - 1, v) decides it; fail-soft
-        // results often move a bound by more than one step. When the guess was
-        // far off, the steps grow (doubling), then bisect back once overshot.
+        // meet. Scores are even, so the window (v - 1, v) decides it. Tests
+        // climb from below in steps of 2: a test that fails high is much
+        // cheaper than one that fails low (which must refute every move), so
+        // bigger steps that overshoot were measured to cost more than they save.
         let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
         let mut best_square = None;
         let mut test = guess;
-        let mut step = 2;
         while lower < upper {
             let (score, square) = solver.solve_root(player, opponent, test - 1, test);
             if solver.aborted() {
@@ -165,18 +162,10 @@ impl Searcher {
             if score >= test {
                 lower = score;
                 best_square = square;
-                test = (lower + step).min(upper);
+                test = lower + 2;
             } else {
                 upper = score;
-                test = (upper - step + 2).max(lower + 2);
-            }
-            if lower < upper && lower + 2 < upper && step < MTD_MAX_STEP {
-                step *= 2;
-            }
-            // Bisect when both bounds are known, keeping the test value even.
-            if lower < upper && lower > -SCORE_MAX && upper < SCORE_MAX {
-                let middle = (lower + upper + 2).div_euclid(4) * 2;
-                test = middle.clamp(lower + 2, upper);
+                test = upper;
             }
         }
         if best_square.is_none() && legal_moves(player, opponent) != 0 {
