@@ -18,7 +18,7 @@ use crate::tt::{NO_MOVE, TranspositionTable};
 
 /// Default transposition-table sizes (log2 of entries, 24 bytes each).
 pub const MIDGAME_TABLE_BITS: u32 = 20;
-pub const ENDGAME_TABLE_BITS: u32 = 21;
+pub const ENDGAME_TABLE_BITS: u32 = 20;
 /// Above any score a search returns.
 const INFINITY: i32 = 2 * (EVAL_LIMIT + SCORE_MAX * EVAL_SCALE);
 /// From this remaining depth on, moves are ordered by a shallow search too.
