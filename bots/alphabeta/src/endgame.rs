@@ -30,7 +30,7 @@ pub const SHALLOW_MAX_EMPTIES: u32 = 6;
 /// From this many empties on, positions are stored in the transposition table.
 pub const TT_MIN_EMPTIES: u32 = 8;
 /// From this many empties on, children are probed for transposition cutoffs.
-pub const ETC_MIN_EMPTIES: u32 = 16;
+pub const ETC_MIN_EMPTIES: u32 = 10;
 /// From this many empties on, moves are ordered by a shallow search too.
 pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 12;
 /// Weight of the shallow-search value relative to the fastest-first value.
