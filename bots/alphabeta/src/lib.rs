@@ -17,8 +17,28 @@
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
 //!
-//! The library is also usable directly (rlib): [`Searcher::solve`] solves a
-//! position exactly, [`Searcher::search`] runs a search to fixed limits.
+//! ## A move, step by step ([`AlphaBetaBot::think`])
+//! 1. No legal move: pass.
+//! 2. The clock ([`time::Clock`]) turns the host's limit (1 s if none) into a
+//!    hard budget (70 % of it, minus a small margin) and a soft one.
+//! 3. Iterative deepening midgame search up to the level's depth; no new
+//!    iteration starts after the soft mark, and the hard mark stops a search
+//!    at once (the previous iteration's move is played).
+//! 4. If few enough empties remain for the level and the budget
+//!    ([`time::solvable_empties`]), the midgame search only gets a short
+//!    share of the budget and the exact solver takes the rest; if it finishes,
+//!    its move is played and the report is exact.
+//!
+//! ## Levels
+//! [`LEVEL_COUNT`] levels ([`level`]): level 1 looks one move ahead with a lot
+//! of random noise on its move scores and never solves (a beginner can win);
+//! each level searches deeper with less noise and solves more empties; the top
+//! level is full strength.
+//!
+//! ## As a library
+//! [`Searcher::solve`] solves a position exactly (deterministic: same
+//! position, same move, score and node count); [`Searcher::search`] runs an
+//! iterative-deepening search to fixed limits (depth, nodes, deadlines).
 
 pub mod board;
 pub mod endgame;
