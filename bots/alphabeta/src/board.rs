@@ -4,8 +4,6 @@
 //! to move first. Playing a move swaps them, so every function is written from
 //! the mover's point of view (negamax).
 
-use othello_sdk::flips;
-
 /// The four corners a1, h1, a8, h8.
 pub const CORNERS: u64 = 0x8100_0000_0000_0081;
 
@@ -22,13 +20,6 @@ pub const SCORE_MAX: i32 = 64;
 #[inline(always)]
 pub fn play(player: u64, opponent: u64, square: usize, flipped: u64) -> (u64, u64) {
     (opponent ^ flipped, player | flipped | (1u64 << square))
-}
-
-/// The position after the mover plays on `square`, if it is legal.
-#[inline]
-pub fn try_play(player: u64, opponent: u64, square: usize) -> Option<(u64, u64)> {
-    let flipped = flips(player, opponent, square);
-    (flipped != 0).then(|| play(player, opponent, square, flipped))
 }
 
 /// Squares next to any disc of `discs` (in the eight directions).

@@ -165,7 +165,17 @@ mod tests {
         )
         .unwrap();
         let (p, o) = (pos.player().0, pos.opponent().0);
-        let swapped_corner = (p & !1) | (1 << 7);
-        assert!(evaluate(p, o) > evaluate(swapped_corner, o & !(1 << 7) | 1));
+        let a1 = 1u64;
+        // The same position with a1 belonging to the opponent instead.
+        assert!(evaluate(p, o) > evaluate(p & !a1, o | a1));
+    }
+
+    #[test]
+    fn exact_results_rank_beyond_evaluations() {
+        assert!(terminal_score(2) > EVAL_LIMIT);
+        assert!(terminal_score(-2) < -EVAL_LIMIT);
+        assert_eq!(terminal_score(0), 0);
+        assert_eq!(score_to_discs(terminal_score(-6)), -6.0);
+        assert_eq!(score_to_discs(250), 2.5);
     }
 }

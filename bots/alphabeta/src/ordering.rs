@@ -83,21 +83,8 @@ impl MoveList {
         list
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     fn get(&self, i: usize) -> ScoredMove {
         ScoredMove { square: self.squares[i], flipped: self.flipped[i], value: self.values[i] }
-    }
-
-    /// The moves in generation order (values as scored so far).
-    pub fn iter(&self) -> impl Iterator<Item = ScoredMove> + '_ {
-        (0..self.len).map(|i| self.get(i))
     }
 
     /// Scores every move with `value` (higher = searched earlier).

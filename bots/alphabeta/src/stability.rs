@@ -208,8 +208,7 @@ mod tests {
         let black = 0b111 | (1 << 8) | (1 << 16);
         let white = 1 << 3;
         assert_eq!(stable_discs(black, white), black);
-        // White d1 can still be flipped? No: black can't bracket it from e1 side
-        // without e1..; the edge table says d1 is not stable (black plays e1).
+        // White d1 is not: black e1 would flip it (bracketed by c1).
         assert_eq!(stable_discs(white, black), 0);
     }
 

@@ -56,10 +56,6 @@ impl Clock {
     pub fn soft_deadline(&self) -> Instant {
         self.start + self.soft
     }
-
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
-    }
 }
 
 /// The most empties an exact solve is worth trying with `budget`: beyond them
