@@ -1,0 +1,122 @@
+//! Solves FFO endgame positions exactly and prints the figures.
+//!
+//! ```text
+//! cargo run --release -p bot-alphabeta --example ffo -- bots/alphabeta/tests/data/ffo.txt 40-49
+//! ```
+//!
+//! FILE has one position per line, `id board side best_moves score all_moves`
+//! (see the header of `tests/data/ffo.txt`). IDS is `N`, `N-M` or a comma list
+//! of those. Every score is checked against the file; a mismatch is reported
+//! loudly and the exit status is non-zero.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use alphabeta::Searcher;
+use othello_sdk::{Move, Position};
+
+struct Problem {
+    id: u32,
+    position: Position,
+    best_moves: Vec<String>,
+    score: i32,
+}
+
+fn parse_line(line: &str) -> Result<Option<Problem>, String> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.len() < 5 {
+        return Err(format!("expected `id board side best_moves score ...`, got `{line}`"));
+    }
+    let id = fields[0].parse().map_err(|e| format!("bad id `{}`: {e}", fields[0]))?;
+    let position = Position::from_board_string(&format!("{} {}", fields[1], fields[2]))
+        .map_err(|e| format!("#{id}: bad board: {e}"))?;
+    let best_moves = fields[3].split(',').map(str::to_owned).collect();
+    let score = fields[4].parse().map_err(|e| format!("#{id}: bad score `{}`: {e}", fields[4]))?;
+    Ok(Some(Problem { id, position, best_moves, score }))
+}
+
+fn parse_ids(text: &str) -> Result<Vec<u32>, String> {
+    let mut ids = Vec::new();
+    for part in text.split(',') {
+        let bad = |_| format!("bad id range `{part}` (expected N or N-M)");
+        match part.split_once('-') {
+            Some((from, to)) => ids.extend(from.parse::<u32>().map_err(bad)?..=to.parse::<u32>().map_err(bad)?),
+            None => ids.push(part.parse().map_err(bad)?),
+        }
+    }
+    Ok(ids)
+}
+
+fn run() -> Result<bool, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [file, ids] = args.as_slice() else {
+        return Err("usage: ffo FILE IDS   (IDS like 40-49 or 1,5,7-9)".to_owned());
+    };
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let mut problems = Vec::new();
+    for line in text.lines() {
+        if let Some(problem) = parse_line(line)? {
+            problems.push(problem);
+        }
+    }
+    let ids = parse_ids(ids)?;
+
+    let mut searcher = Searcher::new();
+    let (mut total_nodes, mut total_seconds, mut all_right) = (0u64, 0f64, true);
+    println!(
+        "{:>4} {:>7} {:>6} {:>6} {:>14} {:>9} {:>12}",
+        "#", "empties", "move", "score", "nodes", "seconds", "nodes/s"
+    );
+    for id in ids {
+        let Some(problem) = problems.iter().find(|p| p.id == id) else {
+            return Err(format!("no position #{id} in {file}"));
+        };
+        searcher.clear();
+        let start = Instant::now();
+        let solution = searcher.solve(&problem.position);
+        let seconds = start.elapsed().as_secs_f64();
+        total_nodes += solution.nodes;
+        total_seconds += seconds;
+        let best = match solution.best_move {
+            Move::Play(square) => square.to_string(),
+            Move::Pass => "pass".to_owned(),
+        };
+        println!(
+            "{:>4} {:>7} {:>6} {:>+6} {:>14} {:>9.3} {:>12.0}",
+            id,
+            problem.position.empty().count(),
+            best,
+            solution.score,
+            solution.nodes,
+            seconds,
+            solution.nodes as f64 / seconds
+        );
+        if solution.score != problem.score {
+            println!("!!! MISMATCH on #{id}: solved {:+}, the file says {:+}", solution.score, problem.score);
+            all_right = false;
+        } else if !problem.best_moves.contains(&best) {
+            println!("!!! MISMATCH on #{id}: move {best} is not among the best moves {:?}", problem.best_moves);
+            all_right = false;
+        }
+    }
+    println!("total {:>32} {:>9.3} {:>12.0}", total_nodes, total_seconds, total_nodes as f64 / total_seconds.max(1e-9));
+    Ok(all_right)
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("FAILED: some results differ from the file");
+            ExitCode::FAILURE
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,706 @@
+//! The exact endgame solver: the final disc difference with perfect play.
+//!
+//! The search changes shape with the number of empty squares, as in the
+//! strongest solvers (Edax, Zebra):
+//! - 1 to 4 empties: hand-unrolled functions, no move generation, moves tried
+//!   in quadrant-parity order;
+//! - up to [`SHALLOW_MAX_EMPTIES`]: plain alpha-beta, odd quadrants first,
+//!   stability cutoff;
+//! - more: transposition table and hash move, "fastest first" ordering
+//!   (fewest opponent replies), stability cutoff, and above
+//!   [`ETC_MIN_EMPTIES`] enhanced transposition cutoffs and shallow-search
+//!   ordering.
+//!
+//! Scores are disc differences (always even), fail-soft, from the view of the
+//! side to move. Searches are principal-variation searches: most of the tree
+//! is searched with a null window.
+
+use std::time::Instant;
+
+use othello_sdk::{flips, legal_moves};
+
+use crate::board::{Bits, SCORE_MAX, final_score, play};
+use crate::eval::EVAL_SCALE;
+use crate::ordering::{MAX_MOVES, MoveList, ScoredMove, fastest_first_value, odd_quadrants, shallow_search};
+use crate::stability::stable_discs;
+use crate::tt::{NO_MOVE, TranspositionTable};
+
+/// At most this many empties: no transposition table, no move sorting.
+pub const SHALLOW_MAX_EMPTIES: u32 = 6;
+/// From this many empties on, positions are stored in the transposition table.
+pub const TT_MIN_EMPTIES: u32 = 8;
+/// From this many empties on, children are probed for transposition cutoffs.
+pub const ETC_MIN_EMPTIES: u32 = 10;
+/// From this many empties on, moves are ordered by a shallow search too.
+pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 12;
+/// Weight of the shallow-search value relative to the fastest-first value.
+pub const SHALLOW_SORT_WEIGHT: i32 = 1;
+/// The shallow-search depth grows by one ply every this many extra empties.
+pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 2;
+/// Ordering searches resolve values only down to alpha minus this (centi-discs).
+pub const SHALLOW_SORT_MARGIN: i32 = 800;
+/// Beyond any evaluation or terminal score.
+const EVAL_INFINITY: i32 = 1 << 20;
+/// The deepest ordering search.
+pub const SHALLOW_SORT_MAX_DEPTH: u32 = 6;
+/// How many nodes pass between two looks at the clock.
+pub const NODES_PER_CLOCK_CHECK: u64 = 1 << 14;
+
+/// Room for the moves of every node on a search path: at most 60 plies plus
+/// passes, each with at most [`MAX_MOVES`] moves.
+const MOVE_STACK_SIZE: usize = 128 * MAX_MOVES;
+
+/// Stability cutoffs pay only when alpha is high enough for the opponent's
+/// stable discs to matter; by empties (Edax's thresholds).
+const STABILITY_THRESHOLD: [i32; 65] = [
+    99, 99, 99, 99, 6, 8, 10, 12, 14, 16, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 48, 50, 50, 52,
+    52, 54, 54, 56, 56, 58, 58, 60, 60, 62, 62, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
+    64, 64, 64, 64, 64, 64, 64,
+];
+
+/// Squares tried first within a parity region in the shallow search: corners
+/// and the edge squares away from corners (X- and C-squares come last).
+const GOOD_SQUARES: u64 = 0x8100_0000_0000_0081 | 0x3C00_0000_0000_003C | 0x0000_8181_8181_0000;
+
+/// Squares next to each square: a move there can only flip if one of them
+/// holds an opponent disc (a cheap test before computing flips).
+const NEIGHBOURS: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, col) = ((square / 8) as i32, (square % 8) as i32);
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (r, c) = (row + dr, col + dc);
+                if (dr != 0 || dc != 0) && r >= 0 && r < 8 && c >= 0 && c < 8 {
+                    table[square] |= 1u64 << (r * 8 + c);
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        square += 1;
+    }
+    table
+};
+
+/// `LAST_FLIP_COUNT[position][line]`: how many discs a move at `position` of a
+/// *full* line of 8 flips, where `line` has a bit set for each own disc (the
+/// others are the opponent's). Bits outside a short diagonal are zero and
+/// act like opponent discs up to the board's edge, which flips nothing: right.
+const LAST_FLIP_COUNT: [[u8; 256]; 8] = {
+    let mut table = [[0u8; 256]; 8];
+    let mut position = 0;
+    while position < 8 {
+        let mut line = 0;
+        while line < 256 {
+            let mut total = 0;
+            // Towards lower positions, then higher ones.
+            let mut at = position as i32 - 1;
+            let mut run = 0;
+            while at >= 0 && line & (1 << at) == 0 {
+                run += 1;
+                at -= 1;
+            }
+            if at >= 0 {
+                total += run;
+            }
+            let mut at = position as i32 + 1;
+            let mut run = 0;
+            while at < 8 && line & (1 << at) == 0 {
+                run += 1;
+                at += 1;
+            }
+            if at < 8 {
+                total += run;
+            }
+            table[position][line] = total;
+            line += 1;
+        }
+        position += 1;
+    }
+    table
+};
+
+/// The two diagonals through each square (a1-h8 kind, h1-a8 kind).
+const DIAGONALS_THROUGH: [[u64; 2]; 64] = {
+    let mut table = [[0u64; 2]; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, col) = ((square / 8) as i32, (square % 8) as i32);
+        let mut other = 0;
+        while other < 64 {
+            let (r, c) = (other / 8, other % 8);
+            if r - c == row - col {
+                table[square][0] |= 1u64 << other;
+            }
+            if r + c == row + col {
+                table[square][1] |= 1u64 << other;
+            }
+            other += 1;
+        }
+        square += 1;
+    }
+    table
+};
+
+/// Discs flipped by a move on `square`, the board's only empty square, for the
+/// side owning `discs` (all other squares belong to the other side). Each line
+/// through the square is gathered into a byte and looked up.
+#[inline(always)]
+fn count_last_flips(discs: u64, square: usize) -> i32 {
+    const COLUMN_A: u64 = 0x0101_0101_0101_0101;
+    let (row, col) = (square >> 3, square & 7);
+    let row_bits = ((discs >> (8 * row)) & 0xFF) as usize;
+    let column_bits = (((discs >> col) & COLUMN_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
+    // One disc per column on a diagonal: summing the rows into the top byte cannot carry.
+    let [down, up] = DIAGONALS_THROUGH[square];
+    let diagonal_9 = ((discs & down).wrapping_mul(COLUMN_A) >> 56) as usize;
+    let diagonal_7 = ((discs & up).wrapping_mul(COLUMN_A) >> 56) as usize;
+    (LAST_FLIP_COUNT[col][row_bits]
+        + LAST_FLIP_COUNT[row][column_bits]
+        + LAST_FLIP_COUNT[col][diagonal_9]
+        + LAST_FLIP_COUNT[col][diagonal_7]) as i32
+}
+
+/// The flips of a move on `square`, zero if illegal (skipping the full test
+/// when no opponent disc is adjacent).
+#[inline(always)]
+fn flips_if_adjacent(player: u64, opponent: u64, square: usize) -> u64 {
+    if NEIGHBOURS[square] & opponent == 0 { 0 } else { flips(player, opponent, square) }
+}
+
+/// The exact solver. Borrow a transposition table, search, read `nodes`.
+pub struct Solver<'a> {
+    tt: &'a mut TranspositionTable,
+    /// Positions visited so far.
+    pub nodes: u64,
+    deadline: Option<Instant>,
+    next_clock_check: u64,
+    aborted: bool,
+    /// The moves of every [`Solver::search`] node on the current path, so that
+    /// no node has to initialise a move array of its own.
+    move_stack: Vec<ScoredMove>,
+    stack_top: usize,
+}
+
+impl<'a> Solver<'a> {
+    pub fn new(tt: &'a mut TranspositionTable) -> Solver<'a> {
+        Solver {
+            tt,
+            nodes: 0,
+            deadline: None,
+            next_clock_check: NODES_PER_CLOCK_CHECK,
+            aborted: false,
+            move_stack: vec![ScoredMove::default(); MOVE_STACK_SIZE],
+            stack_top: 0,
+        }
+    }
+
+    /// Gives up (see [`Solver::aborted`]) once `deadline` has passed.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Solver<'a> {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The deadline passed during a search: its results are meaningless.
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// The exact score within the window (`alpha`, `beta`) and the best move
+    /// (`None` for a pass or a finished game), searching the root moves in order.
+    /// Fail-soft: a score ≤ alpha is an upper bound, ≥ beta a lower bound.
+    pub fn solve_root(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32) -> (i32, Option<usize>) {
+        self.nodes += 1;
+        let moves = legal_moves(player, opponent);
+        if moves == 0 {
+            if legal_moves(opponent, player) == 0 {
+                return (final_score(player, opponent), None);
+            }
+            return (-self.search(opponent, player, -beta, -alpha, true), None);
+        }
+        let mut list = self.ordered_moves(player, opponent, moves);
+        let mut best_score = -SCORE_MAX - 1;
+        let mut best_move = None;
+        let mut first = true;
+        while let Some(m) = list.next_best() {
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+            let score = if first {
+                -self.search(next_player, next_opponent, -beta, -alpha, false)
+            } else {
+                let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);
+                if probe > alpha && probe < beta {
+                    -self.search(next_player, next_opponent, -beta, -probe, false)
+                } else {
+                    probe
+                }
+            };
+            first = false;
+            if self.aborted {
+                return (0, None);
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = Some(m.square as usize);
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        (best_score, best_move)
+    }
+
+    fn ordered_moves(&mut self, player: u64, opponent: u64, moves: u64) -> MoveList {
+        let empties = (!(player | opponent)).count_ones();
+        let hash_move = self.tt.probe(player, opponent).map_or(NO_MOVE, |e| e.best_move);
+        let odd = odd_quadrants(!(player | opponent));
+        let mut list = MoveList::new(player, opponent, moves);
+        let sort_depth = if empties >= SHALLOW_SORT_MIN_EMPTIES {
+            Some(((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH))
+        } else {
+            None
+        };
+        list.score(|m| {
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+            let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
+            if let Some(depth) = sort_depth {
+                value -= SHALLOW_SORT_WEIGHT
+                    * shallow_search(next_player, next_opponent, depth, -i32::MAX / 2, i32::MAX / 2);
+            }
+            value
+        });
+        list
+    }
+
+    #[inline(always)]
+    fn clock_check(&mut self) {
+        if self.nodes >= self.next_clock_check {
+            self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
+            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                self.aborted = true;
+            }
+        }
+    }
+
+    /// The score of a position with more than [`SHALLOW_MAX_EMPTIES`] empties
+    /// (or fewer: it hands over), principal-variation search with the table.
+    pub fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
+        let empty = !(player | opponent);
+        let empties = empty.count_ones();
+        if empties <= SHALLOW_MAX_EMPTIES {
+            return self.shallow(player, opponent, alpha, beta, passed);
+        }
+        self.nodes += 1;
+        self.clock_check();
+        if self.aborted {
+            return 0;
+        }
+
+        // Stability cutoff: the opponent's stable discs cap our result.
+        if alpha >= STABILITY_THRESHOLD[empties as usize] {
+            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            if ceiling <= alpha {
+                return ceiling;
+            }
+            beta = beta.min(ceiling);
+        }
+
+        // Transposition table: bounds from an earlier visit.
+        let mut hash_move = NO_MOVE;
+        if empties >= TT_MIN_EMPTIES
+            && let Some(entry) = self.tt.probe(player, opponent)
+        {
+            hash_move = entry.best_move;
+            let (lower, upper) = (entry.lower as i32, entry.upper as i32);
+            if lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            if lower == upper {
+                return lower;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+        }
+
+        let moves = legal_moves(player, opponent);
+        if moves == 0 {
+            if passed {
+                return final_score(player, opponent);
+            }
+            return -self.search(opponent, player, -beta, -alpha, true);
+        }
+
+        // This node's moves go on the shared move stack: [base, end).
+        let base = self.stack_top;
+        let mut end = base;
+        for square in Bits(moves) {
+            self.move_stack[end] =
+                ScoredMove { square: square as u8, flipped: flips(player, opponent, square), value: 0 };
+            end += 1;
+        }
+
+        // Enhanced transposition cutoff: a child already known to fail high.
+        if empties >= ETC_MIN_EMPTIES {
+            for m in &self.move_stack[base..end] {
+                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+                if let Some(child) = self.tt.probe(next_player, next_opponent)
+                    && -(child.upper as i32) >= beta
+                {
+                    let (score, square) = (-(child.upper as i32), m.square);
+                    return self.stored(player, opponent, empties, alpha, beta, score, square);
+                }
+            }
+        }
+
+        let odd = odd_quadrants(empty);
+        let sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES)
+            .then(|| ((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH));
+        // Ordering searches need exact values only for moves that may reach alpha.
+        let sort_alpha = alpha * EVAL_SCALE - SHALLOW_SORT_MARGIN;
+        for m in &mut self.move_stack[base..end] {
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+            m.value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
+            if let Some(depth) = sort_depth
+                && m.square != hash_move
+            {
+                m.value -= SHALLOW_SORT_WEIGHT
+                    * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
+            }
+        }
+
+        self.stack_top = end;
+        let (best_score, best_move) = self.search_moves(player, opponent, alpha, beta, base, end);
+        self.stack_top = base;
+        if self.aborted {
+            return 0;
+        }
+        self.stored(player, opponent, empties, alpha, beta, best_score, best_move)
+    }
+
+    /// The move loop of [`Solver::search`] over the moves in
+    /// `move_stack[base..end]`, best value first: (best score, best move).
+    fn search_moves(
+        &mut self,
+        player: u64,
+        opponent: u64,
+        mut alpha: i32,
+        beta: i32,
+        base: usize,
+        end: usize,
+    ) -> (i32, u8) {
+        let mut best_score = -SCORE_MAX - 1;
+        let mut best_move = NO_MOVE;
+        for next in base..end {
+            // Selection sort, one step at a time: cutoffs come early.
+            let mut pick = next;
+            for i in next + 1..end {
+                if self.move_stack[i].value > self.move_stack[pick].value {
+                    pick = i;
+                }
+            }
+            self.move_stack.swap(next, pick);
+            let m = self.move_stack[next];
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+            let score = if next == base {
+                -self.search(next_player, next_opponent, -beta, -alpha, false)
+            } else {
+                let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);
+                if probe > alpha && probe < beta {
+                    -self.search(next_player, next_opponent, -beta, -probe, false)
+                } else {
+                    probe
+                }
+            };
+            if self.aborted {
+                break;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = m.square;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        (best_score, best_move)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn stored(&mut self, player: u64, opponent: u64, empties: u32, alpha: i32, beta: i32, score: i32, best: u8) -> i32 {
+        if empties >= TT_MIN_EMPTIES {
+            self.tt.store(player, opponent, empties, alpha, beta, score, best, SCORE_MAX);
+        }
+        score
+    }
+
+    /// 5..=[`SHALLOW_MAX_EMPTIES`] empties: alpha-beta, odd quadrants first.
+    fn shallow(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, passed: bool) -> i32 {
+        let empty = !(player | opponent);
+        let empties = empty.count_ones();
+        if empties <= 4 {
+            return self.solve_few(player, opponent, alpha, beta, empty);
+        }
+        self.nodes += 1;
+
+        if alpha >= STABILITY_THRESHOLD[empties as usize] {
+            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            if ceiling <= alpha {
+                return ceiling;
+            }
+        }
+
+        let moves = legal_moves(player, opponent);
+        if moves == 0 {
+            if passed {
+                return final_score(player, opponent);
+            }
+            return -self.shallow(opponent, player, -beta, -alpha, true);
+        }
+        let odd = odd_quadrants(empty);
+        let mut best_score = -SCORE_MAX - 1;
+        for part in [
+            moves & odd & GOOD_SQUARES,
+            moves & odd & !GOOD_SQUARES,
+            moves & !odd & GOOD_SQUARES,
+            moves & !odd & !GOOD_SQUARES,
+        ] {
+            for square in Bits(part) {
+                let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
+                let score = -self.shallow(next_player, next_opponent, -beta, -alpha, false);
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            return best_score;
+                        }
+                    }
+                }
+            }
+        }
+        best_score
+    }
+
+    /// 1 to 4 empties: sorts the empties (odd quadrants first) and dispatches
+    /// to the unrolled solvers.
+    #[inline(always)]
+    fn solve_few(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empty: u64) -> i32 {
+        let odd = odd_quadrants(empty);
+        let mut squares = [0usize; 4];
+        let mut n = 0;
+        let parts = [
+            empty & odd & GOOD_SQUARES,
+            empty & odd & !GOOD_SQUARES,
+            empty & !odd & GOOD_SQUARES,
+            empty & !odd & !GOOD_SQUARES,
+        ];
+        for square in parts.into_iter().flat_map(Bits) {
+            squares[n] = square;
+            n += 1;
+        }
+        match n {
+            4 => self.solve_4(player, opponent, alpha, beta, squares, false),
+            3 => self.solve_3(player, opponent, alpha, beta, [squares[0], squares[1], squares[2]], false),
+            2 => self.solve_2(player, opponent, alpha, beta, squares[0], squares[1], false),
+            1 => self.solve_1(player, opponent, squares[0]),
+            _ => final_score(player, opponent),
+        }
+    }
+
+    fn solve_4(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 4], passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best_score = -SCORE_MAX - 1;
+        let orders = [[s[1], s[2], s[3]], [s[0], s[2], s[3]], [s[0], s[1], s[3]], [s[0], s[1], s[2]]];
+        for (i, rest) in orders.into_iter().enumerate() {
+            let flipped = flips_if_adjacent(player, opponent, s[i]);
+            if flipped != 0 {
+                let (next_player, next_opponent) = play(player, opponent, s[i], flipped);
+                let score = -self.solve_3(next_player, next_opponent, -beta, -alpha, rest, false);
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            return best_score;
+                        }
+                    }
+                }
+            }
+        }
+        if best_score > -SCORE_MAX - 1 {
+            return best_score;
+        }
+        if passed {
+            return final_score(player, opponent);
+        }
+        -self.solve_4(opponent, player, -beta, -alpha, s, true)
+    }
+
+    fn solve_3(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 3], passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best_score = -SCORE_MAX - 1;
+        let orders = [(s[0], s[1], s[2]), (s[1], s[0], s[2]), (s[2], s[0], s[1])];
+        for (square, a, b) in orders {
+            let flipped = flips_if_adjacent(player, opponent, square);
+            if flipped != 0 {
+                let (next_player, next_opponent) = play(player, opponent, square, flipped);
+                let score = -self.solve_2(next_player, next_opponent, -beta, -alpha, a, b, false);
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            return best_score;
+                        }
+                    }
+                }
+            }
+        }
+        if best_score > -SCORE_MAX - 1 {
+            return best_score;
+        }
+        if passed {
+            return final_score(player, opponent);
+        }
+        -self.solve_3(opponent, player, -beta, -alpha, s, true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn solve_2(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, a: usize, b: usize, passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best_score = -SCORE_MAX - 1;
+        let flipped = flips_if_adjacent(player, opponent, a);
+        if flipped != 0 {
+            let (next_player, next_opponent) = play(player, opponent, a, flipped);
+            best_score = -self.solve_1(next_player, next_opponent, b);
+            if best_score >= beta {
+                return best_score;
+            }
+        }
+        let flipped = flips_if_adjacent(player, opponent, b);
+        if flipped != 0 {
+            let (next_player, next_opponent) = play(player, opponent, b, flipped);
+            best_score = best_score.max(-self.solve_1(next_player, next_opponent, a));
+        }
+        if best_score > -SCORE_MAX - 1 {
+            return best_score;
+        }
+        if passed {
+            return final_score(player, opponent);
+        }
+        -self.solve_2(opponent, player, -beta, -alpha, a, b, true)
+    }
+
+    /// One empty square: the score follows from the number of discs flipped.
+    #[inline(always)]
+    fn solve_1(&mut self, player: u64, opponent: u64, square: usize) -> i32 {
+        self.nodes += 1;
+        // 63 discs on the board: the mover has `mine`, the opponent 63 - mine.
+        let mine = player.count_ones() as i32;
+        let flipped = count_last_flips(player, square);
+        if flipped != 0 {
+            return 2 * (mine + flipped) - 62;
+        }
+        let flipped = count_last_flips(opponent, square);
+        if flipped != 0 {
+            return 2 * (mine - flipped) - 64;
+        }
+        // Nobody can move: the empty square goes to the winner.
+        let difference = 2 * mine - 63;
+        if difference > 0 { difference + 1 } else { difference - 1 }
+    }
+}
+
+/// A straightforward minimax solver (no pruning tricks) for checking the fast
+/// one on small positions.
+#[cfg(test)]
+pub fn reference_solve(player: u64, opponent: u64) -> i32 {
+    let moves = legal_moves(player, opponent);
+    if moves == 0 {
+        if legal_moves(opponent, player) == 0 {
+            return final_score(player, opponent);
+        }
+        return -reference_solve(opponent, player);
+    }
+    Bits(moves)
+        .map(|square| {
+            let (p, o) = play(player, opponent, square, flips(player, opponent, square));
+            -reference_solve(p, o)
+        })
+        .max()
+        .unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello_sdk::Position;
+
+    #[test]
+    fn last_flip_counts_match_the_move_generator() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let square = (state % 64) as usize;
+            let player = state.rotate_left(17) & !(1u64 << square);
+            let opponent = !player & !(1u64 << square);
+            assert_eq!(count_last_flips(player, square), flips(player, opponent, square).count_ones() as i32);
+        }
+    }
+
+    /// Random playouts down to `empties` empties, deterministic by seed.
+    fn random_position(seed: u64, empties: u32) -> (u64, u64) {
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let pos = Position::start();
+        let (mut p, mut o) = (pos.player().0, pos.opponent().0);
+        while (!(p | o)).count_ones() > empties {
+            let moves = legal_moves(p, o);
+            if moves == 0 {
+                if legal_moves(o, p) == 0 {
+                    break;
+                }
+                (p, o) = (o, p);
+                continue;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let pick = (state % moves.count_ones() as u64) as usize;
+            let square = Bits(moves).nth(pick).unwrap();
+            (p, o) = play(p, o, square, flips(p, o, square));
+        }
+        (p, o)
+    }
+
+    #[test]
+    fn agrees_with_plain_minimax_on_random_endgames() {
+        let mut tt = TranspositionTable::new(12);
+        for seed in 0..300 {
+            let empties = 1 + (seed % 11) as u32;
+            let (p, o) = random_position(seed, empties);
+            let expected = reference_solve(p, o);
+            let mut solver = Solver::new(&mut tt);
+            let (score, _) = solver.solve_root(p, o, -SCORE_MAX, SCORE_MAX);
+            assert_eq!(score, expected, "seed {seed}, {empties} empties");
+            // Null-window tests around the score agree too.
+            let mut solver = Solver::new(&mut tt);
+            assert!(solver.search(p, o, expected - 1, expected, false) >= expected);
+            assert!(solver.search(p, o, expected, expected + 1, false) <= expected);
+        }
+    }
+}

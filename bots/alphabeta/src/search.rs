@@ -1,0 +1,359 @@
+//! The midgame search and the [`Searcher`] that owns the tables.
+//!
+//! Iterative deepening negamax with principal-variation search: the first
+//! (best-ordered) move gets the full window, the others a null window that
+//! only asks "is it better?", re-searched when it is. A transposition table
+//! carries bounds and best moves from one iteration to the next, so each
+//! iteration starts with the previous one's best line.
+
+use std::time::Instant;
+
+use othello_sdk::{Move, Position, Square, legal_moves};
+
+use crate::board::{SCORE_MAX, final_score, play};
+use crate::endgame::Solver;
+use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
+use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
+use crate::tt::{NO_MOVE, TranspositionTable};
+
+/// Default transposition-table sizes (log2 of entries, 24 bytes each).
+pub const MIDGAME_TABLE_BITS: u32 = 20;
+pub const ENDGAME_TABLE_BITS: u32 = 20;
+/// Above any score a search returns.
+const INFINITY: i32 = 2 * (EVAL_LIMIT + SCORE_MAX * EVAL_SCALE);
+/// From this remaining depth on, moves are ordered by a shallow search too.
+const SHALLOW_SORT_MIN_DEPTH: u32 = 4;
+/// Remaining depth per ply of ordering search.
+const SHALLOW_SORT_DEPTH_DIVISOR: u32 = 4;
+/// How many nodes pass between two looks at the clock.
+const NODES_PER_CLOCK_CHECK: u64 = 1 << 12;
+/// Midgame depth searched to guess the score before an exact solve.
+const SOLVE_GUESS_DEPTH: u32 = 12;
+/// Plies below the number of empties for the guess (deeper is wasted).
+const SOLVE_GUESS_MARGIN: u32 = 10;
+
+/// What a midgame search found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchResult {
+    pub best_move: Move,
+    /// Evaluation in centi-discs ([`EVAL_SCALE`]) from the mover's view;
+    /// beyond ±[`EVAL_LIMIT`] a proven result (see [`crate::eval::score_to_discs`]).
+    pub score: i32,
+    /// The last depth completed.
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+/// An exact solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Solution {
+    pub best_move: Move,
+    /// Final disc difference with perfect play, mover's view.
+    pub score: i32,
+    pub nodes: u64,
+}
+
+/// Limits of one iterative-deepening search.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_depth: u32,
+    /// Stop at once when reached.
+    pub hard_deadline: Option<Instant>,
+    /// Start no new iteration after it.
+    pub soft_deadline: Option<Instant>,
+    /// Start no new iteration after this many nodes (deterministic budgets).
+    pub max_nodes: Option<u64>,
+}
+
+impl Limits {
+    pub fn depth(max_depth: u32) -> Limits {
+        Limits { max_depth, hard_deadline: None, soft_deadline: None, max_nodes: None }
+    }
+}
+
+/// Search state: transposition tables and counters. Reuse one across moves
+/// and games (the tables are the costly part to allocate).
+pub struct Searcher {
+    midgame_tt: TranspositionTable,
+    endgame_tt: TranspositionTable,
+    nodes: u64,
+    deadline: Option<Instant>,
+    next_clock_check: u64,
+    aborted: bool,
+    /// Per-root-move score offsets (level noise), by square.
+    root_noise: Option<[i32; 64]>,
+}
+
+impl Default for Searcher {
+    fn default() -> Self {
+        Searcher::new()
+    }
+}
+
+impl Searcher {
+    pub fn new() -> Searcher {
+        Searcher::with_table_bits(MIDGAME_TABLE_BITS, ENDGAME_TABLE_BITS)
+    }
+
+    pub fn with_table_bits(midgame_bits: u32, endgame_bits: u32) -> Searcher {
+        Searcher {
+            midgame_tt: TranspositionTable::new(midgame_bits),
+            endgame_tt: TranspositionTable::new(endgame_bits),
+            nodes: 0,
+            deadline: None,
+            next_clock_check: 0,
+            aborted: false,
+            root_noise: None,
+        }
+    }
+
+    /// Forgets all stored results (for a new game).
+    pub fn clear(&mut self) {
+        self.midgame_tt.clear();
+        self.endgame_tt.clear();
+    }
+
+    /// Adds `noise[square]` to each root move's score in later searches (weak
+    /// levels); `None` for none.
+    pub fn set_root_noise(&mut self, noise: Option<[i32; 64]>) {
+        self.root_noise = noise;
+    }
+
+    /// Solves the position exactly, with no time limit.
+    pub fn solve(&mut self, position: &Position) -> Solution {
+        self.solve_until(position, None).expect("a solve without deadline always finishes")
+    }
+
+    /// Solves the position exactly, or gives up (`None`) at the deadline.
+    ///
+    /// A midgame search guesses the score; null-window tests around the guess
+    /// then close in on the exact value (aspiration), which is much cheaper
+    /// than one search with the full window.
+    pub fn solve_until(&mut self, position: &Position, deadline: Option<Instant>) -> Option<Solution> {
+        let (player, opponent) = (position.player().0, position.opponent().0);
+        let empties = position.empty().count();
+        self.endgame_tt.new_search();
+        let mut nodes = 0;
+
+        let guess_depth = SOLVE_GUESS_DEPTH.min(empties.saturating_sub(SOLVE_GUESS_MARGIN));
+        let mut guess = 0;
+        if guess_depth > 0 {
+            let limits = Limits { hard_deadline: deadline, ..Limits::depth(guess_depth) };
+            let result = self.search(position, &limits);
+            nodes += result.nodes;
+            guess = (crate::eval::score_to_discs(result.score).round() as i32).clamp(-SCORE_MAX, SCORE_MAX);
+            guess += guess & 1; // final scores are even
+        }
+
+        let mut solver = Solver::new(&mut self.endgame_tt).with_deadline(deadline);
+        // MTD(f): null-window tests "is the score at least v?" until the bounds
+        // meet. Scores are even, so the window (v - 1, v) decides it. Tests
+        // climb from below in steps of 2: a test that fails high is much
+        // cheaper than one that fails low (which must refute every move), so
+        // bigger steps that overshoot were measured to cost more than they save.
+        let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
+        let mut best_square = None;
+        let mut test = guess;
+        while lower < upper {
+            let (score, square) = solver.solve_root(player, opponent, test - 1, test);
+            if solver.aborted() {
+                return None;
+            }
+            if score >= test {
+                lower = score;
+                best_square = square;
+                test = lower + 2;
+            } else {
+                upper = score;
+                test = upper;
+            }
+        }
+        if best_square.is_none() && legal_moves(player, opponent) != 0 {
+            // Every test failed low (a lost position at -64): any move reaching -64 will do.
+            best_square = solver.solve_root(player, opponent, lower - 1, lower).1;
+        }
+        let score = lower;
+        nodes += solver.nodes;
+        let best_move = best_square.map_or(Move::Pass, |sq| Move::Play(Square::new(sq as u8).expect("a square")));
+        Some(Solution { best_move, score, nodes })
+    }
+
+    /// Iterative deepening to `limits`, returning the result of the deepest
+    /// completed iteration (at least depth 1, even past a deadline).
+    pub fn search(&mut self, position: &Position, limits: &Limits) -> SearchResult {
+        let (player, opponent) = (position.player().0, position.opponent().0);
+        self.midgame_tt.new_search();
+        self.nodes = 0;
+        let moves = legal_moves(player, opponent);
+        let empties = position.empty().count();
+        if moves == 0 {
+            let score = if legal_moves(opponent, player) == 0 {
+                terminal_score(final_score(player, opponent))
+            } else {
+                -self.root_eval(opponent, player)
+            };
+            return SearchResult { best_move: Move::Pass, score, depth: 0, nodes: 1 };
+        }
+        let mut result: Option<SearchResult> = None;
+        // Searching deeper than the game lasts changes nothing (passes aside).
+        let max_depth = limits.max_depth.clamp(1, empties.max(1) + 2);
+        for depth in 1..=max_depth {
+            // Depth 1 always completes: it is the fallback move.
+            self.deadline = if depth == 1 { None } else { limits.hard_deadline };
+            self.aborted = false;
+            self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
+            let (score, square) = self.root(player, opponent, depth);
+            if self.aborted {
+                break;
+            }
+            let best_move = Move::Play(Square::new(square).expect("a square"));
+            result = Some(SearchResult { best_move, score, depth, nodes: self.nodes });
+            let out_of_time = limits.soft_deadline.is_some_and(|soft| Instant::now() >= soft);
+            let out_of_nodes = limits.max_nodes.is_some_and(|max| self.nodes >= max);
+            if out_of_time || out_of_nodes || score.abs() > EVAL_LIMIT && depth >= empties {
+                break;
+            }
+        }
+        let mut result = result.expect("depth 1 always completes");
+        result.nodes = self.nodes;
+        result
+    }
+
+    /// A quick value for a position where the mover must pass.
+    fn root_eval(&mut self, player: u64, opponent: u64) -> i32 {
+        evaluate(player, opponent)
+    }
+
+    /// One iteration at the root: (score, best square).
+    fn root(&mut self, player: u64, opponent: u64, depth: u32) -> (i32, u8) {
+        self.nodes += 1;
+        let moves = legal_moves(player, opponent);
+        let mut list = self.ordered_moves(player, opponent, moves, depth);
+        let noise = self.root_noise;
+        let mut alpha = -INFINITY;
+        let mut best = (-INFINITY, NO_MOVE);
+        let mut first = true;
+        while let Some(m) = list.next_best() {
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+            let score = match noise {
+                // With noise every move needs its true score: full windows.
+                Some(noise) => {
+                    -self.negamax(next_player, next_opponent, depth - 1, -INFINITY, INFINITY, false)
+                        + noise[m.square as usize]
+                }
+                None if first => -self.negamax(next_player, next_opponent, depth - 1, -INFINITY, -alpha, false),
+                None => {
+                    let probe = -self.negamax(next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
+                    if probe > alpha {
+                        -self.negamax(next_player, next_opponent, depth - 1, -INFINITY, -probe, false)
+                    } else {
+                        probe
+                    }
+                }
+            };
+            first = false;
+            if self.aborted {
+                break;
+            }
+            if score > best.0 {
+                best = (score, m.square);
+                alpha = alpha.max(score);
+            }
+        }
+        if !self.aborted {
+            self.midgame_tt.store(player, opponent, depth, -INFINITY, INFINITY, best.0, best.1, INFINITY);
+        }
+        best
+    }
+
+    fn ordered_moves(&mut self, player: u64, opponent: u64, moves: u64, depth: u32) -> MoveList {
+        let hash_move = self.midgame_tt.probe(player, opponent).map_or(NO_MOVE, |e| e.best_move);
+        let odd = odd_quadrants(!(player | opponent));
+        let mut list = MoveList::new(player, opponent, moves);
+        let sort_depth =
+            (depth >= SHALLOW_SORT_MIN_DEPTH).then(|| (depth - SHALLOW_SORT_MIN_DEPTH) / SHALLOW_SORT_DEPTH_DIVISOR);
+        list.score(|m| {
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+            let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
+            if let Some(sort_depth) = sort_depth {
+                value -= shallow_search(next_player, next_opponent, sort_depth, -INFINITY, INFINITY);
+            }
+            value
+        });
+        list
+    }
+
+    fn negamax(&mut self, player: u64, opponent: u64, depth: u32, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
+        if depth == 0 {
+            self.nodes += 1;
+            return evaluate(player, opponent);
+        }
+        self.nodes += 1;
+        if self.nodes >= self.next_clock_check {
+            self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
+            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                self.aborted = true;
+            }
+        }
+        if self.aborted {
+            return 0;
+        }
+
+        if let Some(entry) = self.midgame_tt.probe(player, opponent)
+            && entry.depth as u32 >= depth
+        {
+            {
+                let (lower, upper) = (entry.lower as i32, entry.upper as i32);
+                if lower >= beta {
+                    return lower;
+                }
+                if upper <= alpha || lower == upper {
+                    return upper;
+                }
+                alpha = alpha.max(lower);
+                beta = beta.min(upper);
+            }
+        }
+
+        let moves = legal_moves(player, opponent);
+        if moves == 0 {
+            if passed {
+                return terminal_score(final_score(player, opponent));
+            }
+            return -self.negamax(opponent, player, depth, -beta, -alpha, true);
+        }
+
+        let original_alpha = alpha;
+        let mut list = self.ordered_moves(player, opponent, moves, depth);
+        let mut best = (-INFINITY, NO_MOVE);
+        let mut first = true;
+        while let Some(m) = list.next_best() {
+            let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+            let score = if first {
+                -self.negamax(next_player, next_opponent, depth - 1, -beta, -alpha, false)
+            } else {
+                let probe = -self.negamax(next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
+                if probe > alpha && probe < beta {
+                    -self.negamax(next_player, next_opponent, depth - 1, -beta, -probe, false)
+                } else {
+                    probe
+                }
+            };
+            first = false;
+            if self.aborted {
+                return 0;
+            }
+            if score > best.0 {
+                best = (score, m.square);
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.midgame_tt.store(player, opponent, depth, original_alpha, beta, best.0, best.1, INFINITY);
+        best.0
+    }
+}

@@ -1,0 +1,162 @@
+//! The bot as the host sees it: always a legal move (a pass when forced),
+//! within the time limit, with a sane search report, and levels that matter.
+
+use std::time::{Duration, Instant};
+
+use alphabeta::{AlphaBetaBot, LEVEL_COUNT, Limits, Searcher};
+use othello_sdk::{Bot, Move, Position, ThinkRequest, parse_transcript};
+
+/// xorshift64: reproducible random numbers without dependencies.
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Positions from random games (every ply of `games` games), including the
+/// positions where the side to move must pass.
+fn random_positions(games: usize, seed: u64) -> Vec<Position> {
+    let mut state = seed;
+    let mut positions = Vec::new();
+    for _ in 0..games {
+        let mut pos = Position::start();
+        while !pos.is_game_over() {
+            positions.push(pos);
+            let moves: Vec<_> = pos.legal_moves().into_iter().collect();
+            let mv = if moves.is_empty() {
+                Move::Pass
+            } else {
+                Move::Play(moves[(next(&mut state) % moves.len() as u64) as usize])
+            };
+            pos.play(mv);
+        }
+    }
+    positions
+}
+
+fn request(position: Position, millis: u64) -> ThinkRequest {
+    ThinkRequest { position, time_limit: Some(Duration::from_millis(millis)) }
+}
+
+#[test]
+fn always_plays_a_legal_move_and_passes_when_forced() {
+    let positions = random_positions(12, 0xA11CE);
+    let passes = positions.iter().filter(|p| p.legal_moves().is_empty()).count();
+    assert!(passes > 0, "the sample should include forced passes");
+    let mut bot = AlphaBetaBot::with_seed(7);
+    for (i, position) in positions.iter().enumerate() {
+        bot.new_game();
+        // Vary the level so that weak (noisy) and strong code paths are both used.
+        bot.set_level(1 + (i as u32 % LEVEL_COUNT));
+        let mv = bot.think(&request(*position, 5));
+        assert!(position.is_legal(mv), "illegal {mv:?} in\n{position}");
+        if position.legal_moves().is_empty() {
+            assert_eq!(mv, Move::Pass);
+        }
+    }
+}
+
+#[test]
+fn respects_a_small_time_limit() {
+    let midgame = {
+        let mut pos = Position::start();
+        for mv in parse_transcript("f5d6c3d3c4f4f6f3e6e7d7c5b6").unwrap() {
+            pos.play(mv);
+        }
+        pos
+    };
+    // FFO #40, 20 empties: the bot tries an exact solve and has to give up in time.
+    let endgame =
+        Position::from_board_string("O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X").unwrap();
+    let mut bot = AlphaBetaBot::with_seed(1);
+    for position in [midgame, endgame, Position::start()] {
+        let start = Instant::now();
+        let mv = bot.think(&request(position, 50));
+        let took = start.elapsed();
+        assert!(position.is_legal(mv));
+        assert!(took < Duration::from_millis(500), "a 50 ms move took {took:?}");
+    }
+}
+
+#[test]
+fn reports_a_sane_search() {
+    let mut bot = AlphaBetaBot::with_seed(3);
+    let start = Position::start();
+    bot.think(&request(start, 100));
+    let info = bot.search_info().expect("a report after think");
+    let eval = info.eval.expect("an evaluation");
+    assert!(eval.abs() < 10.0, "the start position is about even, got {eval}");
+    assert!(!info.exact);
+    assert!(info.depth.unwrap() >= 4, "depth {:?} in 100 ms", info.depth);
+    assert!(info.nodes.unwrap() > 100);
+
+    // A late endgame is solved: the report is exact and equals the solver's score.
+    let position =
+        Position::from_board_string("--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X").unwrap();
+    bot.think(&request(position, 1000));
+    let info = bot.search_info().unwrap();
+    assert!(info.exact);
+    assert_eq!(info.eval, Some(18.0)); // FFO #1
+    assert_eq!(info.depth, Some(14));
+}
+
+#[test]
+fn fixed_depth_search_is_deterministic() {
+    let position = random_positions(1, 99)[20];
+    let run = || Searcher::new().search(&position, &Limits::depth(6));
+    let (a, b) = (run(), run());
+    assert_eq!(a, b);
+    assert_eq!(a.depth, 6);
+    assert!(position.is_legal(a.best_move));
+}
+
+/// Plays one game between two bots; returns black's disc difference.
+fn play_game(black: &mut AlphaBetaBot, white: &mut AlphaBetaBot, opening: &str) -> i32 {
+    black.new_game();
+    white.new_game();
+    let mut pos = Position::start();
+    for mv in parse_transcript(opening).unwrap() {
+        pos.play(mv);
+    }
+    while !pos.is_game_over() {
+        let bot = if pos.side_to_move() == othello_sdk::Color::Black { &mut *black } else { &mut *white };
+        let mv = bot.think(&request(pos, 20));
+        pos.try_play(mv).expect("a legal move");
+    }
+    let (b, w) = pos.final_score();
+    b as i32 - w as i32
+}
+
+#[test]
+fn level_one_loses_to_full_strength() {
+    let mut weak = AlphaBetaBot::with_seed(11);
+    weak.set_level(1);
+    let mut strong = AlphaBetaBot::with_seed(12);
+    strong.set_level(LEVEL_COUNT);
+    let mut strong_wins = 0;
+    let openings = ["f5d6", "f5f6"];
+    for opening in openings {
+        if play_game(&mut strong, &mut weak, opening) > 0 {
+            strong_wins += 1;
+        }
+        if play_game(&mut weak, &mut strong, opening) < 0 {
+            strong_wins += 1;
+        }
+    }
+    assert!(strong_wins >= 3, "full strength won only {strong_wins} of 4 games against level 1");
+}
+
+#[test]
+fn levels_change_the_search() {
+    let position = random_positions(1, 5)[16];
+    let mut depths = Vec::new();
+    for level in [1, LEVEL_COUNT] {
+        let mut bot = AlphaBetaBot::with_seed(2);
+        bot.set_level(level);
+        bot.think(&request(position, 100));
+        depths.push(bot.search_info().unwrap().depth.unwrap());
+    }
+    assert_eq!(depths[0], 1, "level 1 looks one move ahead");
+    assert!(depths[1] >= 5, "full strength searched only {} plies", depths[1]);
+}
