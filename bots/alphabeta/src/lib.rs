@@ -109,7 +109,7 @@ impl AlphaBetaBot {
 }
 
 impl Bot for AlphaBetaBot {
-    const NAME: &'static str = "alphabeta";
+    const NAME: &'static str = "Alpha-beta";
     const LEVELS: u32 = LEVEL_COUNT;
 
     fn new_game(&mut self) {
