@@ -76,7 +76,7 @@ impl BotLibrary {
     pub fn open(path: &Path) -> Result<BotLibrary, LoadError> {
         // SAFETY: loading runs the library's initialisers, which is inherent in
         // hosting native plugins; the caller isolates untrusted libraries.
-        let library = unsafe { Library::new(path) }.map_err(|e| LoadError::NotALibrary(e.to_string()))?;
+        let library = unsafe { Library::new(path) }.map_err(|e| LoadError::NotALibrary(with_causes(&e)))?;
 
         fn required<T: Copy>(library: &Library, name: &'static [u8]) -> Result<T, LoadError> {
             // SAFETY: T is the function pointer type the ABI declares for `name`.
@@ -171,6 +171,19 @@ impl fmt::Debug for BotLibrary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BotLibrary").field("path", &self.path).field("abi_version", &self.abi_version).finish()
     }
+}
+
+/// An error and its chain of causes: libloading keeps `dlerror()`'s text (the
+/// useful part, e.g. "file too short") in the error's source.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 fn display_name(symbol: &'static [u8]) -> &'static str {

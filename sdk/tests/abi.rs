@@ -142,7 +142,10 @@ fn libraries_that_are_not_bots_are_rejected_with_the_reason() {
 
     let text = dir.join(cdylib_name("text"));
     std::fs::write(&text, "not a library").unwrap();
-    assert!(matches!(BotLibrary::open(&text), Err(LoadError::NotALibrary(_))));
+    let err = BotLibrary::open(&text).unwrap_err();
+    assert!(matches!(err, LoadError::NotALibrary(_)));
+    // dlerror()'s own words say why, e.g. "… file too short".
+    assert!(err.to_string().contains("text."), "{err}");
 
     let source = dir.join("no_think.c");
     std::fs::write(
