@@ -431,6 +431,11 @@ impl eframe::App for OthelloApp {
     fn auto_save_interval(&self) -> Duration {
         SETTINGS_SAVE_INTERVAL
     }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // A bot thinking now must not outlive the window (its think may have no time limit).
+        self.session.stop_bots();
+    }
 }
 
 #[cfg(test)]
