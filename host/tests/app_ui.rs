@@ -372,3 +372,64 @@ fn undo_takes_back_to_the_humans_turn_and_redo_replays() {
     assert!(harness.state().game().transcript().starts_with("f5"));
     assert!(!harness.state().game().can_redo(), "a new move drops the redo line");
 }
+
+/// The one runner of `library` this test process has, once it is thinking.
+fn thinking_runner(harness: &mut Harness<'_, OthelloApp>, library: &Path) -> u32 {
+    wait_until(harness, "the bot to think", |app| app.session().thinking().is_some());
+    let runners = common::runners_of(library);
+    assert_eq!(runners.len(), 1, "one runner for the one bot seat: {runners:?}");
+    runners[0]
+}
+
+fn assert_ended(runner: u32, after: &str) {
+    assert!(common::wait_until_gone(runner), "the runner {runner} kept running after {after}");
+}
+
+#[test]
+fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
+    // Black never answers and the time per move is unlimited: only stopping ends its runner.
+    let hang = common::fixture("hang");
+    let settings = Settings { black: bot(&hang), time_per_move_ms: 0, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    let first = thinking_runner(&mut harness, &hang);
+
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    assert_ended(first, "New game");
+    let second = thinking_runner(&mut harness, &hang);
+    assert_ne!(second, first, "the new game has a fresh runner");
+
+    // Undo while the bot thinks: after f5 d6 (the human plays white) black is to move again.
+    paste_transcript(&mut harness, "f5d6");
+    assert_ended(second, "loading a transcript");
+    let third = thinking_runner(&mut harness, &hang);
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    harness.step();
+    assert_ended(third, "Undo");
+    assert_eq!(harness.state().game().transcript(), "f5", "back to the human's turn");
+
+    // Abort while the bot thinks.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    let fourth = thinking_runner(&mut harness, &hang);
+    harness.get_by_role_and_label(Role::Button, "Abort").click();
+    harness.step();
+    assert_ended(fourth, "Abort");
+
+    // A seat change while the bot thinks; the new player then plays normally.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    let fifth = thinking_runner(&mut harness, &hang);
+    harness.state_mut().set_seat(Color::Black, bot(&first_legal_bot()));
+    harness.step();
+    assert_ended(fifth, "a seat change");
+    wait_until(&mut harness, "the new bot's move", |app| app.game().moves().len() == 1);
+    assert_eq!(harness.state().game().transcript(), "d3", "d3 is black's first legal move in square order");
+
+    // Closing the app ends a think too.
+    harness.state_mut().set_seat(Color::Black, bot(&hang));
+    harness.state_mut().new_game();
+    let sixth = thinking_runner(&mut harness, &hang);
+    drop(harness);
+    assert_ended(sixth, "the app closed");
+}
