@@ -68,7 +68,8 @@ pub fn open(path: &Path) -> Result<Loaded, String> {
 pub fn from_ggf(saved: &GgfGame) -> Result<Game, String> {
     let mut game = Game::new(saved.start);
     for (number, m) in saved.moves.iter().enumerate() {
-        game.play(m.mv, Some(m.elapsed), m.info).map_err(|why| format!("move {} ({}) is illegal: {why}", number + 1, m.mv))?;
+        game.play(m.mv, Some(m.elapsed), m.info)
+            .map_err(|why| format!("move {} ({}) is illegal: {why}", number + 1, m.mv))?;
     }
     let Some(result) = &saved.result else {
         return Ok(game); // saved in progress: it continues from its last move

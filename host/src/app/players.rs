@@ -82,7 +82,9 @@ impl BotWorker {
                 wake();
                 delivered
             };
-            let mut seat = match open_seat_stoppable(&thread_spec, &thread_stop).and_then(|mut seat| seat.new_game().map(|()| seat)) {
+            let mut seat = match open_seat_stoppable(&thread_spec, &thread_stop)
+                .and_then(|mut seat| seat.new_game().map(|()| seat))
+            {
                 Ok(seat) => seat,
                 Err(failure) => {
                     send(Event::Failed(failure));

@@ -19,8 +19,8 @@ use othello_sdk::{Position, SearchInfo};
 pub use child::run as run_child;
 pub use process::STDERR_TAIL_LINES;
 use process::{ChannelError, Exit, Runner, signal_name};
-pub use stop::StopHandle;
 use protocol::{Request, Response};
+pub use stop::StopHandle;
 
 use crate::seat::{Failure, Reply, Seat, SeatSpec, Termination, library_stem, move_error_failure};
 
@@ -231,8 +231,8 @@ fn start_runner(
     if stop.is_some_and(StopHandle::is_stopped) {
         return Err(stopped_failure("loading"));
     }
-    let mut runner = Runner::spawn(&config.executable, &spec.library, config.memory_limit_mb, stop.cloned())
-        .map_err(|e| {
+    let mut runner =
+        Runner::spawn(&config.executable, &spec.library, config.memory_limit_mb, stop.cloned()).map_err(|e| {
             Failure::new(
                 Termination::LoadError,
                 format!("cannot start the runner `{}`: {e}", config.executable.display()),
