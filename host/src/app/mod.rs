@@ -43,6 +43,8 @@ const LEFT_PANEL_WIDTH: f32 = 290.0;
 const RIGHT_PANEL_WIDTH: f32 = 300.0;
 /// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
 const MAX_STEPS_PER_FRAME: usize = 4;
+/// How long closing the app waits for a running match to end its bots.
+const MATCH_STOP_WAIT: Duration = Duration::from_secs(2);
 /// Length of the flip animation.
 const FLIP_ANIMATION: Duration = Duration::from_millis(300);
 
@@ -435,6 +437,7 @@ impl eframe::App for OthelloApp {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         // A bot thinking now must not outlive the window (its think may have no time limit).
         self.session.stop_bots();
+        self.matches.stop_and_wait(MATCH_STOP_WAIT);
     }
 }
 
