@@ -258,7 +258,9 @@ fn a_stopped_think_ends_its_runner_at_once() {
 fn a_seat_stopped_while_loading_ends_its_runner_at_once() {
     let stop = StopHandle::new().unwrap();
     let config = RunnerConfig { load_timeout: std::time::Duration::from_secs(600), ..runner_config() };
-    let library = fixture("hang_on_load");
+    // A copy of its own: another test loads the same fixture, and its runner must not be taken for ours.
+    let library = fixture("hang_on_load").with_file_name("libhang_on_load_stopped.so");
+    std::fs::copy(fixture("hang_on_load"), &library).unwrap();
     let opening = {
         let stop = stop.clone();
         let spec = isolated(&library);
