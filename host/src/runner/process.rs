@@ -75,16 +75,14 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Starts `executable runner --memory-mb N LIBRARY`; waits for it end early once `stop` is stopped.
+    /// Starts `executable runner --memory-mb N LIBRARY`. Once `stop` is stopped, every wait for
+    /// the child ends at once with [`ChannelError::Stopped`].
     pub fn spawn(
         executable: &Path,
         library: &Path,
         memory_limit_mb: u64,
         stop: Option<StopHandle>,
     ) -> std::io::Result<Runner> {
-        if stop.as_ref().is_some_and(StopHandle::is_stopped) {
-            return Err(std::io::Error::other("the seat was stopped"));
-        }
         let mut child = Command::new(executable)
             .arg("runner")
             .arg("--memory-mb")
