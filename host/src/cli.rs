@@ -170,7 +170,8 @@ pub fn main() -> i32 {
 const EXIT_ERROR: i32 = 2;
 
 impl GlobalOptions {
-    fn runner_config(&self) -> Result<RunnerConfig, String> {
+    /// How runners are started, from `--memory-mb` and `--load-timeout-ms` (the arena and the app share it).
+    pub fn runner_config(&self) -> Result<RunnerConfig, String> {
         let executable = std::env::current_exe().map_err(|e| format!("cannot find the othello executable: {e}"))?;
         Ok(RunnerConfig {
             executable,

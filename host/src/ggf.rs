@@ -5,7 +5,11 @@
 //! `BO` is the board the game starts from (`*` black, `O` white, `-` empty,
 //! then the side to move); `B`/`W` moves are `square/eval/seconds`, `pa` a
 //! pass; `RE` is black's disc difference, with `:t` for a loss on time and
-//! `:r` for any other forfeit.
+//! `:r` for any other forfeit. A game saved while still in progress has no `RE`.
+//!
+//! The arena's games are always finished: [`write_game`] and [`read_games`] take and give
+//! [`GameRecord`]s, and a game without a result is an error there. The app also saves and reopens
+//! games in progress: [`format`] and [`parse`] take and give [`GgfGame`]s, whose result is optional.
 
 use std::fmt;
 use std::time::Duration;
@@ -18,20 +22,97 @@ use crate::seat::Termination;
 /// What the `PC` (place) property says.
 pub const PLACE: &str = "othello-arena";
 
+/// A game as a GGF text holds it: finished, with its result, or saved while still in progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GgfGame {
+    pub black: String,
+    pub white: String,
+    /// The board the game starts from (`BO`).
+    pub start: Position,
+    /// Every move from `start`, passes included.
+    pub moves: Vec<MoveRecord>,
+    /// The time limit per move (`TI`), if any.
+    pub time_limit_ms: Option<u64>,
+    /// When the game started, seconds since the Unix epoch (UTC); 0 if unknown.
+    pub started_at: u64,
+    /// How the game ended; `None` for a game still in progress (no `RE`).
+    pub result: Option<GameResult>,
+}
+
+impl GgfGame {
+    /// The finished game as an arena record; `None` for a game still in progress.
+    pub fn into_finished(self) -> Option<GameRecord> {
+        let result = self.result?;
+        Some(GameRecord {
+            black: self.black,
+            white: self.white,
+            opening: Vec::new(),
+            start: self.start,
+            moves: self.moves,
+            time_limit_ms: self.time_limit_ms,
+            started_at: self.started_at,
+            result,
+        })
+    }
+}
+
+/// What goes into one GGF line, borrowed from a [`GameRecord`] or a [`GgfGame`].
+struct Line<'a> {
+    black: &'a str,
+    white: &'a str,
+    started_at: u64,
+    time_limit_ms: Option<u64>,
+    /// Moves forced from the standard start before `start` (written without eval or time).
+    opening: &'a [Move],
+    start: Position,
+    moves: &'a [MoveRecord],
+    /// `None`: no `RE`, the game is in progress.
+    result: Option<&'a GameResult>,
+}
+
 /// Writes a finished game as one GGF line (no trailing newline).
 pub fn write_game(game: &GameRecord) -> String {
+    write_line(&Line {
+        black: &game.black,
+        white: &game.white,
+        started_at: game.started_at,
+        time_limit_ms: game.time_limit_ms,
+        opening: &game.opening,
+        start: game.start,
+        moves: &game.moves,
+        result: Some(&game.result),
+    })
+}
+
+/// Writes a game, finished or in progress, as one GGF line (no trailing newline). A game in
+/// progress gets no `RE`, so no reader takes it for finished.
+pub fn format(game: &GgfGame) -> String {
+    write_line(&Line {
+        black: &game.black,
+        white: &game.white,
+        started_at: game.started_at,
+        time_limit_ms: game.time_limit_ms,
+        opening: &[],
+        start: game.start,
+        moves: &game.moves,
+        result: game.result.as_ref(),
+    })
+}
+
+fn write_line(game: &Line<'_>) -> String {
     let mut out = String::from("(;GM[Othello]");
     out += &format!("PC[{}]", escape(PLACE));
     out += &format!("DT[{}]", format_date(game.started_at));
-    out += &format!("PB[{}]PW[{}]", escape(&game.black), escape(&game.white));
-    let result = &game.result;
-    let difference = result.score[0] as i64 - result.score[1] as i64;
-    let flag = match result.termination {
-        Termination::Normal => "",
-        Termination::Timeout => ":t",
-        _ => ":r",
-    };
-    out += &format!("RE[{difference:+}.00{flag}]");
+    out += &format!("PB[{}]PW[{}]", escape(game.black), escape(game.white));
+    if let Some(result) = game.result {
+        let difference = result.score[0] as i64 - result.score[1] as i64;
+        let flag = match result.termination {
+            Termination::Normal => "",
+            Termination::Timeout => ":t",
+            _ => ":r",
+        };
+        out += &format!("RE[{difference:+}.00{flag}]");
+    }
     if let Some(ms) = game.time_limit_ms {
         out += &format!("TI[00:00/{}/00:00]", format_clock(ms));
     }
@@ -39,11 +120,11 @@ pub fn write_game(game: &GameRecord) -> String {
     let board = if game.opening.is_empty() { game.start } else { Position::start() };
     out += &format!("TY[8]BO[8 {}]", format_board(&board));
     let mut position = board;
-    for &mv in &game.opening {
+    for &mv in game.opening {
         out += &format!("{}[{}]", color_letter(position.side_to_move()), format_move(mv));
         position.play_unchecked(mv);
     }
-    for record in &game.moves {
+    for record in game.moves {
         let eval = record.info.and_then(|i| i.eval).map_or(String::new(), |e| format!("{e:.2}"));
         out += &format!(
             "{}[{}/{}/{:.2}]",
@@ -73,8 +154,30 @@ impl fmt::Display for GgfError {
 
 impl std::error::Error for GgfError {}
 
-/// Reads every game of a GGF text. Moves are checked by replaying them.
+/// Reads every finished game of a GGF text; a game without a result (`RE`) is an error. Moves are
+/// checked by replaying them.
 pub fn read_games(text: &str) -> Result<Vec<GameRecord>, GgfError> {
+    parse(text)?
+        .into_iter()
+        .enumerate()
+        .map(|(index, game)| {
+            game.into_finished().ok_or_else(|| GgfError {
+                game: index + 1,
+                message: "the game is unfinished and has no result (RE)".to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Reads the finished games of a GGF file (see [`read_games`]).
+pub fn read_file(path: &std::path::Path) -> Result<Vec<GameRecord>, String> {
+    let text = read_text(path)?;
+    read_games(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads every game of a GGF text, finished or in progress (no `RE`). Moves are checked by
+/// replaying them; anything malformed is an error that names the game and says why.
+pub fn parse(text: &str) -> Result<Vec<GgfGame>, GgfError> {
     let mut games = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find("(;") {
@@ -91,10 +194,14 @@ pub fn read_games(text: &str) -> Result<Vec<GameRecord>, GgfError> {
     Ok(games)
 }
 
-/// Reads the games of a GGF file.
-pub fn read_file(path: &std::path::Path) -> Result<Vec<GameRecord>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    read_games(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// Reads every game of a GGF file, finished or in progress (see [`parse`]).
+pub fn parse_file(path: &std::path::Path) -> Result<Vec<GgfGame>, String> {
+    let text = read_text(path)?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_text(path: &std::path::Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// `KEY[value]` pairs up to the closing `;)`; returns them and the bytes used.
@@ -143,7 +250,7 @@ fn parse_properties(text: &str) -> Result<(Vec<(String, String)>, usize), String
     }
 }
 
-fn build_game(properties: &[(String, String)]) -> Result<GameRecord, String> {
+fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
     let get = |key: &str| properties.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
     if let Some(game) = get("GM")
         && !game.eq_ignore_ascii_case("othello")
@@ -193,14 +300,13 @@ fn build_game(properties: &[(String, String)]) -> Result<GameRecord, String> {
         moves.push(MoveRecord { color, mv, elapsed, info });
     }
     let result = match (position.is_game_over(), get("RE")) {
-        (true, _) => GameResult::normal(&position),
-        (false, None) => return Err("the game is unfinished and has no result (RE)".to_owned()),
-        (false, Some(re)) => forfeit_from(re)?,
+        (true, _) => Some(GameResult::normal(&position)),
+        (false, None) => None, // still in progress
+        (false, Some(re)) => Some(forfeit_from(re)?),
     };
-    Ok(GameRecord {
+    Ok(GgfGame {
         black: get("PB").unwrap_or("?").to_owned(),
         white: get("PW").unwrap_or("?").to_owned(),
-        opening: Vec::new(),
         start,
         moves,
         time_limit_ms: get("TI").and_then(parse_increment_ms),
@@ -409,6 +515,39 @@ mod tests {
     }
 
     #[test]
+    fn a_game_in_progress_is_read_without_a_result_and_never_as_finished() {
+        let finished = game_with_a_pass();
+        let in_progress = GgfGame {
+            black: finished.black.clone(),
+            white: finished.white.clone(),
+            start: finished.start,
+            moves: finished.moves[..20].to_vec(),
+            time_limit_ms: None,
+            started_at: finished.started_at,
+            result: None,
+        };
+        let line = format(&in_progress);
+        assert!(!line.contains("RE["), "{line}");
+        let text = format!("{}\n{line}\n", write_game(&finished));
+        let games = parse(&text).unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1], GgfGame { moves: read_back(&in_progress.moves), ..in_progress.clone() });
+        assert_eq!(games[0].result.as_ref(), Some(&finished.result));
+        assert_eq!(games[0].clone().into_finished().map(|g| g.moves.len()), Some(finished.moves.len()));
+        assert_eq!(games[1].clone().into_finished(), None);
+        // The arena's reader refuses it, naming the game.
+        let error = read_games(&text).unwrap_err();
+        assert_eq!(error.game, 2);
+        assert!(error.message.contains("unfinished"), "{error}");
+    }
+
+    /// Moves as GGF gives them back: times to the hundredth of a second.
+    fn read_back(moves: &[MoveRecord]) -> Vec<MoveRecord> {
+        let centis = |d: Duration| Duration::from_secs_f64((d.as_secs_f64() * 100.0).round() / 100.0);
+        moves.iter().map(|m| MoveRecord { elapsed: centis(m.elapsed), ..m.clone() }).collect()
+    }
+
+    #[test]
     fn malformed_games_get_clear_errors() {
         let error = read_games("(;GM[Othello]PB[a]PW[b]BO[8 ").unwrap_err();
         assert_eq!(error.game, 1);
@@ -417,6 +556,11 @@ mod tests {
         assert!(error.to_string().contains("move 2 (W[a1]) is illegal: a1 flips no disc"), "{error}");
         let error = read_games("(;GM[Othello]B[f5];)").unwrap_err();
         assert!(error.to_string().contains("unfinished"), "{error}");
+        // Accepting games in progress accepts nothing malformed.
+        for broken in ["(;GM[Othello]B[f5]", "(;GM[Othello]B[f5]W[a1];)", "(;GM[Othello]B[zz];)", "hello"] {
+            assert!(parse(broken).is_err(), "{broken}");
+        }
+        assert_eq!(parse("(;GM[Othello]B[f5];)").unwrap()[0].result, None);
         assert!(read_games("hello").unwrap_err().to_string().contains("no game found"));
         assert!(read_games("(;GM[Chess];)").unwrap_err().to_string().contains("not an Othello game"));
     }

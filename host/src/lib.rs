@@ -6,7 +6,8 @@
 //! - [`plugins`]: plugin folders, scanning, safe probing ([`plugins::probe_all`]), resolving bot names.
 //! - [`seat`]: the [`Seat`](seat::Seat) trait, [`open_seat`](seat::open_seat), [`Failure`](seat::Failure)
 //!   and [`Termination`](seat::Termination). Implement `Seat` for a human at the board.
-//! - [`runner`]: isolated seats ([`RunnerConfig`](runner::RunnerConfig) says which `othello` binary runs them).
+//! - [`runner`]: isolated seats ([`RunnerConfig`](runner::RunnerConfig) says which `othello` binary runs them;
+//!   a [`StopHandle`](runner::StopHandle) ends a seat's runner from another thread, even mid-think).
 //! - [`referee`]: [`play_game`](referee::play_game), or
 //!   [`play_game_observed`](referee::play_game_observed) to watch (and stop) a game move by move.
 //! - [`record`]: [`GameRecord`](record::GameRecord) and friends; [`ggf`] writes and reads them as GGF.

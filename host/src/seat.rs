@@ -11,7 +11,7 @@ use othello_sdk::{Position, SearchInfo};
 use serde::{Deserialize, Serialize};
 
 use crate::in_process::InProcessSeat;
-use crate::runner::{IsolatedSeat, RunnerConfig};
+use crate::runner::{IsolatedSeat, RunnerConfig, StopHandle};
 
 /// How a game ended, or how a side failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -157,6 +157,20 @@ impl SeatSpec {
 pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
     Ok(match &spec.isolation {
         Isolation::Isolated(config) => Box::new(IsolatedSeat::open(spec, config)?),
+        Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
+    })
+}
+
+/// Opens a seat that `stop` can stop from another thread (see [`StopHandle::stop`]): an isolated
+/// seat's runner is then killed and reaped at once, whether it is loading or thinking, and the
+/// seat's calls fail from then on. An in-process bot cannot be interrupted: it is only kept from
+/// being opened once `stop` is stopped.
+pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn Seat>, Failure> {
+    Ok(match &spec.isolation {
+        Isolation::Isolated(config) => Box::new(IsolatedSeat::open_stoppable(spec, config, Some(stop.clone()))?),
+        Isolation::InProcess if stop.is_stopped() => {
+            return Err(Failure::new(Termination::LoadError, "stopped by the host before the bot was loaded"));
+        }
         Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
     })
 }

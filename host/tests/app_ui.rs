@@ -219,7 +219,7 @@ fn set_text(harness: &mut Harness<'_, OthelloApp>, label: &str, text: &str) {
 }
 
 #[test]
-fn a_game_saved_as_ggf_opens_again_and_a_broken_file_keeps_the_game() {
+fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_keeps_the_game() {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-saved.ggf");
     let mut harness = app(humans(), Vec::new());
     for square in ["f5", "d6", "c3"] {
@@ -237,11 +237,22 @@ fn a_game_saved_as_ggf_opens_again_and_a_broken_file_keeps_the_game() {
     assert!(harness.state().game().moves().is_empty());
     harness.get_by_role_and_label(Role::Button, "Open").click();
     harness.run();
-    // The host's GGF reader takes only games with a result, so an unfinished save is refused
-    // with the reason, and the current game stays.
+    // A game saved in progress opens at the same position with the same moves, and goes on.
     let message = harness.state().message().unwrap().clone();
-    assert!(message.is_error && message.text.contains("unfinished"), "{}", message.text);
-    assert!(harness.state().game().moves().is_empty());
+    assert!(!message.is_error && message.text.starts_with("Opened"), "{}", message.text);
+    let game = harness.state().game();
+    assert_eq!(game.transcript(), "f5d6c3");
+    assert_eq!(game.live(), position_after("f5d6c3"));
+    assert!(!game.is_over() && game.is_viewing_live());
+    assert!(harness.query_by_label_contains("White to move").is_some());
+    harness.get_by_label("|<").click();
+    harness.run();
+    assert_eq!(harness.state().game().viewed(), Position::start(), "its moves replay");
+    harness.get_by_label(">|").click();
+    harness.run();
+    harness.get_by_label("d3").click();
+    harness.run();
+    assert_eq!(harness.state().game().transcript(), "f5d6c3d3", "and it can be played on");
 
     // A finished game round-trips exactly.
     paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3f4");
@@ -371,4 +382,65 @@ fn undo_takes_back_to_the_humans_turn_and_redo_replays() {
     wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
     assert!(harness.state().game().transcript().starts_with("f5"));
     assert!(!harness.state().game().can_redo(), "a new move drops the redo line");
+}
+
+/// The one runner of `library` this test process has, once it is thinking.
+fn thinking_runner(harness: &mut Harness<'_, OthelloApp>, library: &Path) -> u32 {
+    wait_until(harness, "the bot to think", |app| app.session().thinking().is_some());
+    let runners = common::runners_of(library);
+    assert_eq!(runners.len(), 1, "one runner for the one bot seat: {runners:?}");
+    runners[0]
+}
+
+fn assert_ended(runner: u32, after: &str) {
+    assert!(common::wait_until_gone(runner), "the runner {runner} kept running after {after}");
+}
+
+#[test]
+fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
+    // Black never answers and the time per move is unlimited: only stopping ends its runner.
+    let hang = common::fixture("hang");
+    let settings = Settings { black: bot(&hang), time_per_move_ms: 0, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    let first = thinking_runner(&mut harness, &hang);
+
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    assert_ended(first, "New game");
+    let second = thinking_runner(&mut harness, &hang);
+    assert_ne!(second, first, "the new game has a fresh runner");
+
+    // Undo while the bot thinks: after f5 d6 (the human plays white) black is to move again.
+    paste_transcript(&mut harness, "f5d6");
+    assert_ended(second, "loading a transcript");
+    let third = thinking_runner(&mut harness, &hang);
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    harness.step();
+    assert_ended(third, "Undo");
+    assert_eq!(harness.state().game().transcript(), "f5", "back to the human's turn");
+
+    // Abort while the bot thinks.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    let fourth = thinking_runner(&mut harness, &hang);
+    harness.get_by_role_and_label(Role::Button, "Abort").click();
+    harness.step();
+    assert_ended(fourth, "Abort");
+
+    // A seat change while the bot thinks; the new player then plays normally.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    let fifth = thinking_runner(&mut harness, &hang);
+    harness.state_mut().set_seat(Color::Black, bot(&first_legal_bot()));
+    harness.step();
+    assert_ended(fifth, "a seat change");
+    wait_until(&mut harness, "the new bot's move", |app| app.game().moves().len() == 1);
+    assert_eq!(harness.state().game().transcript(), "d3", "d3 is black's first legal move in square order");
+
+    // Closing the app ends a think too.
+    harness.state_mut().set_seat(Color::Black, bot(&hang));
+    harness.state_mut().new_game();
+    let sixth = thinking_runner(&mut harness, &hang);
+    drop(harness);
+    assert_ended(sixth, "the app closed");
 }

@@ -139,3 +139,47 @@ fn ggf_and_json_round_trip_real_games() {
     let back: Vec<othello_host::record::GameRecord> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, games);
 }
+
+/// Stopping an event ends a bot that is thinking with no time limit at once: its runner is killed,
+/// the game is abandoned (not scored as a loss), and the run returns.
+#[test]
+fn stopping_an_event_ends_a_thinking_bot_at_once() {
+    let hang = fixture("hang");
+    let spec = EventSpec {
+        participants: vec![participant("Hang", hang.clone()), participant("First legal", fixture("first_legal"))],
+        format: Format::Match { games: 2 },
+        openings: OpeningSource::None,
+        seed: 1,
+        time_limit_ms: None,
+        sprt: None,
+    };
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let running = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            run(&spec, &options(Isolation::Isolated(runner_config()), 1), Vec::new(), &stop, &mut |_| {})
+        })
+    };
+    let started = std::time::Instant::now();
+    let runner = loop {
+        // Black (Hang) is asked to move first and never answers.
+        if let Some(&pid) = runners_of(&hang).first() {
+            break pid;
+        }
+        assert!(started.elapsed() < STOP_DEADLINE, "the hanging bot's runner did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!running.is_finished(), "the game waits for the bot");
+
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let stopped = std::time::Instant::now();
+    while !running.is_finished() {
+        assert!(stopped.elapsed() < STOP_DEADLINE, "the run did not end when stopped");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let summary = running.join().unwrap();
+    assert!(summary.games.is_empty(), "the stopped game is abandoned, not scored: {:?}", summary.games);
+    assert_eq!(summary.unplayed, 2);
+    assert!(wait_until_gone(runner), "the runner was killed and reaped");
+}

@@ -6,8 +6,9 @@ mod common;
 use common::*;
 use othello_host::record::GameRecord;
 use othello_host::referee::{Opening, play_game};
+use othello_host::runner::{IsolatedSeat, RunnerConfig, StopHandle};
 use othello_host::seat::{Seat, Termination, open_seat};
-use othello_sdk::{Color, Move, Position};
+use othello_sdk::{Color, Move, Position, parse_transcript_from};
 
 /// Plays the fixture as black against a good bot, then with colours swapped.
 fn two_games(fixture_name: &str, opening: &Opening) -> [GameRecord; 2] {
@@ -209,4 +210,74 @@ fn in_process_overruns_are_timeouts_after_the_fact() {
     let record = play_game(slow.as_mut(), good.as_mut(), &Opening::none(), Some(std::time::Duration::from_millis(1)));
     assert_black_lost(&record, Termination::Timeout, "(limit 1 ms + grace 0 ms)");
     assert!(record.result.detail.starts_with("answered after "), "{}", record.result.detail);
+}
+
+/// A think with no time limit on a bot that never answers, stopped from another thread: the
+/// runner is killed and reaped at once, not after the 24-hour deadline.
+#[test]
+fn a_stopped_think_ends_its_runner_at_once() {
+    let stop = StopHandle::new().unwrap();
+    let mut seat = IsolatedSeat::open_stoppable(&isolated(&fixture("hang")), &runner_config(), Some(stop.clone()))
+        .expect("the hanging bot loads");
+    let runner = seat.runner_id().expect("a runner is running");
+    let thinking = std::thread::spawn(move || {
+        // Black to move: the fixture spins forever; no time limit is given.
+        let result = seat.think(&Position::start(), None);
+        (result, seat)
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!thinking.is_finished(), "the bot hangs until stopped");
+    assert!(!process_is_gone(runner));
+
+    stop.stop();
+    let started = std::time::Instant::now();
+    while !thinking.is_finished() {
+        assert!(started.elapsed() < STOP_DEADLINE, "the think did not end when stopped");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let (result, mut seat) = thinking.join().unwrap();
+    let failure = result.expect_err("a stopped think gives no move");
+    assert!(failure.detail.starts_with("stopped by the host in think"), "{failure}");
+    assert!(process_is_gone(runner), "the runner was killed and reaped by the time think returned");
+    assert_eq!(seat.runner_id(), None);
+    // A stopped seat starts no new runner.
+    let refused = seat.new_game().expect_err("stopped for good");
+    assert!(refused.detail.contains("stopped by the host"), "{refused}");
+    assert!(runners_of(&fixture("hang")).iter().all(|&pid| pid != runner));
+
+    // The host is fine: a fresh seat of the same bot gets a fresh runner and plays.
+    let mut fresh = IsolatedSeat::open(&isolated(&fixture("hang")), &runner_config()).unwrap();
+    assert_ne!(fresh.runner_id(), Some(runner));
+    let white_to_move = parse_transcript_from(Position::start(), "f5").unwrap().1;
+    let reply = fresh.think(&white_to_move, Some(TEST_TIME_LIMIT)).expect("plays as white");
+    assert!(white_to_move.legal_moves().contains(Move::from_byte(reply.byte).unwrap().square().unwrap()));
+}
+
+/// Stopping also ends a runner stuck while loading the library, without waiting for the load timeout.
+#[test]
+fn a_seat_stopped_while_loading_ends_its_runner_at_once() {
+    let stop = StopHandle::new().unwrap();
+    let config = RunnerConfig { load_timeout: std::time::Duration::from_secs(600), ..runner_config() };
+    // A copy of its own: another test loads the same fixture, and its runner must not be taken for ours.
+    let library = fixture("hang_on_load").with_file_name("libhang_on_load_stopped.so");
+    std::fs::copy(fixture("hang_on_load"), &library).unwrap();
+    let opening = {
+        let stop = stop.clone();
+        let spec = isolated(&library);
+        std::thread::spawn(move || IsolatedSeat::open_stoppable(&spec, &config, Some(stop)).map(|_| ()))
+    };
+    let started = std::time::Instant::now();
+    let runner = loop {
+        if let Some(&pid) = runners_of(&library).first() {
+            break pid;
+        }
+        assert!(started.elapsed() < STOP_DEADLINE, "the runner did not start");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    stop.stop();
+    let failure = opening.join().unwrap().expect_err("stopped before it loaded");
+    assert_eq!(failure.termination, Termination::LoadError);
+    assert!(failure.detail.contains("stopped by the host while loading"), "{failure}");
+    assert!(process_is_gone(runner), "killed and reaped");
+    assert!(started.elapsed() < STOP_DEADLINE);
 }

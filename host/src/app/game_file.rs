@@ -1,16 +1,14 @@
-//! The on-screen game as a GGF record and back, through the host's GGF reader and writer.
+//! The on-screen game as a GGF game and back, through the host's GGF reader and writer.
 //!
-//! The host's records describe games bots finished; the app also has games still in progress,
-//! aborted or resigned. GGF marks a resignation with `:r` in `RE`, and a game without a result has
-//! no `RE` at all, so those two cases are adjusted here on top of [`ggf::write_game`].
+//! The app has games the arena never writes: still in progress, aborted or resigned. GGF marks a
+//! resignation with `:r` in `RE`; a game without a result (in progress, or aborted) is written
+//! without `RE`, and opens again as a game in progress that can be continued or replayed.
 
 use std::path::Path;
 
-use othello_sdk::Position;
-
 use super::game::{Ending, Game};
-use crate::ggf;
-use crate::record::{GameRecord, GameResult, MoveRecord, unix_now};
+use crate::ggf::{self, GgfGame};
+use crate::record::{GameResult, MoveRecord, unix_now};
 use crate::seat::{Failure, Termination};
 
 /// What a saved game needs besides its moves.
@@ -31,11 +29,9 @@ pub fn to_ggf(game: &Game, players: &Players<'_>) -> String {
         }
         Some(Ending::Aborted) | None => None,
     };
-    let finished = result.is_some();
-    let record = GameRecord {
+    ggf::format(&GgfGame {
         black: players.black.to_owned(),
         white: players.white.to_owned(),
-        opening: Vec::new(),
         start: game.start(),
         moves: game
             .moves()
@@ -44,21 +40,8 @@ pub fn to_ggf(game: &Game, players: &Players<'_>) -> String {
             .collect(),
         time_limit_ms: players.time_limit_ms,
         started_at: unix_now(),
-        result: result.unwrap_or_else(|| GameResult::normal(&game.live())),
-    };
-    let text = ggf::write_game(&record);
-    if finished { text } else { without_result(&text) }
-}
-
-/// Drops the `RE[…]` property of a GGF game.
-fn without_result(text: &str) -> String {
-    match text.find("RE[") {
-        Some(start) => match text[start..].find(']') {
-            Some(end) => format!("{}{}", &text[..start], &text[start + end + 1..]),
-            None => text.to_owned(),
-        },
-        None => text.to_owned(),
-    }
+        result,
+    })
 }
 
 /// A game read from GGF, with its players' names.
@@ -70,27 +53,27 @@ pub struct Loaded {
     pub others: usize,
 }
 
-/// Reads the first game of a GGF file.
+/// Reads the first game of a GGF file, finished or in progress.
 pub fn open(path: &Path) -> Result<Loaded, String> {
-    let mut records = ggf::read_file(path)?;
-    if records.is_empty() {
+    let mut games = ggf::parse_file(path)?;
+    if games.is_empty() {
         return Err(format!("{} holds no game", path.display()));
     }
-    let others = records.len() - 1;
-    let record = records.swap_remove(0);
-    Ok(Loaded { game: from_record(&record)?, black: record.black, white: record.white, others })
+    let others = games.len() - 1;
+    let saved = games.swap_remove(0);
+    Ok(Loaded { game: from_ggf(&saved)?, black: saved.black, white: saved.white, others })
 }
 
-/// The game of a record: its opening and moves, and how it ended.
-pub fn from_record(record: &GameRecord) -> Result<Game, String> {
-    let start = if record.opening.is_empty() { record.start } else { Position::start() };
-    let mut game = Game::new(start);
-    let opening = record.opening.iter().map(|&mv| (mv, None, None));
-    let moves = record.moves.iter().map(|m| (m.mv, Some(m.elapsed), m.info));
-    for (number, (mv, elapsed, info)) in opening.chain(moves).enumerate() {
-        game.play(mv, elapsed, info).map_err(|why| format!("move {} ({mv}) is illegal: {why}", number + 1))?;
+/// The game of a GGF game: its moves, and how it ended (a game without a result goes on).
+pub fn from_ggf(saved: &GgfGame) -> Result<Game, String> {
+    let mut game = Game::new(saved.start);
+    for (number, m) in saved.moves.iter().enumerate() {
+        game.play(m.mv, Some(m.elapsed), m.info)
+            .map_err(|why| format!("move {} ({}) is illegal: {why}", number + 1, m.mv))?;
     }
-    let result = &record.result;
+    let Some(result) = &saved.result else {
+        return Ok(game); // saved in progress: it continues from its last move
+    };
     if result.termination != Termination::Normal
         && let Some(loser) = result.loser
     {
@@ -122,8 +105,8 @@ mod tests {
         let game = Game::from_transcript("d3c3b3d2e1d6d7e3f4").unwrap();
         let text = to_ggf(&game, &PLAYERS);
         assert!(text.contains("PB[Alice]PW[Bob]") && text.contains("RE[+64.00]"), "{text}");
-        let records = ggf::read_games(&text).unwrap();
-        let back = from_record(&records[0]).unwrap();
+        let games = ggf::parse(&text).unwrap();
+        let back = from_ggf(&games[0]).unwrap();
         assert_eq!(moves_of(&back), moves_of(&game));
         assert_eq!(back.result(), game.result());
     }
@@ -134,12 +117,34 @@ mod tests {
         game.end(Ending::Forfeit { loser: Color::Black, failure: Failure::new(Termination::Timeout, "too slow") });
         let text = to_ggf(&game, &PLAYERS);
         assert!(text.contains("RE[-64.00:t]"), "{text}");
-        let back = from_record(&ggf::read_games(&text).unwrap()[0]).unwrap();
+        let back = from_ggf(&ggf::parse(&text).unwrap()[0]).unwrap();
         assert_eq!(back.result().unwrap().outcome, game.result().unwrap().outcome);
 
         let going_on = Game::from_transcript("f5d6").unwrap();
         let text = to_ggf(&going_on, &PLAYERS);
         assert!(!text.contains("RE["), "an unfinished game is not written as finished: {text}");
         assert!(text.contains("B[f5") && text.contains("W[d6"), "{text}");
+        assert!(ggf::read_games(&text).is_err(), "the arena's reader takes only finished games");
+    }
+
+    #[test]
+    fn a_game_saved_in_progress_opens_at_the_same_position_and_goes_on() {
+        let mut going_on = Game::from_transcript("f5d6c3d3c4").unwrap();
+        let text = to_ggf(&going_on, &PLAYERS);
+        let mut back = from_ggf(&ggf::parse(&text).unwrap()[0]).unwrap();
+        assert_eq!(moves_of(&back), moves_of(&going_on));
+        assert_eq!(back.live(), going_on.live());
+        assert_eq!(back.start(), going_on.start());
+        assert!(!back.is_over() && back.ending().is_none(), "no result: the game goes on");
+        let next = Move::Play("f4".parse().unwrap());
+        back.play(next, None, None).unwrap();
+        going_on.play(next, None, None).unwrap();
+        assert_eq!(back.live(), going_on.live(), "and continues like the original");
+
+        // An aborted game has no result either: it opens as a game in progress.
+        let mut aborted = Game::from_transcript("f5").unwrap();
+        aborted.end(Ending::Aborted);
+        let back = from_ggf(&ggf::parse(&to_ggf(&aborted, &PLAYERS)).unwrap()[0]).unwrap();
+        assert_eq!((back.transcript(), back.is_over()), ("f5".to_owned(), false));
     }
 }

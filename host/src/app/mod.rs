@@ -43,6 +43,8 @@ const LEFT_PANEL_WIDTH: f32 = 290.0;
 const RIGHT_PANEL_WIDTH: f32 = 300.0;
 /// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
 const MAX_STEPS_PER_FRAME: usize = 4;
+/// How long closing the app waits for a running match to end its bots.
+const MATCH_STOP_WAIT: Duration = Duration::from_secs(2);
 /// Length of the flip animation.
 const FLIP_ANIMATION: Duration = Duration::from_millis(300);
 
@@ -57,12 +59,7 @@ pub struct Launch {
 impl Launch {
     /// From `othello`'s global options (`--plugins`, `--grace-ms`, `--memory-mb`, `--load-timeout-ms`).
     pub fn from_options(options: &crate::cli::GlobalOptions) -> Result<Launch, String> {
-        let executable = std::env::current_exe().map_err(|e| format!("cannot find the othello executable: {e}"))?;
-        let runner = crate::runner::RunnerConfig {
-            executable,
-            memory_limit_mb: options.memory_mb,
-            load_timeout: Duration::from_millis(options.load_timeout_ms),
-        };
+        let runner = options.runner_config()?;
         let running = BotRunning { runner, grace: Duration::from_millis(options.grace_ms) };
         Ok(Launch { plugin_folders: options.plugins.clone(), running })
     }
@@ -435,5 +432,41 @@ impl eframe::App for OthelloApp {
 
     fn auto_save_interval(&self) -> Duration {
         SETTINGS_SAVE_INTERVAL
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // A bot thinking now must not outlive the window (its think may have no time limit).
+        self.session.stop_bots();
+        self.matches.stop_and_wait(MATCH_STOP_WAIT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn the_app_runs_bots_with_the_global_options_as_the_arena_does() {
+        let cli = crate::cli::Cli::try_parse_from([
+            "othello",
+            "--plugins",
+            "my-bots",
+            "--memory-mb",
+            "77",
+            "--load-timeout-ms",
+            "1234",
+            "--grace-ms",
+            "321",
+        ])
+        .unwrap();
+        let launch = Launch::from_options(&cli.global).unwrap();
+        assert_eq!(launch.running.runner, cli.global.runner_config().unwrap(), "one source for the runner config");
+        assert_eq!(launch.running.runner.memory_limit_mb, 77);
+        assert_eq!(launch.running.runner.load_timeout, Duration::from_millis(1234));
+        assert_eq!(launch.running.runner.executable, std::env::current_exe().unwrap());
+        assert_eq!(launch.running.grace, Duration::from_millis(321));
+        assert_eq!(launch.plugin_folders, [std::path::PathBuf::from("my-bots")]);
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! A worker opens its bot, then answers think requests; every event it sends wakes the UI with
 //! `request_repaint`. Requests carry a token, so a reply to a position that was taken back (undo,
-//! new game) is recognised and ignored. Dropping a [`BotWorker`] lets its thread end after the
-//! bot's current call returns.
+//! new game) is recognised and ignored. Dropping a [`BotWorker`] stops its bot: a runner still
+//! loading or thinking is killed and reaped at once, so an abandoned think costs no CPU, and the
+//! next game gets a fresh runner from a new worker.
 
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread;
@@ -11,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use othello_sdk::{Position, SearchInfo};
 
-use crate::seat::{Failure, Reply, SeatSpec, Termination, open_seat};
+use crate::runner::StopHandle;
+use crate::seat::{Failure, Reply, SeatSpec, Termination, open_seat_stoppable};
 
 /// Wakes the UI when a worker has news (`egui::Context::request_repaint` in the app).
 pub type Waker = Box<dyn Fn() + Send>;
@@ -54,6 +56,8 @@ pub struct BotWorker {
     state: WorkerState,
     /// The search info of the bot's last move, shown while it thinks again.
     pub last_info: Option<SearchInfo>,
+    /// Ends the bot's runner when the worker is dropped.
+    stop: Option<StopHandle>,
 }
 
 impl BotWorker {
@@ -64,13 +68,23 @@ impl BotWorker {
         let (event_tx, events) = channel::<Event>();
         let thread_spec = spec.clone();
         let name = format!("bot {}", crate::seat::library_stem(&spec.library));
+        let stop = match StopHandle::new() {
+            Ok(stop) => stop,
+            Err(e) => {
+                let failure = Failure::new(Termination::LoadError, format!("cannot start the bot: {e}"));
+                return BotWorker::failed(spec, requests, events, failure);
+            }
+        };
+        let thread_stop = stop.clone();
         let spawned = thread::Builder::new().name(name).spawn(move || {
             let send = |event| {
                 let delivered = event_tx.send(event).is_ok();
                 wake();
                 delivered
             };
-            let mut seat = match open_seat(&thread_spec).and_then(|mut seat| seat.new_game().map(|()| seat)) {
+            let mut seat = match open_seat_stoppable(&thread_spec, &thread_stop)
+                .and_then(|mut seat| seat.new_game().map(|()| seat))
+            {
                 Ok(seat) => seat,
                 Err(failure) => {
                     send(Event::Failed(failure));
@@ -87,11 +101,34 @@ impl BotWorker {
                 }
             }
         });
-        let state = match spawned {
-            Ok(_) => WorkerState::Opening,
-            Err(e) => WorkerState::Failed(Failure::new(Termination::LoadError, format!("no thread to run it: {e}"))),
-        };
-        BotWorker { spec, requests, events, name: None, state, last_info: None }
+        match spawned {
+            Ok(_) => BotWorker {
+                spec,
+                requests,
+                events,
+                name: None,
+                state: WorkerState::Opening,
+                last_info: None,
+                stop: Some(stop),
+            },
+            Err(e) => {
+                let failure = Failure::new(Termination::LoadError, format!("no thread to run it: {e}"));
+                BotWorker::failed(spec, requests, events, failure)
+            }
+        }
+    }
+
+    /// A worker that could not start: its seat loses the game.
+    fn failed(spec: SeatSpec, requests: Sender<Request>, events: Receiver<Event>, failure: Failure) -> BotWorker {
+        BotWorker {
+            spec,
+            requests,
+            events,
+            name: None,
+            state: WorkerState::Failed(failure),
+            last_info: None,
+            stop: None,
+        }
     }
 
     pub fn spec(&self) -> &SeatSpec {
@@ -147,6 +184,14 @@ impl BotWorker {
                     return None;
                 }
             }
+        }
+    }
+}
+
+impl Drop for BotWorker {
+    fn drop(&mut self) {
+        if let Some(stop) = &self.stop {
+            stop.stop();
         }
     }
 }

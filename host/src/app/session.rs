@@ -107,7 +107,8 @@ impl Session {
         &self.seats[color_index(color)]
     }
 
-    /// (Re)starts both seats' players for the current game.
+    /// (Re)starts both seats' players for the current game. The old players' bots are stopped:
+    /// a runner still thinking is killed at once.
     pub fn seat_players(&mut self, settings: &Settings) {
         self.pending = None;
         for color in Color::ALL {
@@ -133,6 +134,12 @@ impl Session {
         self.paused = false;
         self.last_applied = None;
         self.seat_players(settings);
+    }
+
+    /// Stops both seats' bots at once (their runners are killed), e.g. when the app closes.
+    pub fn stop_bots(&mut self) {
+        self.pending = None;
+        self.seats = [Seat::Human, Seat::Human];
     }
 
     pub fn both_bots(&self) -> bool {
@@ -202,7 +209,8 @@ impl Session {
         self.game.view_last();
         self.last_applied = None;
         if interrupted {
-            // The bot is busy with a position that no longer exists: start it afresh.
+            // The bot is busy with a position that no longer exists: its runner is killed with
+            // the old worker, and it starts afresh.
             self.seat_players(settings);
         }
     }
@@ -238,16 +246,24 @@ impl Session {
     }
 
     /// The side to move resigns (a human, or stopping a bot).
-    pub fn resign(&mut self) {
+    pub fn resign(&mut self, settings: &Settings) {
         if let Some(color) = self.game.to_move() {
-            self.pending = None;
             self.game.end(Ending::Resigned(color));
+            self.drop_abandoned_think(settings);
         }
     }
 
-    pub fn abort(&mut self) {
-        self.pending = None;
+    pub fn abort(&mut self, settings: &Settings) {
         self.game.end(Ending::Aborted);
+        self.drop_abandoned_think(settings);
+    }
+
+    /// A bot thinking about a position that no longer matters is stopped (its runner killed):
+    /// the seats start afresh.
+    fn drop_abandoned_think(&mut self, settings: &Settings) {
+        if self.pending.take().is_some() {
+            self.seat_players(settings);
+        }
     }
 
     /// Advances the game: takes the bots' answers, passes for a human who cannot move, and asks

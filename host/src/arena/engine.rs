@@ -12,7 +12,11 @@ use othello_sdk::Position;
 use super::{EventSpec, FinishedGame, ScheduledGame, SprtDecision, Wdl};
 use crate::record::MoveRecord;
 use crate::referee::{GameEvent, play_game_observed};
-use crate::seat::{Failure, Isolation, Reply, Seat, SeatSpec, open_seat};
+use crate::runner::StopHandle;
+use crate::seat::{Failure, Isolation, Reply, Seat, SeatSpec, open_seat, open_seat_stoppable};
+
+/// How often the caller's `stop` flag is checked while games run, to stop their bots.
+const STOP_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 
 /// How to run an event (what does not change which games are played).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +55,8 @@ pub struct RunSummary {
 
 /// Plays every scheduled game not in `done`, calling `on_event` on this thread
 /// for each event. Setting `stop` ends the run soon: running games are
-/// abandoned (never reported as finished), no new game starts.
+/// abandoned (never reported as finished) and their isolated bots' runners
+/// killed, even mid-think; no new game starts.
 pub fn run(
     spec: &EventSpec,
     options: &RunOptions,
@@ -78,15 +83,28 @@ pub fn run(
 
     let next = AtomicUsize::new(0);
     let workers = options.concurrency.max(1).min(pending.len());
+    // Without it (no file descriptor left), a stop waits for the bots' current moves.
+    let seats_stop = StopHandle::new().ok();
     std::thread::scope(|scope| {
         let (events, received) = mpsc::channel();
         for _ in 0..workers {
             let events = events.clone();
-            let (pending, next) = (&pending, &next);
-            scope.spawn(move || work(spec, options, pending, next, stop, &events));
+            let (pending, next, seats_stop) = (&pending, &next, seats_stop.as_ref());
+            scope.spawn(move || work(spec, options, Control { pending, next, stop, seats_stop }, &events));
         }
         drop(events);
-        for event in received {
+        loop {
+            let next_event = received.recv_timeout(STOP_CHECK_INTERVAL);
+            if stop.load(Ordering::SeqCst)
+                && let Some(seats_stop) = &seats_stop
+            {
+                seats_stop.stop();
+            }
+            let event = match next_event {
+                Ok(event) => event,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             if let ArenaEvent::GameFinished(game) = &event {
                 games.push(game.clone());
                 on_event(event);
@@ -121,21 +139,28 @@ fn first_participant_wdl(games: &[FinishedGame]) -> Wdl {
     wdl
 }
 
+/// What the workers share: the games to play and the ways to stop.
+#[derive(Clone, Copy)]
+struct Control<'a> {
+    pending: &'a [&'a ScheduledGame],
+    next: &'a AtomicUsize,
+    /// The caller's stop flag.
+    stop: &'a AtomicBool,
+    /// Stops every seat's bot once the caller's flag is seen set.
+    seats_stop: Option<&'a StopHandle>,
+}
+
 /// One worker: takes the next pending game until none is left or `stop` is set.
-fn work(
-    spec: &EventSpec,
-    options: &RunOptions,
-    pending: &[&ScheduledGame],
-    next: &AtomicUsize,
-    stop: &AtomicBool,
-    events: &mpsc::Sender<ArenaEvent>,
-) {
+fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &mpsc::Sender<ArenaEvent>) {
+    let Control { pending, next, stop, seats_stop } = control;
     let mut seats: HashMap<usize, Box<dyn Seat>> = HashMap::new();
     let time_limit = spec.time_limit();
     while !stop.load(Ordering::SeqCst) {
         let Some(game) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
-        let (mut black, mut white) =
-            (take_seat(&mut seats, spec, options, game.black), take_seat(&mut seats, spec, options, game.white));
+        let (mut black, mut white) = (
+            take_seat(&mut seats, spec, options, seats_stop, game.black),
+            take_seat(&mut seats, spec, options, seats_stop, game.white),
+        );
         let index = game.index;
         let mut observer = |event: GameEvent<'_>| {
             if stop.load(Ordering::Relaxed) {
@@ -160,6 +185,10 @@ fn work(
                 seats.insert(participant, seat.into_inner());
             }
         }
+        // A game whose bots were stopped is abandoned, not lost by them.
+        if seats_stop.is_some_and(StopHandle::is_stopped) {
+            break;
+        }
         if let Ok(mut record) = played {
             record.black = spec.participants[game.black].name.clone();
             record.white = spec.participants[game.white].name.clone();
@@ -179,6 +208,7 @@ fn take_seat(
     seats: &mut HashMap<usize, Box<dyn Seat>>,
     spec: &EventSpec,
     options: &RunOptions,
+    stop: Option<&StopHandle>,
     participant: usize,
 ) -> TakenSeat {
     if let Some(seat) = seats.remove(&participant) {
@@ -191,7 +221,11 @@ fn take_seat(
         isolation: options.isolation.clone(),
         grace: options.grace,
     };
-    match open_seat(&seat_spec) {
+    let opened = match stop {
+        Some(stop) => open_seat_stoppable(&seat_spec, stop),
+        None => open_seat(&seat_spec),
+    };
+    match opened {
         Ok(seat) => TakenSeat::Open(seat),
         Err(failure) => TakenSeat::Failed(FailedSeat { name: entry.name.clone(), failure }),
     }

@@ -8,6 +8,7 @@
 mod child;
 mod process;
 mod protocol;
+mod stop;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -19,6 +20,7 @@ pub use child::run as run_child;
 pub use process::STDERR_TAIL_LINES;
 use process::{ChannelError, Exit, Runner, signal_name};
 use protocol::{Request, Response};
+pub use stop::StopHandle;
 
 use crate::seat::{Failure, Reply, Seat, SeatSpec, Termination, library_stem, move_error_failure};
 
@@ -83,19 +85,33 @@ pub struct IsolatedSeat {
     runner: Option<Runner>,
     loaded: Loaded,
     name: String,
+    /// Stops the runner from another thread, if the seat was opened with one.
+    stop: Option<StopHandle>,
 }
 
 impl IsolatedSeat {
     /// Starts a runner, loads the library and calls `init` once to learn the
     /// bot's name. Any failure is a `load-error`.
     pub fn open(spec: &SeatSpec, config: &RunnerConfig) -> Result<IsolatedSeat, Failure> {
-        let (runner, loaded) = start_runner(spec, config)?;
+        IsolatedSeat::open_stoppable(spec, config, None)
+    }
+
+    /// Like [`IsolatedSeat::open`], with a handle that stops the seat from another thread: its
+    /// runner is killed and reaped at once (while loading, in `init` or in `think`), the call
+    /// under way fails, and no new runner is started.
+    pub fn open_stoppable(
+        spec: &SeatSpec,
+        config: &RunnerConfig,
+        stop: Option<StopHandle>,
+    ) -> Result<IsolatedSeat, Failure> {
+        let (runner, loaded) = start_runner(spec, config, stop.as_ref())?;
         let mut seat = IsolatedSeat {
             spec: spec.clone(),
             config: config.clone(),
             runner: Some(runner),
             loaded,
             name: library_stem(&spec.library),
+            stop,
         };
         seat.start_game()?;
         Ok(seat)
@@ -104,6 +120,11 @@ impl IsolatedSeat {
     /// What the library reported when it loaded.
     pub fn loaded(&self) -> &Loaded {
         &self.loaded
+    }
+
+    /// The process id of the current runner (`None` after a failure, until the next game).
+    pub fn runner_id(&self) -> Option<u32> {
+        self.runner.as_ref().map(Runner::id)
     }
 
     /// Calls `init` (and sets the level) in the current runner.
@@ -158,7 +179,7 @@ impl Seat for IsolatedSeat {
 
     fn new_game(&mut self) -> Result<(), Failure> {
         if self.runner.is_none() {
-            let (runner, loaded) = start_runner(&self.spec, &self.config)?;
+            let (runner, loaded) = start_runner(&self.spec, &self.config, self.stop.as_ref())?;
             self.runner = Some(runner);
             self.loaded = loaded;
         }
@@ -202,10 +223,21 @@ impl Seat for IsolatedSeat {
 }
 
 /// Spawns a runner for `spec.library` and waits for the load report.
-fn start_runner(spec: &SeatSpec, config: &RunnerConfig) -> Result<(Runner, Loaded), Failure> {
-    let mut runner = Runner::spawn(&config.executable, &spec.library, config.memory_limit_mb).map_err(|e| {
-        Failure::new(Termination::LoadError, format!("cannot start the runner `{}`: {e}", config.executable.display()))
-    })?;
+fn start_runner(
+    spec: &SeatSpec,
+    config: &RunnerConfig,
+    stop: Option<&StopHandle>,
+) -> Result<(Runner, Loaded), Failure> {
+    if stop.is_some_and(StopHandle::is_stopped) {
+        return Err(stopped_failure("loading"));
+    }
+    let mut runner =
+        Runner::spawn(&config.executable, &spec.library, config.memory_limit_mb, stop.cloned()).map_err(|e| {
+            Failure::new(
+                Termination::LoadError,
+                format!("cannot start the runner `{}`: {e}", config.executable.display()),
+            )
+        })?;
     let deadline = Instant::now() + config.load_timeout;
     let failure = match runner.receive(deadline) {
         Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {
@@ -261,7 +293,13 @@ fn channel_failure(
             let tail = runner.stderr_tail();
             (classify_exit(exit, phase, budget, &tail), exit)
         }
+        ChannelError::Stopped => (stopped_failure(phase), runner.kill()),
     }
+}
+
+/// A call abandoned through the seat's [`StopHandle`]: not the bot's fault, and its game is over.
+fn stopped_failure(phase: &str) -> Failure {
+    Failure::new(Termination::Crash, format!("stopped by the host {}: the bot's runner was ended", during(phase)))
 }
 
 /// The memory limit of a runner and what the runner itself took of it.

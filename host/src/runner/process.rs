@@ -11,6 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
+use super::stop::StopHandle;
 
 /// Lines of the bot's stderr kept for failure reports.
 pub const STDERR_TAIL_LINES: usize = 12;
@@ -37,6 +38,8 @@ pub enum ChannelError {
     Closed,
     /// The child sent something that is not a frame.
     Garbled(&'static str),
+    /// The seat's [`StopHandle`] was stopped: the wait was abandoned.
+    Stopped,
 }
 
 /// How a child ended: the wait status and its peak resident memory.
@@ -67,11 +70,19 @@ pub struct Runner {
     buffer: Vec<u8>,
     stderr: Arc<StderrTail>,
     exit: Option<Exit>,
+    /// Ends every wait for the child when stopped.
+    stop: Option<StopHandle>,
 }
 
 impl Runner {
-    /// Starts `executable runner --memory-mb N LIBRARY`.
-    pub fn spawn(executable: &Path, library: &Path, memory_limit_mb: u64) -> std::io::Result<Runner> {
+    /// Starts `executable runner --memory-mb N LIBRARY`. Once `stop` is stopped, every wait for
+    /// the child ends at once with [`ChannelError::Stopped`].
+    pub fn spawn(
+        executable: &Path,
+        library: &Path,
+        memory_limit_mb: u64,
+        stop: Option<StopHandle>,
+    ) -> std::io::Result<Runner> {
         let mut child = Command::new(executable)
             .arg("runner")
             .arg("--memory-mb")
@@ -87,7 +98,7 @@ impl Runner {
         let stderr = Arc::new(StderrTail::default());
         let tail = Arc::clone(&stderr);
         std::thread::Builder::new().name("runner-stderr".into()).spawn(move || collect_stderr(stderr_pipe, &tail))?;
-        Ok(Runner { child, requests, responses, buffer: Vec::with_capacity(256), stderr, exit: None })
+        Ok(Runner { child, requests, responses, buffer: Vec::with_capacity(256), stderr, exit: None, stop })
     }
 
     pub fn send(&mut self, request: &Request) -> Result<(), ChannelError> {
@@ -125,10 +136,17 @@ impl Runner {
             if left.is_zero() {
                 return Err(ChannelError::Timeout);
             }
-            let mut fd = libc::pollfd { fd: self.responses.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let channel = libc::pollfd { fd: self.responses.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            // Without a stop handle, the second entry is ignored (a negative fd).
+            let stop_fd = self.stop.as_ref().map_or(-1, StopHandle::wake_fd);
+            let stop = libc::pollfd { fd: stop_fd, events: libc::POLLIN, revents: 0 };
+            let mut fds = [channel, stop];
             let timeout_ms = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
-            // SAFETY: `fd` is one valid pollfd for the duration of the call.
-            let ready = unsafe { libc::poll(&mut fd, 1, timeout_ms) };
+            // SAFETY: `fds` is a valid array of two pollfds for the duration of the call.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+            if fds[1].revents != 0 {
+                return Err(ChannelError::Stopped);
+            }
             if ready > 0 {
                 return Ok(()); // readable, or hung up: the read says which
             }
@@ -158,6 +176,11 @@ impl Runner {
             std::thread::sleep(EXIT_POLL_STEP);
         }
         self.kill()
+    }
+
+    /// The child's process id (it stays ours until the runner is reaped).
+    pub fn id(&self) -> u32 {
+        self.child.id()
     }
 
     fn pid(&self) -> libc::pid_t {

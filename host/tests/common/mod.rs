@@ -101,3 +101,43 @@ pub fn not_a_library() -> PathBuf {
     std::fs::write(&out, "these are my notes, not a bot\n").unwrap();
     out
 }
+
+/// How long a stopped runner may take to be killed and reaped before a test fails (generous:
+/// the stop itself is immediate, but a loaded CI machine may schedule the reaping thread late).
+pub const STOP_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The process `pid` no longer exists: it ended and was reaped (a zombie still has its /proc entry).
+pub fn process_is_gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Waits up to [`STOP_DEADLINE`] for `pid` to be gone.
+pub fn wait_until_gone(pid: u32) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < STOP_DEADLINE {
+        if process_is_gone(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    process_is_gone(pid)
+}
+
+/// The runner children of this test process that run `library` (read from /proc).
+pub fn runners_of(library: &Path) -> Vec<u32> {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            // `pid (comm) state ppid …`: the parent id is the second field after the command name.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+            ppid == Some(me)
+                && args.contains(&b"runner".as_slice())
+                && args.contains(&library.as_os_str().as_encoded_bytes())
+        })
+        .collect()
+}

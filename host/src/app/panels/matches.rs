@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::time::{Duration, Instant};
 
 use egui::{Grid, RichText, Ui};
 
@@ -43,6 +44,13 @@ enum Progress {
 struct Running {
     stop: Arc<AtomicBool>,
     progress: Receiver<Progress>,
+}
+
+impl Drop for Running {
+    /// An event nobody follows any more (the app is gone) stops, and its bots with it.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
 }
 
 /// The Matches panel's state.
@@ -166,7 +174,21 @@ impl MatchesState {
     fn stop(&mut self) {
         if let Some(running) = &self.running {
             running.stop.store(true, Ordering::SeqCst);
-            self.status = "Stopping after the games in progress…".to_owned();
+            self.status = "Stopping: the games in progress are abandoned…".to_owned();
+        }
+    }
+
+    /// Stops the running event and waits (at most `limit`) until its bots' runners are ended, so
+    /// none outlives the app.
+    pub(crate) fn stop_and_wait(&mut self, limit: Duration) {
+        self.stop();
+        if let Some(running) = self.running.take() {
+            let deadline = Instant::now() + limit;
+            while let Ok(progress) = running.progress.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                if matches!(progress, Progress::Done(_)) {
+                    break;
+                }
+            }
         }
     }
 

@@ -28,14 +28,14 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         }
         let going_on = !app.session.game.is_over();
         if ui.add_enabled(going_on, egui::Button::new("Resign")).on_hover_text("The side to move resigns").clicked() {
-            app.session.resign();
+            app.session.resign(&app.settings);
         }
         if ui
             .add_enabled(going_on, egui::Button::new("Abort"))
             .on_hover_text("Stop the game without a result")
             .clicked()
         {
-            app.session.abort();
+            app.session.abort(&app.settings);
         }
         if !app.session.has_human() {
             ui.separator();
