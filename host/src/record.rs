@@ -55,6 +55,11 @@ impl GameResult {
     /// The result of a game played to the end in `position`.
     pub fn normal(position: &Position) -> GameResult {
         let (black, white) = position.final_score();
+        GameResult::from_final_score(black, white)
+    }
+
+    /// The result of a game played to the end with this final score.
+    pub fn from_final_score(black: u32, white: u32) -> GameResult {
         let winner = match black.cmp(&white) {
             std::cmp::Ordering::Greater => Some(Color::Black),
             std::cmp::Ordering::Less => Some(Color::White),

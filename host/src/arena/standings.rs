@@ -189,19 +189,7 @@ mod tests {
     }
 
     fn normal(black: u32, white: u32) -> GameResult {
-        let winner = match black.cmp(&white) {
-            std::cmp::Ordering::Greater => Some(Color::Black),
-            std::cmp::Ordering::Less => Some(Color::White),
-            std::cmp::Ordering::Equal => None,
-        };
-        GameResult {
-            winner,
-            score: [black, white],
-            termination: Termination::Normal,
-            loser: None,
-            detail: String::new(),
-            stderr_tail: Vec::new(),
-        }
+        GameResult::from_final_score(black, white)
     }
 
     #[test]
