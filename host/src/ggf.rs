@@ -9,7 +9,7 @@
 //!
 //! The arena's games are always finished: [`write_game`] and [`read_games`] take and give
 //! [`GameRecord`]s, and a game without a result is an error there. The app also saves and reopens
-//! games in progress: [`format`] and [`parse`] take and give [`GgfGame`]s, whose result is optional.
+//! games in progress: [`format()`] and [`parse`] take and give [`GgfGame`]s, whose result is optional.
 
 use std::fmt;
 use std::time::Duration;
