@@ -94,15 +94,18 @@ impl SprtSummary {
 pub fn plugin_table(plugins: &[PluginInfo]) -> String {
     let path_width = plugins.iter().map(|p| p.path.display().to_string().chars().count()).max().unwrap_or(4).max(4);
     let name_width = plugins.iter().map(|p| p.name.chars().count()).max().unwrap_or(4).max(4);
-    let mut out =
-        format!("{:<path_width$}  {:<name_width$}  {:>3}  {:<30}  STATUS\n", "PATH", "NAME", "ABI", "FEATURES");
+    let features_width = plugins.iter().map(|p| p.features_text().chars().count()).max().unwrap_or(8).max(8);
+    let mut out = format!(
+        "{:<path_width$}  {:<name_width$}  {:>3}  {:<features_width$}  STATUS\n",
+        "PATH", "NAME", "ABI", "FEATURES"
+    );
     for plugin in plugins {
         let status = match &plugin.status {
             PluginStatus::Ok => "ok".to_owned(),
             PluginStatus::Error(why) => format!("error: {why}"),
         };
         out += &format!(
-            "{:<path_width$}  {:<name_width$}  {:>3}  {:<30}  {status}\n",
+            "{:<path_width$}  {:<name_width$}  {:>3}  {:<features_width$}  {status}\n",
             plugin.path.display(),
             plugin.name,
             plugin.abi_version.map_or("-".to_owned(), |v| v.to_string()),
