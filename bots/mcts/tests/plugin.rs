@@ -51,9 +51,11 @@ fn loads_plays_legally_reports_and_obeys_othello_seed() {
     let seeded = play_moves(&bot, &positions);
     assert_eq!(play_moves(&bot, &positions), seeded, "the same seed replays the same moves");
 
+    // SAFETY: as above: the environment is only touched from this one test thread.
     unsafe { std::env::set_var(mcts::SEED_ENV_VAR, "-1") };
     assert_eq!(bot.init(), None, "a malformed seed fails the game start");
     let error = bot.last_error().expect("and says why");
     assert!(error.contains("OTHELLO_SEED") && error.contains("-1"), "{error}");
+    // SAFETY: as above: the environment is only touched from this one test thread.
     unsafe { std::env::remove_var(mcts::SEED_ENV_VAR) };
 }

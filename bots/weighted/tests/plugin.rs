@@ -34,11 +34,13 @@ fn loads_plays_legally_and_obeys_othello_seed() {
     let seeded = play_moves(&bot, &positions);
     assert_eq!(play_moves(&bot, &positions), seeded, "the same seed replays the same moves");
 
+    // SAFETY: as above: the environment is only touched from this one test thread.
     unsafe { std::env::set_var(weighted::SEED_ENV_VAR, "not-a-number") };
     assert_eq!(bot.init(), None, "a malformed seed fails the game start");
     let error = bot.last_error().expect("and says why");
     assert!(error.contains("OTHELLO_SEED") && error.contains("not-a-number"), "{error}");
 
+    // SAFETY: as above: the environment is only touched from this one test thread.
     unsafe { std::env::remove_var(weighted::SEED_ENV_VAR) };
     let clock_seeded = play_moves(&bot, &positions);
     std::thread::sleep(std::time::Duration::from_millis(2));
