@@ -1,0 +1,408 @@
+//! The game on screen: moves played, the position viewed, undo / redo, and how it ended.
+//!
+//! Pure data with no UI and no threads, so every rule the app relies on is unit-tested here.
+
+use std::time::Duration;
+
+use super::color_name as name;
+use othello_arena::record::FORFEIT_DISCS;
+use othello_arena::seat::Failure;
+use othello_sdk::{
+    Bitboard, Color, IllegalMove, Move, Outcome, Position, SearchInfo, TranscriptError, format_transcript,
+    parse_transcript_from,
+};
+
+/// One move of the game with what the app knows about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayedMove {
+    pub mv: Move,
+    pub color: Color,
+    pub flipped: Bitboard,
+    /// Thinking time, for a bot's move.
+    pub elapsed: Option<Duration>,
+    /// The bot's report on its search for this move.
+    pub info: Option<SearchInfo>,
+}
+
+impl PlayedMove {
+    /// The bot's evaluation in discs from Black's point of view (the ABI reports the mover's view).
+    pub fn eval_for_black(&self) -> Option<f64> {
+        let eval = self.info.as_ref()?.eval?;
+        // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0.0".
+        Some(if self.color == Color::Black { eval } else { -eval + 0.0 })
+    }
+
+    /// The bot's estimated chance that Black wins, 0..1 (the ABI reports the mover's chance).
+    pub fn win_rate_for_black(&self) -> Option<f64> {
+        let rate = self.info.as_ref()?.win_rate?;
+        Some(if self.color == Color::Black { rate } else { 1.0 - rate })
+    }
+}
+
+/// How a game ended other than by both sides running out of moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// Neither side can move.
+    Normal,
+    Resigned(Color),
+    /// A bot lost by a failure (crash, timeout, illegal move …).
+    Forfeit {
+        loser: Color,
+        failure: Failure,
+    },
+    /// Stopped by the user without a result.
+    Aborted,
+}
+
+/// The result shown in the banner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameResult {
+    /// `None` for an aborted game.
+    pub outcome: Option<Outcome>,
+    /// Final score (black, white); empties go to the winner of a finished game.
+    pub score: (u32, u32),
+    pub ending: Ending,
+}
+
+impl GameResult {
+    /// One line: "Black wins 40–24", "White wins by forfeit: Black crashed (…)".
+    pub fn headline(&self) -> String {
+        let (black, white) = self.score;
+        match (&self.ending, self.outcome) {
+            (Ending::Aborted, _) => format!("Game aborted at {black}–{white}"),
+            (Ending::Resigned(loser), _) => format!("{} resigned: {} wins", name(*loser), name(!*loser)),
+            (Ending::Forfeit { loser, failure }, _) => {
+                let detail = if failure.detail.is_empty() { String::new() } else { format!(": {}", failure.detail) };
+                format!("{} wins by forfeit — {} lost by {}{detail}", name(!*loser), name(*loser), failure.termination)
+            }
+            (Ending::Normal, Some(Outcome::Win(winner))) => format!("{} wins {black}–{white}", name(winner)),
+            (Ending::Normal, _) => format!("Draw {black}–{white}"),
+        }
+    }
+}
+
+/// A game: its start position, the moves played, and the ply being viewed.
+#[derive(Debug, Clone)]
+pub struct Game {
+    /// `positions[i]` is the position after `i` moves.
+    positions: Vec<Position>,
+    moves: Vec<PlayedMove>,
+    /// Moves taken back with undo, most recent last.
+    redo: Vec<PlayedMove>,
+    /// The ply on the board; `moves.len()` when following the game.
+    cursor: usize,
+    ending: Option<Ending>,
+}
+
+impl Default for Game {
+    fn default() -> Game {
+        Game::new(Position::start())
+    }
+}
+
+impl Game {
+    pub fn new(start: Position) -> Game {
+        Game { positions: vec![start], moves: Vec::new(), redo: Vec::new(), cursor: 0, ending: None }
+    }
+
+    /// A game from the standard start and a transcript (`f5d6c3…`, passes optional).
+    pub fn from_transcript(text: &str) -> Result<Game, TranscriptError> {
+        let (moves, _) = parse_transcript_from(Position::start(), text)?;
+        let mut game = Game::default();
+        for mv in moves {
+            game.play(mv, None, None).expect("the transcript parser checked every move");
+        }
+        Ok(game)
+    }
+
+    pub fn start(&self) -> Position {
+        self.positions[0]
+    }
+
+    pub fn moves(&self) -> &[PlayedMove] {
+        &self.moves
+    }
+
+    /// The position after the last move played.
+    pub fn live(&self) -> Position {
+        *self.positions.last().expect("at least the start position")
+    }
+
+    /// The position after `ply` moves.
+    pub fn position_at(&self, ply: usize) -> Position {
+        self.positions[ply.min(self.moves.len())]
+    }
+
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// The position on the board (a past one while replaying).
+    pub fn viewed(&self) -> Position {
+        self.positions[self.cursor]
+    }
+
+    /// The move that led to the viewed position.
+    pub fn viewed_last_move(&self) -> Option<&PlayedMove> {
+        self.cursor.checked_sub(1).map(|i| &self.moves[i])
+    }
+
+    pub fn is_viewing_live(&self) -> bool {
+        self.cursor == self.moves.len()
+    }
+
+    /// Shows the position after `ply` moves (clamped to the game).
+    pub fn view(&mut self, ply: usize) {
+        self.cursor = ply.min(self.moves.len());
+    }
+
+    pub fn view_first(&mut self) {
+        self.view(0);
+    }
+
+    pub fn view_back(&mut self) {
+        self.view(self.cursor.saturating_sub(1));
+    }
+
+    pub fn view_forward(&mut self) {
+        self.view(self.cursor + 1);
+    }
+
+    pub fn view_last(&mut self) {
+        self.view(self.moves.len());
+    }
+
+    pub fn ending(&self) -> Option<&Ending> {
+        self.ending.as_ref()
+    }
+
+    /// No more moves will be played: the rules ended it, or it was resigned, forfeited or aborted.
+    pub fn is_over(&self) -> bool {
+        self.ending.is_some()
+    }
+
+    /// The result, once the game is over.
+    pub fn result(&self) -> Option<GameResult> {
+        let ending = self.ending.clone()?;
+        let live = self.live();
+        let (outcome, score) = match &ending {
+            Ending::Normal => (live.outcome(), live.final_score()),
+            Ending::Aborted => (None, live.disc_counts()),
+            Ending::Resigned(loser) | Ending::Forfeit { loser, .. } => {
+                (Some(Outcome::Win(!*loser)), forfeit_score(!*loser))
+            }
+        };
+        Some(GameResult { outcome, score, ending })
+    }
+
+    /// Plays `mv` in the live position. The viewed position follows if it was live.
+    /// An illegal move (or any move once the game is over) changes nothing.
+    pub fn play(
+        &mut self,
+        mv: Move,
+        elapsed: Option<Duration>,
+        info: Option<SearchInfo>,
+    ) -> Result<Bitboard, IllegalMove> {
+        if self.is_over() {
+            return Err(IllegalMove::GameOver);
+        }
+        let mut position = self.live();
+        let color = position.side_to_move();
+        let flipped = position.try_play(mv)?;
+        let following = self.is_viewing_live();
+        let played = PlayedMove { mv, color, flipped, elapsed, info };
+        // A move that is what redo would replay keeps the rest of the redo line.
+        if self.redo.last().is_some_and(|next| next.mv == mv) {
+            self.redo.pop();
+        } else {
+            self.redo.clear();
+        }
+        self.moves.push(played);
+        self.positions.push(position);
+        if following {
+            self.cursor = self.moves.len();
+        }
+        if position.is_game_over() {
+            self.ending = Some(Ending::Normal);
+        }
+        Ok(flipped)
+    }
+
+    /// Ends the game without playing on (resignation, forfeit, abort). No effect if already over.
+    pub fn end(&mut self, ending: Ending) {
+        if self.ending.is_none() {
+            self.ending = Some(ending);
+        }
+    }
+
+    /// Makes the viewed position the live one: later moves go to the redo list.
+    pub fn play_on_from_viewed(&mut self) {
+        while self.moves.len() > self.cursor {
+            self.take_back();
+        }
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.moves.is_empty() && !matches!(self.ending, Some(Ending::Forfeit { .. } | Ending::Aborted))
+    }
+
+    /// Takes back the last move; returns it. A resigned or normally finished game is reopened.
+    pub fn undo(&mut self) -> Option<Move> {
+        if !self.can_undo() {
+            return None;
+        }
+        self.take_back()
+    }
+
+    fn take_back(&mut self) -> Option<Move> {
+        let played = self.moves.pop()?;
+        self.positions.pop();
+        let mv = played.mv;
+        self.redo.push(played);
+        self.cursor = self.cursor.min(self.moves.len());
+        self.ending = None;
+        Some(mv)
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty() && !self.is_over()
+    }
+
+    /// Replays the last move taken back.
+    pub fn redo(&mut self) -> Option<Move> {
+        if !self.can_redo() {
+            return None;
+        }
+        let next = self.redo.last().cloned()?;
+        self.play(next.mv, next.elapsed, next.info).ok()?;
+        Some(next.mv)
+    }
+
+    /// The moves as a transcript, `f5d6c3…` (passes left out, as usual).
+    pub fn transcript(&self) -> String {
+        let moves: Vec<Move> = self.moves.iter().map(|m| m.mv).collect();
+        format_transcript(&moves)
+    }
+
+    /// The side to move in the live position, if the game goes on.
+    pub fn to_move(&self) -> Option<Color> {
+        (!self.is_over()).then(|| self.live().side_to_move())
+    }
+}
+
+/// The score of a game won by a forfeit or resignation, as the referee scores a forfeit.
+fn forfeit_score(winner: Color) -> (u32, u32) {
+    match winner {
+        Color::Black => (FORFEIT_DISCS, 0),
+        Color::White => (0, FORFEIT_DISCS),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(text: &str) -> Move {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn plays_legal_moves_and_rejects_illegal_ones_unchanged() {
+        let mut game = Game::default();
+        assert_eq!(game.play(mv("f5"), None, None).unwrap().count(), 1);
+        let before = game.live();
+        assert_eq!(game.play(mv("a1"), None, None), Err(IllegalMove::NoFlips("a1".parse().unwrap())));
+        assert_eq!(game.play(mv("f5"), None, None), Err(IllegalMove::Occupied("f5".parse().unwrap())));
+        assert_eq!(game.live(), before);
+        assert_eq!(game.moves().len(), 1);
+    }
+
+    #[test]
+    fn replay_cursor_views_past_positions_and_follows_the_game_when_live() {
+        let mut game = Game::from_transcript("f5d6c3d3c4").unwrap();
+        assert_eq!(game.cursor(), 5);
+        game.view_first();
+        assert_eq!(game.viewed(), Position::start());
+        game.view_forward();
+        game.view_forward();
+        assert_eq!(game.viewed(), Game::from_transcript("f5d6").unwrap().live());
+        game.view_back();
+        assert_eq!(game.viewed_last_move().unwrap().mv, mv("f5"));
+        // Moves played while viewing the past do not move the view.
+        game.play(mv("f4"), None, None).unwrap();
+        assert_eq!(game.cursor(), 1);
+        game.view_last();
+        assert_eq!(game.cursor(), 6);
+        game.view(99);
+        assert_eq!(game.cursor(), 6);
+    }
+
+    #[test]
+    fn undo_and_redo_walk_the_game_back_and_forth() {
+        let mut game = Game::from_transcript("f5d6c3").unwrap();
+        let after_two = game.position_at(2);
+        assert_eq!(game.undo(), Some(mv("c3")));
+        assert_eq!(game.live(), after_two);
+        assert_eq!(game.redo(), Some(mv("c3")));
+        assert_eq!(game.transcript(), "f5d6c3");
+        game.undo();
+        // A different move drops the redo line.
+        game.play(mv("c5"), None, None).unwrap();
+        assert!(!game.can_redo());
+    }
+
+    #[test]
+    fn play_on_from_a_past_position_truncates_and_keeps_redo() {
+        let mut game = Game::from_transcript("f5d6c3d3").unwrap();
+        game.view(2);
+        game.play_on_from_viewed();
+        assert_eq!(game.transcript(), "f5d6");
+        assert!(game.is_viewing_live());
+        assert_eq!(game.redo(), Some(mv("c3")));
+    }
+
+    #[test]
+    fn a_finished_game_has_its_result_with_empties_to_the_winner() {
+        // The shortest possible game: black wipes out white after 9 moves.
+        let game = Game::from_transcript("d3c3b3d2e1d6d7e3f4").unwrap_or_else(|e| panic!("{e}"));
+        let result = game.result().expect("over");
+        assert_eq!(result.outcome, Some(Outcome::Win(Color::Black)));
+        assert_eq!(result.score, (64, 0));
+        assert_eq!(result.headline(), "Black wins 64–0");
+    }
+
+    #[test]
+    fn forfeit_ends_the_game_for_the_other_side_and_blocks_moves() {
+        let mut game = Game::from_transcript("f5").unwrap();
+        let failure = Failure::new(othello_arena::seat::Termination::Crash, "killed by signal 11");
+        game.end(Ending::Forfeit { loser: Color::White, failure });
+        assert_eq!(game.play(mv("d6"), None, None), Err(IllegalMove::GameOver));
+        let result = game.result().unwrap();
+        assert_eq!(result.outcome, Some(Outcome::Win(Color::Black)));
+        assert_eq!(result.score, (64, 0));
+        assert_eq!(result.headline(), "Black wins by forfeit — White lost by crash: killed by signal 11");
+        assert!(!game.can_undo());
+    }
+
+    #[test]
+    fn a_pasted_transcript_with_an_illegal_move_says_where() {
+        let error = Game::from_transcript("f5d6a1").unwrap_err();
+        assert_eq!(error.move_number, 3);
+    }
+
+    #[test]
+    fn evaluations_are_turned_to_blacks_view() {
+        let info = SearchInfo { eval: Some(3.0), ..Default::default() };
+        let mut game = Game::default();
+        game.play(mv("f5"), None, Some(info)).unwrap();
+        game.play(mv("d6"), None, Some(info)).unwrap();
+        assert_eq!(game.moves()[0].eval_for_black(), Some(3.0));
+        assert_eq!(game.moves()[1].eval_for_black(), Some(-3.0));
+        let info = SearchInfo { win_rate: Some(0.8), ..Default::default() };
+        game.play(mv("c3"), None, Some(info)).unwrap();
+        game.play(mv("d3"), None, Some(info)).unwrap();
+        assert_eq!(game.moves()[2].win_rate_for_black(), Some(0.8));
+        assert!((game.moves()[3].win_rate_for_black().unwrap() - 0.2).abs() < 1e-9);
+        assert_eq!(game.moves()[3].eval_for_black(), None);
+    }
+}

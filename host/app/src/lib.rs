@@ -1,0 +1,439 @@
+//! The desktop app: play and watch games between humans and bot plugins, replay them, manage the
+//! plugins and run matches.
+//!
+//! [`run`] opens the window; [`OthelloApp`] is the eframe app. Runtime state (the game, bot
+//! workers, scans) lives in the app; only [`Settings`] are saved between runs.
+
+mod board;
+pub mod catalog;
+pub mod game;
+pub mod game_file;
+pub mod panels;
+mod players;
+pub mod session;
+pub mod settings;
+
+use std::time::Duration;
+
+use egui::{CentralPanel, Key, Panel, Ui};
+use othello_arena::seat::{Isolation, RunnerCommand, SeatOptions, Seating};
+use othello_sdk::Square;
+
+use self::catalog::{Catalog, FolderSource};
+pub use self::game::{Ending, Game, GameResult};
+use self::players::Waker;
+pub use self::session::Session;
+pub use self::settings::{SeatChoice, Settings};
+
+/// Window title, and the name the settings are stored under.
+const APP_NAME: &str = "Othello Arena";
+/// Initial window size in points.
+const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
+/// Smallest window size in points.
+const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
+/// How often the thinking indicator's clock is redrawn while a bot thinks.
+const THINKING_REFRESH: Duration = Duration::from_millis(250);
+/// How often the settings are saved besides on exit (so a killed app loses little).
+const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
+/// Each side panel takes at most this share of the window's width.
+const SIDE_PANEL_MAX_SHARE: f32 = 0.27;
+/// Narrowest a side panel gets.
+const SIDE_PANEL_MIN: f32 = 180.0;
+/// Starting widths of the left (players, plugins, matches) and right (status, moves) panels.
+const LEFT_PANEL_WIDTH: f32 = 290.0;
+const RIGHT_PANEL_WIDTH: f32 = 300.0;
+/// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
+const MAX_STEPS_PER_FRAME: usize = 4;
+/// How long closing the app waits for a running match to end its bots.
+const MATCH_STOP_WAIT: Duration = Duration::from_secs(2);
+/// Length of the flip animation.
+const FLIP_ANIMATION: Duration = Duration::from_millis(300);
+
+/// What the command line tells the app: extra plugin folders and how to run bots.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// `--plugins DIR` folders, scanned besides the standard ones and the ones added in the app.
+    pub plugin_folders: Vec<std::path::PathBuf>,
+    /// Starts the runner process of every bot (the app always isolates its bots).
+    pub runner: RunnerCommand,
+    /// The limits of every bot seat.
+    pub options: SeatOptions,
+}
+
+impl Launch {
+    /// How the app's bots run: each in a runner process of its own.
+    pub fn seating(&self) -> Seating {
+        Seating { isolation: Isolation::Isolated(self.runner.clone()), options: self.options }
+    }
+}
+
+/// Opens the app's window and runs it until it is closed.
+pub fn run(launch: Launch) -> Result<(), String> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title(APP_NAME)
+            .with_inner_size(INITIAL_WINDOW_SIZE)
+            .with_min_inner_size(MIN_WINDOW_SIZE),
+        renderer: eframe::Renderer::Glow,
+        ..Default::default()
+    };
+    let creator: eframe::AppCreator<'_> =
+        Box::new(move |cc| Ok(Box::new(OthelloApp::from_creation_context(cc, launch))));
+    eframe::run_native(APP_NAME, options, creator).map_err(|e| {
+        format!(
+            "the app could not start: {e}\n(without a display, the headless arena still works: see `othello --help`)"
+        )
+    })
+}
+
+/// The left panel's tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Play,
+    Plugins,
+    Matches,
+}
+
+/// A message for the user in the bottom line: an error (red) or a confirmation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The app.
+pub struct OthelloApp {
+    settings: Settings,
+    session: Session,
+    catalog: Catalog,
+    /// For waking the UI from worker threads started later.
+    egui_ctx: egui::Context,
+    tab: Tab,
+    /// The transcript text field.
+    transcript_input: String,
+    /// `--plugins` folders from the command line.
+    command_line_folders: Vec<std::path::PathBuf>,
+    /// Text field for adding a plugin folder.
+    folder_input: String,
+    message: Option<Message>,
+    /// Moves in the list when it was last drawn (it scrolls to a new one).
+    listed_moves: usize,
+    matches: panels::matches::MatchesState,
+}
+
+impl OthelloApp {
+    /// The app with the settings saved by the last run.
+    pub fn from_creation_context(cc: &eframe::CreationContext<'_>, launch: Launch) -> OthelloApp {
+        let settings = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY)).unwrap_or_default();
+        OthelloApp::new(&cc.egui_ctx, settings, launch)
+    }
+
+    /// The app with `settings`, scanning the standard plugin folders and those of `launch`.
+    pub fn new(ctx: &egui::Context, settings: Settings, launch: Launch) -> OthelloApp {
+        let extra = standard_extra(&launch.plugin_folders, &settings.extra_plugin_folders);
+        let mut app = OthelloApp::with_config(ctx, settings, FolderSource::Standard { extra }, &launch);
+        app.command_line_folders = launch.plugin_folders;
+        app
+    }
+
+    /// The app with `settings`, scanning `plugins`, running bots as `launch` says.
+    pub fn with_config(ctx: &egui::Context, settings: Settings, plugins: FolderSource, launch: &Launch) -> OthelloApp {
+        let catalog = Catalog::new(plugins, launch.runner.clone(), launch.options, waker_factory(ctx)());
+        let session = Session::new(&settings, launch.seating(), waker_factory(ctx));
+        OthelloApp {
+            settings,
+            session,
+            catalog,
+            egui_ctx: ctx.clone(),
+            tab: Tab::Play,
+            transcript_input: String::new(),
+            command_line_folders: Vec::new(),
+            folder_input: String::new(),
+            message: None,
+            listed_moves: 0,
+            matches: Default::default(),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.session.game
+    }
+
+    /// The libraries found in the plugin folders (empty until the first scan finishes).
+    pub fn plugins(&self) -> &[othello_arena::plugins::PluginInfo] {
+        self.catalog.entries()
+    }
+
+    /// A plugin scan is under way.
+    pub fn is_scanning_plugins(&self) -> bool {
+        self.catalog.is_scanning()
+    }
+
+    /// The Matches panel: the running or last event.
+    pub fn matches(&self) -> &panels::matches::MatchesState {
+        &self.matches
+    }
+
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// Starts a new game with the current seats.
+    pub fn new_game(&mut self) {
+        self.message = None;
+        self.session.restart(Game::default(), &self.settings);
+    }
+
+    /// Puts `choice` in the seat of `color`; the game goes on with the new players.
+    pub fn set_seat(&mut self, color: othello_sdk::Color, choice: SeatChoice) {
+        match color {
+            othello_sdk::Color::Black => self.settings.black = choice,
+            othello_sdk::Color::White => self.settings.white = choice,
+        }
+        self.session.seat_players(&self.settings);
+    }
+
+    /// Loads a pasted transcript as a new game; a bad one leaves the game as it is and says why.
+    pub fn load_transcript(&mut self, text: &str) {
+        if text.trim().is_empty() {
+            self.show_error("Nothing to load: paste a transcript such as f5d6c3 into the field first".to_owned());
+            return;
+        }
+        match Game::from_transcript(text.trim()) {
+            Ok(game) => {
+                let moves = game.moves().len();
+                self.session.restart(game, &self.settings);
+                self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
+            }
+            Err(error) => {
+                self.message = Some(Message { text: format!("Transcript not loaded: {error}"), is_error: true });
+            }
+        }
+    }
+
+    /// The name of the player of `color`: "Human" or the bot's name.
+    pub fn player_name(&self, color: othello_sdk::Color) -> String {
+        match self.session.seat(color) {
+            session::Seat::Human => "Human".to_owned(),
+            session::Seat::Bot(worker) => worker
+                .name()
+                .map(str::to_owned)
+                .unwrap_or_else(|| othello_arena::seat::library_stem(&worker.spec().library)),
+        }
+    }
+
+    /// Saves the game as GGF at `path`.
+    pub fn save_game(&mut self, path: &std::path::Path) {
+        let (black, white) = (self.player_name(othello_sdk::Color::Black), self.player_name(othello_sdk::Color::White));
+        let ms = self.settings.time_per_move_ms;
+        let players = game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
+        let text = game_file::to_ggf(self.game(), &players) + "\n";
+        match std::fs::write(path, text) {
+            Ok(()) => self.show_info(format!("Saved to {}", path.display())),
+            Err(e) => self.show_error(format!("Cannot save {}: {e}", path.display())),
+        }
+    }
+
+    /// Opens the first game of a GGF file; on error the current game is kept.
+    pub fn open_game(&mut self, path: &std::path::Path) {
+        match game_file::open(path) {
+            Ok(loaded) => {
+                let others = match loaded.others {
+                    0 => String::new(),
+                    n => format!(" (the file has {n} more; the first was opened)"),
+                };
+                let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
+                self.session.restart(loaded.game, &self.settings);
+                self.show_info(text);
+            }
+            Err(why) => self.show_error(format!("Not opened: {why}")),
+        }
+    }
+
+    fn show_error(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: true });
+    }
+
+    fn show_info(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: false });
+    }
+
+    /// Moves the game on and decides when the next frame is needed.
+    fn advance(&mut self, ctx: &egui::Context) {
+        self.catalog.update();
+        let bot_delay = Duration::from_millis(self.settings.bot_delay_ms);
+        // A forced pass or a new move can make the next step due at once.
+        let mut wake_in = None;
+        for _ in 0..MAX_STEPS_PER_FRAME {
+            wake_in = self.session.drive(bot_delay);
+            if wake_in != Some(Duration::ZERO) {
+                break;
+            }
+        }
+        if let Some(delay) = wake_in {
+            ctx.request_repaint_after(delay);
+        }
+        if self.session.thinking().is_some() {
+            ctx.request_repaint_after(THINKING_REFRESH);
+        }
+        if self.flip_progress() < 1.0 {
+            ctx.request_repaint();
+        }
+        self.matches.update();
+    }
+
+    /// Progress of the flip animation of the viewed position's last move (1 = done).
+    fn flip_progress(&self) -> f32 {
+        if !self.settings.animate {
+            return 1.0;
+        }
+        match self.session.last_applied() {
+            Some((ply, at)) if ply == self.game().cursor() => {
+                (at.elapsed().as_secs_f32() / FLIP_ANIMATION.as_secs_f32()).min(1.0)
+            }
+            _ => 1.0,
+        }
+    }
+
+    fn handle_keys(&mut self, ctx: &egui::Context) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let command = |key| ctx.input_mut(|input| input.consume_key(egui::Modifiers::COMMAND, key));
+        if command(Key::Z) {
+            self.session.undo(&self.settings);
+        }
+        if command(Key::Y) {
+            self.session.redo();
+        }
+        if command(Key::N) {
+            self.new_game();
+        }
+        let game = &mut self.session.game;
+        ctx.input(|input| {
+            if input.key_pressed(Key::ArrowLeft) {
+                game.view_back();
+            }
+            if input.key_pressed(Key::ArrowRight) {
+                game.view_forward();
+            }
+            if input.key_pressed(Key::Home) || input.key_pressed(Key::ArrowUp) {
+                game.view_first();
+            }
+            if input.key_pressed(Key::End) || input.key_pressed(Key::ArrowDown) {
+                game.view_last();
+            }
+        });
+    }
+
+    fn board(&mut self, ui: &mut Ui) {
+        let game = &self.session.game;
+        let position = game.viewed();
+        let human = self.session.human_to_move();
+        let hints = match human {
+            Some(_) if self.settings.show_legal_moves => position.legal_moves(),
+            _ => othello_sdk::Bitboard::EMPTY,
+        };
+        let last = game.viewed_last_move();
+        let view = board::BoardView {
+            position,
+            hints,
+            last_move: last.and_then(|m| m.mv.square()),
+            flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
+            flip_progress: self.flip_progress(),
+            interactive: human.is_some(),
+        };
+        let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
+        if let Some(square) = clicked {
+            // An illegal click changes nothing.
+            self.session.click(square);
+        }
+    }
+}
+
+/// The extra plugin folders: the command line's, then the ones added in the app.
+fn standard_extra(command_line: &[std::path::PathBuf], added: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut extra = command_line.to_vec();
+    extra.extend(added.iter().filter(|f| !command_line.contains(f)).cloned());
+    extra
+}
+
+/// "Black" or "White", as the app writes a colour.
+pub fn color_name(color: othello_sdk::Color) -> &'static str {
+    match color {
+        othello_sdk::Color::Black => "Black",
+        othello_sdk::Color::White => "White",
+    }
+}
+
+/// Makes wakers that repaint the UI, for worker threads.
+fn waker_factory(ctx: &egui::Context) -> Box<dyn Fn() -> Waker> {
+    let ctx = ctx.clone();
+    Box::new(move || {
+        let ctx = ctx.clone();
+        Box::new(move || ctx.request_repaint())
+    })
+}
+
+impl eframe::App for OthelloApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.handle_keys(&ctx);
+        self.advance(&ctx);
+
+        Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
+        Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
+        // Side panels give way to the board in a small window.
+        let side_max = (ui.available_width() * SIDE_PANEL_MAX_SHARE).max(SIDE_PANEL_MIN);
+        Panel::left("side").default_size(LEFT_PANEL_WIDTH).size_range(SIDE_PANEL_MIN..=side_max).resizable(true).show(
+            ui,
+            |ui| {
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut self.tab, Tab::Play, "Play");
+                    ui.selectable_value(&mut self.tab, Tab::Plugins, "Plugins");
+                    ui.selectable_value(&mut self.tab, Tab::Matches, "Matches");
+                });
+                ui.separator();
+                egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
+                    Tab::Play => panels::players::show(self, ui),
+                    Tab::Plugins => panels::plugins::show(self, ui),
+                    Tab::Matches => panels::matches::show(self, ui),
+                });
+            },
+        );
+        Panel::right("info")
+            .default_size(RIGHT_PANEL_WIDTH)
+            .size_range(SIDE_PANEL_MIN..=side_max)
+            .resizable(true)
+            .show(ui, |ui| {
+                panels::status::show(self, ui);
+                ui.separator();
+                panels::eval_graph::show(self, ui);
+                ui.separator();
+                panels::moves::show(self, ui);
+            });
+        CentralPanel::default_margins().show(ui, |ui| self.board(ui));
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+    }
+
+    fn auto_save_interval(&self) -> Duration {
+        SETTINGS_SAVE_INTERVAL
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // A bot thinking now must not outlive the window (its think may have no time limit).
+        self.session.stop_bots();
+        self.matches.stop_and_wait(MATCH_STOP_WAIT);
+    }
+}

@@ -1,0 +1,114 @@
+//! The bots' evaluations per move from Black's point of view: in discs (green) and, for bots
+//! that report one, the win rate (blue, 50 % on the middle line). Hover for values, click to view
+//! that move.
+
+use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Sense, Stroke, Ui, Vec2};
+
+use crate::OthelloApp;
+use crate::game::PlayedMove;
+
+/// Height of the graph in points.
+const GRAPH_HEIGHT: f32 = 110.0;
+/// The disc scale covers at least ± this many discs.
+const MIN_EVAL_RANGE: f64 = 8.0;
+/// The graph spans at least this many plies (a typical game) so it does not jump as it grows.
+const MIN_PLIES: usize = 60;
+/// Share of the half-height the values use (room for the labels).
+const VALUE_HEIGHT_SHARE: f32 = 0.45;
+const BACKGROUND: Color32 = Color32::from_rgb(0x1c, 0x24, 0x1f);
+const AXIS: Color32 = Color32::from_gray(90);
+const DISCS_LINE: Color32 = Color32::from_rgb(0x6c, 0xc0, 0x80);
+const WIN_RATE_LINE: Color32 = Color32::from_rgb(0x70, 0xa8, 0xf0);
+const CURSOR: Color32 = Color32::from_rgb(0xe0, 0xc0, 0x40);
+
+pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.heading("Evaluation");
+    let game = &mut app.session.game;
+    let series = |value: fn(&PlayedMove) -> Option<f64>| -> Vec<(usize, f64)> {
+        game.moves().iter().enumerate().filter_map(|(i, m)| value(m).map(|v| (i + 1, v))).collect()
+    };
+    let evals = series(PlayedMove::eval_for_black);
+    let win_rates = series(PlayedMove::win_rate_for_black);
+
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(ui.available_width(), GRAPH_HEIGHT), Sense::click());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 3.0, BACKGROUND);
+    let plies = game.moves().len().max(MIN_PLIES) as f32;
+    let x_of = |ply: usize| rect.left() + rect.width() * ply as f32 / plies;
+    // `share` is -1..1: the bottom to the top of the value area.
+    let y_of = |share: f64| rect.center().y - share as f32 * rect.height() * VALUE_HEIGHT_SHARE;
+    let middle = [Pos2::new(rect.left(), rect.center().y), Pos2::new(rect.right(), rect.center().y)];
+    painter.line_segment(middle, Stroke::new(1.0, AXIS));
+    let cursor_x = x_of(game.cursor());
+    painter
+        .line_segment([Pos2::new(cursor_x, rect.top()), Pos2::new(cursor_x, rect.bottom())], Stroke::new(1.0, CURSOR));
+
+    let range = evals.iter().map(|(_, e)| e.abs()).fold(MIN_EVAL_RANGE, f64::max);
+    let plot = |points: &[(usize, f64)], share: &dyn Fn(f64) -> f64, color: Color32| {
+        let points: Vec<Pos2> = points.iter().map(|&(ply, v)| Pos2::new(x_of(ply), y_of(share(v)))).collect();
+        painter.line(points.clone(), Stroke::new(2.0, color));
+        for point in points {
+            painter.circle_filled(point, 2.5, color);
+        }
+    };
+    plot(&win_rates, &|rate| 2.0 * rate - 1.0, WIN_RATE_LINE);
+    plot(&evals, &|eval| eval / range, DISCS_LINE);
+    let small = FontId::proportional(10.0);
+    if evals.is_empty() && win_rates.is_empty() {
+        painter.text(rect.center(), Align2::CENTER_CENTER, "no evaluations reported", FontId::proportional(12.0), AXIS);
+    }
+    if !evals.is_empty() {
+        scale_labels(
+            &painter,
+            rect,
+            &format!("+{range:.0} discs Black"),
+            &format!("−{range:.0} White"),
+            Align2::LEFT_TOP,
+            DISCS_LINE,
+            &small,
+        );
+    }
+    if !win_rates.is_empty() {
+        scale_labels(&painter, rect, "100% Black", "100% White", Align2::RIGHT_TOP, WIN_RATE_LINE, &small);
+    }
+
+    let ply_at =
+        |x: f32| (((x - rect.left()) / rect.width() * plies).round().max(0.0) as usize).min(game.moves().len());
+    let response = response.accessible_name("Evaluation graph").on_hover_ui_at_pointer(|ui| {
+        let Some(pointer) = ui.ctx().pointer_hover_pos() else { return };
+        let ply = ply_at(pointer.x);
+        match ply.checked_sub(1).map(|i| &game.moves()[i]) {
+            Some(played) => {
+                let mut values = Vec::new();
+                if let Some(eval) = played.eval_for_black() {
+                    values.push(format!("{eval:+.1} discs"));
+                }
+                if let Some(rate) = played.win_rate_for_black() {
+                    values.push(format!("win {:.0}%", rate * 100.0));
+                }
+                let values =
+                    if values.is_empty() { "no evaluation".to_owned() } else { values.join(", ") + " for Black" };
+                ui.label(format!("{ply}. {} {}: {values}", crate::color_name(played.color), played.mv));
+            }
+            None => {
+                ui.label("Start position");
+            }
+        }
+    });
+    if let Some(pos) = response.interact_pointer_pos().filter(|_| response.clicked()) {
+        game.view(ply_at(pos.x));
+    }
+}
+
+/// The top and bottom labels of a scale, on the left or the right (`anchor` says which).
+fn scale_labels(painter: &Painter, rect: Rect, top: &str, bottom: &str, anchor: Align2, color: Color32, font: &FontId) {
+    let left = anchor == Align2::LEFT_TOP;
+    let (x, top_anchor, bottom_anchor) = if left {
+        (rect.left() + 4.0, Align2::LEFT_TOP, Align2::LEFT_BOTTOM)
+    } else {
+        (rect.right() - 4.0, Align2::RIGHT_TOP, Align2::RIGHT_BOTTOM)
+    };
+    let faded = color.gamma_multiply(0.7);
+    painter.text(Pos2::new(x, rect.top() + 2.0), top_anchor, top, font.clone(), faded);
+    painter.text(Pos2::new(x, rect.bottom() - 2.0), bottom_anchor, bottom, font.clone(), faded);
+}

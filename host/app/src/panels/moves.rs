@@ -1,0 +1,83 @@
+//! The numbered move list with replay navigation (first / back / forward / last, arrow keys),
+//! and playing on from a past position.
+
+use egui::{Grid, ScrollArea, Ui};
+use othello_sdk::Color;
+
+use crate::OthelloApp;
+
+pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.heading("Moves");
+    let game = &mut app.session.game;
+    let (cursor, total) = (game.cursor(), game.moves().len());
+    ui.horizontal(|ui| {
+        if ui.add_enabled(cursor > 0, egui::Button::new("|<")).on_hover_text("First (Home)").clicked() {
+            game.view_first();
+        }
+        if ui.add_enabled(cursor > 0, egui::Button::new("<")).on_hover_text("Back (Left arrow)").clicked() {
+            game.view_back();
+        }
+        if ui.add_enabled(cursor < total, egui::Button::new(">")).on_hover_text("Forward (Right arrow)").clicked() {
+            game.view_forward();
+        }
+        if ui.add_enabled(cursor < total, egui::Button::new(">|")).on_hover_text("Last (End)").clicked() {
+            game.view_last();
+        }
+    });
+    if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
+        app.session.play_on_from_viewed(&app.settings);
+    }
+
+    let game = &mut app.session.game;
+    let mut view = None;
+    // Scroll to the newest move only when one was added, so the user can scroll freely.
+    let follow = game.is_viewing_live() && game.moves().len() != app.listed_moves;
+    app.listed_moves = game.moves().len();
+    ScrollArea::vertical().id_salt("move list").auto_shrink([false, true]).show(ui, |ui| {
+        if ui.selectable_label(game.cursor() == 0, "Start").clicked() {
+            view = Some(0);
+        }
+        // Passes are moves in the list, so Black and White alternate: one row per move pair.
+        let first_is_white = game.start().side_to_move() == Color::White;
+        let offset = usize::from(first_is_white);
+        Grid::new("moves").num_columns(3).striped(true).min_col_width(40.0).show(ui, |ui| {
+            let plies = game.moves().len() + offset;
+            for row in 0..plies.div_ceil(2) {
+                ui.weak(format!("{}.", row + 1));
+                for column in 0..2 {
+                    let slot = row * 2 + column;
+                    let Some(index) = slot.checked_sub(offset).filter(|i| *i < game.moves().len()) else {
+                        ui.label("");
+                        continue;
+                    };
+                    let played = &game.moves()[index];
+                    let ply = index + 1;
+                    let current = game.cursor() == ply;
+                    let response = ui.selectable_label(current, played.mv.to_string()).accessible_name(format!(
+                        "{ply}. {} {}",
+                        color_letter(played.color),
+                        played.mv
+                    ));
+                    if current && follow {
+                        response.scroll_to_me(None);
+                    }
+                    if response.clicked() {
+                        view = Some(ply);
+                    }
+                }
+                ui.end_row();
+            }
+        });
+    });
+    if let Some(ply) = view {
+        game.view(ply);
+    }
+}
+
+/// `B` or `W`: whose move, for the accessible name of a move in the list.
+fn color_letter(color: Color) -> char {
+    match color {
+        Color::Black => 'B',
+        Color::White => 'W',
+    }
+}

@@ -1,0 +1,106 @@
+//! Who plays Black and White (human or a bot with its level), time per move, and display options.
+
+use std::path::Path;
+
+use egui::Ui;
+use othello_sdk::Color;
+
+use crate::OthelloApp;
+use crate::settings::SeatChoice;
+use othello_arena::seat::library_stem;
+
+/// Longest time per move offered, in milliseconds.
+const MAX_TIME_PER_MOVE_MS: u64 = 600_000;
+/// Longest delay between two bots' moves, in milliseconds.
+const MAX_BOT_DELAY_MS: u64 = 5_000;
+/// Room next to a slider for its value, in points.
+const SLIDER_VALUE_ROOM: f32 = 80.0;
+const MIN_SLIDER_WIDTH: f32 = 60.0;
+/// Room next to a seat's drop-down for its label ("Black"), in points.
+const COMBO_LABEL_ROOM: f32 = 60.0;
+const MAX_COMBO_WIDTH: f32 = 190.0;
+
+pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.heading("Players");
+    for color in Color::ALL {
+        seat_picker(app, ui, color);
+    }
+    ui.add_space(4.0);
+    let mut time = app.settings.time_per_move_ms;
+    ui.horizontal(|ui| {
+        ui.label("Time per move");
+        ui.add(egui::DragValue::new(&mut time).range(0..=MAX_TIME_PER_MOVE_MS).suffix(" ms").speed(50.0))
+            .accessible_name("Time per move")
+            .on_hover_text("For bots; 0 = unlimited. Applies from the next game.");
+    });
+    app.settings.time_per_move_ms = time;
+    ui.label("Delay between bot moves");
+    ui.spacing_mut().slider_width = (ui.available_width() - SLIDER_VALUE_ROOM).max(MIN_SLIDER_WIDTH);
+    ui.add(egui::Slider::new(&mut app.settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"))
+        .accessible_name("Delay between bot moves");
+    ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
+    ui.checkbox(&mut app.settings.animate, "Animate flips");
+    ui.separator();
+    super::records::show(app, ui);
+}
+
+fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
+    let current = match color {
+        Color::Black => app.settings.black.clone(),
+        Color::White => app.settings.white.clone(),
+    };
+    let label_of = |choice: &SeatChoice| match choice {
+        SeatChoice::Human => "Human".to_owned(),
+        SeatChoice::Bot { path, .. } => {
+            app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone())
+        }
+    };
+    let mut chosen = current.clone();
+    ui.horizontal(|ui| {
+        egui::ComboBox::new(("seat", color.name()), crate::color_name(color))
+            .selected_text(label_of(&current))
+            .width((ui.available_width() - COMBO_LABEL_ROOM).clamp(MIN_SLIDER_WIDTH, MAX_COMBO_WIDTH))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut chosen, SeatChoice::Human, "Human");
+                for entry in app.catalog.entries().iter().filter(|e| e.is_ok()) {
+                    let level = (entry.levels > 0).then_some(entry.levels);
+                    let choice = SeatChoice::Bot { path: entry.path.clone(), level };
+                    let selected = matches!(&current, SeatChoice::Bot { path, .. }
+                        if app.catalog.entry(path).is_some_and(|e| e.path == entry.path));
+                    if ui
+                        .selectable_label(selected, &entry.name)
+                        .on_hover_text(entry.path.display().to_string())
+                        .clicked()
+                        && !selected
+                    {
+                        chosen = choice;
+                    }
+                }
+            });
+    });
+    if let SeatChoice::Bot { path, level: Some(level) } = &current {
+        let levels = app.catalog.entry(path).map_or(*level, |e| e.levels.max(1));
+        let mut new_level = *level;
+        ui.horizontal(|ui| {
+            ui.label("    level");
+            ui.add(egui::Slider::new(&mut new_level, 1..=levels))
+                .accessible_name(format!("{} level", crate::color_name(color)));
+        });
+        if new_level != *level {
+            chosen = SeatChoice::Bot { path: path.clone(), level: Some(new_level) };
+        }
+    }
+    if let SeatChoice::Bot { path, .. } = &current
+        && app.catalog.entry(path).is_none()
+        && !app.catalog.is_scanning()
+    {
+        ui.small(format!("    {} is not in the plugin folders", path_text(path)));
+    }
+    if chosen != current {
+        app.set_seat(color, chosen);
+    }
+}
+
+fn path_text(path: &Path) -> String {
+    path.display().to_string()
+}

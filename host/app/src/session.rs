@@ -1,0 +1,319 @@
+//! The game being played on screen together with its two seats: whose turn it is, asking bots
+//! for moves, applying their replies, and what happens on undo, new game, resign or abort.
+
+use std::time::{Duration, Instant};
+
+use othello_sdk::{Color, Move, Square};
+
+use super::game::{Ending, Game};
+use super::players::{BotWorker, Waker, WorkerState};
+use super::settings::{SeatChoice, Settings};
+use othello_arena::referee;
+use othello_arena::seat::{Failure, Seating, Termination};
+
+/// Who sits in a colour's seat during this game.
+pub enum Seat {
+    Human,
+    Bot(Box<BotWorker>),
+}
+
+impl Seat {
+    pub fn is_human(&self) -> bool {
+        matches!(self, Seat::Human)
+    }
+
+    pub fn worker(&self) -> Option<&BotWorker> {
+        match self {
+            Seat::Human => None,
+            Seat::Bot(worker) => Some(worker),
+        }
+    }
+}
+
+/// A bot's think in progress.
+#[derive(Debug, Clone, Copy)]
+pub struct Thinking {
+    pub color: Color,
+    pub since: Instant,
+}
+
+/// The on-screen game with its seats.
+pub struct Session {
+    pub game: Game,
+    seats: [Seat; 2],
+    seating: Seating,
+    make_waker: Box<dyn Fn() -> Waker>,
+    next_token: u64,
+    pending: Option<(Color, u64)>,
+    /// Bots make no move while paused (Step lets one through).
+    pub paused: bool,
+    step_once: bool,
+    last_move_at: Instant,
+    /// Ply of the last move applied, for the flip animation.
+    last_applied: Option<(usize, Instant)>,
+}
+
+impl Session {
+    /// A new game from the start with the seats of `settings`.
+    pub fn new(settings: &Settings, seating: Seating, make_waker: Box<dyn Fn() -> Waker>) -> Session {
+        let mut session = Session {
+            game: Game::default(),
+            seats: [Seat::Human, Seat::Human],
+            seating,
+            make_waker,
+            next_token: 0,
+            pending: None,
+            paused: false,
+            step_once: false,
+            last_move_at: Instant::now(),
+            last_applied: None,
+        };
+        session.seat_players(settings);
+        session
+    }
+
+    /// How this session runs its bots.
+    pub fn seating(&self) -> &Seating {
+        &self.seating
+    }
+
+    pub fn seat(&self, color: Color) -> &Seat {
+        &self.seats[color_index(color)]
+    }
+
+    /// (Re)starts both seats' players for the current game. The old players' bots are stopped:
+    /// a runner still thinking is killed at once.
+    pub fn seat_players(&mut self, settings: &Settings) {
+        self.pending = None;
+        for color in Color::ALL {
+            let choice = match color {
+                Color::Black => &settings.black,
+                Color::White => &settings.white,
+            };
+            self.seats[color_index(color)] = match choice {
+                SeatChoice::Human => Seat::Human,
+                SeatChoice::Bot { path, level } => {
+                    let time_limit =
+                        (settings.time_per_move_ms > 0).then(|| Duration::from_millis(settings.time_per_move_ms));
+                    let spec = self.seating.spec(path, *level);
+                    Seat::Bot(Box::new(BotWorker::spawn(spec, time_limit, (self.make_waker)())))
+                }
+            };
+        }
+    }
+
+    /// Starts a new game (from `game`) with the seats of `settings`.
+    pub fn restart(&mut self, game: Game, settings: &Settings) {
+        self.game = game;
+        self.paused = false;
+        self.last_applied = None;
+        self.seat_players(settings);
+    }
+
+    /// Stops both seats' bots at once (their runners are killed), e.g. when the app closes.
+    pub fn stop_bots(&mut self) {
+        self.pending = None;
+        self.seats = [Seat::Human, Seat::Human];
+    }
+
+    pub fn both_bots(&self) -> bool {
+        self.seats.iter().all(|s| !s.is_human())
+    }
+
+    pub fn has_human(&self) -> bool {
+        self.seats.iter().any(Seat::is_human)
+    }
+
+    /// The colour a human may move for now: the game goes on, it is a human's turn, and the board
+    /// shows the live position.
+    pub fn human_to_move(&self) -> Option<Color> {
+        let color = self.game.to_move()?;
+        (self.seat(color).is_human() && self.game.is_viewing_live()).then_some(color)
+    }
+
+    /// A human's click: plays the move if it is legal, otherwise changes nothing.
+    pub fn click(&mut self, square: Square) -> bool {
+        if self.human_to_move().is_none() {
+            return false;
+        }
+        self.apply(Move::Play(square), None, None).is_ok()
+    }
+
+    fn apply(
+        &mut self,
+        mv: Move,
+        elapsed: Option<Duration>,
+        info: Option<othello_sdk::SearchInfo>,
+    ) -> Result<(), othello_sdk::IllegalMove> {
+        self.game.play(mv, elapsed, info)?;
+        self.last_move_at = Instant::now();
+        self.last_applied = Some((self.game.moves().len(), Instant::now()));
+        Ok(())
+    }
+
+    /// The ply whose flips are being animated and when its move was played.
+    pub fn last_applied(&self) -> Option<(usize, Instant)> {
+        self.last_applied
+    }
+
+    pub fn thinking(&self) -> Option<Thinking> {
+        let (color, _) = self.pending?;
+        match self.seat(color).worker()?.state() {
+            WorkerState::Thinking { since, .. } => Some(Thinking { color, since: *since }),
+            _ => None,
+        }
+    }
+
+    /// Lets one bot move through while paused.
+    pub fn step(&mut self) {
+        self.step_once = true;
+    }
+
+    /// Takes back moves until a human is to move again (one move in a human-vs-human game).
+    pub fn undo(&mut self, settings: &Settings) {
+        if !self.has_human() || !self.game.can_undo() {
+            return;
+        }
+        let interrupted = self.pending.take().is_some();
+        while self.game.undo().is_some() {
+            if self.game.to_move().is_some_and(|c| self.seat(c).is_human()) {
+                break;
+            }
+        }
+        self.game.view_last();
+        self.last_applied = None;
+        if interrupted {
+            // The bot is busy with a position that no longer exists: its runner is killed with
+            // the old worker, and it starts afresh.
+            self.seat_players(settings);
+        }
+    }
+
+    /// Replays moves taken back until a human is to move again.
+    pub fn redo(&mut self) {
+        if !self.has_human() || self.pending.is_some() {
+            return;
+        }
+        while self.game.redo().is_some() {
+            if self.game.to_move().is_none_or(|c| self.seat(c).is_human()) {
+                break;
+            }
+        }
+        self.game.view_last();
+    }
+
+    /// Continues the game from the viewed position.
+    pub fn play_on_from_viewed(&mut self, settings: &Settings) {
+        let ended = self.game.ending().cloned();
+        if matches!(ended, Some(Ending::Forfeit { .. } | Ending::Aborted)) {
+            // A forfeited or aborted game cannot be reopened; play on in a copy of its line.
+            let mut game = Game::new(self.game.start());
+            for played in &self.game.moves()[..self.game.cursor()] {
+                game.play(played.mv, played.elapsed, played.info).expect("moves of a game");
+            }
+            self.restart(game, settings);
+            return;
+        }
+        self.game.play_on_from_viewed();
+        self.last_applied = None;
+        self.seat_players(settings);
+    }
+
+    /// The side to move resigns (a human, or stopping a bot).
+    pub fn resign(&mut self, settings: &Settings) {
+        if let Some(color) = self.game.to_move() {
+            self.game.end(Ending::Resigned(color));
+            self.drop_abandoned_think(settings);
+        }
+    }
+
+    pub fn abort(&mut self, settings: &Settings) {
+        self.game.end(Ending::Aborted);
+        self.drop_abandoned_think(settings);
+    }
+
+    /// A bot thinking about a position that no longer matters is stopped (its runner killed):
+    /// the seats start afresh.
+    fn drop_abandoned_think(&mut self, settings: &Settings) {
+        if self.pending.take().is_some() {
+            self.seat_players(settings);
+        }
+    }
+
+    /// Advances the game: takes the bots' answers, passes for a human who cannot move, and asks
+    /// the bot to move when its turn comes. Returns how soon to call again without new input.
+    pub fn drive(&mut self, bot_delay: Duration) -> Option<Duration> {
+        let mut answers = Vec::new();
+        for color in Color::ALL {
+            if let Seat::Bot(worker) = &mut self.seats[color_index(color)] {
+                while let Some(answer) = worker.poll() {
+                    answers.push((color, answer));
+                }
+            }
+        }
+        for (color, answer) in answers {
+            if self.pending != Some((color, answer.token)) {
+                continue; // a reply to a position taken back
+            }
+            self.pending = None;
+            self.step_once = false;
+            match answer.result {
+                Ok(reply) => match referee::validate(&self.game.live(), reply.byte) {
+                    Err(why) => self.forfeit(color, Failure::new(Termination::IllegalMove, why)),
+                    Ok(mv) => {
+                        self.apply(mv, Some(reply.elapsed), reply.info).expect("validated by the referee");
+                    }
+                },
+                Err(failure) => self.forfeit(color, failure),
+            }
+        }
+
+        let color = self.game.to_move()?;
+        let both_bots = self.both_bots();
+        match &mut self.seats[color_index(color)] {
+            Seat::Human => {
+                if self.game.live().must_pass() {
+                    self.apply(Move::Pass, None, None).expect("a forced pass is legal");
+                    return Some(Duration::ZERO);
+                }
+                None
+            }
+            Seat::Bot(worker) => match worker.state().clone() {
+                WorkerState::Failed(failure) => {
+                    self.forfeit(color, failure);
+                    None
+                }
+                WorkerState::Opening | WorkerState::Thinking { .. } => None,
+                WorkerState::Ready => {
+                    if self.pending.is_some() || (self.paused && !self.step_once) {
+                        return None;
+                    }
+                    if both_bots && !self.step_once {
+                        let due = self.last_move_at + bot_delay;
+                        let now = Instant::now();
+                        if due > now {
+                            return Some(due - now);
+                        }
+                    }
+                    self.next_token += 1;
+                    let token = self.next_token;
+                    worker.think(token, self.game.live());
+                    self.pending = Some((color, token));
+                    None
+                }
+            },
+        }
+    }
+
+    fn forfeit(&mut self, loser: Color, failure: Failure) {
+        self.pending = None;
+        self.game.end(Ending::Forfeit { loser, failure });
+    }
+}
+
+fn color_index(color: Color) -> usize {
+    match color {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}

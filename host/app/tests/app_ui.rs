@@ -1,0 +1,448 @@
+//! The desktop app driven through its accessibility tree with egui_kittest: clicks on board cells
+//! by their square names, buttons, text fields and keys, against real bot libraries compiled from C.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use othello_app::catalog::FolderSource;
+use othello_app::{Ending, Game, Launch, OthelloApp, SeatChoice, Settings};
+use othello_arena::seat::Termination;
+use othello_sdk::{Color, Move, Position, parse_transcript_from};
+
+/// How long a test waits for a bot before it fails.
+const BOT_WAIT: Duration = Duration::from_secs(20);
+
+/// A well-behaved bot: plays its first legal move.
+fn first_legal_bot() -> PathBuf {
+    othello_testkit::fixture("first_legal")
+}
+
+/// Plays first legal moves as white; dereferences NULL as soon as it plays black.
+fn crashing_bot() -> PathBuf {
+    othello_testkit::fixture("segfault")
+}
+
+fn bot(path: &Path) -> SeatChoice {
+    SeatChoice::Bot { path: path.to_owned(), level: None }
+}
+
+/// The real app with `settings`, scanning only `folders`, in a window big enough for every panel.
+/// Bots run in runner processes, as in the app.
+fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
+    let launch = Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_testkit::seat_options(),
+    };
+    Harness::builder()
+        .with_size([1200.0, 800.0])
+        .build_eframe(move |cc| OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(folders), &launch))
+}
+
+fn humans() -> Settings {
+    Settings { animate: false, ..Settings::default() }
+}
+
+/// Steps the app until `done` holds, letting worker threads answer in between.
+fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
+    let started = Instant::now();
+    while !done(harness.state()) {
+        assert!(started.elapsed() < BOT_WAIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+        harness.step();
+    }
+    harness.step();
+}
+
+fn position_after(transcript: &str) -> Position {
+    parse_transcript_from(Position::start(), transcript).unwrap().1
+}
+
+fn paste_transcript(harness: &mut Harness<'_, OthelloApp>, text: &str) {
+    let field = harness.get_by_label("Paste a transcript");
+    field.focus();
+    harness.step();
+    // Replace whatever the field holds.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.get_by_label("Paste a transcript").type_text(text);
+    harness.step();
+    harness.get_by_role_and_label(Role::Button, "Load transcript").click();
+    harness.run();
+}
+
+#[test]
+fn human_plays_a_legal_cell_by_its_label_and_the_bot_answers() {
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+
+    let game = harness.state().game();
+    assert_eq!(game.transcript(), "d3c3", "c3 is white's first legal move in square order");
+    assert_eq!(game.live().side_to_move(), Color::Black, "the human's turn again");
+    assert!(harness.query_by_label_contains("Black to move").is_some());
+}
+
+#[test]
+fn an_illegal_click_changes_nothing() {
+    let mut harness = app(humans(), Vec::new());
+    for square in ["a1", "d4", "e5", "c3"] {
+        harness.get_by_label(square).click();
+        harness.run();
+    }
+    assert!(harness.state().game().moves().is_empty());
+    assert_eq!(harness.state().game().live(), Position::start());
+    assert!(harness.state().message().is_none());
+
+    harness.get_by_label("f5").click();
+    harness.run();
+    assert_eq!(harness.state().game().live(), position_after("f5"));
+}
+
+#[test]
+fn a_pass_shows_its_notice() {
+    let mut harness = app(humans(), Vec::new());
+    // After these moves black has no legal move; the app passes for the human and says so.
+    paste_transcript(&mut harness, "d3c3b3b2f5a3a1c1");
+    let game = harness.state().game();
+    assert_eq!(game.moves().last().map(|m| (m.mv, m.color)), Some((Move::Pass, Color::Black)));
+    assert!(harness.query_by_label("Black has no legal move and passes").is_some());
+    assert!(harness.query_by_label_contains("White to move").is_some());
+}
+
+#[test]
+fn a_bad_pasted_transcript_shows_what_is_wrong_and_keeps_the_game() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    harness.run();
+
+    paste_transcript(&mut harness, "f5d6a1");
+    let message = harness.state().message().expect("a message").clone();
+    assert!(message.is_error);
+    assert!(message.text.contains("move 3") && message.text.contains("a1"), "{}", message.text);
+    assert!(harness.query_by_label_contains("Transcript not loaded: move 3").is_some());
+    assert_eq!(harness.state().game().transcript(), "f5", "the game is kept");
+
+    paste_transcript(&mut harness, "f5 d6 zz");
+    assert!(harness.query_by_label_contains("`zz` is not a move").is_some());
+    assert_eq!(harness.state().game().transcript(), "f5");
+}
+
+#[test]
+fn a_game_against_a_crashing_bot_ends_with_the_forfeit_banner_and_the_app_goes_on() {
+    // The bot plays black, so it moves (and crashes) first.
+    let settings = Settings { black: bot(&crashing_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    wait_until(&mut harness, "the forfeit", |app| app.game().is_over());
+
+    let Some(Ending::Forfeit { loser, failure }) = harness.state().game().ending().cloned() else {
+        panic!("expected a forfeit, got {:?}", harness.state().game().ending());
+    };
+    assert_eq!((loser, failure.termination), (Color::Black, Termination::Crash));
+    assert!(failure.detail.contains("signal"), "{}", failure.detail);
+    assert!(harness.query_by_label_contains("White wins by forfeit — Black lost by crash").is_some());
+
+    // The app keeps running: a new game starts normally.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    assert!(!harness.state().game().is_over());
+    assert_eq!(harness.state().game().live(), Position::start());
+}
+
+#[test]
+fn replay_navigation_shows_the_right_position() {
+    let mut harness = app(humans(), Vec::new());
+    paste_transcript(&mut harness, "f5d6c3d3c4");
+    let game = |h: &Harness<'_, OthelloApp>| -> Game { h.state().game().clone() };
+    assert_eq!(game(&harness).viewed(), position_after("f5d6c3d3c4"));
+
+    harness.get_by_label("|<").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), Position::start());
+    assert!(harness.query_by_label("Viewing move 0 of 5").is_some());
+
+    harness.get_by_label(">").click();
+    harness.run();
+    harness.get_by_label(">").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5d6"));
+
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5"));
+
+    harness.get_by_label("4. W d3").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5d6c3d3"));
+    // The board cannot be played on while it shows the past.
+    harness.get_by_label("e3").click();
+    harness.run();
+    assert_eq!(game(&harness).moves().len(), 5);
+
+    harness.get_by_label(">|").click();
+    harness.run();
+    assert_eq!(game(&harness).viewed(), position_after("f5d6c3d3c4"));
+
+    // The transcript goes to the clipboard.
+    harness.get_by_role_and_label(Role::Button, "Copy transcript").click();
+    harness.step();
+    let copied = harness
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .any(|command| matches!(command, egui::OutputCommand::CopyText(text) if text == "f5d6c3d3c4"));
+    assert!(copied, "{:?}", harness.output().platform_output.commands);
+    harness.run();
+
+    // Play on from a past position: later moves are dropped.
+    harness.get_by_label("2. W d6").click();
+    harness.run();
+    harness.get_by_label("Play on from here").click();
+    harness.run();
+    assert_eq!(game(&harness).transcript(), "f5d6");
+    harness.get_by_label("c5").click();
+    harness.run();
+    assert_eq!(game(&harness).transcript(), "f5d6c5");
+}
+
+fn set_text(harness: &mut Harness<'_, OthelloApp>, label: &str, text: &str) {
+    harness.get_by_label(label).focus();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.get_by_label(label).type_text(text);
+    harness.run();
+}
+
+#[test]
+fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_keeps_the_game() {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-saved.ggf");
+    let mut harness = app(humans(), Vec::new());
+    for square in ["f5", "d6", "c3"] {
+        harness.get_by_label(square).click();
+        harness.run();
+    }
+    set_text(&mut harness, "Game file", path.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Save").click();
+    harness.run();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.starts_with("(;GM[Othello]") && !saved.contains("RE["), "unfinished, so no result: {saved}");
+
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.run();
+    assert!(harness.state().game().moves().is_empty());
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    harness.run();
+    // A game saved in progress opens at the same position with the same moves, and goes on.
+    let message = harness.state().message().unwrap().clone();
+    assert!(!message.is_error && message.text.starts_with("Opened"), "{}", message.text);
+    let game = harness.state().game();
+    assert_eq!(game.transcript(), "f5d6c3");
+    assert_eq!(game.live(), position_after("f5d6c3"));
+    assert!(!game.is_over() && game.is_viewing_live());
+    assert!(harness.query_by_label_contains("White to move").is_some());
+    harness.get_by_label("|<").click();
+    harness.run();
+    assert_eq!(harness.state().game().viewed(), Position::start(), "its moves replay");
+    harness.get_by_label(">|").click();
+    harness.run();
+    harness.get_by_label("d3").click();
+    harness.run();
+    assert_eq!(harness.state().game().transcript(), "f5d6c3d3", "and it can be played on");
+
+    // A finished game round-trips exactly.
+    paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3f4");
+    assert!(harness.state().game().is_over());
+    harness.get_by_role_and_label(Role::Button, "Save").click();
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    harness.run();
+    assert_eq!(harness.state().game().transcript(), "d3c3b3d2e1d6d7e3f4");
+    assert!(harness.query_by_label_contains("Black wins 64–0").is_some());
+
+    std::fs::write(
+        &path,
+        "(;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *]B[a1];)",
+    )
+    .unwrap();
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    harness.run();
+    let message = harness.state().message().unwrap();
+    assert!(message.is_error && message.text.starts_with("Not opened"), "{}", message.text);
+    assert_eq!(harness.state().game().transcript(), "d3c3b3d2e1d6d7e3f4", "the game is kept");
+}
+
+#[test]
+fn bot_against_bot_pauses_and_steps_one_move_at_a_time() {
+    let first_legal = first_legal_bot();
+    // A long delay between moves: nothing happens on its own during the test.
+    let settings = Settings { black: bot(&first_legal), white: bot(&first_legal), bot_delay_ms: 60_000, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    harness.get_by_role_and_label(Role::Button, "Pause").click();
+    harness.run();
+    assert!(harness.query_by_role_and_label(Role::Button, "Resume").is_some());
+
+    for expected in 1..=3 {
+        harness.get_by_role_and_label(Role::Button, "Step").click();
+        wait_until(&mut harness, "a stepped move", |app| app.game().moves().len() == expected);
+        std::thread::sleep(Duration::from_millis(50));
+        harness.step();
+        assert_eq!(harness.state().game().moves().len(), expected, "one move per step");
+    }
+    assert_eq!(harness.state().game().transcript(), "d3c3b3", "each bot moves in turn");
+}
+
+#[test]
+fn a_match_runs_in_the_background_with_standings_and_exports_its_games() {
+    // A plugin folder of its own: a good bot and one that crashes whenever it plays black.
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-match-plugins");
+    std::fs::create_dir_all(&folder).unwrap();
+    for bot in [first_legal_bot(), crashing_bot()] {
+        std::fs::copy(&bot, folder.join(bot.file_name().unwrap())).unwrap();
+    }
+    let mut harness = app(humans(), vec![folder]);
+    harness.get_by_label("Matches").click();
+    wait_until(&mut harness, "the plugin scan", |app| app.plugins().iter().filter(|p| p.is_ok()).count() == 2);
+    harness.get_by_label_contains("First legal").click();
+    harness.run();
+    harness.get_by_label_contains("Segfault").click();
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match", |app| !app.matches().is_running() && !app.matches().finished().is_empty());
+
+    let matches = harness.state().matches();
+    assert_eq!(matches.finished().len(), 10, "the default 10 games");
+    let standings = matches.standings().unwrap();
+    let row = |name: &str| standings.rows.iter().find(|r| r.name == name).unwrap();
+    // The crashing bot loses every game it plays black (5), and no game as white.
+    assert_eq!(row("Segfault").failures, 5);
+    assert!(row("First legal").score.wdl.wins >= 5, "it wins at least the games its opponent forfeits");
+    assert!(harness.query_by_label("Standings").is_some());
+
+    let export = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-match.ggf");
+    set_text(&mut harness, "Export file", export.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Export GGF").click();
+    harness.run();
+    let games = othello_arena::ggf::read_file(&export).unwrap();
+    assert_eq!(games.len(), 10);
+}
+
+#[test]
+fn the_plugins_panel_lists_libraries_with_their_status_and_notices_new_ones() {
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-rescan-plugins");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut harness = app(humans(), vec![folder.clone()]);
+    harness.get_by_label("Plugins").click();
+    harness.run();
+    wait_until(&mut harness, "the first scan", |app| !app.is_scanning_plugins());
+    assert!(harness.query_by_label("No libraries found in the folders below.").is_some());
+    assert!(harness.query_by_label(folder.to_str().unwrap()).is_some(), "the folder is listed");
+
+    // Added while the app runs: found by the automatic rescan.
+    let good = first_legal_bot();
+    std::fs::copy(&good, folder.join("libgood.so")).unwrap();
+    std::fs::write(folder.join("libnotes.so"), "not a library").unwrap();
+    wait_until(&mut harness, "the rescan", |app| app.plugins().len() == 2);
+    assert!(harness.query_by_label("First legal").is_some());
+    assert!(harness.query_by_label_contains("not a loadable library").is_some());
+
+    // Removed: gone after the next rescan.
+    std::fs::remove_file(folder.join("libnotes.so")).unwrap();
+    wait_until(&mut harness, "the rescan", |app| app.plugins().len() == 1);
+}
+
+#[test]
+fn undo_takes_back_to_the_humans_turn_and_redo_replays() {
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+
+    // Undo takes back the bot's reply and the human's move: the human is to move again.
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    harness.run();
+    assert!(harness.state().game().moves().is_empty());
+    assert!(harness.query_by_label_contains("Black to move").is_some());
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    harness.run();
+    assert_eq!(harness.state().game().transcript(), "d3c3", "redo replays both moves");
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    // A different move: the bot answers it.
+    harness.get_by_label("f5").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+    assert!(harness.state().game().transcript().starts_with("f5"));
+    assert!(!harness.state().game().can_redo(), "a new move drops the redo line");
+}
+
+/// The one runner of `library` this test process has, once it is thinking.
+fn thinking_runner(harness: &mut Harness<'_, OthelloApp>, library: &Path) -> u32 {
+    wait_until(harness, "the bot to think", |app| app.session().thinking().is_some());
+    let runners = othello_testkit::runners_of(library);
+    assert_eq!(runners.len(), 1, "one runner for the one bot seat: {runners:?}");
+    runners[0]
+}
+
+fn assert_ended(runner: u32, after: &str) {
+    assert!(othello_testkit::wait_until_gone(runner), "the runner {runner} kept running after {after}");
+}
+
+#[test]
+fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
+    // Black never answers and the time per move is unlimited: only stopping ends its runner.
+    let hang = othello_testkit::fixture("hang");
+    let settings = Settings { black: bot(&hang), time_per_move_ms: 0, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    let first = thinking_runner(&mut harness, &hang);
+
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    assert_ended(first, "New game");
+    let second = thinking_runner(&mut harness, &hang);
+    assert_ne!(second, first, "the new game has a fresh runner");
+
+    // Undo while the bot thinks: after f5 d6 (the human plays white) black is to move again.
+    paste_transcript(&mut harness, "f5d6");
+    assert_ended(second, "loading a transcript");
+    let third = thinking_runner(&mut harness, &hang);
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    harness.step();
+    assert_ended(third, "Undo");
+    assert_eq!(harness.state().game().transcript(), "f5", "back to the human's turn");
+
+    // Abort while the bot thinks.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    let fourth = thinking_runner(&mut harness, &hang);
+    harness.get_by_role_and_label(Role::Button, "Abort").click();
+    harness.step();
+    assert_ended(fourth, "Abort");
+
+    // A seat change while the bot thinks; the new player then plays normally.
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    let fifth = thinking_runner(&mut harness, &hang);
+    harness.state_mut().set_seat(Color::Black, bot(&first_legal_bot()));
+    harness.step();
+    assert_ended(fifth, "a seat change");
+    wait_until(&mut harness, "the new bot's move", |app| app.game().moves().len() == 1);
+    assert_eq!(harness.state().game().transcript(), "d3", "d3 is black's first legal move in square order");
+
+    // Closing the app ends a think too.
+    harness.state_mut().set_seat(Color::Black, bot(&hang));
+    harness.state_mut().new_game();
+    let sixth = thinking_runner(&mut harness, &hang);
+    drop(harness);
+    assert_ended(sixth, "the app closed");
+}

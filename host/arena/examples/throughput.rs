@@ -1,0 +1,94 @@
+//! Benchmark (not a test): random-vs-random games per second in process and
+//! with isolated runners, and the median `think` round trip to a runner.
+//!
+//! `cargo run --release -p othello-arena --example throughput [SECONDS]`
+//!
+//! The random bot is the sdk's C example, compiled with `cc`. Targets: in
+//! process ≥ 50,000 games/s; isolated ≥ 500 games/s with a median round trip
+//! ≤ 20 µs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use othello_arena::referee::{Opening, play_game};
+use othello_arena::seat::{RunnerCommand, SeatSpec, open_seat};
+use othello_sdk::Position;
+
+/// How long each measurement runs unless given on the command line.
+const DEFAULT_SECONDS: f64 = 3.0;
+/// Round trips timed for the latency figure.
+const ROUND_TRIPS: usize = 20_000;
+
+fn main() {
+    // The isolated seats start this same executable as their runner (`throughput runner …`).
+    othello_runner::main_if_runner();
+    let seconds: f64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SECONDS);
+    let budget = Duration::from_secs_f64(seconds);
+    let bot = build_random_bot();
+
+    let in_process = games_per_second(&SeatSpec::in_process(&bot), budget);
+    println!("in process: {in_process:>10.0} games/s (target ≥ 50,000)");
+    let isolated = games_per_second(&SeatSpec::isolated(&bot, runner()), budget);
+    println!("isolated:   {isolated:>10.0} games/s (target ≥ 500)");
+
+    let mut seat = open_seat(&SeatSpec::isolated(&bot, runner())).expect("the random bot loads");
+    seat.new_game().expect("init");
+    let position = Position::start();
+    let mut times: Vec<Duration> = (0..ROUND_TRIPS)
+        .map(|_| {
+            let started = Instant::now();
+            seat.think(&position, None).expect("think");
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    let median = times[times.len() / 2];
+    let p99 = times[times.len() * 99 / 100];
+    println!(
+        "isolated think round trip: median {:.1} µs, p99 {:.1} µs (target median ≤ 20 µs)",
+        median.as_secs_f64() * 1e6,
+        p99.as_secs_f64() * 1e6
+    );
+    drop(seat);
+    let _ = std::fs::remove_file(&bot);
+}
+
+/// This executable, serving the runner.
+fn runner() -> RunnerCommand {
+    RunnerCommand::new(std::env::current_exe().expect("own path")).with_arg(othello_runner::RUNNER_SUBCOMMAND)
+}
+
+/// Plays games between two seats of `spec` for about `budget`.
+fn games_per_second(spec: &SeatSpec, budget: Duration) -> f64 {
+    let mut black = open_seat(spec).expect("the random bot loads");
+    let mut white = open_seat(spec).expect("the random bot loads");
+    let opening = Opening::none();
+    let started = Instant::now();
+    let mut games = 0u64;
+    while started.elapsed() < budget {
+        for _ in 0..100 {
+            let record = play_game(black.as_mut(), white.as_mut(), &opening, None);
+            assert!(record.result.loser.is_none(), "{:?}", record.result);
+            games += 1;
+        }
+    }
+    games as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Compiles the sdk's C random bot next to this executable.
+fn build_random_bot() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("othello-throughput-{}-librandom_c.so", std::process::id()));
+    let status = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC"])
+        .arg("-I")
+        .arg(manifest.join("../../sdk/include"))
+        .arg(manifest.join("../../sdk/examples/c/random_bot.c"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("the C compiler `cc` runs");
+    assert!(status.success(), "compiling the random bot failed");
+    out
+}

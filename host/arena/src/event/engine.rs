@@ -1,0 +1,275 @@
+//! Plays an event's games on worker threads, each with its own seats, and
+//! reports progress to the caller's thread.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use othello_sdk::Position;
+
+use super::{EventSpec, FinishedGame, ScheduledGame, SprtDecision, Wdl};
+use crate::record::MoveRecord;
+use crate::referee::{GameEvent, play_game_observed};
+use crate::seat::{Failure, Reply, Seat, Seating, StopHandle, open_seat, open_seat_stoppable};
+
+/// How often the caller's `stop` flag is checked while games run, to stop their bots.
+const STOP_CHECK_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How to run an event (what does not change which games are played).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    /// How the bots are run (isolated or in process, and their limits).
+    pub seating: Seating,
+    /// Games played at once (each worker thread has its own seats).
+    pub concurrency: usize,
+    /// Report every move ([`ArenaEvent::Moved`]); off for headless speed.
+    pub live_moves: bool,
+}
+
+/// Progress of a running event, delivered on the thread that called [`run`].
+#[derive(Debug, Clone)]
+pub enum ArenaEvent {
+    /// A game began (both seats started).
+    GameStarted { index: usize, black: usize, white: usize, position: Position },
+    /// A move of a running game (only with `live_moves`).
+    Moved { index: usize, record: MoveRecord, position: Position },
+    /// A game finished; it counts from now on.
+    GameFinished(FinishedGame),
+    /// The SPRT reached a decision: the match stops.
+    SprtDecided { decision: SprtDecision, llr: f64 },
+}
+
+/// How an event run ended.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    /// Every finished game (resumed ones included), by index.
+    pub games: Vec<FinishedGame>,
+    /// Scheduled games not played (stopped, or SPRT decided).
+    pub unplayed: usize,
+    pub sprt: Option<(SprtDecision, f64)>,
+}
+
+/// Plays every scheduled game not in `done`, calling `on_event` on this thread
+/// for each event. Setting `stop` ends the run soon: running games are
+/// abandoned (never reported as finished) and their isolated bots' runners
+/// killed, even mid-think; no new game starts.
+pub fn run(
+    spec: &EventSpec,
+    options: &RunOptions,
+    done: Vec<FinishedGame>,
+    stop: &AtomicBool,
+    on_event: &mut dyn FnMut(ArenaEvent),
+) -> RunSummary {
+    let finished_indices: HashSet<usize> = done.iter().map(|g| g.index).collect();
+    let schedule = spec.schedule();
+    let pending: Vec<&ScheduledGame> = schedule.iter().filter(|g| !finished_indices.contains(&g.index)).collect();
+    let mut games = done;
+    let mut sprt_result = None;
+
+    let sprt_check = |games: &[FinishedGame]| -> Option<(SprtDecision, f64)> {
+        let sprt = spec.sprt?;
+        let wdl = first_participant_wdl(games);
+        let decision = sprt.decide(wdl);
+        (decision != SprtDecision::Continue).then(|| (decision, sprt.llr(wdl)))
+    };
+    if let Some(decided) = sprt_check(&games) {
+        sprt_result = Some(decided);
+        stop.store(true, Ordering::SeqCst);
+    }
+
+    let next = AtomicUsize::new(0);
+    let workers = options.concurrency.max(1).min(pending.len());
+    // Without it (no file descriptor left), a stop waits for the bots' current moves.
+    let seats_stop = StopHandle::new().ok();
+    std::thread::scope(|scope| {
+        let (events, received) = mpsc::channel();
+        for _ in 0..workers {
+            let events = events.clone();
+            let (pending, next, seats_stop) = (&pending, &next, seats_stop.as_ref());
+            scope.spawn(move || work(spec, options, Control { pending, next, stop, seats_stop }, &events));
+        }
+        drop(events);
+        loop {
+            let next_event = received.recv_timeout(STOP_CHECK_INTERVAL);
+            if stop.load(Ordering::SeqCst)
+                && let Some(seats_stop) = &seats_stop
+            {
+                seats_stop.stop();
+            }
+            let event = match next_event {
+                Ok(event) => event,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            if let ArenaEvent::GameFinished(game) = &event {
+                games.push(game.clone());
+                on_event(event);
+                if sprt_result.is_none()
+                    && let Some((decision, llr)) = sprt_check(&games)
+                {
+                    sprt_result = Some((decision, llr));
+                    stop.store(true, Ordering::SeqCst);
+                    on_event(ArenaEvent::SprtDecided { decision, llr });
+                }
+            } else {
+                on_event(event);
+            }
+        }
+    });
+    games.sort_by_key(|g| g.index);
+    RunSummary { unplayed: schedule.len() - games.len(), games, sprt: sprt_result }
+}
+
+/// The first participant's results against the second (for the SPRT).
+fn first_participant_wdl(games: &[FinishedGame]) -> Wdl {
+    let mut wdl = Wdl::default();
+    for game in games {
+        let Some(first) = [game.black, game.white].iter().position(|&p| p == 0) else { continue };
+        let first_color = if first == 0 { othello_sdk::Color::Black } else { othello_sdk::Color::White };
+        match game.record.result.winner {
+            None => wdl.draws += 1,
+            Some(color) if color == first_color => wdl.wins += 1,
+            Some(_) => wdl.losses += 1,
+        }
+    }
+    wdl
+}
+
+/// What the workers share: the games to play and the ways to stop.
+#[derive(Clone, Copy)]
+struct Control<'a> {
+    pending: &'a [&'a ScheduledGame],
+    next: &'a AtomicUsize,
+    /// The caller's stop flag.
+    stop: &'a AtomicBool,
+    /// Stops every seat's bot once the caller's flag is seen set.
+    seats_stop: Option<&'a StopHandle>,
+}
+
+/// One worker: takes the next pending game until none is left or `stop` is set.
+fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &mpsc::Sender<ArenaEvent>) {
+    let Control { pending, next, stop, seats_stop } = control;
+    let mut seats: HashMap<usize, Box<dyn Seat>> = HashMap::new();
+    let time_limit = spec.time_limit();
+    while !stop.load(Ordering::SeqCst) {
+        let Some(game) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
+        let (mut black, mut white) = (
+            take_seat(&mut seats, spec, options, seats_stop, game.black),
+            take_seat(&mut seats, spec, options, seats_stop, game.white),
+        );
+        let index = game.index;
+        let mut observer = |event: GameEvent<'_>| {
+            if stop.load(Ordering::Relaxed) {
+                return ControlFlow::Break(());
+            }
+            let event = match event {
+                GameEvent::Started { position, .. } => {
+                    ArenaEvent::GameStarted { index, black: game.black, white: game.white, position: *position }
+                }
+                GameEvent::Moved { record, position } if options.live_moves => {
+                    ArenaEvent::Moved { index, record: record.clone(), position: *position }
+                }
+                GameEvent::Moved { .. } => return ControlFlow::Continue(()),
+            };
+            // The receiver lives until every worker is done.
+            let _ = events.send(event);
+            ControlFlow::Continue(())
+        };
+        let played = play_game_observed(black.as_mut(), white.as_mut(), &game.opening, time_limit, &mut observer);
+        for (participant, seat) in [(game.black, black), (game.white, white)] {
+            if !seat.is_placeholder() {
+                seats.insert(participant, seat.into_inner());
+            }
+        }
+        // A game whose bots were stopped is abandoned, not lost by them.
+        if seats_stop.is_some_and(StopHandle::is_stopped) {
+            break;
+        }
+        if let Ok(mut record) = played {
+            record.black = spec.participants[game.black].name.clone();
+            record.white = spec.participants[game.white].name.clone();
+            let _ = events.send(ArenaEvent::GameFinished(FinishedGame {
+                index,
+                black: game.black,
+                white: game.white,
+                record,
+            }));
+        }
+    }
+}
+
+/// A worker's seat for a participant: the open one, or a new one; a library
+/// that fails to open gives a seat that forfeits the game with the load error.
+fn take_seat(
+    seats: &mut HashMap<usize, Box<dyn Seat>>,
+    spec: &EventSpec,
+    options: &RunOptions,
+    stop: Option<&StopHandle>,
+    participant: usize,
+) -> TakenSeat {
+    if let Some(seat) = seats.remove(&participant) {
+        return TakenSeat::Open(seat);
+    }
+    let entry = &spec.participants[participant];
+    let seat_spec = options.seating.spec(&entry.library, entry.level);
+    let opened = match stop {
+        Some(stop) => open_seat_stoppable(&seat_spec, stop),
+        None => open_seat(&seat_spec),
+    };
+    match opened {
+        Ok(seat) => TakenSeat::Open(seat),
+        Err(failure) => TakenSeat::Failed(FailedSeat { name: entry.name.clone(), failure }),
+    }
+}
+
+enum TakenSeat {
+    Open(Box<dyn Seat>),
+    Failed(FailedSeat),
+}
+
+impl TakenSeat {
+    fn as_mut(&mut self) -> &mut dyn Seat {
+        match self {
+            TakenSeat::Open(seat) => seat.as_mut(),
+            TakenSeat::Failed(seat) => seat,
+        }
+    }
+
+    /// A failed seat is not kept: the next game tries to open the library again.
+    fn is_placeholder(&self) -> bool {
+        matches!(self, TakenSeat::Failed(_))
+    }
+
+    fn into_inner(self) -> Box<dyn Seat> {
+        match self {
+            TakenSeat::Open(seat) => seat,
+            TakenSeat::Failed(seat) => Box::new(seat),
+        }
+    }
+}
+
+/// Stands in for a bot whose library did not open: it forfeits at the start.
+struct FailedSeat {
+    name: String,
+    failure: Failure,
+}
+
+impl Seat for FailedSeat {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn levels(&self) -> u32 {
+        0
+    }
+
+    fn new_game(&mut self) -> Result<(), Failure> {
+        Err(self.failure.clone())
+    }
+
+    fn think(&mut self, _: &Position, _: Option<Duration>) -> Result<Reply, Failure> {
+        Err(self.failure.clone())
+    }
+}

@@ -1,0 +1,180 @@
+//! Finding bot libraries: the plugin folders, scanning them, probing each
+//! library safely (in a runner child, with a timeout), and resolving a bot
+//! named on the command line.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::seat::{IsolatedSeat, RunnerCommand, Seat, SeatOptions, SeatSpec, library_stem};
+
+/// The plugin folder looked up in the current directory.
+pub const LOCAL_PLUGIN_FOLDER: &str = "plugins";
+
+/// The plugin folders, in search order: `./plugins`, each extra folder, then
+/// the folder of the running executable. Folders that do not exist are left out.
+pub fn plugin_folders(extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut folders = vec![PathBuf::from(LOCAL_PLUGIN_FOLDER)];
+    folders.extend(extra.iter().cloned());
+    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
+        folders.push(exe_dir);
+    }
+    let mut seen = Vec::new();
+    folders.retain(|folder| {
+        let Ok(canonical) = folder.canonicalize() else { return false };
+        if !canonical.is_dir() || seen.contains(&canonical) {
+            return false;
+        }
+        seen.push(canonical);
+        true
+    });
+    folders
+}
+
+/// Every file with the platform's shared-library extension in `folders`
+/// (not recursive, so build folders' `deps/` are not listed), sorted per
+/// folder, as absolute paths.
+pub fn scan(folders: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut seen = Vec::new();
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(folder) else { continue };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.is_file() && is_library_file(path))
+            .collect();
+        files.sort();
+        for file in files {
+            let canonical = file.canonicalize().unwrap_or_else(|_| file.clone());
+            if !seen.contains(&canonical) {
+                seen.push(canonical.clone());
+                found.push(canonical);
+            }
+        }
+    }
+    found
+}
+
+/// Has the platform's shared-library extension (`.so`, `.dylib`, `.dll`).
+pub fn is_library_file(path: &Path) -> bool {
+    path.extension().is_some_and(|ext| ext == std::env::consts::DLL_EXTENSION)
+}
+
+/// Whether a library is a usable bot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "error", rename_all = "lowercase")]
+pub enum PluginStatus {
+    Ok,
+    /// Why it is not: "missing symbol `think`", "crashed while loading …".
+    Error(String),
+}
+
+/// What `othello list` shows about a library.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginInfo {
+    pub path: PathBuf,
+    /// The name `init` returned (the file stem when it returned none or failed).
+    pub name: String,
+    pub abi_version: Option<u32>,
+    /// Strength levels (0 = none).
+    pub levels: u32,
+    pub search_info: bool,
+    pub last_error: bool,
+    #[serde(flatten)]
+    pub status: PluginStatus,
+}
+
+impl PluginInfo {
+    pub fn is_ok(&self) -> bool {
+        self.status == PluginStatus::Ok
+    }
+
+    /// The optional features as a short list ("levels 1-5, search info").
+    pub fn features_text(&self) -> String {
+        let mut features = Vec::new();
+        if self.levels > 0 {
+            features.push(format!("levels 1-{}", self.levels));
+        }
+        if self.search_info {
+            features.push("search info".to_owned());
+        }
+        if self.last_error {
+            features.push("error text".to_owned());
+        }
+        features.join(", ")
+    }
+}
+
+/// Loads `path` in a runner child and calls `init`; never crashes or hangs the
+/// host (a library that does gets an error status).
+pub fn probe(path: &Path, runner: &RunnerCommand, options: &SeatOptions) -> PluginInfo {
+    let spec = SeatSpec::isolated(path, runner.clone()).with_options(*options);
+    let mut info = PluginInfo {
+        path: path.to_path_buf(),
+        name: library_stem(path),
+        abi_version: None,
+        levels: 0,
+        search_info: false,
+        last_error: false,
+        status: PluginStatus::Ok,
+    };
+    match IsolatedSeat::open(&spec, runner) {
+        Ok(seat) => {
+            let loaded = seat.loaded();
+            info.name = seat.name().to_owned();
+            info.abi_version = Some(loaded.abi_version);
+            info.levels = loaded.levels;
+            info.search_info = loaded.search_info;
+            info.last_error = loaded.last_error;
+        }
+        Err(failure) => info.status = PluginStatus::Error(failure.detail),
+    }
+    info
+}
+
+/// Probes many libraries at once (each in its own child).
+pub fn probe_all(paths: &[PathBuf], runner: &RunnerCommand, options: &SeatOptions) -> Vec<PluginInfo> {
+    std::thread::scope(|scope| {
+        let probes: Vec<_> = paths.iter().map(|path| scope.spawn(move || probe(path, runner, options))).collect();
+        probes.into_iter().map(|probe| probe.join().expect("probing never panics")).collect()
+    })
+}
+
+/// Finds the library a command-line name means (as an absolute path, so it
+/// stays valid from any folder): an existing path, else a file
+/// stem in the plugin folders (`alphabeta` for `libalphabeta.so`), else the
+/// name a bot gives itself (case-insensitive).
+pub fn resolve(
+    name: &str,
+    folders: &[PathBuf],
+    runner: &RunnerCommand,
+    options: &SeatOptions,
+) -> Result<PathBuf, String> {
+    let as_path = Path::new(name);
+    if as_path.is_file() {
+        return Ok(as_path.canonicalize().unwrap_or_else(|_| as_path.to_path_buf()));
+    }
+    let files = scan(folders);
+    if let Some(file) = files.iter().find(|f| library_stem(f) == name || f.file_name().is_some_and(|n| n == name)) {
+        return Ok(file.clone());
+    }
+    if let Some(file) = files.iter().find(|f| library_stem(f).eq_ignore_ascii_case(name)) {
+        return Ok(file.clone());
+    }
+    let infos = probe_all(&files, runner, options);
+    if let Some(info) = infos.iter().find(|i| i.is_ok() && i.name.eq_ignore_ascii_case(name)) {
+        return Ok(info.path.clone());
+    }
+    let folder_list: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
+    let known: Vec<String> =
+        infos.iter().filter(|i| i.is_ok()).map(|i| format!("{} ({})", library_stem(&i.path), i.name)).collect();
+    Err(format!(
+        "no bot `{name}`: not a file, and no library of that name in the plugin folders ({}); {}",
+        if folder_list.is_empty() { "none found".to_owned() } else { folder_list.join(", ") },
+        if known.is_empty() {
+            "no usable bot was found there".to_owned()
+        } else {
+            format!("known bots: {}", known.join(", "))
+        }
+    ))
+}

@@ -1,0 +1,103 @@
+//! How a game ends and how a side fails: the named losses every seat kind reports.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How a game ended, or how a side failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Termination {
+    /// Played to the end: neither side could move.
+    Normal,
+    /// The bot answered a move that is not legal (or a byte that is no move).
+    IllegalMove,
+    /// The bot did not answer within the time limit plus the grace margin.
+    Timeout,
+    /// The bot's process died (signal, exit code) or the bot reported an internal failure (panic).
+    Crash,
+    /// The bot went over the memory limit.
+    OutOfMemory,
+    /// The library could not be loaded or started (`init` failed).
+    LoadError,
+}
+
+impl Termination {
+    /// The kebab-case name used in JSON and on screen (`illegal-move`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::IllegalMove => "illegal-move",
+            Termination::Timeout => "timeout",
+            Termination::Crash => "crash",
+            Termination::OutOfMemory => "out-of-memory",
+            Termination::LoadError => "load-error",
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a seat could not give a move: the game is lost for that side.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub termination: Termination,
+    /// What happened, for people: "killed by signal SIGSEGV (segmentation fault) during think".
+    pub detail: String,
+    /// The last lines the bot wrote to stderr (and stdout), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr_tail: Vec<String>,
+}
+
+impl Failure {
+    pub fn new(termination: Termination, detail: impl Into<String>) -> Failure {
+        Failure { termination, detail: detail.into(), stderr_tail: Vec::new() }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.termination, self.detail)?;
+        if !self.stderr_tail.is_empty() {
+            write!(f, "\n  last stderr lines:")?;
+            for line in &self.stderr_tail {
+                write!(f, "\n  | {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// Turns the answer of a bot that returned `OTHELLO_MOVE_ERROR` into a crash.
+pub(crate) fn move_error_failure(last_error: Option<String>) -> Failure {
+    Failure::new(
+        Termination::Crash,
+        match last_error {
+            Some(why) => format!("think failed: {why}"),
+            None => "think returned OTHELLO_MOVE_ERROR (0xfe) without saying why".to_owned(),
+        },
+    )
+}
+
+/// The time-limit check for seats that can only measure after the fact.
+pub(crate) fn overran(elapsed: Duration, time_limit: Option<Duration>, grace: Duration) -> Option<Failure> {
+    let limit = time_limit?;
+    (elapsed > limit + grace).then(|| {
+        Failure::new(
+            Termination::Timeout,
+            format!(
+                "answered after {} ms (limit {} ms + grace {} ms)",
+                elapsed.as_millis(),
+                limit.as_millis(),
+                grace.as_millis()
+            ),
+        )
+    })
+}

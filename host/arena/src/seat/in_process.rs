@@ -1,0 +1,102 @@
+//! In-process seats (`--in-process`): the bot library is loaded into the host
+//! itself. Fast, and no protection: a crash or hang of the bot is the host's.
+//!
+//! `dlopen` of a path already loaded returns the same handle (and the same
+//! global state), so each seat loads its own private copy of the file.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use othello_sdk::Position;
+use othello_sdk::abi::{OTHELLO_MOVE_ERROR, OthelloBoard};
+use othello_sdk::loader::BotLibrary;
+
+use super::failure::{Failure, Termination, move_error_failure, overran};
+use super::player::{Reply, Seat};
+use super::spec::{SeatSpec, library_stem};
+
+/// Copies made by this process so far (makes each copy's name unique).
+static COPIES: AtomicU64 = AtomicU64::new(0);
+
+/// A seat whose bot runs inside the host process.
+pub struct InProcessSeat {
+    bot: BotLibrary,
+    name: String,
+    levels: u32,
+    level: Option<u32>,
+    grace: Duration,
+}
+
+impl InProcessSeat {
+    pub fn open(spec: &SeatSpec) -> Result<InProcessSeat, Failure> {
+        let bot = load_private_copy(&spec.library)?;
+        let levels = bot.features().levels;
+        let mut seat = InProcessSeat {
+            bot,
+            name: library_stem(&spec.library),
+            levels,
+            level: spec.level,
+            grace: spec.options.grace,
+        };
+        seat.new_game()?;
+        Ok(seat)
+    }
+}
+
+/// Loads a fresh copy of `library` (deleted again once mapped).
+fn load_private_copy(library: &Path) -> Result<BotLibrary, Failure> {
+    let load_error = |detail: String| Failure::new(Termination::LoadError, detail);
+    let file_name = library.file_name().ok_or_else(|| load_error(format!("{} is not a file", library.display())))?;
+    let copy: PathBuf = std::env::temp_dir().join(format!(
+        "othello-{}-{}-{}",
+        std::process::id(),
+        COPIES.fetch_add(1, Ordering::Relaxed),
+        file_name.to_string_lossy()
+    ));
+    std::fs::copy(library, &copy).map_err(|e| load_error(format!("cannot read {}: {e}", library.display())))?;
+    let bot = BotLibrary::open(&copy);
+    // The mapping outlives the file; nothing is left behind in the temp folder.
+    let _ = std::fs::remove_file(&copy);
+    bot.map_err(|e| load_error(e.to_string()))
+}
+
+impl Seat for InProcessSeat {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn levels(&self) -> u32 {
+        self.levels
+    }
+
+    fn new_game(&mut self) -> Result<(), Failure> {
+        match self.bot.init() {
+            Some(name) => self.name = name,
+            None => {
+                if let Some(why) = self.bot.last_error() {
+                    return Err(Failure::new(Termination::LoadError, format!("init failed: {why}")));
+                }
+            }
+        }
+        if let Some(level) = self.level {
+            self.bot.set_level(level);
+        }
+        Ok(())
+    }
+
+    fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
+        let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
+        let board = OthelloBoard::new(position, limit_ms);
+        let started = Instant::now();
+        let byte = self.bot.think(&board);
+        let elapsed = started.elapsed();
+        if byte == OTHELLO_MOVE_ERROR {
+            return Err(move_error_failure(self.bot.last_error()));
+        }
+        if let Some(failure) = overran(elapsed, time_limit, self.grace) {
+            return Err(failure);
+        }
+        Ok(Reply { byte, elapsed, info: self.bot.search_info() })
+    }
+}

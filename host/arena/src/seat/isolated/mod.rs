@@ -1,0 +1,307 @@
+//! Isolated seats: each runs its bot in a runner child process of its own
+//! (started by a [`RunnerCommand`]: the `othello-runner` binary, or `othello runner`). A crash, hang, memory
+//! hog or stray print of the bot costs it the game, never the host.
+//!
+//! One child serves a seat for many games (`init` is called before each);
+//! after any failure the child is killed and the next game gets a fresh one.
+
+mod process;
+mod stop;
+
+use std::time::{Duration, Instant};
+
+use othello_sdk::abi::{OTHELLO_MOVE_ERROR, OthelloBoard};
+use othello_sdk::{Position, SearchInfo};
+
+use othello_runner::protocol::{Request, Response};
+pub use process::STDERR_TAIL_LINES;
+use process::{ChannelError, Exit, Runner, signal_name};
+pub use stop::StopHandle;
+
+use super::failure::{Failure, Termination, move_error_failure};
+use super::player::{Reply, Seat};
+use super::runner_command::RunnerCommand;
+use super::spec::{SeatSpec, library_stem};
+
+/// Deadline for a `think` without time limit (the host never waits forever).
+pub const UNLIMITED_THINK_DEADLINE: Duration = Duration::from_secs(24 * 60 * 60);
+/// A dead runner whose peak resident memory reached this share of the memory
+/// left to the bot died of the limit.
+const OUT_OF_MEMORY_PEAK_SHARE: f64 = 0.75;
+/// What Rust's allocator prints before aborting when an allocation fails.
+const RUST_ALLOCATION_FAILURE: &str = "memory allocation of";
+
+/// What a library told about itself when it loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    pub abi_version: u32,
+    pub levels: u32,
+    pub search_info: bool,
+    pub last_error: bool,
+    /// The runner's data size once loaded, in bytes: the memory limit minus
+    /// this is what the bot can allocate.
+    pub memory_after_load: u64,
+}
+
+/// A seat whose bot runs in a runner child.
+pub struct IsolatedSeat {
+    spec: SeatSpec,
+    runner_command: RunnerCommand,
+    runner: Option<Runner>,
+    loaded: Loaded,
+    name: String,
+    /// Stops the runner from another thread, if the seat was opened with one.
+    stop: Option<StopHandle>,
+}
+
+impl IsolatedSeat {
+    /// Starts a runner, loads the library and calls `init` once to learn the
+    /// bot's name. Any failure is a `load-error`.
+    pub fn open(spec: &SeatSpec, runner_command: &RunnerCommand) -> Result<IsolatedSeat, Failure> {
+        IsolatedSeat::open_stoppable(spec, runner_command, None)
+    }
+
+    /// Like [`IsolatedSeat::open`], with a handle that stops the seat from another thread: its
+    /// runner is killed and reaped at once (while loading, in `init` or in `think`), the call
+    /// under way fails, and no new runner is started.
+    pub fn open_stoppable(
+        spec: &SeatSpec,
+        runner_command: &RunnerCommand,
+        stop: Option<StopHandle>,
+    ) -> Result<IsolatedSeat, Failure> {
+        let (runner, loaded) = start_runner(spec, runner_command, stop.as_ref())?;
+        let mut seat = IsolatedSeat {
+            spec: spec.clone(),
+            runner_command: runner_command.clone(),
+            runner: Some(runner),
+            loaded,
+            name: library_stem(&spec.library),
+            stop,
+        };
+        seat.start_game()?;
+        Ok(seat)
+    }
+
+    /// What the library reported when it loaded.
+    pub fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    /// The process id of the current runner (`None` after a failure, until the next game).
+    pub fn runner_id(&self) -> Option<u32> {
+        self.runner.as_ref().map(Runner::id)
+    }
+
+    /// Calls `init` (and sets the level) in the current runner.
+    fn start_game(&mut self) -> Result<(), Failure> {
+        let budget = self.memory_budget();
+        let runner = self.runner.as_mut().expect("a runner is running");
+        let deadline = Instant::now() + self.spec.options.load_timeout;
+        let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
+        let result = match answer {
+            Ok(Response::Started { name: Some(name), .. }) => {
+                self.name = name;
+                return Ok(());
+            }
+            Ok(Response::Started { name: None, error: None }) => return Ok(()), // NULL: keep the file name
+            Ok(Response::Started { name: None, error: Some(why) }) => {
+                Failure::new(Termination::LoadError, format!("init failed: {why}"))
+            }
+            Ok(other) => protocol_failure(&other),
+            Err(error) => {
+                let (mut failure, _) = channel_failure(runner, error, "init", self.spec.options.load_timeout, budget);
+                if failure.termination != Termination::OutOfMemory {
+                    failure.termination = Termination::LoadError;
+                }
+                failure
+            }
+        };
+        Err(self.fail(result))
+    }
+
+    fn memory_budget(&self) -> MemoryBudget {
+        MemoryBudget { limit_mb: self.spec.options.memory_limit_mb, used_by_runner: self.loaded.memory_after_load }
+    }
+
+    /// Ends the current runner and attaches its stderr tail to `failure`.
+    fn fail(&mut self, mut failure: Failure) -> Failure {
+        if let Some(mut runner) = self.runner.take() {
+            runner.kill();
+            failure.stderr_tail = runner.stderr_tail();
+        }
+        failure
+    }
+}
+
+impl Seat for IsolatedSeat {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn levels(&self) -> u32 {
+        self.loaded.levels
+    }
+
+    fn new_game(&mut self) -> Result<(), Failure> {
+        if self.runner.is_none() {
+            let (runner, loaded) = start_runner(&self.spec, &self.runner_command, self.stop.as_ref())?;
+            self.runner = Some(runner);
+            self.loaded = loaded;
+        }
+        self.start_game()
+    }
+
+    fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
+        let budget = self.memory_budget();
+        let Some(runner) = self.runner.as_mut() else {
+            return Err(Failure::new(Termination::Crash, "the bot's runner is gone (a new game was not started)"));
+        };
+        let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
+        let board = OthelloBoard::new(position, limit_ms);
+        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.options.grace);
+        let started = Instant::now();
+        let answer = runner.send(&Request::Think { board }).and_then(|()| runner.receive(started + allowed));
+        let elapsed = started.elapsed();
+        let failure = match answer {
+            Ok(Response::Moved { byte, info, error }) => {
+                if byte != OTHELLO_MOVE_ERROR {
+                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from) });
+                }
+                move_error_failure(error)
+            }
+            Ok(other) => protocol_failure(&other),
+            Err(ChannelError::Timeout) => {
+                let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
+                Failure::new(
+                    Termination::Timeout,
+                    format!(
+                        "no move within {} ms ({limit} + grace {} ms); the bot was stopped",
+                        allowed.as_millis(),
+                        self.spec.options.grace.as_millis()
+                    ),
+                )
+            }
+            Err(error) => channel_failure(runner, error, "think", allowed, budget).0,
+        };
+        Err(self.fail(failure))
+    }
+}
+
+/// Spawns a runner for `spec.library` and waits for the load report.
+fn start_runner(
+    spec: &SeatSpec,
+    runner_command: &RunnerCommand,
+    stop: Option<&StopHandle>,
+) -> Result<(Runner, Loaded), Failure> {
+    let options = &spec.options;
+    if stop.is_some_and(StopHandle::is_stopped) {
+        return Err(stopped_failure("loading"));
+    }
+    let mut runner =
+        Runner::spawn(runner_command, &spec.library, options.memory_limit_mb, stop.cloned()).map_err(|e| {
+            Failure::new(Termination::LoadError, format!("cannot start the bot runner `{runner_command}`: {e}"))
+        })?;
+    let deadline = Instant::now() + options.load_timeout;
+    let failure = match runner.receive(deadline) {
+        Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {
+            return Ok((runner, Loaded { abi_version, levels, search_info, last_error, memory_after_load }));
+        }
+        Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),
+        Ok(other) => protocol_failure(&other),
+        Err(ChannelError::Timeout) => Failure::new(
+            Termination::LoadError,
+            format!("did not finish loading within {} ms", options.load_timeout.as_millis()),
+        ),
+        Err(error) => {
+            let no_budget = MemoryBudget { limit_mb: 0, used_by_runner: 0 };
+            let (failure, _) = channel_failure(&mut runner, error, "loading", options.load_timeout, no_budget);
+            Failure::new(Termination::LoadError, failure.detail)
+        }
+    };
+    runner.kill();
+    Err(Failure { stderr_tail: runner.stderr_tail(), ..failure })
+}
+
+fn protocol_failure(response: &Response) -> Failure {
+    Failure::new(Termination::Crash, format!("the runner answered out of turn: {response:?}"))
+}
+
+/// Describes a broken channel: the child died (how?) or garbled it, or timed out.
+fn channel_failure(
+    runner: &mut Runner,
+    error: ChannelError,
+    phase: &str,
+    allowed: Duration,
+    budget: MemoryBudget,
+) -> (Failure, Exit) {
+    match error {
+        ChannelError::Timeout => {
+            let exit = runner.kill();
+            let failure =
+                Failure::new(Termination::Timeout, format!("{phase} did not return within {} ms", allowed.as_millis()));
+            (failure, exit)
+        }
+        ChannelError::Garbled(why) => {
+            let exit = runner.kill();
+            (
+                Failure::new(
+                    Termination::Crash,
+                    format!("the runner's channel was corrupted {}: {why}", during(phase)),
+                ),
+                exit,
+            )
+        }
+        ChannelError::Closed => {
+            let exit = runner.wait_exit();
+            let tail = runner.stderr_tail();
+            (classify_exit(exit, phase, budget, &tail), exit)
+        }
+        ChannelError::Stopped => (stopped_failure(phase), runner.kill()),
+    }
+}
+
+/// A call abandoned through the seat's [`StopHandle`]: not the bot's fault, and its game is over.
+fn stopped_failure(phase: &str) -> Failure {
+    Failure::new(Termination::Crash, format!("stopped by the host {}: the bot's runner was ended", during(phase)))
+}
+
+/// The memory limit of a runner and what the runner itself took of it.
+#[derive(Debug, Clone, Copy)]
+struct MemoryBudget {
+    limit_mb: u64,
+    used_by_runner: u64,
+}
+
+/// Crash or out-of-memory, with the signal or exit code. A process that dies
+/// after filling most of the memory left to the bot died of the limit
+/// (C's malloc returns NULL there, Rust's allocator aborts).
+fn classify_exit(exit: Exit, phase: &str, budget: MemoryBudget, stderr_tail: &[String]) -> Failure {
+    let memory_limit_mb = budget.limit_mb;
+    let status = exit.status;
+    let how = if libc::WIFSIGNALED(status) {
+        format!("killed by {}", signal_name(libc::WTERMSIG(status)))
+    } else if libc::WIFEXITED(status) {
+        format!("exited with code {}", libc::WEXITSTATUS(status))
+    } else {
+        format!("ended with wait status {status:#x}")
+    };
+    let left_to_bot = memory_limit_mb.saturating_mul(1024 * 1024).saturating_sub(budget.used_by_runner);
+    let allocation_failed = stderr_tail.iter().any(|line| line.contains(RUST_ALLOCATION_FAILURE));
+    let at_limit = left_to_bot > 0 && exit.max_rss_bytes as f64 >= left_to_bot as f64 * OUT_OF_MEMORY_PEAK_SHARE;
+    if memory_limit_mb > 0 && (allocation_failed || at_limit) {
+        return Failure::new(
+            Termination::OutOfMemory,
+            format!(
+                "went over the memory limit of {memory_limit_mb} MB {} (peak {} MB); {how}",
+                during(phase),
+                exit.max_rss_bytes / (1024 * 1024)
+            ),
+        );
+    }
+    Failure::new(Termination::Crash, format!("{how} {}", during(phase)))
+}
+
+/// "while loading", "in init", "in think".
+fn during(phase: &str) -> String {
+    if phase == "loading" { "while loading".to_owned() } else { format!("in {phase}") }
+}

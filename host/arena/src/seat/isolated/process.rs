@@ -1,0 +1,290 @@
+//! The host's side of one runner child: spawning it, talking over the private
+//! channel with deadlines, collecting its stderr, and reaping it with the
+//! reason it died.
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
+
+use super::super::runner_command::RunnerCommand;
+use super::stop::StopHandle;
+
+/// Lines of the bot's stderr kept for failure reports.
+pub const STDERR_TAIL_LINES: usize = 12;
+/// Longest stderr line kept (the rest of the line is dropped).
+const MAX_LINE_CHARS: usize = 400;
+/// Bytes kept of one stderr line before it is cut (a UTF-8 character is at most 4 bytes).
+const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
+/// Read sizes: answers are small; stderr may come in floods.
+const CHANNEL_READ_CHUNK: usize = 512;
+const STDERR_READ_CHUNK: usize = 4096;
+/// How long a child that closed its channel gets to exit before it is killed.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+/// How long to wait for the last stderr lines of a dead child.
+const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(300);
+/// Poll step while waiting for a child to exit.
+const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
+
+/// Why no answer came.
+#[derive(Debug)]
+pub enum ChannelError {
+    /// The deadline passed.
+    Timeout,
+    /// The child closed the channel (it died, or closed the descriptor).
+    Closed,
+    /// The child sent something that is not a frame.
+    Garbled(&'static str),
+    /// The seat's [`StopHandle`] was stopped: the wait was abandoned.
+    Stopped,
+}
+
+/// How a child ended: the wait status and its peak resident memory.
+#[derive(Debug, Clone, Copy)]
+pub struct Exit {
+    pub status: libc::c_int,
+    pub max_rss_bytes: u64,
+}
+
+/// The last lines a child wrote to stderr, filled by a reader thread.
+#[derive(Default)]
+struct StderrTail {
+    state: Mutex<TailState>,
+    closed: Condvar,
+}
+
+#[derive(Default)]
+struct TailState {
+    lines: VecDeque<String>,
+    closed: bool,
+}
+
+/// A running runner child.
+pub struct Runner {
+    child: Child,
+    requests: ChildStdin,
+    responses: ChildStdout,
+    buffer: Vec<u8>,
+    stderr: Arc<StderrTail>,
+    exit: Option<Exit>,
+    /// Ends every wait for the child when stopped.
+    stop: Option<StopHandle>,
+}
+
+impl Runner {
+    /// Starts `COMMAND --memory-mb N LIBRARY`. Once `stop` is stopped, every wait for the child
+    /// ends at once with [`ChannelError::Stopped`].
+    pub fn spawn(
+        command: &RunnerCommand,
+        library: &Path,
+        memory_limit_mb: u64,
+        stop: Option<StopHandle>,
+    ) -> std::io::Result<Runner> {
+        let mut child = Command::new(command.program())
+            .args(command.args())
+            .arg("--memory-mb")
+            .arg(memory_limit_mb.to_string())
+            .arg(library)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let requests = child.stdin.take().expect("piped stdin");
+        let responses = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        let stderr = Arc::new(StderrTail::default());
+        let tail = Arc::clone(&stderr);
+        std::thread::Builder::new().name("runner-stderr".into()).spawn(move || collect_stderr(stderr_pipe, &tail))?;
+        Ok(Runner { child, requests, responses, buffer: Vec::with_capacity(256), stderr, exit: None, stop })
+    }
+
+    pub fn send(&mut self, request: &Request) -> Result<(), ChannelError> {
+        self.requests.write_all(&request.encode()).map_err(|_| ChannelError::Closed)
+    }
+
+    /// The next answer, if it arrives before `deadline`.
+    pub fn receive(&mut self, deadline: Instant) -> Result<Response, ChannelError> {
+        loop {
+            if self.buffer.len() >= HEADER {
+                let len = body_length(self.buffer[..HEADER].try_into().expect("header"));
+                if len > MAX_FRAME {
+                    return Err(ChannelError::Garbled("oversized frame"));
+                }
+                if self.buffer.len() >= HEADER + len {
+                    let response = Response::decode(&self.buffer[HEADER..HEADER + len]);
+                    self.buffer.drain(..HEADER + len);
+                    return response.map_err(|e| ChannelError::Garbled(e.0));
+                }
+            }
+            self.wait_readable(deadline)?;
+            let mut chunk = [0u8; CHANNEL_READ_CHUNK];
+            match self.responses.read(&mut chunk) {
+                Ok(0) => return Err(ChannelError::Closed),
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(ChannelError::Closed),
+            }
+        }
+    }
+
+    fn wait_readable(&self, deadline: Instant) -> Result<(), ChannelError> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ChannelError::Timeout);
+            }
+            let channel = libc::pollfd { fd: self.responses.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            // Without a stop handle, the second entry is ignored (a negative fd).
+            let stop_fd = self.stop.as_ref().map_or(-1, StopHandle::wake_fd);
+            let stop = libc::pollfd { fd: stop_fd, events: libc::POLLIN, revents: 0 };
+            let mut fds = [channel, stop];
+            let timeout_ms = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+            // SAFETY: `fds` is a valid array of two pollfds for the duration of the call.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+            if fds[1].revents != 0 {
+                return Err(ChannelError::Stopped);
+            }
+            if ready > 0 {
+                return Ok(()); // readable, or hung up: the read says which
+            }
+            if ready < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return Err(ChannelError::Closed);
+            }
+        }
+    }
+
+    /// Kills the child (if still running) and reaps it.
+    pub fn kill(&mut self) -> Exit {
+        if let Some(exit) = self.exit {
+            return exit;
+        }
+        // SAFETY: the child is not reaped yet, so its pid is still ours.
+        unsafe { libc::kill(self.pid(), libc::SIGKILL) };
+        self.reap(true).expect("a killed child can be reaped")
+    }
+
+    /// Waits (briefly) for a child that closed its channel, killing it if it lingers.
+    pub fn wait_exit(&mut self) -> Exit {
+        let deadline = Instant::now() + EXIT_WAIT;
+        while Instant::now() < deadline {
+            if let Some(exit) = self.reap(false) {
+                return exit;
+            }
+            std::thread::sleep(EXIT_POLL_STEP);
+        }
+        self.kill()
+    }
+
+    /// The child's process id (it stays ours until the runner is reaped).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn pid(&self) -> libc::pid_t {
+        self.child.id() as libc::pid_t
+    }
+
+    fn reap(&mut self, block: bool) -> Option<Exit> {
+        if self.exit.is_some() {
+            return self.exit;
+        }
+        let mut status: libc::c_int = 0;
+        // SAFETY: an all-zero rusage is a valid value to be overwritten.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        loop {
+            let flags = if block { 0 } else { libc::WNOHANG };
+            // SAFETY: valid out-pointers; the pid is our unreaped child.
+            let pid = unsafe { libc::wait4(self.pid(), &mut status, flags, &mut usage) };
+            if pid == self.pid() {
+                // ru_maxrss is in kilobytes on Linux.
+                let max_rss_bytes = (usage.ru_maxrss.max(0) as u64) * 1024;
+                self.exit = Some(Exit { status, max_rss_bytes });
+                return self.exit;
+            }
+            if pid == 0 {
+                return None; // still running
+            }
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                // Not our child any more (should not happen): treat as gone.
+                self.exit = Some(Exit { status: 0, max_rss_bytes: 0 });
+                return self.exit;
+            }
+        }
+    }
+
+    /// The last stderr lines, after giving a dead child's last output time to arrive.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        let mut state = self.stderr.state.lock().unwrap_or_else(|p| p.into_inner());
+        if self.exit.is_some() && !state.closed {
+            state = self
+                .stderr
+                .closed
+                .wait_timeout_while(state, STDERR_DRAIN_WAIT, |s| !s.closed)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        state.lines.iter().cloned().collect()
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn collect_stderr(mut pipe: impl Read, tail: &StderrTail) {
+    let mut line: Vec<u8> = Vec::new();
+    let mut chunk = [0u8; STDERR_READ_CHUNK];
+    let push = |line: &mut Vec<u8>| {
+        let text = String::from_utf8_lossy(line).trim_end().to_owned();
+        line.clear();
+        let mut state = tail.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.lines.len() == STDERR_TAIL_LINES {
+            state.lines.pop_front();
+        }
+        state.lines.push_back(text.chars().take(MAX_LINE_CHARS).collect());
+    };
+    loop {
+        match pipe.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                for &byte in &chunk[..n] {
+                    if byte == b'\n' {
+                        push(&mut line);
+                    } else if line.len() < MAX_LINE_BYTES {
+                        line.push(byte);
+                    }
+                }
+            }
+        }
+    }
+    if !line.is_empty() {
+        push(&mut line);
+    }
+    tail.state.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
+    tail.closed.notify_all();
+}
+
+/// Signal names for crash reports.
+pub fn signal_name(signal: libc::c_int) -> String {
+    let (name, meaning) = match signal {
+        libc::SIGSEGV => ("SIGSEGV", "segmentation fault"),
+        libc::SIGABRT => ("SIGABRT", "abort"),
+        libc::SIGBUS => ("SIGBUS", "bus error"),
+        libc::SIGFPE => ("SIGFPE", "arithmetic exception"),
+        libc::SIGILL => ("SIGILL", "illegal instruction"),
+        libc::SIGKILL => ("SIGKILL", "killed"),
+        libc::SIGTERM => ("SIGTERM", "terminated"),
+        libc::SIGTRAP => ("SIGTRAP", "trap"),
+        libc::SIGXCPU => ("SIGXCPU", "CPU time limit"),
+        libc::SIGPIPE => ("SIGPIPE", "broken pipe"),
+        _ => return format!("signal {signal}"),
+    };
+    format!("signal {name} ({meaning})")
+}

@@ -1,0 +1,25 @@
+//! Seats: the one player abstraction the referee, the events and the app share.
+//!
+//! [`Seat`] is the extension point for new kinds of player: a bot library in an isolated runner
+//! process ([`IsolatedSeat`]) or in the host ([`InProcessSeat`]) today, and an external engine or
+//! a human at the board as more implementations, with no change to the referee or the events.
+//! [`open_seat`] opens a bot library's seat from a [`SeatSpec`].
+
+mod failure;
+mod in_process;
+mod isolated;
+mod open;
+mod player;
+mod runner_command;
+mod spec;
+
+pub use failure::{Failure, Termination};
+pub use in_process::InProcessSeat;
+pub use isolated::{IsolatedSeat, Loaded, STDERR_TAIL_LINES, StopHandle};
+pub use open::{open_seat, open_seat_stoppable};
+pub use player::{Reply, Seat};
+pub use runner_command::{RUNNER_EXECUTABLE, RunnerCommand, RunnerNotFound};
+pub use spec::{
+    DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, SeatOptions, SeatSpec, Seating,
+    library_stem,
+};

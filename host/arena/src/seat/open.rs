@@ -1,0 +1,30 @@
+//! Opening a seat for a [`SeatSpec`]: the one place that knows every kind of bot seat.
+
+use super::failure::{Failure, Termination};
+use super::in_process::InProcessSeat;
+use super::isolated::{IsolatedSeat, StopHandle};
+use super::player::Seat;
+use super::spec::{Isolation, SeatSpec};
+
+/// Opens a seat: loads the library (in a fresh runner, or in process).
+/// Fails with a `load-error` when the library is not a usable bot.
+pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
+    Ok(match &spec.isolation {
+        Isolation::Isolated(runner) => Box::new(IsolatedSeat::open(spec, runner)?),
+        Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
+    })
+}
+
+/// Opens a seat that `stop` can stop from another thread (see [`StopHandle::stop`]): an isolated
+/// seat's runner is then killed and reaped at once, whether it is loading or thinking, and the
+/// seat's calls fail from then on. An in-process bot cannot be interrupted: it is only kept from
+/// being opened once `stop` is stopped.
+pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn Seat>, Failure> {
+    Ok(match &spec.isolation {
+        Isolation::Isolated(runner) => Box::new(IsolatedSeat::open_stoppable(spec, runner, Some(stop.clone()))?),
+        Isolation::InProcess if stop.is_stopped() => {
+            return Err(Failure::new(Termination::LoadError, "stopped by the host before the bot was loaded"));
+        }
+        Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
+    })
+}

@@ -1,0 +1,128 @@
+//! What a seat for a bot library is made of: the library, its level, where its code runs and the
+//! limits every seat kind enforces ([`SeatOptions`]).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::runner_command::RunnerCommand;
+
+/// Where a bot's code runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Isolation {
+    /// In a runner child process of its own, started with this command: crashes, hangs and memory
+    /// hogs cost the bot the game, never the host.
+    Isolated(RunnerCommand),
+    /// Loaded into the host process for speed: no protection against crashes or hangs (overruns
+    /// are only detected after the bot returns). Each seat loads its own copy of the library, so
+    /// two seats of one library never share the library's own globals — but process-wide state
+    /// of the C library (`rand()`'s seed, `errno`, locale, environment) *is* shared by every bot
+    /// in the process. Use isolated seats for bots that rely on it.
+    InProcess,
+}
+
+/// Default grace margin over the time limit.
+pub const DEFAULT_GRACE: Duration = Duration::from_millis(500);
+/// Default memory limit of a bot's process, in MiB.
+pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
+/// Default time a library gets to load and answer `init`.
+pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The limits every seat kind enforces on whatever plays in it. The time per move is the
+/// event's, given with each `think`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeatOptions {
+    /// How long past the time limit a bot may take before it loses on time (covers process and
+    /// scheduling overhead).
+    pub grace: Duration,
+    /// Memory limit of the bot's process in MiB (0 = none); isolated seats only.
+    pub memory_limit_mb: u64,
+    /// Time a library gets to load, and `init` to return; isolated seats only.
+    pub load_timeout: Duration,
+}
+
+impl Default for SeatOptions {
+    fn default() -> SeatOptions {
+        SeatOptions {
+            grace: DEFAULT_GRACE,
+            memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
+            load_timeout: DEFAULT_LOAD_TIMEOUT,
+        }
+    }
+}
+
+/// Everything needed to open a seat for a bot library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatSpec {
+    pub library: PathBuf,
+    /// Strength level to set before every game (`None` = the bot's default).
+    pub level: Option<u32>,
+    pub isolation: Isolation,
+    pub options: SeatOptions,
+}
+
+impl SeatSpec {
+    /// A seat whose bot runs in a runner started by `runner`, with the default options.
+    pub fn isolated(library: impl Into<PathBuf>, runner: RunnerCommand) -> SeatSpec {
+        SeatSpec {
+            library: library.into(),
+            level: None,
+            isolation: Isolation::Isolated(runner),
+            options: SeatOptions::default(),
+        }
+    }
+
+    /// An in-process seat with the default options.
+    pub fn in_process(library: impl Into<PathBuf>) -> SeatSpec {
+        SeatSpec {
+            library: library.into(),
+            level: None,
+            isolation: Isolation::InProcess,
+            options: SeatOptions::default(),
+        }
+    }
+
+    /// The same seat at strength `level`.
+    pub fn with_level(self, level: Option<u32>) -> SeatSpec {
+        SeatSpec { level, ..self }
+    }
+
+    /// The same seat with other options.
+    pub fn with_options(self, options: SeatOptions) -> SeatSpec {
+        SeatSpec { options, ..self }
+    }
+}
+
+/// How an event or an app runs its bots: where their code runs and the limits. Every bot seat of
+/// the event is made from it ([`Seating::spec`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seating {
+    pub isolation: Isolation,
+    pub options: SeatOptions,
+}
+
+impl Seating {
+    /// Isolated seats started by `runner`, with default options.
+    pub fn isolated(runner: RunnerCommand) -> Seating {
+        Seating { isolation: Isolation::Isolated(runner), options: SeatOptions::default() }
+    }
+
+    /// In-process seats with default options (trusted bots only).
+    pub fn in_process() -> Seating {
+        Seating { isolation: Isolation::InProcess, options: SeatOptions::default() }
+    }
+
+    /// The seat of the bot library at `library`, at `level` (`None` = the bot's default).
+    pub fn spec(&self, library: impl Into<PathBuf>, level: Option<u32>) -> SeatSpec {
+        SeatSpec { library: library.into(), level, isolation: self.isolation.clone(), options: self.options }
+    }
+}
+
+/// The file name a bot is known by before it names itself: the file stem
+/// without the Unix `lib` prefix (`libalphabeta.so` → `alphabeta`).
+pub fn library_stem(path: &std::path::Path) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    match stem.strip_prefix("lib") {
+        Some(rest) if cfg!(unix) && !rest.is_empty() => rest.to_owned(),
+        _ => stem,
+    }
+}

@@ -1,0 +1,450 @@
+//! The `othello` command line: the desktop app without a subcommand, and the
+//! headless arena (`list`, `match`, `tournament`).
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use othello_arena::event::state::StateDir;
+use othello_arena::event::{
+    ArenaEvent, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, Sprt, Standings, run,
+};
+use othello_arena::plugins::{self, PluginStatus};
+use othello_arena::seat::{
+    DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand, SeatOptions, Seating,
+    library_stem,
+};
+
+use crate::report::{GameLine, SprtSummary, Summary, SummaryLine, plugin_table, summary_text};
+
+/// Default time per move given to bots, in milliseconds.
+pub const DEFAULT_TIME_MS: u64 = 1000;
+/// Default number of games of a match.
+pub const DEFAULT_MATCH_GAMES: u32 = 10;
+/// Default games per pair and round of a tournament.
+pub const DEFAULT_TOURNAMENT_GAMES: u32 = 2;
+/// Default seed for random openings (runs are reproducible unless told otherwise).
+pub const DEFAULT_SEED: u64 = 1;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "othello",
+    version,
+    about = "The Othello bot arena: without a subcommand, the desktop app; with one, the headless arena.",
+    after_help = "Bots are shared libraries found in ./plugins, in each --plugins DIR and next to the othello \
+                  executable. Name a bot by path, by file stem (`alphabeta` for libalphabeta.so) or by the name it \
+                  gives itself; add @LEVEL to set its strength level (`alphabeta@3`)."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalOptions,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options of every subcommand.
+#[derive(Debug, Args)]
+pub struct GlobalOptions {
+    /// Another folder to look for bot libraries in (repeatable).
+    #[arg(long = "plugins", value_name = "DIR", global = true)]
+    pub plugins: Vec<PathBuf>,
+    /// Time per move given to the bots, in milliseconds (0 = no limit).
+    #[arg(long, value_name = "T", default_value_t = DEFAULT_TIME_MS, global = true)]
+    pub time_ms: u64,
+    /// Margin over the time limit before a bot loses on time, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_GRACE.as_millis() as u64, global = true)]
+    pub grace_ms: u64,
+    /// Memory limit of each bot process, in MiB (0 = none).
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_LIMIT_MB, global = true)]
+    pub memory_mb: u64,
+    /// Time a library gets to load and answer `init`, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_LOAD_TIMEOUT.as_millis() as u64, global = true)]
+    pub load_timeout_ms: u64,
+    /// Load bots into this process for speed: only for trusted bots, as a bot
+    /// that crashes or hangs takes the arena with it.
+    #[arg(long, global = true)]
+    pub in_process: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the bot libraries found, with their names, ABI versions, features and status.
+    List {
+        /// One JSON object per library.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play a match between two bots (in pairs of games with colours swapped).
+    Match(MatchArgs),
+    /// Play a round-robin tournament.
+    Tournament(TournamentArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// The bot with black in the first game.
+    #[arg(required_unless_present = "resume")]
+    pub black: Option<String>,
+    /// The bot with white in the first game.
+    #[arg(required_unless_present = "resume")]
+    pub white: Option<String>,
+    /// Number of games.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MATCH_GAMES)]
+    pub games: u32,
+    /// Stop early by a sequential probability ratio test on the first bot,
+    /// e.g. `elo0=0,elo1=5,alpha=0.05,beta=0.05`.
+    #[arg(long, value_name = "SPEC", value_parser = Sprt::parse)]
+    pub sprt: Option<Sprt>,
+    #[command(flatten)]
+    pub event: EventArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// The bots (at least two).
+    #[arg(num_args = 0..)]
+    pub bots: Vec<String>,
+    /// Number of round-robin rounds.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub rounds: u32,
+    /// Games each pair plays per round (in colour-swapped pairs).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_TOURNAMENT_GAMES)]
+    pub games: u32,
+    #[command(flatten)]
+    pub event: EventArgs,
+}
+
+/// Options of matches and tournaments.
+#[derive(Debug, Args)]
+pub struct EventArgs {
+    /// `none`, `random:PLIES` (distinct random openings), or a file with one transcript per line.
+    #[arg(long, value_name = "SOURCE", default_value = "none")]
+    pub openings: String,
+    /// Games played at once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub concurrency: usize,
+    /// Seed for random openings.
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Write finished games to FILE in GGF, one game per line.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Print one JSON object per finished game, then a summary object.
+    #[arg(long)]
+    pub json: bool,
+    /// Save the event's progress in DIR after every game.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Continue the event saved in --state DIR.
+    #[arg(long, requires = "state")]
+    pub resume: bool,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => cli.global.app_launch().and_then(othello_app::run),
+        Some(Command::List { json }) => list(&cli.global, json),
+        Some(Command::Match(args)) => play_match(&cli.global, args),
+        Some(Command::Tournament(args)) => tournament(&cli.global, args),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(message) => {
+            eprintln!("othello: {message}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// Exit code for errors the user can fix (bad arguments, unreadable files).
+const EXIT_ERROR: i32 = 2;
+
+impl GlobalOptions {
+    /// The limits of every seat, from `--grace-ms`, `--memory-mb` and `--load-timeout-ms`.
+    pub fn seat_options(&self) -> SeatOptions {
+        SeatOptions {
+            grace: Duration::from_millis(self.grace_ms),
+            memory_limit_mb: self.memory_mb,
+            load_timeout: Duration::from_millis(self.load_timeout_ms),
+        }
+    }
+
+    /// How bots are run (the arena and the app share it): isolated by this very program, which
+    /// serves the runner as `othello runner` (see `main.rs`), or in process with `--in-process`.
+    pub fn seating(&self) -> Result<Seating, String> {
+        let isolation = if self.in_process { Isolation::InProcess } else { Isolation::Isolated(runner_command()?) };
+        Ok(Seating { isolation, options: self.seat_options() })
+    }
+
+    /// What the app gets from the command line: `--plugins` folders and the seat limits (the app
+    /// always isolates its bots, so `--in-process` does not apply to it).
+    pub fn app_launch(&self) -> Result<othello_app::Launch, String> {
+        Ok(othello_app::Launch {
+            plugin_folders: self.plugins.clone(),
+            runner: runner_command()?,
+            options: self.seat_options(),
+        })
+    }
+
+    fn run_options(&self, concurrency: usize) -> Result<RunOptions, String> {
+        Ok(RunOptions { seating: self.seating()?, concurrency: concurrency.max(1), live_moves: false })
+    }
+}
+
+/// This program as the bot runner: `othello runner …`. Probing plugins always isolates them.
+pub fn runner_command() -> Result<RunnerCommand, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the othello executable: {e}"))?;
+    Ok(RunnerCommand::new(exe).with_arg(othello_runner::RUNNER_SUBCOMMAND))
+}
+
+fn list(global: &GlobalOptions, json: bool) -> Result<(), String> {
+    let folders = plugins::plugin_folders(&global.plugins);
+    let files = plugins::scan(&folders);
+    let infos = plugins::probe_all(&files, &runner_command()?, &global.seat_options());
+    if json {
+        for info in &infos {
+            println!("{}", serde_json::to_string(info).expect("plugin infos serialize"));
+        }
+        return Ok(());
+    }
+    let folder_list: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
+    if infos.is_empty() {
+        println!(
+            "No bot libraries found in: {}.\nBuild the sample bots with `cargo build --release`, or add --plugins DIR.",
+            if folder_list.is_empty() { "(no plugin folder exists)".to_owned() } else { folder_list.join(", ") }
+        );
+        return Ok(());
+    }
+    print!("{}", plugin_table(&infos));
+    let usable = infos.iter().filter(|i| i.is_ok()).count();
+    println!("\n{usable} of {} libraries usable; searched {}", infos.len(), folder_list.join(", "));
+    Ok(())
+}
+
+fn play_match(global: &GlobalOptions, args: MatchArgs) -> Result<(), String> {
+    let bots: Vec<String> = args.black.into_iter().chain(args.white).collect();
+    let format = Format::Match { games: args.games };
+    run_event(global, &bots, format, args.sprt, &args.event)
+}
+
+fn tournament(global: &GlobalOptions, args: TournamentArgs) -> Result<(), String> {
+    if args.bots.len() < 2 && !args.event.resume {
+        return Err("a tournament needs at least two bots".to_owned());
+    }
+    let format = Format::Tournament { rounds: args.rounds, games_per_pair: args.games };
+    run_event(global, &args.bots, format, None, &args.event)
+}
+
+/// Resolves and probes the bots; names are made unique (`Random #2`).
+fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participant>, String> {
+    let folders = plugins::plugin_folders(&global.plugins);
+    let (runner, options) = (runner_command()?, global.seat_options());
+    let mut resolved = Vec::new();
+    for bot in bots {
+        let (name, level) = split_level(bot);
+        resolved.push((plugins::resolve(name, &folders, &runner, &options)?, level));
+    }
+    let paths: Vec<PathBuf> = resolved.iter().map(|(path, _)| path.clone()).collect();
+    let infos = plugins::probe_all(&paths, &runner, &options);
+    let mut participants: Vec<Participant> = Vec::new();
+    for ((library, level), info) in resolved.into_iter().zip(infos) {
+        if let PluginStatus::Error(why) = &info.status {
+            eprintln!("warning: {} cannot play ({why}); its games count as losses", library.display());
+        }
+        let base = if info.is_ok() { info.name.clone() } else { library_stem(&library) };
+        let base = match level {
+            Some(level) => format!("{base}@{level}"),
+            None => base,
+        };
+        let mut name = base.clone();
+        let mut copy = 1;
+        while participants.iter().any(|p| p.name == name) {
+            copy += 1;
+            name = format!("{base} #{copy}");
+        }
+        participants.push(Participant { name, library, level });
+    }
+    Ok(participants)
+}
+
+/// `alphabeta@3` → (`alphabeta`, 3); a plain name or an existing path has no level.
+fn split_level(bot: &str) -> (&str, Option<u32>) {
+    if Path::new(bot).exists() {
+        return (bot, None);
+    }
+    match bot.rsplit_once('@') {
+        Some((name, level)) if !name.is_empty() => match level.parse() {
+            Ok(level) => (name, Some(level)),
+            Err(_) => (bot, None),
+        },
+        _ => (bot, None),
+    }
+}
+
+fn run_event(
+    global: &GlobalOptions,
+    bots: &[String],
+    format: Format,
+    sprt: Option<Sprt>,
+    args: &EventArgs,
+) -> Result<(), String> {
+    let (mut state, spec, done) = if args.resume {
+        let dir = args.state.as_ref().expect("clap requires --state with --resume");
+        let (state, spec, done) = StateDir::resume(dir)?;
+        if !bots.is_empty() {
+            let given = participants(global, bots)?;
+            let same = given.len() == spec.participants.len()
+                && given.iter().zip(&spec.participants).all(|(a, b)| same_file(&a.library, &b.library));
+            if !same {
+                return Err(format!(
+                    "{} holds an event between {}; resume it without naming bots, or with the same ones",
+                    dir.display(),
+                    spec.names().join(", ")
+                ));
+            }
+        }
+        (Some(state), spec, done)
+    } else {
+        let openings = OpeningSource::parse(&args.openings)?;
+        let spec = EventSpec {
+            participants: participants(global, bots)?,
+            format,
+            openings,
+            seed: args.seed,
+            time_limit_ms: (global.time_ms > 0).then_some(global.time_ms),
+            sprt,
+        };
+        let state = args.state.as_deref().map(|dir| StateDir::create(dir, &spec)).transpose()?;
+        (state, spec, Vec::new())
+    };
+
+    let mut out = match &args.out {
+        None => None,
+        Some(path) => {
+            // Rewritten from the finished games, so a resumed event's file holds each game once.
+            let mut file = File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            for game in &done {
+                writeln!(file, "{}", othello_arena::ggf::write_game(&game.record))
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            Some((path.clone(), file))
+        }
+    };
+
+    let total = spec.schedule().len();
+    let progress = if args.json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let bar = indicatif::ProgressBar::new(total as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise}  {wide_msg}")
+                .expect("valid template"),
+        );
+        bar.set_position(done.len() as u64);
+        bar
+    };
+    let names = spec.names();
+    let options = global.run_options(args.concurrency)?;
+    let stop = AtomicBool::new(false);
+    let mut error = None;
+    let mut finished = done.clone();
+    let summary = run(&spec, &options, done, &stop, &mut |event| {
+        let ArenaEvent::GameFinished(game) = event else { return };
+        if let Err(e) = save(&mut state, &mut out, &game) {
+            error.get_or_insert(e);
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        if args.json {
+            println!("{}", serde_json::to_string(&GameLine::new(&game)).expect("game lines serialize"));
+        }
+        finished.push(game);
+        let standings = Standings::compute(&names, &finished);
+        let leader = &standings.rows[0];
+        progress.set_message(format!("leader: {} ({:.1} points)", leader.name, leader.points));
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    if let Some(e) = error {
+        return Err(e);
+    }
+
+    let standings = Standings::compute(&names, &summary.games);
+    let first = standings.cross[0].get(1).map(|s| s.wdl).unwrap_or_default();
+    let sprt_summary = spec.sprt.map(|test| SprtSummary::new(test, &summary, first));
+    if args.json {
+        let line = SummaryLine {
+            summary: Summary {
+                games: summary.games.len(),
+                unplayed: summary.unplayed,
+                standings: &standings.rows,
+                sprt: sprt_summary,
+            },
+        };
+        println!("{}", serde_json::to_string(&line).expect("summaries serialize"));
+    } else {
+        print!("{}", summary_text(&standings, &summary));
+        if let Some(sprt) = sprt_summary {
+            println!("\n{}", sprt.to_text(&names[0], &names[1]));
+        }
+        if let Some((path, _)) = &out {
+            println!("\nGames written to {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Records a finished game in the state folder and the GGF file.
+fn save(state: &mut Option<StateDir>, out: &mut Option<(PathBuf, File)>, game: &FinishedGame) -> Result<(), String> {
+    if let Some(state) = state {
+        state.append(game)?;
+    }
+    if let Some((path, file)) = out {
+        writeln!(file, "{}", othello_arena::ggf::write_game(&game.record))
+            .and_then(|()| file.flush())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_app_runs_bots_with_the_global_options_as_the_arena_does() {
+        let cli = Cli::try_parse_from([
+            "othello",
+            "--plugins",
+            "my-bots",
+            "--memory-mb",
+            "77",
+            "--load-timeout-ms",
+            "1234",
+            "--grace-ms",
+            "321",
+        ])
+        .unwrap();
+        let launch = cli.global.app_launch().unwrap();
+        let arena = cli.global.seating().unwrap();
+        assert_eq!(launch.seating(), arena, "one source for how bots run");
+        assert_eq!(launch.options.memory_limit_mb, 77);
+        assert_eq!(launch.options.load_timeout, Duration::from_millis(1234));
+        assert_eq!(launch.options.grace, Duration::from_millis(321));
+        assert_eq!(launch.runner.program(), std::env::current_exe().unwrap());
+        assert_eq!(launch.runner.args(), [othello_runner::RUNNER_SUBCOMMAND]);
+        assert_eq!(launch.plugin_folders, [PathBuf::from("my-bots")]);
+    }
+}

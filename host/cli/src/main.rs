@@ -1,0 +1,11 @@
+//! `othello`: the desktop app without a subcommand, the headless arena with one (see [`cli`]).
+
+mod cli;
+mod report;
+
+fn main() {
+    // Bots run in child processes started as `othello runner …` (see `cli::runner_command`): serve
+    // that before any other set-up, so a runner runs nothing but the runner's code.
+    othello_runner::main_if_runner();
+    std::process::exit(cli::main());
+}

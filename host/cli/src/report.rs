@@ -1,0 +1,145 @@
+//! What the headless arena prints: one JSON object per finished game and a
+//! summary object (`--json`), or readable text.
+
+use serde::Serialize;
+
+use othello_arena::event::{FinishedGame, RunSummary, Sprt, SprtDecision, StandingRow, Standings};
+use othello_arena::plugins::{PluginInfo, PluginStatus};
+
+/// The `--json` line of a finished game.
+#[derive(Debug, Serialize)]
+pub struct GameLine<'a> {
+    /// 1-based game number.
+    pub game: usize,
+    pub black: &'a str,
+    pub white: &'a str,
+    /// `black`, `white` or `draw`.
+    pub result: &'static str,
+    pub score: [u32; 2],
+    pub termination: &'static str,
+    /// `black`/`white` for the side that failed, else null.
+    pub loser: Option<&'static str>,
+    pub detail: &'a str,
+    /// The whole game from the standard start, passes omitted.
+    pub moves: String,
+}
+
+impl<'a> GameLine<'a> {
+    pub fn new(game: &'a FinishedGame) -> GameLine<'a> {
+        let record = &game.record;
+        let result = &record.result;
+        GameLine {
+            game: game.index + 1,
+            black: &record.black,
+            white: &record.white,
+            result: result.outcome_str(),
+            score: result.score,
+            termination: result.termination.as_str(),
+            loser: result.loser.map(|c| if c == othello_sdk::Color::Black { "black" } else { "white" }),
+            detail: &result.detail,
+            moves: record.transcript(),
+        }
+    }
+}
+
+/// The `--json` summary line.
+#[derive(Debug, Serialize)]
+pub struct SummaryLine<'a> {
+    pub summary: Summary<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Summary<'a> {
+    pub games: usize,
+    pub unplayed: usize,
+    pub standings: &'a [StandingRow],
+    pub sprt: Option<SprtSummary>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SprtSummary {
+    #[serde(flatten)]
+    pub test: Sprt,
+    pub llr: f64,
+    pub lower_bound: f64,
+    pub upper_bound: f64,
+    pub decision: SprtDecision,
+}
+
+impl SprtSummary {
+    pub fn new(test: Sprt, run: &RunSummary, first: othello_arena::event::Wdl) -> SprtSummary {
+        let (lower_bound, upper_bound) = test.bounds();
+        let llr = run.sprt.map_or_else(|| test.llr(first), |(_, llr)| llr);
+        SprtSummary { test, llr, lower_bound, upper_bound, decision: test.decide(first) }
+    }
+
+    pub fn to_text(&self, first: &str, second: &str) -> String {
+        let verdict = match self.decision {
+            SprtDecision::Continue => "no decision yet".to_owned(),
+            SprtDecision::AcceptH0 => {
+                format!("H0 accepted: {first} is not {} Elo stronger than {second}", self.test.elo1)
+            }
+            SprtDecision::AcceptH1 => {
+                format!("H1 accepted: {first} is at least {} Elo stronger than {second}", self.test.elo1)
+            }
+        };
+        format!(
+            "SPRT ({}): LLR {:.2} (bounds {:.2}, {:.2}): {verdict}",
+            self.test, self.llr, self.lower_bound, self.upper_bound
+        )
+    }
+}
+
+/// `othello list` as a text table.
+pub fn plugin_table(plugins: &[PluginInfo]) -> String {
+    let path_width = plugins.iter().map(|p| p.path.display().to_string().chars().count()).max().unwrap_or(4).max(4);
+    let name_width = plugins.iter().map(|p| p.name.chars().count()).max().unwrap_or(4).max(4);
+    let features_width = plugins.iter().map(|p| p.features_text().chars().count()).max().unwrap_or(8).max(8);
+    let mut out = format!(
+        "{:<path_width$}  {:<name_width$}  {:>3}  {:<features_width$}  STATUS\n",
+        "PATH", "NAME", "ABI", "FEATURES"
+    );
+    for plugin in plugins {
+        let status = match &plugin.status {
+            PluginStatus::Ok => "ok".to_owned(),
+            PluginStatus::Error(why) => format!("error: {why}"),
+        };
+        out += &format!(
+            "{:<path_width$}  {:<name_width$}  {:>3}  {:<features_width$}  {status}\n",
+            plugin.path.display(),
+            plugin.name,
+            plugin.abi_version.map_or("-".to_owned(), |v| v.to_string()),
+            plugin.features_text(),
+        );
+    }
+    out
+}
+
+/// The readable summary of an event.
+pub fn summary_text(standings: &Standings, run: &RunSummary) -> String {
+    let mut out = format!("{} games played", run.games.len());
+    if run.unplayed > 0 {
+        out += &format!(", {} not played", run.unplayed);
+    }
+    out += "\n\n";
+    out += &standings.to_text();
+    let failures: Vec<&FinishedGame> = run.games.iter().filter(|g| g.record.result.loser.is_some()).collect();
+    if !failures.is_empty() {
+        out += "\nForfeits:\n";
+        for game in failures.iter().take(MAX_FORFEITS_LISTED) {
+            let result = &game.record.result;
+            let loser = result.loser.map_or("", |c| game.record.name(c));
+            out += &format!("  game {}: {loser} lost by {}: {}\n", game.index + 1, result.termination, result.detail);
+            for line in &result.stderr_tail {
+                out += &format!("      | {line}\n");
+            }
+        }
+        if failures.len() > MAX_FORFEITS_LISTED {
+            out += &format!("  … and {} more\n", failures.len() - MAX_FORFEITS_LISTED);
+        }
+    }
+    out
+}
+
+/// Forfeits listed in the text summary.
+const MAX_FORFEITS_LISTED: usize = 10;

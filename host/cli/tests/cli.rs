@@ -1,0 +1,324 @@
+//! The `othello` command line, run as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use othello_testkit::*;
+
+/// The `othello` binary under test (it serves its own bots' runners as `othello runner`).
+fn othello_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_othello"))
+}
+use othello_sdk::{Position, parse_transcript};
+use serde_json::Value;
+
+/// A scratch folder with a `plugins/` folder holding the given fixtures.
+fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    for name in fixtures {
+        let source = if *name == "random_c" { random_bot() } else { fixture(name) };
+        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn othello(dir: &Path, args: &[&str]) -> Output {
+    Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines().map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"))).collect()
+}
+
+/// Replays a game line's transcript and checks its score.
+fn check_game_line(game: &Value) {
+    let mut position = Position::start();
+    for mv in parse_transcript(game["moves"].as_str().unwrap()).unwrap() {
+        position.play(mv);
+    }
+    if game["termination"] == "normal" {
+        let (black, white) = position.final_score();
+        assert_eq!(game["score"], serde_json::json!([black, white]), "{game}");
+        assert!(position.is_game_over());
+    }
+}
+
+#[test]
+fn no_subcommand_opens_the_app_and_without_a_display_says_why_it_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the app could not start") && stderr.contains("othello --help"), "{stderr}");
+}
+
+#[test]
+fn list_reports_every_library_and_why_it_cannot_play() {
+    let dir = workspace(&["first_legal", "missing_think", "abi_999", "crash_on_load", "hang_on_load", "abort_in_init"]);
+    std::fs::write(dir.path().join("plugins/libnotes.so"), "not a library").unwrap();
+    let started = Instant::now();
+    let text = stdout(&othello(dir.path(), &["list", "--load-timeout-ms", "1000"]));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let line = |file: &str| text.lines().find(|l| l.contains(file)).unwrap_or_else(|| panic!("{file} not in\n{text}"));
+    assert!(line("libfirst_legal.so").contains("First legal") && line("libfirst_legal.so").ends_with("ok"));
+    assert!(line("libmissing_think.so").ends_with("error: missing symbol `think`"));
+    assert!(line("libabi_999.so").contains("error: ABI version 999 not supported"));
+    assert!(
+        line("libcrash_on_load.so").ends_with("error: killed by signal SIGSEGV (segmentation fault) while loading")
+    );
+    assert!(line("libhang_on_load.so").ends_with("error: did not finish loading within 1000 ms"));
+    assert!(line("libabort_in_init.so").ends_with("error: killed by signal SIGABRT (abort) in init"));
+    assert!(line("libnotes.so").contains("error: not a loadable library"));
+
+    let json = json_lines(&stdout(&othello(dir.path(), &["list", "--json", "--load-timeout-ms", "1000"])));
+    let entry = |file: &str| json.iter().find(|v| v["path"].as_str().unwrap().ends_with(file)).unwrap().clone();
+    assert_eq!(entry("libfirst_legal.so")["status"], "ok");
+    assert_eq!(entry("libfirst_legal.so")["name"], "First legal");
+    assert_eq!(entry("libfirst_legal.so")["abi_version"], 1);
+    assert_eq!(entry("libmissing_think.so")["status"], "error");
+    assert_eq!(entry("libmissing_think.so")["error"], "missing symbol `think`");
+}
+
+#[test]
+fn match_json_and_ggf_output() {
+    let dir = workspace(&["first_legal", "random_c"]);
+    let args = [
+        "match",
+        "first_legal",
+        "Random (C)",
+        "--games",
+        "4",
+        "--json",
+        "--openings",
+        "random:3",
+        "--seed",
+        "5",
+        "--out",
+        "games.ggf",
+        "--time-ms",
+        "500",
+    ];
+    let lines = json_lines(&stdout(&othello(dir.path(), &args)));
+    assert_eq!(lines.len(), 5);
+    let keys: Vec<&str> = lines[0].as_object().unwrap().keys().map(String::as_str).collect();
+    let mut expected = ["black", "detail", "game", "loser", "moves", "result", "score", "termination", "white"];
+    expected.sort();
+    assert_eq!(keys, expected);
+    let mut numbers: Vec<u64> = lines[..4].iter().map(|g| g["game"].as_u64().unwrap()).collect();
+    numbers.sort();
+    assert_eq!(numbers, [1, 2, 3, 4]);
+    for game in &lines[..4] {
+        check_game_line(game);
+        assert_eq!(game["termination"], "normal");
+        assert_eq!(game["loser"], Value::Null);
+        let number = game["game"].as_u64().unwrap();
+        let first_legal_black = number % 2 == 1;
+        assert_eq!(game["black"], if first_legal_black { "First legal" } else { "Random (C)" });
+        // Games 1-2 and 3-4 share an opening: the first three moves.
+        assert!(game["moves"].as_str().unwrap().len() >= 6);
+    }
+    let by_number = |n: u64| lines.iter().find(|g| g["game"] == n).unwrap()["moves"].as_str().unwrap()[..6].to_owned();
+    assert_eq!(by_number(1), by_number(2));
+    assert_eq!(by_number(3), by_number(4));
+    assert_ne!(by_number(1), by_number(3));
+
+    let summary = &lines[4]["summary"];
+    assert_eq!(summary["games"], 4);
+    let standings = summary["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 2);
+    let total_wins: u64 = standings.iter().map(|s| s["wins"].as_u64().unwrap()).sum();
+    let total_draws: u64 = standings.iter().map(|s| s["draws"].as_u64().unwrap()).sum();
+    assert_eq!(total_wins + total_draws / 2, 4);
+
+    let games = othello_arena::ggf::read_file(&dir.path().join("games.ggf")).unwrap();
+    assert_eq!(games.len(), 4);
+    for game in &games {
+        let line = lines.iter().find(|l| l["moves"] == game.transcript().as_str() && l["black"] == game.black.as_str());
+        let line = line.unwrap_or_else(|| panic!("{} not in the JSON output", game.transcript()));
+        assert_eq!(line["score"], serde_json::json!(game.result.score));
+    }
+}
+
+#[test]
+fn tournament_prints_standings_and_cross_table() {
+    let dir = workspace(&["first_legal", "random_c", "illegal_pass"]);
+    let text = stdout(&othello(
+        dir.path(),
+        &["tournament", "first_legal", "random_c", "illegal_pass", "--concurrency", "2", "--time-ms", "500"],
+    ));
+    assert!(text.contains("6 games played"), "{text}");
+    assert!(text.contains("Cross-table"), "{text}");
+    for name in ["First legal", "Random (C)", "Passer"] {
+        assert!(text.contains(name), "{text}");
+    }
+    assert!(text.contains("lost by illegal-move: move byte 0xff (a pass): cannot pass with legal moves"), "{text}");
+}
+
+#[test]
+fn in_process_seats_of_one_library_do_not_share_state() {
+    let dir = workspace(&["stateful"]);
+    let lines = json_lines(&stdout(&othello(
+        dir.path(),
+        &["--in-process", "match", "stateful", "stateful", "--games", "2", "--json"],
+    )));
+    for game in &lines[..2] {
+        assert_eq!(game["termination"], "normal", "{game}");
+        assert!(game["black"].as_str().unwrap().starts_with("Stateful"));
+    }
+    assert_ne!(lines[0]["black"], lines[0]["white"]);
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let dir = workspace(&["first_legal"]);
+    let output = othello(dir.path(), &["match", "nosuchbot", "first_legal"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("no bot `nosuchbot`") && error.contains("first_legal (First legal)"), "{error}");
+
+    std::fs::write(dir.path().join("openings.txt"), "f5d6\nf5e4\n").unwrap();
+    let output = othello(dir.path(), &["match", "first_legal", "first_legal", "--openings", "openings.txt"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("openings.txt:2: move 2 (at character 3): e4 is illegal"), "{error}");
+
+    let output = othello(dir.path(), &["match", "first_legal", "first_legal", "--sprt", "elo0=0"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// Number of complete lines in a file (0 if missing).
+fn complete_lines(path: &PathBuf) -> usize {
+    std::fs::read_to_string(path).map(|t| t.matches('\n').count()).unwrap_or(0)
+}
+
+#[test]
+fn a_tournament_killed_with_sigkill_resumes_without_losing_or_replaying_games() {
+    let dir = workspace(&["slow", "first_legal"]);
+    let state = dir.path().join("state");
+    let games_file = state.join("games.jsonl");
+    let args = [
+        "tournament",
+        "slow",
+        "slow",
+        "first_legal",
+        "--rounds",
+        "3",
+        "--state",
+        "state",
+        "--out",
+        "games.ggf",
+        "--json",
+        "--openings",
+        "random:2",
+    ];
+    let total = 3 * 3 * 2;
+    let mut child = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while complete_lines(&games_file) < 2 {
+        assert!(Instant::now() < deadline, "no game finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let saved = complete_lines(&games_file);
+    assert!(saved < total, "the tournament finished before it was killed");
+    // A line cut off mid-write is not a finished game.
+    let mut file = std::fs::OpenOptions::new().append(true).open(&games_file).unwrap();
+    std::io::Write::write_all(&mut file, b"{\"index\":17,\"bla").unwrap();
+    drop(file);
+
+    let output = othello(dir.path(), &["tournament", "--state", "state", "--resume", "--json", "--out", "games.ggf"]);
+    let lines = json_lines(&stdout(&output));
+    let resumed_games = &lines[..lines.len() - 1];
+    assert_eq!(resumed_games.len(), total - saved, "each unfinished game is played once");
+    assert_eq!(lines.last().unwrap()["summary"]["games"], total);
+
+    let records: Vec<Value> = json_lines(&std::fs::read_to_string(&games_file).unwrap());
+    let mut indices: Vec<u64> = records.iter().map(|r| r["index"].as_u64().unwrap()).collect();
+    indices.sort();
+    assert_eq!(indices, (0..total as u64).collect::<Vec<_>>());
+    for game in resumed_games {
+        let index = game["game"].as_u64().unwrap() - 1;
+        assert!(records.iter().skip(saved).any(|r| r["index"] == index), "game {index} was replayed");
+        check_game_line(game);
+    }
+    assert_eq!(othello_arena::ggf::read_file(&dir.path().join("games.ggf")).unwrap().len(), total);
+
+    // Starting over in the same folder is refused rather than overwriting it.
+    let output = othello(dir.path(), &["tournament", "slow", "first_legal", "--state", "state"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--resume"));
+}
+
+/// Processes whose command line mentions `text`.
+fn processes_mentioning(text: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(text))
+        .count()
+}
+
+#[test]
+fn runners_do_not_outlive_a_killed_host() {
+    let dir = workspace(&["hang", "first_legal"]);
+    let plugins = dir.path().join("plugins");
+    let plugins = plugins.to_str().unwrap();
+    let mut host = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .args(["match", "hang", "first_legal", "--time-ms", "60000", "--games", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_mentioning(plugins) < 2 {
+        assert!(Instant::now() < deadline, "the runners did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200)); // the hanging bot is thinking now
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while processes_mentioning(plugins) > 0 {
+        assert!(Instant::now() < deadline, "runners survived their host");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_level_after_the_bot_name_reaches_the_bot() {
+    let dir = workspace(&["levels", "first_legal"]);
+    let listed = stdout(&othello(dir.path(), &["list"]));
+    assert!(listed.lines().any(|l| l.contains("liblevels.so") && l.contains("levels 1-3")), "{listed}");
+    let lines =
+        json_lines(&stdout(&othello(dir.path(), &["match", "levels@2", "first_legal", "--games", "2", "--json"])));
+    for game in &lines[..2] {
+        assert_eq!(game["termination"], "normal", "{game}");
+    }
+    assert_eq!(lines[0]["black"], "Levels@2");
+    let lines =
+        json_lines(&stdout(&othello(dir.path(), &["match", "levels@3", "first_legal", "--games", "1", "--json"])));
+    assert_eq!(lines[0]["termination"], "illegal-move");
+}

@@ -1,3 +1,0 @@
-fn main() {
-    std::process::exit(othello_host::cli::main());
-}

@@ -1,0 +1,168 @@
+//! Test helpers shared by the host crates' tests: the runner binary, fixture bots compiled from C
+//! with `cc` (once per test process), and checks on runner processes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use othello_arena::seat::{RUNNER_EXECUTABLE, RunnerCommand, SeatOptions, SeatSpec, Seating};
+
+/// The folder of the build profile the running test belongs to (`target/debug`): test
+/// executables live in its `deps/` folder.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let deps = exe.parent().expect("the test executable's folder");
+    // Examples and tests live one level below the profile folder.
+    deps.parent().expect("a target profile folder").to_path_buf()
+}
+
+/// The standalone runner of the same build (`cargo test --workspace` builds it; so does
+/// `cargo build -p othello-runner`).
+pub fn runner_command() -> RunnerCommand {
+    RunnerCommand::in_folder(&profile_dir()).unwrap_or_else(|missing| {
+        panic!(
+            "{missing}. These tests need it: run them with `cargo test --workspace`, or build it first with \
+             `cargo build -p othello-runner`"
+        )
+    })
+}
+
+/// Memory limit the tests give runners (small, so hogs hit it fast).
+pub const TEST_MEMORY_LIMIT_MB: u64 = 256;
+/// Load timeout in tests (short, so hanging loaders are quick to report).
+pub const TEST_LOAD_TIMEOUT: Duration = Duration::from_millis(1500);
+/// Time per move in tests.
+pub const TEST_TIME_LIMIT: Duration = Duration::from_millis(200);
+/// Grace margin in tests: generous, so a loaded CI machine never makes a
+/// well-behaved bot lose on time (only the hanging fixture waits it out).
+pub const TEST_GRACE: Duration = Duration::from_millis(800);
+
+/// The limits the tests give every seat.
+pub fn seat_options() -> SeatOptions {
+    SeatOptions { grace: TEST_GRACE, memory_limit_mb: TEST_MEMORY_LIMIT_MB, load_timeout: TEST_LOAD_TIMEOUT }
+}
+
+/// Isolated seats with the test limits.
+pub fn isolated_seating() -> Seating {
+    Seating { options: seat_options(), ..Seating::isolated(runner_command()) }
+}
+
+/// In-process seats with the test limits.
+pub fn in_process_seating() -> Seating {
+    Seating { options: seat_options(), ..Seating::in_process() }
+}
+
+pub fn isolated(library: &Path) -> SeatSpec {
+    isolated_seating().spec(library, None)
+}
+
+pub fn in_process(library: &Path) -> SeatSpec {
+    in_process_seating().spec(library, None)
+}
+
+/// Where fixtures are built (shared by every test binary of one build).
+fn fixture_dir() -> PathBuf {
+    let dir = profile_dir().join("test-fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Compiles `tests/fixtures/NAME.c` into `libNAME.so` (once per test process).
+pub fn fixture(name: &str) -> PathBuf {
+    let out = fixture_dir().join(format!("lib{name}.so"));
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if built.iter().any(|b| b == name) {
+        return out;
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = manifest.join("fixtures").join(format!("{name}.c"));
+    let include = manifest.join("../../sdk/include");
+    compile(&[source, include], &out);
+    built.push(name.to_owned());
+    out
+}
+
+/// Compiles a C source into a shared library at `out`. Built under a unique
+/// name and renamed into place, as other test processes may build it too.
+fn compile(source_and_include: &[PathBuf; 2], out: &Path) {
+    let [source, include] = source_and_include;
+    let partial = out.with_extension(format!("so.{}.partial", std::process::id()));
+    let status = Command::new("cc")
+        .args(["-O1", "-shared", "-fPIC", "-pthread", "-w"])
+        .arg("-I")
+        .arg(include)
+        .arg(source)
+        .arg("-o")
+        .arg(&partial)
+        .status()
+        .expect("the C compiler `cc` runs");
+    assert!(status.success(), "compiling {} failed", source.display());
+    std::fs::rename(&partial, out).unwrap();
+}
+
+/// The C example bot of the sdk (plays random legal moves).
+pub fn random_bot() -> PathBuf {
+    let out = fixture_dir().join("librandom_c.so");
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if !built.iter().any(|b| b == "random_c") {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        compile(&[manifest.join("../../sdk/examples/c/random_bot.c"), manifest.join("../../sdk/include")], &out);
+        built.push("random_c".to_owned());
+    }
+    out
+}
+
+/// A file with the library extension that is not a library.
+pub fn not_a_library() -> PathBuf {
+    let out = fixture_dir().join(format!("libnotes{}.so", std::process::id()));
+    std::fs::write(&out, "these are my notes, not a bot\n").unwrap();
+    out
+}
+
+/// How long a stopped runner may take to be killed and reaped before a test fails (generous:
+/// the stop itself is immediate, but a loaded CI machine may schedule the reaping thread late).
+pub const STOP_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The process `pid` no longer exists: it ended and was reaped (a zombie still has its /proc entry).
+pub fn process_is_gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Waits up to [`STOP_DEADLINE`] for `pid` to be gone.
+pub fn wait_until_gone(pid: u32) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < STOP_DEADLINE {
+        if process_is_gone(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    process_is_gone(pid)
+}
+
+/// The runner children of this test process that run `library` (read from /proc).
+pub fn runners_of(library: &Path) -> Vec<u32> {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            // `pid (comm) state ppid …`: the parent id is the second field after the command name.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+            let is_runner = args.first().is_some_and(|program| program.ends_with(RUNNER_EXECUTABLE.as_bytes()))
+                || args.contains(&othello_runner_subcommand());
+            ppid == Some(me) && is_runner && args.contains(&library.as_os_str().as_encoded_bytes())
+        })
+        .collect()
+}
+
+/// `runner`, as a program that embeds the runner is started (`othello runner …`).
+fn othello_runner_subcommand() -> &'static [u8] {
+    b"runner"
+}
