@@ -4,7 +4,9 @@
 /// symbol of `othello_bot.h`, each shim catching panics so that none unwinds
 /// into the host. A panic makes `think` return
 /// [`OTHELLO_MOVE_ERROR`](crate::abi::OTHELLO_MOVE_ERROR) and
-/// `othello_last_error` return `panicked: <message>`.
+/// `othello_last_error` return `panicked: <message>`. `othello_search_info`
+/// writes only the fields within the host's `size` (see
+/// [`OthelloSearchInfo`](crate::abi::OthelloSearchInfo)).
 ///
 /// Use it once, at the root of a crate with `crate-type = ["cdylib"]`:
 ///

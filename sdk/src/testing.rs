@@ -96,10 +96,12 @@ pub fn play_game(black: &mut impl Bot, white: &mut impl Bot, mut position: Posit
 /// any test. That is also why no second build may run inside a test: it would
 /// overwrite the library, and the `.rlib` doc tests link against, mid-run.
 ///
+/// Another package's plugin is there only if the same invocation tests that
+/// package too (`cargo test -p mine -p other`, or `--workspace`).
+///
 /// # Panics
 /// If the library is not there: `package` is not under test in this cargo
-/// invocation (it builds only the libraries of the packages it tests and their
-/// dependencies), or its library has no `cdylib` crate type. The message says
+/// invocation, or its library has no `cdylib` crate type. The message says
 /// which command builds it.
 pub fn plugin_library(package: &str, lib_name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
@@ -109,8 +111,9 @@ pub fn plugin_library(package: &str, lib_name: &str) -> PathBuf {
     let path = deps_dir.join(file);
     assert!(
         path.is_file(),
-        "the plugin library {} is missing: `cargo test -p {package}` builds it beside this test \
-         executable (its [lib] needs crate-type = [\"cdylib\", \"rlib\"])",
+        "the plugin library {} is missing: a `cargo test` that tests {package} builds it beside this \
+         test executable (`cargo test -p {package}`, plus `-p` this test's package if another), \
+         if its [lib] has crate-type = [\"cdylib\", \"rlib\"]",
         path.display()
     );
     path
