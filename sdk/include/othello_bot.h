@@ -86,7 +86,12 @@ typedef struct OthelloSearchInfo {
 } OthelloSearchInfo;    /* 40 bytes */
 
 /* After think() returns, the host may call othello_search_info() with a
- * zeroed struct (size set); fill what you know and set its flags. */
+ * zeroed struct (size set); fill what you know and set its flags.
+ * The host's struct may be shorter or longer than yours (later versions only
+ * append fields): write only fields lying entirely within info->size bytes,
+ * set only the flags of fields written, never touch bytes past info->size,
+ * and leave size as it is; size < 8 (no room for flags): write nothing.
+ * This spells out what version 1 always meant; it is not an ABI change. */
 OTHELLO_EXPORT void othello_search_info(OthelloSearchInfo *info);
 
 /* Why the last call failed, as static or bot-owned NUL-terminated text that

@@ -92,10 +92,20 @@ pub mod info_flags {
 ///
 /// The host zeroes it and sets `size` before calling `othello_search_info`;
 /// the bot fills the fields it knows and sets their bits in `flags`.
+///
+/// `size` lets the struct grow: later versions only append fields, and each
+/// side may know a different length. So the bot writes only the fields that
+/// lie entirely within the host's `size` bytes, sets in `flags` only the bits
+/// of fields it wrote, never touches a byte past `size` (a longer struct's
+/// newer fields keep the host's zeroes), and leaves `size` as the host set it.
+/// A `size` below 8 (no room for `flags`) gets nothing written. This is how
+/// [`export_bot!`](crate::export_bot) fills it; it spells out what v1 always
+/// meant and is not an ABI change.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct OthelloSearchInfo {
-    /// `sizeof(OthelloSearchInfo)` as the host knows it; later versions only append fields.
+    /// `sizeof(OthelloSearchInfo)` as the host knows it; later versions only
+    /// append fields. The bot writes only fields lying within these bytes.
     pub size: u32,
     /// `info_flags` bits.
     pub flags: u32,

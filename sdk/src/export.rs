@@ -4,7 +4,9 @@
 /// symbol of `othello_bot.h`, each shim catching panics so that none unwinds
 /// into the host. A panic makes `think` return
 /// [`OTHELLO_MOVE_ERROR`](crate::abi::OTHELLO_MOVE_ERROR) and
-/// `othello_last_error` return `panicked: <message>`.
+/// `othello_last_error` return `panicked: <message>`. `othello_search_info`
+/// writes only the fields within the host's `size` (see
+/// [`OthelloSearchInfo`](crate::abi::OthelloSearchInfo)).
 ///
 /// Use it once, at the root of a crate with `crate-type = ["cdylib"]`:
 ///
@@ -55,13 +57,17 @@ macro_rules! export_bot {
             }
 
             /// # Safety
-            /// `info` is NULL or points to a writable `OthelloSearchInfo`.
+            /// `info` is NULL or points to a writable `OthelloSearchInfo` of
+            /// `info->size` bytes, the host's version of the struct.
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn othello_search_info(info: *mut $crate::abi::OthelloSearchInfo) {
-                // SAFETY: the host passes NULL or a pointer to a live, writable
-                // struct for the duration of the call.
-                if let Some(info) = unsafe { info.as_mut() } {
-                    STATE.search_info(info)
+                if info.is_null() {
+                    return;
+                }
+                if let Some(report) = STATE.search_info() {
+                    // SAFETY: the host passes a pointer to its struct, valid and
+                    // writable for `size` bytes (its first field) during the call.
+                    unsafe { $crate::__private::write_search_info(info, &report) }
                 }
             }
 
@@ -76,11 +82,12 @@ macro_rules! export_bot {
 #[doc(hidden)]
 pub mod __private {
     use std::ffi::{CString, c_char};
+    use std::mem::{offset_of, size_of};
     use std::panic::{AssertUnwindSafe, catch_unwind};
     use std::sync::{Mutex, MutexGuard, OnceLock};
     use std::time::Duration;
 
-    use crate::abi::{OTHELLO_MOVE_ERROR, OthelloBoard, OthelloSearchInfo};
+    use crate::abi::{OTHELLO_MOVE_ERROR, OthelloBoard, OthelloSearchInfo, info_flags};
     use crate::{Bot, ThinkRequest};
 
     /// Everything one exported bot keeps between calls.
@@ -170,16 +177,78 @@ pub mod __private {
             });
         }
 
-        pub fn search_info(&self, out: &mut OthelloSearchInfo) {
-            if let Some(Some(info)) = self.call(|bot, _| bot.search_info()) {
-                *out = info.into();
-            }
+        /// The bot's report on its last search, in C layout.
+        pub fn search_info(&self) -> Option<OthelloSearchInfo> {
+            self.call(|bot, _| bot.search_info()).flatten().map(OthelloSearchInfo::from)
         }
 
         pub fn last_error(&self) -> *const c_char {
             // The pointer stays valid until the next call into the bot: the
             // string lives in the static state and is only replaced by a call.
             self.lock().last_error.as_ref().map_or(std::ptr::null(), |e| e.as_ptr())
+        }
+    }
+
+    /// Copies `report` into the host's `OthelloSearchInfo` at `out`, writing
+    /// only the fields that lie entirely within the host's `size` bytes, and
+    /// setting in `flags` only the bits of fields written.
+    ///
+    /// The host's struct may be shorter (an older or smaller host) or longer (a
+    /// newer host: ABI v1 only appends fields) than this crate's: bytes past
+    /// `size` are never read or written, and bytes past this crate's struct are
+    /// left as the host set them. `size` itself is the host's and stays as is.
+    /// A `size` too small for `flags` gets nothing written.
+    ///
+    /// # Safety
+    /// `out` points to at least 4 readable bytes holding the host's `size`
+    /// (native-endian `u32`), and to at least `size` writable bytes.
+    pub unsafe fn write_search_info(out: *mut OthelloSearchInfo, report: &OthelloSearchInfo) {
+        // SAFETY: `size` is the first field of every version of the struct and
+        // the host has set it (the caller's contract). Read unaligned so that
+        // nothing depends on the alignment of the host's pointer.
+        let size = unsafe { out.cast::<u32>().read_unaligned() } as usize;
+        if size < offset_of!(OthelloSearchInfo, flags) + size_of::<u32>() {
+            return; // not even room to say which fields hold a value
+        }
+        let mut host = HostStruct { base: out.cast(), size };
+        // The `flags` bits of the fields written. A field added to the ABI must
+        // be written here too, or its flag is never claimed.
+        let mut written = 0;
+        if host.write(offset_of!(OthelloSearchInfo, eval), report.eval) {
+            // EXACT qualifies `eval`: claimed only with it.
+            written |= info_flags::EVAL | info_flags::EXACT;
+        }
+        if host.write(offset_of!(OthelloSearchInfo, win_rate), report.win_rate) {
+            written |= info_flags::WIN_RATE;
+        }
+        if host.write(offset_of!(OthelloSearchInfo, nodes), report.nodes) {
+            written |= info_flags::NODES;
+        }
+        if host.write(offset_of!(OthelloSearchInfo, depth), report.depth) {
+            written |= info_flags::DEPTH;
+        }
+        host.write(offset_of!(OthelloSearchInfo, flags), report.flags & written);
+    }
+
+    /// The host's `OthelloSearchInfo`, as `size` writable bytes at `base`.
+    /// Made only in [`write_search_info`], from the host's pointer and `size`.
+    struct HostStruct {
+        base: *mut u8,
+        size: usize,
+    }
+
+    impl HostStruct {
+        /// Writes `value` at byte `offset` if it lies entirely within the
+        /// host's `size` bytes; returns whether it did.
+        fn write<T: Copy>(&mut self, offset: usize, value: T) -> bool {
+            if offset + size_of::<T>() > self.size {
+                return false;
+            }
+            // SAFETY: `offset..offset + size_of::<T>()` lies within the `size`
+            // writable bytes at `base` (checked above; `write_search_info`'s
+            // contract). Unaligned, like the read of `size`.
+            unsafe { self.base.add(offset).cast::<T>().write_unaligned(value) };
+            true
         }
     }
 }

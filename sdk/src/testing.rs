@@ -15,8 +15,7 @@
 //! }
 //! ```
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::{Bot, Color, Move, Outcome, Position, SplitMix64, ThinkRequest};
@@ -79,28 +78,43 @@ pub fn play_game(black: &mut impl Bot, white: &mut impl Bot, mut position: Posit
     }
 }
 
-/// The plugin library of workspace package `package` whose library is named
-/// `lib_name`, freshly built (`cargo build -p package`, a no-op when up to date).
+/// The plugin library of workspace package `package`, whose library is named
+/// `lib_name`, as the running `cargo test` built it; no cargo is run.
 ///
-/// It is built into a target folder of its own, `target/plugin-tests`: a
-/// library with a `cdylib` crate type has no hash in its file names, so a build
-/// with other features in the test's own target folder would overwrite the
-/// `.rlib` that later doc tests link against.
+/// `cargo test` builds a library with `crate-type = ["cdylib", "rlib"]` for
+/// the package's tests, both crate types, into the folder of the test
+/// executables, `target/<profile>/deps/`. So the plugin is looked for there,
+/// beside [`std::env::current_exe`], and is the one built for this very test
+/// run. (`cargo test` does not copy it up to `target/<profile>/` as `cargo
+/// build` does; the file there may be from another build.)
+///
+/// A `cdylib` has no hash in its file name, so builds of the package with
+/// different features (of the sdk, say) write the same file. That is safe
+/// here: one cargo invocation resolves one feature set per package, so it
+/// builds the library once and tests load exactly what their own invocation
+/// built; a later invocation with other features rebuilds it before running
+/// any test. That is also why no second build may run inside a test: it would
+/// overwrite the library, and the `.rlib` doc tests link against, mid-run.
+///
+/// Another package's plugin is there only if the same invocation tests that
+/// package too (`cargo test -p mine -p other`, or `--workspace`).
+///
+/// # Panics
+/// If the library is not there: `package` is not under test in this cargo
+/// invocation, or its library has no `cdylib` crate type. The message says
+/// which command builds it.
 pub fn plugin_library(package: &str, lib_name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
     // target/<profile>/deps/<test exe>
-    let profile_dir = exe.parent().and_then(Path::parent).expect("a target folder");
-    let release = profile_dir.ends_with("release");
-    let target_dir = profile_dir.parent().expect("a target folder").join("plugin-tests");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "-p", package]).env("CARGO_TARGET_DIR", &target_dir);
-    if release {
-        build.arg("--release");
-    }
-    assert!(build.status().expect("cargo runs").success(), "building {package}");
+    let deps_dir = exe.parent().expect("the test executable's folder");
     let file = format!("{}{lib_name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
-    let path = target_dir.join(if release { "release" } else { "debug" }).join(file);
-    assert!(path.exists(), "{} was not built", path.display());
+    let path = deps_dir.join(file);
+    assert!(
+        path.is_file(),
+        "the plugin library {} is missing: a `cargo test` that tests {package} builds it beside this \
+         test executable (`cargo test -p {package}`, plus `-p` this test's package if another), \
+         if its [lib] has crate-type = [\"cdylib\", \"rlib\"]",
+        path.display()
+    );
     path
 }

@@ -5,10 +5,8 @@
 use std::time::{Duration, Instant};
 
 use mcts::{DEFAULT_THINK_TIME, MctsBot, PLAYOUTS_PER_LEVEL};
-use othello_sdk::abi::OthelloBoard;
-use othello_sdk::loader::BotLibrary;
-use othello_sdk::testing::{legal_reply, random_game_positions, think_time};
-use othello_sdk::{Bot, Color, Move, Position, ThinkRequest};
+use othello_sdk::testing::{legal_reply, play_game, random_game_positions, think_time};
+use othello_sdk::{Bot, Color, Move, Position, SplitMix64, Square, ThinkRequest};
 
 /// Small enough for quick tests, big enough to search a little.
 const QUICK_BUDGET: u64 = 300;
@@ -134,41 +132,70 @@ fn levels_cap_the_playouts() {
     assert!(nodes > PLAYOUTS_PER_LEVEL[0] * 10, "only {nodes} playouts at full strength");
 }
 
-/// One game of `mcts` against a loaded plugin; `mcts`'s points (1, ½ or 0).
-fn play_against_plugin(mcts: &mut MctsBot, plugin: &BotLibrary, mcts_color: Color) -> f64 {
-    mcts.new_game();
-    plugin.init();
-    let mut position = Position::start();
-    while !position.is_game_over() {
-        let mv = if position.side_to_move() == mcts_color {
-            think(mcts, position)
-        } else {
-            Move::from_byte(plugin.think(&OthelloBoard::new(&position, 0))).expect("the plugin replies with a move")
-        };
-        position.try_play(mv).unwrap_or_else(|e| panic!("{mv} is illegal ({e}) in\n{position}"));
-    }
-    match position.outcome() {
-        Some(othello_sdk::Outcome::Win(winner)) if winner == mcts_color => 1.0,
-        Some(othello_sdk::Outcome::Draw) => 0.5,
-        _ => 0.0,
-    }
-}
-
 #[test]
 fn beats_the_weighted_bot_with_a_small_budget() {
-    // The weighted bot is played as a plugin, as the host plays it: linking its
-    // crate beside this one would clash (both export the plugin symbols).
     const GAMES: u64 = 20;
     const MIN_SCORE: f64 = 0.75;
-    let weighted = BotLibrary::open(&othello_sdk::testing::plugin_library("bot-weighted", "weighted"))
-        .expect("the weighted plugin loads");
     let mut points = 0.0;
     for game in 0..GAMES {
         let mut mcts = MctsBot::with_seed(game).with_playout_budget(1000);
-        let color = if game % 2 == 0 { Color::Black } else { Color::White };
-        points += play_against_plugin(&mut mcts, &weighted, color);
+        let mut weighted = ClassicWeighted::with_seed(1000 + game);
+        points += if game % 2 == 0 {
+            play_game(&mut mcts, &mut weighted, Position::start())
+        } else {
+            1.0 - play_game(&mut weighted, &mut mcts, Position::start())
+        };
     }
     let score = points / GAMES as f64;
     eprintln!("mcts (1000 playouts a move) vs weighted: {:.1} % over {GAMES} games", 100.0 * score);
     assert!(score >= MIN_SCORE, "mcts scored only {:.1} % against weighted", 100.0 * score);
+}
+
+/// The weighted sample bot's strategy, seeded: the classic beginner's table
+/// (corners 150, X-squares -64, other edges 10, the rest 0), ties broken at
+/// random. A copy, not the `weighted` crate: two bot crates linked into one
+/// test binary would both export the plugin symbols, and its plugin is built
+/// only when the `weighted` package is tested too.
+struct ClassicWeighted(SplitMix64);
+
+impl ClassicWeighted {
+    fn with_seed(seed: u64) -> ClassicWeighted {
+        ClassicWeighted(SplitMix64::new(seed))
+    }
+
+    fn weight(square: Square) -> i32 {
+        let on_edge = |line: u8| line == 0 || line == 7;
+        let next_to_edge = |line: u8| line == 1 || line == 6;
+        let (row, col) = (square.row(), square.col());
+        if on_edge(row) && on_edge(col) {
+            150
+        } else if next_to_edge(row) && next_to_edge(col) {
+            -64
+        } else if on_edge(row) || on_edge(col) {
+            10
+        } else {
+            0
+        }
+    }
+}
+
+impl Default for ClassicWeighted {
+    fn default() -> ClassicWeighted {
+        ClassicWeighted::with_seed(0)
+    }
+}
+
+impl Bot for ClassicWeighted {
+    const NAME: &'static str = "Classic weighted";
+
+    fn new_game(&mut self) {}
+
+    fn think(&mut self, request: &ThinkRequest) -> Move {
+        let moves = request.position.legal_moves();
+        let Some(best) = moves.into_iter().map(ClassicWeighted::weight).max() else {
+            return Move::Pass;
+        };
+        let best: Vec<Square> = moves.into_iter().filter(|&square| ClassicWeighted::weight(square) == best).collect();
+        Move::Play(best[self.0.below(best.len() as u32) as usize])
+    }
 }

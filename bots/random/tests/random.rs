@@ -1,9 +1,9 @@
 //! The random bot plays every legal move with the same chance, passes when it
-//! must, answers at once, and replays the same moves from the same seed.
+//! must, and replays the same moves from the same seed.
 
 use std::time::Duration;
 
-use othello_sdk::testing::{legal_reply, random_game_positions, think_time};
+use othello_sdk::testing::{legal_reply, random_game_positions};
 use othello_sdk::{Bot, Move, Position, ThinkRequest};
 use random::RandomBot;
 
@@ -65,10 +65,39 @@ fn clock_seeded_bots_differ() {
 }
 
 #[test]
-fn answers_within_a_small_time_limit() {
-    let mut bot = RandomBot::default();
-    for position in random_game_positions(3, 5) {
-        let took = think_time(&mut bot, position, Duration::from_millis(30));
-        assert!(took < Duration::from_millis(300), "took {took:?}");
+fn every_legal_move_is_equally_likely_whatever_their_number() {
+    // The start's four moves can hide a pick that is only right for some
+    // counts (an off-by-one, a biased range): check one position per number
+    // of legal moves a game offers.
+    const DRAWS_PER_MOVE: usize = 1000;
+    let mut by_count = std::collections::BTreeMap::new();
+    for position in random_game_positions(50, 8) {
+        let count = position.legal_moves().count();
+        if count >= 2 {
+            by_count.entry(count).or_insert(position);
+        }
     }
+    assert!(by_count.len() >= 10, "the sample must offer many move counts: {:?}", by_count.keys());
+    let mut bot = RandomBot::with_seed(9);
+    for (&count, &position) in &by_count {
+        let mut draws = std::collections::HashMap::new();
+        for _ in 0..DRAWS_PER_MOVE * count as usize {
+            *draws.entry(legal_reply(&mut bot, position, None)).or_insert(0usize) += 1;
+        }
+        assert_eq!(draws.len(), count as usize, "not every move was drawn: {draws:?} in\n{position}");
+        let expected = DRAWS_PER_MOVE as f64;
+        let chi_square: f64 = draws.values().map(|&drawn| (drawn as f64 - expected).powi(2) / expected).sum();
+        let bound = chi_square_bound(count - 1);
+        assert!(chi_square < bound, "χ² = {chi_square:.1} ≥ {bound:.1} for {count} moves: {draws:?} in\n{position}");
+    }
+}
+
+/// The χ² value that uniform draws over `degrees_of_freedom + 1` outcomes
+/// exceed with probability 0.001 (Wilson and Hilferty's approximation, within
+/// 3 % of the tables for 1 degree of freedom and closer above).
+fn chi_square_bound(degrees_of_freedom: u32) -> f64 {
+    const Z_ONE_IN_A_THOUSAND: f64 = 3.09;
+    let k = f64::from(degrees_of_freedom);
+    let spread = 2.0 / (9.0 * k);
+    k * (1.0 - spread + Z_ONE_IN_A_THOUSAND * spread.sqrt()).powi(3)
 }

@@ -1,11 +1,12 @@
 //! The weighted bot plays the legal move of highest weight (corners first,
-//! X-squares last), breaks ties at random, passes when it must, answers at
-//! once, replays the same moves from the same seed and beats random play.
+//! X-squares last), breaks ties at random among the best moves only, passes
+//! when it must, replays the same moves from the same seed and beats random
+//! play.
 
 use std::collections::HashSet;
 use std::time::Duration;
 
-use othello_sdk::testing::{legal_reply, play_game, random_game_positions, think_time};
+use othello_sdk::testing::{legal_reply, play_game, random_game_positions};
 use othello_sdk::{Bitboard, Bot, Color, Move, Position, Square, ThinkRequest};
 use weighted::{WeightedBot, X_SQUARE, weight};
 
@@ -72,13 +73,51 @@ fn the_same_seed_replays_the_same_moves() {
     assert_ne!(moves(&mut WeightedBot::with_seed(43)), first_moves);
 }
 
+/// The squares named, as a bitboard.
+fn squares(names: &[&str]) -> Bitboard {
+    names.iter().map(|name| name.parse::<Square>().unwrap()).collect()
+}
+
+/// Black to move with discs on the squares named.
+fn black_to_move(black: &[&str], white: &[&str]) -> Position {
+    Position::from_discs(squares(black), squares(white), Color::Black).unwrap()
+}
+
+/// Every move a seeded bot chooses in `position` over many calls.
+fn chosen_moves(position: Position) -> Bitboard {
+    let mut bot = WeightedBot::with_seed(17);
+    (0..200)
+        .map(|_| match legal_reply(&mut bot, position, None) {
+            Move::Play(square) => square,
+            Move::Pass => panic!("passed with moves in\n{position}"),
+        })
+        .collect()
+}
+
 #[test]
-fn answers_within_a_small_time_limit() {
-    let mut bot = WeightedBot::default();
-    for position in random_game_positions(3, 13) {
-        let took = think_time(&mut bot, position, Duration::from_millis(30));
-        assert!(took < Duration::from_millis(300), "took {took:?}");
-    }
+fn takes_a_corner_over_every_other_kind_of_move() {
+    let position = black_to_move(&["c1", "f8", "c4", "e4", "f4"], &["b1", "g8", "b4", "f3", "f5"]);
+    let corners = squares(&["a1", "h8"]);
+    let x_square_edge_and_inner = squares(&["g2", "a4", "f2", "f6", "g6"]);
+    assert_eq!(position.legal_moves(), corners | x_square_edge_and_inner, "in\n{position}");
+    assert_eq!(chosen_moves(position), corners, "both corners and nothing else, in\n{position}");
+}
+
+#[test]
+fn without_a_corner_takes_an_edge_and_never_an_x_square() {
+    let position = black_to_move(&["c4", "e4", "f4", "e6"], &["b4", "f3", "f5", "e7"]);
+    let edges = squares(&["a4", "e8"]);
+    let x_square_and_inner = squares(&["g2", "f2", "f6", "g4", "g6"]);
+    assert_eq!(position.legal_moves(), edges | x_square_and_inner, "in\n{position}");
+    assert_eq!(chosen_moves(position), edges, "both edges and nothing else, in\n{position}");
+}
+
+#[test]
+fn prefers_any_inner_move_to_an_x_square() {
+    let position = black_to_move(&["e4", "f4"], &["f3", "f5"]);
+    let inner = squares(&["f2", "f6", "g6"]);
+    assert_eq!(position.legal_moves(), inner | squares(&["g2"]), "in\n{position}");
+    assert_eq!(chosen_moves(position), inner, "every inner move and not the X-square g2, in\n{position}");
 }
 
 #[test]
