@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::color_name as name;
-use othello_arena::record::FORFEIT_DISCS;
+use othello_arena::record::{End, Outcome as GameOutcome};
 use othello_arena::seat::Failure;
 use othello_sdk::{
     Bitboard, Color, IllegalMove, Move, Outcome, Position, SearchInfo, TranscriptError, format_transcript,
@@ -52,6 +52,27 @@ pub enum Ending {
     },
     /// Stopped by the user without a result.
     Aborted,
+}
+
+impl Ending {
+    /// The arena's result of a game that ended this way in `live` (`None` for an aborted game).
+    pub fn outcome(&self, live: &Position) -> Option<GameOutcome> {
+        match self {
+            Ending::Normal => Some(GameOutcome::normal(live)),
+            Ending::Resigned(loser) => Some(GameOutcome::resigned(*loser)),
+            Ending::Forfeit { loser, failure } => Some(GameOutcome::forfeit(*loser, failure.clone())),
+            Ending::Aborted => None,
+        }
+    }
+
+    /// How a game with the arena's result `outcome` ended.
+    pub fn from_outcome(outcome: &GameOutcome) -> Ending {
+        match &outcome.end {
+            End::Normal => Ending::Normal,
+            End::Resigned { loser } => Ending::Resigned(*loser),
+            End::Forfeit { loser, failure } => Ending::Forfeit { loser: *loser, failure: failure.clone() },
+        }
+    }
 }
 
 /// The result shown in the banner.
@@ -185,12 +206,12 @@ impl Game {
     pub fn result(&self) -> Option<GameResult> {
         let ending = self.ending.clone()?;
         let live = self.live();
-        let (outcome, score) = match &ending {
-            Ending::Normal => (live.outcome(), live.final_score()),
-            Ending::Aborted => (None, live.disc_counts()),
-            Ending::Resigned(loser) | Ending::Forfeit { loser, .. } => {
-                (Some(Outcome::Win(!*loser)), forfeit_score(!*loser))
+        let (outcome, score) = match ending.outcome(&live) {
+            Some(result) => {
+                let outcome = result.winner.map_or(Outcome::Draw, Outcome::Win);
+                (Some(outcome), (result.discs[0], result.discs[1]))
             }
+            None => (None, live.disc_counts()),
         };
         Some(GameResult { outcome, score, ending })
     }
@@ -287,14 +308,6 @@ impl Game {
     /// The side to move in the live position, if the game goes on.
     pub fn to_move(&self) -> Option<Color> {
         (!self.is_over()).then(|| self.live().side_to_move())
-    }
-}
-
-/// The score of a game won by a forfeit or resignation, as the referee scores a forfeit.
-fn forfeit_score(winner: Color) -> (u32, u32) {
-    match winner {
-        Color::Black => (FORFEIT_DISCS, 0),
-        Color::White => (0, FORFEIT_DISCS),
     }
 }
 

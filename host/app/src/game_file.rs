@@ -8,8 +8,7 @@ use std::path::Path;
 
 use super::game::{Ending, Game};
 use othello_arena::ggf::{self, GgfGame};
-use othello_arena::record::{GameResult, MoveRecord, unix_now};
-use othello_arena::seat::{Failure, Termination};
+use othello_arena::record::{MoveRecord, unix_now};
 
 /// What a saved game needs besides its moves.
 pub struct Players<'a> {
@@ -20,15 +19,7 @@ pub struct Players<'a> {
 
 /// The game as a GGF line. A game without a result is written without `RE`.
 pub fn to_ggf(game: &Game, players: &Players<'_>) -> String {
-    let result = match game.ending() {
-        Some(Ending::Normal) => Some(GameResult::normal(&game.live())),
-        Some(Ending::Forfeit { loser, failure }) => Some(GameResult::forfeit(*loser, failure.clone())),
-        // GGF has no separate mark for a resignation; `:r` is what it uses.
-        Some(Ending::Resigned(loser)) => {
-            Some(GameResult::forfeit(*loser, Failure::new(Termination::Crash, "resigned")))
-        }
-        Some(Ending::Aborted) | None => None,
-    };
+    let result = game.ending().and_then(|ending| ending.outcome(&game.live()));
     ggf::format(&GgfGame {
         black: players.black.to_owned(),
         white: players.white.to_owned(),
@@ -74,17 +65,8 @@ pub fn from_ggf(saved: &GgfGame) -> Result<Game, String> {
     let Some(result) = &saved.result else {
         return Ok(game); // saved in progress: it continues from its last move
     };
-    if result.termination != Termination::Normal
-        && let Some(loser) = result.loser
-    {
-        let failure =
-            Failure { termination: result.termination, detail: result.detail.clone(), stderr_tail: Vec::new() };
-        game.end(Ending::Forfeit { loser, failure });
-    } else if !game.is_over()
-        && let Some(winner) = result.winner
-    {
-        // Ended early without a named failure (e.g. RE[+64.00:r] from another program).
-        game.end(Ending::Resigned(!winner));
+    if !game.is_over() {
+        game.end(Ending::from_outcome(result));
     }
     Ok(game)
 }
@@ -92,6 +74,7 @@ pub fn from_ggf(saved: &GgfGame) -> Result<Game, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use othello_arena::seat::{Failure, Termination};
     use othello_sdk::{Color, Move};
 
     fn moves_of(game: &Game) -> Vec<(Color, Move)> {
@@ -125,6 +108,18 @@ mod tests {
         assert!(!text.contains("RE["), "an unfinished game is not written as finished: {text}");
         assert!(text.contains("B[f5") && text.contains("W[d6"), "{text}");
         assert!(ggf::read_games(&text).is_err(), "the arena's reader takes only finished games");
+    }
+
+    #[test]
+    fn a_resignation_is_saved_and_reopened_as_a_resignation() {
+        let mut game = Game::from_transcript("f5d6c3").unwrap();
+        game.end(Ending::Resigned(Color::White));
+        let text = to_ggf(&game, &PLAYERS);
+        assert!(text.contains("RE[+64.00:r]"), "{text}");
+        let back = from_ggf(&ggf::parse(&text).unwrap()[0]).unwrap();
+        assert_eq!(back.ending(), Some(&Ending::Resigned(Color::White)));
+        assert_eq!(back.result(), game.result());
+        assert_eq!(back.result().unwrap().headline(), "White resigned: Black wins");
     }
 
     #[test]

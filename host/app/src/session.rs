@@ -8,8 +8,8 @@ use othello_sdk::{Color, Move, Square};
 use super::game::{Ending, Game};
 use super::players::{BotWorker, Waker, WorkerState};
 use super::settings::{SeatChoice, Settings};
-use othello_arena::referee;
-use othello_arena::seat::{Failure, Seating, Termination};
+use othello_arena::referee::{self, Judgement};
+use othello_arena::seat::{Failure, Seating};
 
 /// Who sits in a colour's seat during this game.
 pub enum Seat {
@@ -257,14 +257,11 @@ impl Session {
             }
             self.pending = None;
             self.step_once = false;
-            match answer.result {
-                Ok(reply) => match referee::validate(&self.game.live(), reply.byte) {
-                    Err(why) => self.forfeit(color, Failure::new(Termination::IllegalMove, why)),
-                    Ok(mv) => {
-                        self.apply(mv, Some(reply.elapsed), reply.info).expect("validated by the referee");
-                    }
-                },
-                Err(failure) => self.forfeit(color, failure),
+            match referee::judge(&self.game.live(), answer.result) {
+                Judgement::Play(record) => {
+                    self.apply(record.mv, Some(record.elapsed), record.info).expect("judged legal by the referee");
+                }
+                Judgement::Forfeit(failure) => self.forfeit(color, failure),
             }
         }
 

@@ -69,7 +69,7 @@ fn games_per_second(spec: &SeatSpec, budget: Duration) -> f64 {
     while started.elapsed() < budget {
         for _ in 0..100 {
             let record = play_game(black.as_mut(), white.as_mut(), &opening, None);
-            assert!(record.result.loser.is_none(), "{:?}", record.result);
+            assert!(record.result.loser().is_none(), "{:?}", record.result);
             games += 1;
         }
     }

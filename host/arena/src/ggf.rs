@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use othello_sdk::{Color, Move, Position, SearchInfo, Square};
 
-use crate::record::{FORFEIT_DISCS, GameRecord, GameResult, MoveRecord};
-use crate::seat::Termination;
+use crate::record::{End, FORFEIT_DISCS, GameRecord, MoveRecord, Outcome};
+use crate::seat::{Failure, Termination};
 
 /// What the `PC` (place) property says.
 pub const PLACE: &str = "othello-arena";
@@ -36,7 +36,7 @@ pub struct GgfGame {
     /// When the game started, seconds since the Unix epoch (UTC); 0 if unknown.
     pub started_at: u64,
     /// How the game ended; `None` for a game still in progress (no `RE`).
-    pub result: Option<GameResult>,
+    pub result: Option<Outcome>,
 }
 
 impl GgfGame {
@@ -67,7 +67,7 @@ struct Line<'a> {
     start: Position,
     moves: &'a [MoveRecord],
     /// `None`: no `RE`, the game is in progress.
-    result: Option<&'a GameResult>,
+    result: Option<&'a Outcome>,
 }
 
 /// Writes a finished game as one GGF line (no trailing newline).
@@ -105,11 +105,13 @@ fn write_line(game: &Line<'_>) -> String {
     out += &format!("DT[{}]", format_date(game.started_at));
     out += &format!("PB[{}]PW[{}]", escape(game.black), escape(game.white));
     if let Some(result) = game.result {
-        let difference = result.score[0] as i64 - result.score[1] as i64;
-        let flag = match result.termination {
-            Termination::Normal => "",
-            Termination::Timeout => ":t",
-            _ => ":r",
+        let difference = result.discs[0] as i64 - result.discs[1] as i64;
+        // GGF marks a loss on time `:t` and a resignation `:r`; it has no mark for a crash or an
+        // illegal move, so those forfeits are written as resignations.
+        let flag = match &result.end {
+            End::Normal => "",
+            End::Forfeit { failure, .. } if failure.termination == Termination::Timeout => ":t",
+            End::Resigned { .. } | End::Forfeit { .. } => ":r",
         };
         out += &format!("RE[{difference:+}.00{flag}]");
     }
@@ -300,9 +302,9 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
         moves.push(MoveRecord { color, mv, elapsed, info });
     }
     let result = match (position.is_game_over(), get("RE")) {
-        (true, _) => Some(GameResult::normal(&position)),
+        (true, _) => Some(Outcome::normal(&position)),
         (false, None) => None, // still in progress
-        (false, Some(re)) => Some(forfeit_from(re)?),
+        (false, Some(re)) => Some(early_end_from(re)?),
     };
     Ok(GgfGame {
         black: get("PB").unwrap_or("?").to_owned(),
@@ -315,25 +317,28 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
     })
 }
 
-/// The result of a game that did not reach its end: RE[-64.00:t].
-fn forfeit_from(re: &str) -> Result<GameResult, String> {
+/// The result of a game that did not reach its end: `RE[-64.00:t]` (lost on time) or
+/// `RE[+64.00:r]` (resigned); a drawn early end is not a result the arena knows.
+fn early_end_from(re: &str) -> Result<Outcome, String> {
     let (number, flag) = re.split_once(':').unwrap_or((re, ""));
     let difference: f64 = number.trim().parse().map_err(|_| format!("RE[{re}] is not a result"))?;
-    let termination = if flag == "t" { Termination::Timeout } else { Termination::Normal };
-    let (winner, loser) = match difference.total_cmp(&0.0) {
-        std::cmp::Ordering::Greater => (Some(Color::Black), Some(Color::White)),
-        std::cmp::Ordering::Less => (Some(Color::White), Some(Color::Black)),
-        std::cmp::Ordering::Equal => (None, None),
+    if !difference.is_finite() {
+        return Err(format!("RE[{re}] is not a result"));
+    }
+    let loser = match difference.total_cmp(&0.0) {
+        std::cmp::Ordering::Greater => Color::White,
+        std::cmp::Ordering::Less => Color::Black,
+        std::cmp::Ordering::Equal => {
+            return Err(format!("RE[{re}]: the game did not reach its end, yet nobody lost it"));
+        }
+    };
+    let mut outcome = match flag {
+        "t" => Outcome::forfeit(loser, Failure::new(Termination::Timeout, format!("lost on time (RE[{re}])"))),
+        _ => Outcome::resigned(loser),
     };
     let black = ((FORFEIT_DISCS as f64 + difference) / 2.0).clamp(0.0, FORFEIT_DISCS as f64).round() as u32;
-    Ok(GameResult {
-        winner,
-        score: [black, FORFEIT_DISCS - black],
-        termination,
-        loser,
-        detail: format!("ended early: RE[{re}]"),
-        stderr_tail: Vec::new(),
-    })
+    outcome.discs = [black, FORFEIT_DISCS - black];
+    Ok(outcome)
 }
 
 fn parse_board(text: &str) -> Result<Position, String> {
@@ -474,7 +479,7 @@ mod tests {
                     moves,
                     time_limit_ms: Some(2000),
                     started_at: 1_700_000_000,
-                    result: GameResult::normal(&position),
+                    result: Outcome::normal(&position),
                 };
             }
         }

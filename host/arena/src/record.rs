@@ -7,7 +7,7 @@ use std::time::Duration;
 use othello_sdk::{Color, Move, Position, SearchInfo, format_transcript};
 use serde::{Deserialize, Serialize};
 
-use crate::seat::Termination;
+use crate::seat::{Failure, Termination};
 
 /// One move a bot played.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,28 +23,59 @@ pub struct MoveRecord {
     pub info: Option<SearchInfo>,
 }
 
-/// How a game ended.
+/// How a finished game ended: who won, the final discs and why it ended. The one result type of
+/// the arena, the app, GGF and JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameResult {
+#[serde(into = "FlatOutcome", try_from = "FlatOutcome")]
+pub struct Outcome {
     /// The winner; `None` for a draw.
-    #[serde(with = "serde_opt_color")]
     pub winner: Option<Color>,
-    /// Final discs `[black, white]`, empties to the winner. A failure scores 64–0 for the winner.
-    pub score: [u32; 2],
-    pub termination: Termination,
-    /// The side that failed (`None` when the game ended normally).
-    #[serde(with = "serde_opt_color")]
-    pub loser: Option<Color>,
-    /// Why the loser failed ("" for a normal end).
-    pub detail: String,
-    /// The failing bot's last stderr lines.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stderr_tail: Vec<String>,
+    /// Final discs `[black, white]`, empties to the winner. A resignation or a failure scores
+    /// 64–0 for the winner.
+    pub discs: [u32; 2],
+    pub end: End,
 }
 
-impl GameResult {
+/// Why a game ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum End {
+    /// Played to the end: neither side could move.
+    Normal,
+    /// `loser` gave up (a human at the board, or a player told to stop).
+    Resigned { loser: Color },
+    /// `loser` failed: crash, timeout, illegal move, out of memory or load error.
+    Forfeit { loser: Color, failure: Failure },
+}
+
+impl Outcome {
+    /// The result of a game played to the end in `position`.
+    pub fn normal(position: &Position) -> Outcome {
+        let (black, white) = position.final_score();
+        Outcome::from_final_score(black, white)
+    }
+
+    /// The result of a game played to the end with this final score.
+    pub fn from_final_score(black: u32, white: u32) -> Outcome {
+        let winner = match black.cmp(&white) {
+            std::cmp::Ordering::Greater => Some(Color::Black),
+            std::cmp::Ordering::Less => Some(Color::White),
+            std::cmp::Ordering::Equal => None,
+        };
+        Outcome { winner, discs: [black, white], end: End::Normal }
+    }
+
+    /// The result of a game that `loser` forfeited.
+    pub fn forfeit(loser: Color, failure: Failure) -> Outcome {
+        Outcome { winner: Some(!loser), discs: won_outright(!loser), end: End::Forfeit { loser, failure } }
+    }
+
+    /// The result of a game that `loser` resigned.
+    pub fn resigned(loser: Color) -> Outcome {
+        Outcome { winner: Some(!loser), discs: won_outright(!loser), end: End::Resigned { loser } }
+    }
+
     /// `black`, `white` or `draw`.
-    pub fn outcome_str(&self) -> &'static str {
+    pub fn winner_str(&self) -> &'static str {
         match self.winner {
             Some(Color::Black) => "black",
             Some(Color::White) => "white",
@@ -52,39 +83,91 @@ impl GameResult {
         }
     }
 
-    /// The result of a game played to the end in `position`.
-    pub fn normal(position: &Position) -> GameResult {
-        let (black, white) = position.final_score();
-        GameResult::from_final_score(black, white)
+    /// The side that resigned or failed (`None` when the game was played to the end).
+    pub fn loser(&self) -> Option<Color> {
+        match &self.end {
+            End::Normal => None,
+            End::Resigned { loser } | End::Forfeit { loser, .. } => Some(*loser),
+        }
     }
 
-    /// The result of a game played to the end with this final score.
-    pub fn from_final_score(black: u32, white: u32) -> GameResult {
-        let winner = match black.cmp(&white) {
-            std::cmp::Ordering::Greater => Some(Color::Black),
-            std::cmp::Ordering::Less => Some(Color::White),
-            std::cmp::Ordering::Equal => None,
+    /// The failure that lost the game, for a forfeit.
+    pub fn failure(&self) -> Option<&Failure> {
+        match &self.end {
+            End::Forfeit { failure, .. } => Some(failure),
+            _ => None,
+        }
+    }
+
+    /// How the game ended, as one name: `normal`, `resigned`, or the failure's (`timeout` …).
+    pub fn termination(&self) -> Termination {
+        match &self.end {
+            End::Normal => Termination::Normal,
+            End::Resigned { .. } => Termination::Resigned,
+            End::Forfeit { failure, .. } => failure.termination,
+        }
+    }
+
+    /// What happened, for people ("" for a normal end).
+    pub fn detail(&self) -> &str {
+        match &self.end {
+            End::Normal => "",
+            End::Resigned { .. } => "resigned",
+            End::Forfeit { failure, .. } => &failure.detail,
+        }
+    }
+}
+
+fn won_outright(winner: Color) -> [u32; 2] {
+    if winner == Color::Black { [FORFEIT_DISCS, 0] } else { [0, FORFEIT_DISCS] }
+}
+
+/// [`Outcome`] as JSON and state files hold it: one flat object.
+#[derive(Serialize, Deserialize)]
+struct FlatOutcome {
+    #[serde(with = "serde_opt_color")]
+    winner: Option<Color>,
+    score: [u32; 2],
+    termination: Termination,
+    #[serde(with = "serde_opt_color")]
+    loser: Option<Color>,
+    detail: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    stderr_tail: Vec<String>,
+}
+
+impl From<Outcome> for FlatOutcome {
+    fn from(outcome: Outcome) -> FlatOutcome {
+        let (termination, loser, detail) = (outcome.termination(), outcome.loser(), outcome.detail().to_owned());
+        let stderr_tail = match outcome.end {
+            End::Forfeit { failure, .. } => failure.stderr_tail,
+            _ => Vec::new(),
         };
-        GameResult {
-            winner,
-            score: [black, white],
-            termination: Termination::Normal,
-            loser: None,
-            detail: String::new(),
-            stderr_tail: Vec::new(),
-        }
+        FlatOutcome { winner: outcome.winner, score: outcome.discs, termination, loser, detail, stderr_tail }
     }
+}
 
-    /// The result of a game that `loser` forfeited.
-    pub fn forfeit(loser: Color, failure: crate::seat::Failure) -> GameResult {
-        GameResult {
-            winner: Some(!loser),
-            score: if loser == Color::Black { [0, FORFEIT_DISCS] } else { [FORFEIT_DISCS, 0] },
-            termination: failure.termination,
-            loser: Some(loser),
-            detail: failure.detail,
-            stderr_tail: failure.stderr_tail,
+impl TryFrom<FlatOutcome> for Outcome {
+    type Error = String;
+
+    fn try_from(flat: FlatOutcome) -> Result<Outcome, String> {
+        let end = match (flat.termination, flat.loser) {
+            (Termination::Normal, None) => End::Normal,
+            (Termination::Resigned, Some(loser)) => End::Resigned { loser },
+            (termination, Some(loser)) if termination.is_failure() => End::Forfeit {
+                loser,
+                failure: Failure { termination, detail: flat.detail, stderr_tail: flat.stderr_tail },
+            },
+            (termination, loser) => {
+                return Err(format!("a `{termination}` end with loser {loser:?} is not a game result"));
+            }
+        };
+        if let Some(loser) = flat.loser
+            && flat.winner != Some(!loser)
+        {
+            return Err(format!("the winner of a game {loser:?} lost must be the other side"));
         }
+        Ok(Outcome { winner: flat.winner, discs: flat.score, end })
     }
 }
 
@@ -111,7 +194,7 @@ pub struct GameRecord {
     pub time_limit_ms: Option<u64>,
     /// When the game started, seconds since the Unix epoch (UTC).
     pub started_at: u64,
-    pub result: GameResult,
+    pub result: Outcome,
 }
 
 impl GameRecord {

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use othello_sdk::{Color, IllegalMove, Move, Position};
 
-use crate::record::{GameRecord, GameResult, MoveRecord, unix_now};
-use crate::seat::{Failure, Seat, Termination};
+use crate::record::{GameRecord, MoveRecord, Outcome, unix_now};
+use crate::seat::{Failure, Reply, Seat, Termination};
 
 /// A legal sequence of moves from the standard start that both players must
 /// accept before the bots take over (an XOT-style opening).
@@ -62,6 +62,144 @@ pub enum GameEvent<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stopped;
 
+/// What the referee made of a seat's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Judgement {
+    /// A legal move (or forced pass), recorded with its time and search report.
+    Play(MoveRecord),
+    /// The answer loses the game for the side to move: its seat failed, or the move is illegal.
+    Forfeit(Failure),
+}
+
+/// Judges the answer of the seat of the side to move in `position`: a legal move is recorded, an
+/// illegal one or a failure loses. Every player's answer goes through here — the arena's games
+/// through [`Referee`], the app's live game directly (it adds undo and pause around it).
+pub fn judge(position: &Position, answer: Result<Reply, Failure>) -> Judgement {
+    let color = position.side_to_move();
+    let reply = match answer {
+        Ok(reply) => reply,
+        Err(failure) => return Judgement::Forfeit(failure),
+    };
+    match validate(position, reply.byte) {
+        Ok(mv) => Judgement::Play(MoveRecord { color, mv, elapsed: reply.elapsed, info: reply.info }),
+        Err(detail) => Judgement::Forfeit(Failure::new(Termination::IllegalMove, detail)),
+    }
+}
+
+/// One game, step by step: whose turn it is, each answer judged and applied, and the end decided.
+///
+/// ```
+/// use std::time::Duration;
+/// use othello_arena::referee::{Opening, Referee};
+/// use othello_arena::seat::Reply;
+///
+/// let mut referee = Referee::new(&Opening::none());
+/// // Black answers d3 (row 2, column 3) …
+/// referee.submit(Ok(Reply { byte: 0x23, elapsed: Duration::ZERO, info: None }));
+/// // … and White an occupied square: White forfeits.
+/// referee.submit(Ok(Reply { byte: 0x33, elapsed: Duration::ZERO, info: None }));
+/// let outcome = referee.outcome().expect("over");
+/// assert_eq!(outcome.termination().as_str(), "illegal-move");
+/// assert_eq!(outcome.discs, [64, 0]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Referee {
+    opening: Vec<Move>,
+    start: Position,
+    position: Position,
+    moves: Vec<MoveRecord>,
+    outcome: Option<Outcome>,
+}
+
+impl Referee {
+    /// A game from the position after `opening`.
+    pub fn new(opening: &Opening) -> Referee {
+        let start = opening.position();
+        let outcome = start.is_game_over().then(|| Outcome::normal(&start));
+        Referee {
+            opening: opening.moves().to_vec(),
+            start,
+            position: start,
+            moves: Vec::with_capacity(TYPICAL_GAME_MOVES),
+            outcome,
+        }
+    }
+
+    /// The position now.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The side whose seat must answer next; `None` once the game is over.
+    pub fn to_move(&self) -> Option<Color> {
+        self.outcome.is_none().then(|| self.position.side_to_move())
+    }
+
+    /// The moves played so far.
+    pub fn moves(&self) -> &[MoveRecord] {
+        &self.moves
+    }
+
+    /// How the game ended, once it has.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// Takes the answer of the side to move: judges it, applies a legal move and decides whether
+    /// the game is over. Returns the move played, if any. An answer after the end changes nothing.
+    pub fn submit(&mut self, answer: Result<Reply, Failure>) -> Option<&MoveRecord> {
+        let color = self.to_move()?;
+        match judge(&self.position, answer) {
+            Judgement::Play(record) => {
+                self.position.play_unchecked(record.mv);
+                self.moves.push(record);
+                if self.position.is_game_over() {
+                    self.outcome = Some(Outcome::normal(&self.position));
+                }
+                self.moves.last()
+            }
+            Judgement::Forfeit(failure) => {
+                self.outcome = Some(Outcome::forfeit(color, failure));
+                None
+            }
+        }
+    }
+
+    /// `color` gives up (no effect once the game is over).
+    pub fn resign(&mut self, color: Color) {
+        if self.outcome.is_none() {
+            self.outcome = Some(Outcome::resigned(color));
+        }
+    }
+
+    /// `color` loses by `failure` before or between its moves (e.g. its bot did not load).
+    pub fn forfeit(&mut self, color: Color, failure: Failure) {
+        if self.outcome.is_none() {
+            self.outcome = Some(Outcome::forfeit(color, failure));
+        }
+    }
+
+    /// The record of the finished game; `None` while it goes on.
+    pub fn into_record(
+        self,
+        players: [String; 2],
+        time_limit: Option<Duration>,
+        started_at: u64,
+    ) -> Option<GameRecord> {
+        let [black, white] = players;
+        Some(GameRecord {
+            black,
+            white,
+            opening: self.opening,
+            start: self.start,
+            moves: self.moves,
+            time_limit_ms: time_limit.map(|t| t.as_millis() as u64),
+            started_at,
+            result: self.outcome?,
+        })
+    }
+}
+
 /// Plays a game to its end. Every turn of a side asks its seat, forced passes
 /// included; any failure or illegal answer loses the game for that side.
 pub fn play_game(
@@ -85,54 +223,33 @@ pub fn play_game_observed(
     time_limit: Option<Duration>,
     observer: &mut dyn FnMut(GameEvent<'_>) -> ControlFlow<()>,
 ) -> Result<GameRecord, Stopped> {
-    let start = opening.position();
     let started_at = unix_now();
-    let mut position = start;
-    let mut moves = Vec::with_capacity(TYPICAL_GAME_MOVES);
-
+    let mut referee = Referee::new(opening);
     let started =
         black.new_game().map_err(|f| (Color::Black, f)).and_then(|()| white.new_game().map_err(|f| (Color::White, f)));
     let names = [black.name().to_owned(), white.name().to_owned()];
-    let finish = |moves, result| GameRecord {
-        black: names[0].clone(),
-        white: names[1].clone(),
-        opening: opening.moves().to_vec(),
-        start,
-        moves,
-        time_limit_ms: time_limit.map(|t| t.as_millis() as u64),
-        started_at,
-        result,
-    };
-    if let Err((loser, failure)) = started {
-        return Ok(finish(moves, GameResult::forfeit(loser, failure)));
-    }
-    if observer(GameEvent::Started { black: &names[0], white: &names[1], position: &position }).is_break() {
-        return Err(Stopped);
-    }
-
-    while !position.is_game_over() {
-        let color = position.side_to_move();
-        let seat: &mut dyn Seat = if color == Color::Black { &mut *black } else { &mut *white };
-        let reply = match seat.think(&position, time_limit) {
-            Ok(reply) => reply,
-            Err(failure) => return Ok(finish(moves, GameResult::forfeit(color, failure))),
-        };
-        let mv = match validate(&position, reply.byte) {
-            Ok(mv) => mv,
-            Err(detail) => {
-                let failure = Failure::new(Termination::IllegalMove, detail);
-                return Ok(finish(moves, GameResult::forfeit(color, failure)));
+    match started {
+        Err((loser, failure)) => referee.forfeit(loser, failure),
+        Ok(()) => {
+            let started = GameEvent::Started { black: &names[0], white: &names[1], position: referee.position() };
+            if observer(started).is_break() {
+                return Err(Stopped);
             }
-        };
-        position.play_unchecked(mv);
-        moves.push(MoveRecord { color, mv, elapsed: reply.elapsed, info: reply.info });
-        let record = moves.last().expect("just pushed");
-        if observer(GameEvent::Moved { record, position: &position }).is_break() {
-            return Err(Stopped);
         }
     }
-    let result = GameResult::normal(&position);
-    Ok(finish(moves, result))
+    while let Some(color) = referee.to_move() {
+        let seat: &mut dyn Seat = if color == Color::Black { &mut *black } else { &mut *white };
+        let answer = seat.think(referee.position(), time_limit);
+        let position = *referee.position();
+        if let Some(record) = referee.submit(answer) {
+            let mut after = position;
+            after.play_unchecked(record.mv);
+            if observer(GameEvent::Moved { record, position: &after }).is_break() {
+                return Err(Stopped);
+            }
+        }
+    }
+    Ok(referee.into_record(names, time_limit, started_at).expect("the loop ends with the game"))
 }
 
 /// Moves in a typical game, to size the move list once.

@@ -53,15 +53,15 @@ fn a_tournament_with_failing_bots_finishes_every_game() {
         let names = (game.record.black.as_str(), game.record.white.as_str());
         if names.0 == "Abort in init" || names.1 == "Abort in init" {
             // Its library never opens: it forfeits every game before a move.
-            assert_eq!(result.loser.map(|c| game.record.name(c)), Some("Abort in init"));
-            assert_eq!(result.termination, Termination::LoadError);
-            assert_eq!(result.detail, "killed by signal SIGABRT (abort) in init");
+            assert_eq!(result.loser().map(|c| game.record.name(c)), Some("Abort in init"));
+            assert_eq!(result.termination(), Termination::LoadError);
+            assert_eq!(result.detail(), "killed by signal SIGABRT (abort) in init");
             assert!(game.record.moves.is_empty());
         } else if names.0 == "Segfault" {
-            assert_eq!(result.termination, Termination::Crash, "{result:?}");
-            assert_eq!(result.loser, Some(Color::Black));
+            assert_eq!(result.termination(), Termination::Crash, "{result:?}");
+            assert_eq!(result.loser(), Some(Color::Black));
         } else {
-            assert_eq!(result.termination, Termination::Normal, "{names:?}: {result:?}");
+            assert_eq!(result.termination(), Termination::Normal, "{names:?}: {result:?}");
         }
     }
     let standings = Standings::compute(&spec.names(), &summary.games);
@@ -126,11 +126,11 @@ fn ggf_and_json_round_trip_real_games() {
         assert_eq!(copy.positions().last(), Some(&original.final_position()));
         assert_eq!(copy.positions().len(), copy.moves.len() + 1);
         assert_eq!(copy.result.winner, original.result.winner);
-        assert_eq!(copy.result.score, original.result.score);
+        assert_eq!(copy.result.discs, original.result.discs);
         assert_eq!(copy.started_at, original.started_at);
         assert_eq!(copy.time_limit_ms, original.time_limit_ms);
     }
-    assert_eq!(read[2].result.loser, Some(Color::Black));
+    assert_eq!(read[2].result.loser(), Some(Color::Black));
 
     let json = serde_json::to_string(&games).unwrap();
     let back: Vec<othello_arena::record::GameRecord> = serde_json::from_str(&json).unwrap();

@@ -21,18 +21,18 @@ fn two_games(fixture_name: &str, opening: &Opening) -> [GameRecord; 2] {
 
 fn assert_black_lost(record: &GameRecord, termination: Termination, detail: &str) {
     let result = &record.result;
-    assert_eq!(result.termination, termination, "{result:?}");
-    assert_eq!(result.loser, Some(Color::Black), "{result:?}");
+    assert_eq!(result.termination(), termination, "{result:?}");
+    assert_eq!(result.loser(), Some(Color::Black), "{result:?}");
     assert_eq!(result.winner, Some(Color::White));
-    assert_eq!(result.score, [0, 64]);
-    assert!(result.detail.contains(detail), "detail {:?} lacks {detail:?}", result.detail);
+    assert_eq!(result.discs, [0, 64]);
+    assert!(result.detail().contains(detail), "detail {:?} lacks {detail:?}", result.detail());
 }
 
 fn assert_played_out(record: &GameRecord) {
     let result = &record.result;
-    assert_eq!(result.termination, Termination::Normal, "{result:?}");
+    assert_eq!(result.termination(), Termination::Normal, "{result:?}");
     assert!(record.final_position().is_game_over());
-    assert_eq!(result.score[0] + result.score[1], 64);
+    assert_eq!(result.discs[0] + result.discs[1], 64);
 }
 
 fn check(fixture_name: &str, termination: Termination, detail: &str) -> [GameRecord; 2] {
@@ -87,7 +87,7 @@ fn move_while_it_must_pass() {
     let opening = opening_where_black_must_pass();
     let games = two_games("illegal_must_pass", &opening);
     assert_black_lost(&games[0], Termination::IllegalMove, "the side to move has no legal move and must pass");
-    assert!(games[0].result.detail.starts_with("move byte 0x"), "{}", games[0].result.detail);
+    assert!(games[0].result.detail().starts_with("move byte 0x"), "{}", games[0].result.detail());
     assert_played_out(&games[1]);
 }
 
@@ -101,7 +101,11 @@ fn hang_in_think_is_a_timeout() {
 #[test]
 fn segfault_is_a_crash_with_the_signal_and_stderr() {
     let games = check("segfault", Termination::Crash, "killed by signal SIGSEGV (segmentation fault) in think");
-    assert!(games[0].result.stderr_tail.iter().any(|l| l == "about to dereference NULL"), "{:?}", games[0].result);
+    assert!(
+        games[0].result.failure().expect("a forfeit").stderr_tail.iter().any(|l| l == "about to dereference NULL"),
+        "{:?}",
+        games[0].result
+    );
 }
 
 #[test]
@@ -197,8 +201,8 @@ fn the_stateful_fixture_detects_shared_state() {
     }
     let library = othello_sdk::loader::BotLibrary::open(&fixture("stateful")).unwrap();
     let record = play_game(&mut Shared(&library), &mut Shared(&library), &Opening::none(), None);
-    assert_eq!(record.result.termination, Termination::IllegalMove);
-    assert_eq!(record.result.loser, Some(Color::White));
+    assert_eq!(record.result.termination(), Termination::IllegalMove);
+    assert_eq!(record.result.loser(), Some(Color::White));
 }
 
 #[test]
@@ -209,7 +213,7 @@ fn in_process_overruns_are_timeouts_after_the_fact() {
     let mut good = open_seat(&in_process(&fixture("first_legal"))).unwrap();
     let record = play_game(slow.as_mut(), good.as_mut(), &Opening::none(), Some(std::time::Duration::from_millis(1)));
     assert_black_lost(&record, Termination::Timeout, "(limit 1 ms + grace 0 ms)");
-    assert!(record.result.detail.starts_with("answered after "), "{}", record.result.detail);
+    assert!(record.result.detail().starts_with("answered after "), "{}", record.result.detail());
 }
 
 /// A think with no time limit on a bot that never answers, stopped from another thread: the

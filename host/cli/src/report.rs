@@ -32,11 +32,11 @@ impl<'a> GameLine<'a> {
             game: game.index + 1,
             black: &record.black,
             white: &record.white,
-            result: result.outcome_str(),
-            score: result.score,
-            termination: result.termination.as_str(),
-            loser: result.loser.map(|c| if c == othello_sdk::Color::Black { "black" } else { "white" }),
-            detail: &result.detail,
+            result: result.winner_str(),
+            score: result.discs,
+            termination: result.termination().as_str(),
+            loser: result.loser().map(|c| if c == othello_sdk::Color::Black { "black" } else { "white" }),
+            detail: &result.detail(),
             moves: record.transcript(),
         }
     }
@@ -123,14 +123,15 @@ pub fn summary_text(standings: &Standings, run: &RunSummary) -> String {
     }
     out += "\n\n";
     out += &standings.to_text();
-    let failures: Vec<&FinishedGame> = run.games.iter().filter(|g| g.record.result.loser.is_some()).collect();
+    let failures: Vec<&FinishedGame> = run.games.iter().filter(|g| g.record.result.failure().is_some()).collect();
     if !failures.is_empty() {
         out += "\nForfeits:\n";
         for game in failures.iter().take(MAX_FORFEITS_LISTED) {
             let result = &game.record.result;
-            let loser = result.loser.map_or("", |c| game.record.name(c));
-            out += &format!("  game {}: {loser} lost by {}: {}\n", game.index + 1, result.termination, result.detail);
-            for line in &result.stderr_tail {
+            let loser = result.loser().map_or("", |c| game.record.name(c));
+            out +=
+                &format!("  game {}: {loser} lost by {}: {}\n", game.index + 1, result.termination(), result.detail());
+            for line in result.failure().map_or(&[][..], |f| &f.stderr_tail[..]) {
                 out += &format!("      | {line}\n");
             }
         }

@@ -150,7 +150,7 @@ fn match_json_and_ggf_output() {
     for game in &games {
         let line = lines.iter().find(|l| l["moves"] == game.transcript().as_str() && l["black"] == game.black.as_str());
         let line = line.unwrap_or_else(|| panic!("{} not in the JSON output", game.transcript()));
-        assert_eq!(line["score"], serde_json::json!(game.result.score));
+        assert_eq!(line["score"], serde_json::json!(game.result.discs));
     }
 }
 

@@ -5,7 +5,6 @@ use othello_sdk::Color;
 use serde::{Deserialize, Serialize};
 
 use super::{FinishedGame, Wdl};
-use crate::seat::Termination;
 
 /// One participant's results against one opponent (or everyone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -25,8 +24,8 @@ impl PairScore {
             Some(_) => self.wdl.losses += 1,
         }
         let (own, other) = if color == Color::Black { (0, 1) } else { (1, 0) };
-        self.discs_for += result.score[own];
-        self.discs_against += result.score[other];
+        self.discs_for += result.discs[own];
+        self.discs_against += result.discs[other];
     }
 }
 
@@ -65,8 +64,8 @@ impl Standings {
             cross[game.black][game.white].add(game, Color::Black);
             cross[game.white][game.black].add(game, Color::White);
             let result = &game.record.result;
-            if result.termination != Termination::Normal {
-                match result.loser {
+            if result.failure().is_some() {
+                match result.loser() {
                     Some(Color::Black) => failures[game.black] += 1,
                     Some(Color::White) => failures[game.white] += 1,
                     None => {}
@@ -170,11 +169,11 @@ fn truncate(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{GameRecord, GameResult};
-    use crate::seat::Failure;
+    use crate::record::{GameRecord, Outcome};
+    use crate::seat::{Failure, Termination};
     use othello_sdk::Position;
 
-    fn game(index: usize, black: usize, white: usize, result: GameResult) -> FinishedGame {
+    fn game(index: usize, black: usize, white: usize, result: Outcome) -> FinishedGame {
         let record = GameRecord {
             black: format!("p{black}"),
             white: format!("p{white}"),
@@ -188,8 +187,8 @@ mod tests {
         FinishedGame { index, black, white, record }
     }
 
-    fn normal(black: u32, white: u32) -> GameResult {
-        GameResult::from_final_score(black, white)
+    fn normal(black: u32, white: u32) -> Outcome {
+        Outcome::from_final_score(black, white)
     }
 
     #[test]
@@ -198,7 +197,7 @@ mod tests {
         let games = [
             game(0, 0, 1, normal(40, 24)),
             game(1, 1, 0, normal(32, 32)),
-            game(2, 2, 0, GameResult::forfeit(Color::Black, Failure::new(Termination::Timeout, "slow"))),
+            game(2, 2, 0, Outcome::forfeit(Color::Black, Failure::new(Termination::Timeout, "slow"))),
             game(3, 1, 2, normal(10, 54)),
         ];
         let standings = Standings::compute(&names, &games);

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub enum Termination {
     /// Played to the end: neither side could move.
     Normal,
+    /// A side gave up. Not a failure: only a game's end is `resigned`.
+    Resigned,
     /// The bot answered a move that is not legal (or a byte that is no move).
     IllegalMove,
     /// The bot did not answer within the time limit plus the grace margin.
@@ -28,12 +30,20 @@ impl Termination {
     pub fn as_str(self) -> &'static str {
         match self {
             Termination::Normal => "normal",
+            Termination::Resigned => "resigned",
             Termination::IllegalMove => "illegal-move",
             Termination::Timeout => "timeout",
             Termination::Crash => "crash",
             Termination::OutOfMemory => "out-of-memory",
             Termination::LoadError => "load-error",
         }
+    }
+}
+
+impl Termination {
+    /// A side failed (a named loss), as opposed to a normal end or a resignation.
+    pub fn is_failure(self) -> bool {
+        !matches!(self, Termination::Normal | Termination::Resigned)
     }
 }
 
