@@ -36,7 +36,7 @@ impl<'a> GameLine<'a> {
             score: result.discs,
             termination: result.termination().as_str(),
             loser: result.loser().map(|c| if c == othello_sdk::Color::Black { "black" } else { "white" }),
-            detail: &result.detail(),
+            detail: result.detail(),
             moves: record.transcript(),
         }
     }
