@@ -118,7 +118,7 @@ pub fn probe(path: &Path, runner: &RunnerCommand, options: &SeatOptions) -> Plug
         last_error: false,
         status: PluginStatus::Ok,
     };
-    match IsolatedSeat::open(&spec, runner) {
+    match IsolatedSeat::open(&spec, runner).and_then(|mut seat| seat.new_game().map(|()| seat)) {
         Ok(seat) => {
             let loaded = seat.loaded();
             info.name = seat.name().to_owned();

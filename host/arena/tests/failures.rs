@@ -138,8 +138,9 @@ fn junk_on_stdout_and_stdin_reads_do_not_disturb_the_channel() {
     assert_eq!(games[0].black, "Junk");
 }
 
+/// The load error of `library`: opening its seat, or starting its first game (`init`).
 fn load_error(library: &std::path::Path) -> String {
-    match open_seat(&isolated(library)) {
+    match open_seat(&isolated(library)).and_then(|mut seat| seat.new_game()) {
         Ok(_) => panic!("{} should not load", library.display()),
         Err(failure) => {
             assert_eq!(failure.termination, Termination::LoadError, "{failure}");
@@ -284,4 +285,17 @@ fn a_seat_stopped_while_loading_ends_its_runner_at_once() {
     assert!(failure.detail.contains("stopped by the host while loading"), "{failure}");
     assert!(process_is_gone(runner), "killed and reaped");
     assert!(started.elapsed() < STOP_DEADLINE);
+}
+
+/// `init` runs once per game, whatever kind of seat: opening a seat loads the library and the
+/// referee's game start calls `init` (a bot that counts its games sees each one once).
+#[test]
+fn init_is_called_once_per_game() {
+    for spec in [isolated(&fixture("counts_inits")), in_process(&fixture("counts_inits"))] {
+        let mut black = open_seat(&spec).unwrap();
+        let mut white = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        let first = play_game(black.as_mut(), white.as_mut(), &Opening::none(), None);
+        let second = play_game(black.as_mut(), white.as_mut(), &Opening::none(), None);
+        assert_eq!((first.black.as_str(), second.black.as_str()), ("init #1", "init #2"), "{:?}", spec.isolation);
+    }
 }

@@ -54,9 +54,7 @@ fn random_game(seed: u64, ending: Ending, names: [String; 2], time_limit_s: Opti
         }
         ply += 1;
     }
-    referee
-        .into_record(names, time_limit_s.map(Duration::from_secs), 1_700_000_000 + seed % 100_000_000)
-        .expect("over")
+    referee.into_record(names, time_limit_s.map(Duration::from_secs), 1_700_000_000 + seed % 100_000_000).expect("over")
 }
 
 fn name() -> impl Strategy<Value = String> {

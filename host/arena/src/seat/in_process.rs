@@ -32,15 +32,14 @@ impl InProcessSeat {
     pub fn open(spec: &SeatSpec) -> Result<InProcessSeat, Failure> {
         let bot = load_private_copy(&spec.library)?;
         let levels = bot.features().levels;
-        let mut seat = InProcessSeat {
+        // `init` runs with the first `new_game`, which gives the seat the bot's own name.
+        Ok(InProcessSeat {
             bot,
             name: library_stem(&spec.library),
             levels,
             level: spec.level,
             grace: spec.options.grace,
-        };
-        seat.new_game()?;
-        Ok(seat)
+        })
     }
 }
 

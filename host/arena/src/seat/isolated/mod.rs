@@ -55,8 +55,8 @@ pub struct IsolatedSeat {
 }
 
 impl IsolatedSeat {
-    /// Starts a runner, loads the library and calls `init` once to learn the
-    /// bot's name. Any failure is a `load-error`.
+    /// Starts a runner and loads the library. Any failure is a `load-error`. The bot's `init` runs
+    /// with the first [`Seat::new_game`] (which gives the seat the bot's own name).
     pub fn open(spec: &SeatSpec, runner_command: &RunnerCommand) -> Result<IsolatedSeat, Failure> {
         IsolatedSeat::open_stoppable(spec, runner_command, None)
     }
@@ -70,16 +70,14 @@ impl IsolatedSeat {
         stop: Option<StopHandle>,
     ) -> Result<IsolatedSeat, Failure> {
         let (runner, loaded) = start_runner(spec, runner_command, stop.as_ref())?;
-        let mut seat = IsolatedSeat {
+        Ok(IsolatedSeat {
             spec: spec.clone(),
             runner_command: runner_command.clone(),
             runner: Some(runner),
             loaded,
             name: library_stem(&spec.library),
             stop,
-        };
-        seat.start_game()?;
-        Ok(seat)
+        })
     }
 
     /// What the library reported when it loaded.
