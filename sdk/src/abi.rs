@@ -122,15 +122,23 @@ pub struct OthelloSearchInfo {
 
 const _: () = assert!(std::mem::size_of::<OthelloSearchInfo>() == 40);
 
-/// The Rust view of a search report: each field is optional.
+/// The Rust view of a search report: each field is optional. With the `serde` feature it
+/// serialises as an object of the fields it has (`{"eval":2.5,"depth":12}`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 pub struct SearchInfo {
     /// Evaluation in discs from the mover's view.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub eval: Option<f64>,
     /// `eval` is an exact endgame result.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "std::ops::Not::not"))]
     pub exact: bool,
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub depth: Option<u32>,
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub nodes: Option<u64>,
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub win_rate: Option<f64>,
 }
 

@@ -19,7 +19,7 @@ pub struct MoveRecord {
     /// Time the bot took, as the host measured it.
     #[serde(rename = "elapsed_ns", with = "serde_duration")]
     pub elapsed: Duration,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "serde_info")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<SearchInfo>,
 }
 
@@ -349,39 +349,5 @@ mod serde_duration {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Ok(Duration::from_nanos(u64::deserialize(d)?))
-    }
-}
-
-mod serde_info {
-    use super::*;
-    use serde::{Deserializer, Serializer};
-
-    #[derive(Serialize, Deserialize)]
-    struct Info {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        eval: Option<f64>,
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        exact: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        depth: Option<u32>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        nodes: Option<u64>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        win_rate: Option<f64>,
-    }
-
-    pub fn serialize<S: Serializer>(info: &Option<SearchInfo>, s: S) -> Result<S::Ok, S::Error> {
-        info.map(|i| Info { eval: i.eval, exact: i.exact, depth: i.depth, nodes: i.nodes, win_rate: i.win_rate })
-            .serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SearchInfo>, D::Error> {
-        Ok(Option::<Info>::deserialize(d)?.map(|i| SearchInfo {
-            eval: i.eval,
-            exact: i.exact,
-            depth: i.depth,
-            nodes: i.nodes,
-            win_rate: i.win_rate,
-        }))
     }
 }
