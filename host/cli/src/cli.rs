@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 use othello_arena::event::state::StateDir;
 use othello_arena::event::{
-    ArenaEvent, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, Sprt, Standings, run,
+    ArenaEvent, EventProgress, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, Sprt, run,
 };
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
@@ -353,8 +353,9 @@ fn run_event(
     let options = global.run_options(args.concurrency)?;
     let stop = AtomicBool::new(false);
     let mut error = None;
-    let mut finished = done.clone();
+    let mut event_progress = EventProgress::new(&spec, &done);
     let summary = run(&spec, &options, done, &stop, &mut |event| {
+        event_progress.record(&event);
         let ArenaEvent::GameFinished(game) = event else { return };
         if let Err(e) = save(&mut state, &mut out, &game) {
             error.get_or_insert(e);
@@ -363,19 +364,18 @@ fn run_event(
         if args.json {
             println!("{}", serde_json::to_string(&GameLine::new(&game)).expect("game lines serialize"));
         }
-        finished.push(game);
-        let standings = Standings::compute(&names, &finished);
+        let standings = event_progress.standings();
         let leader = &standings.rows[0];
         progress.set_message(format!("leader: {} ({:.1} points)", leader.name, leader.points));
-        progress.inc(1);
+        progress.set_position(event_progress.finished() as u64);
     });
     progress.finish_and_clear();
     if let Some(e) = error {
         return Err(e);
     }
 
-    let standings = Standings::compute(&names, &summary.games);
-    let first = standings.cross[0].get(1).map(|s| s.wdl).unwrap_or_default();
+    let standings = event_progress.standings();
+    let first = event_progress.tally().pair(0, 1).wdl;
     let sprt_summary = spec.sprt.map(|test| SprtSummary::new(test, &summary, first));
     if args.json {
         let line = SummaryLine {

@@ -14,7 +14,8 @@ use crate::OthelloApp;
 use crate::players::Waker;
 use othello_arena::event::stats::format_elo;
 use othello_arena::event::{
-    ArenaEvent, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, RunSummary, Standings,
+    ArenaEvent, EventProgress, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, RunSummary,
+    Standings,
 };
 use othello_arena::ggf;
 use othello_arena::seat::Seating;
@@ -61,8 +62,8 @@ pub struct MatchesState {
     running: Option<Running>,
     /// The event being run or last run.
     spec: Option<EventSpec>,
-    scheduled: usize,
-    started: usize,
+    /// What the running (or last) event has done so far.
+    progress: Option<EventProgress>,
     finished: Vec<FinishedGame>,
     standings: Option<Standings>,
     status: String,
@@ -76,8 +77,7 @@ impl Default for MatchesState {
             kind: Kind::Match,
             running: None,
             spec: None,
-            scheduled: 0,
-            started: 0,
+            progress: None,
             finished: Vec::new(),
             standings: None,
             status: String::new(),
@@ -93,15 +93,21 @@ impl MatchesState {
         let mut changed = false;
         loop {
             match running.progress.try_recv() {
-                Ok(Progress::Event(ArenaEvent::GameStarted { .. })) => self.started += 1,
-                Ok(Progress::Event(ArenaEvent::GameFinished(game))) => {
-                    self.finished.push(game);
-                    changed = true;
+                Ok(Progress::Event(event)) => {
+                    if let Some(progress) = &mut self.progress {
+                        progress.record(&event);
+                    }
+                    match event {
+                        ArenaEvent::GameFinished(game) => {
+                            self.finished.push(game);
+                            changed = true;
+                        }
+                        ArenaEvent::SprtDecided { decision, llr } => {
+                            self.status = format!("SPRT decided: {decision:?} (LLR {llr:.2})");
+                        }
+                        ArenaEvent::GameStarted { .. } | ArenaEvent::Moved { .. } => {}
+                    }
                 }
-                Ok(Progress::Event(ArenaEvent::SprtDecided { decision, llr })) => {
-                    self.status = format!("SPRT decided: {decision:?} (LLR {llr:.2})");
-                }
-                Ok(Progress::Event(ArenaEvent::Moved { .. })) => {}
                 Ok(Progress::Done(summary)) => {
                     self.status = if summary.unplayed > 0 {
                         format!("Stopped: {} games played, {} not played", summary.games.len(), summary.unplayed)
@@ -119,8 +125,8 @@ impl MatchesState {
                 }
             }
         }
-        if changed && let Some(spec) = &self.spec {
-            self.standings = Some(Standings::compute(&spec.names(), &self.finished));
+        if changed && let Some(progress) = &self.progress {
+            self.standings = Some(progress.standings());
         }
     }
 
@@ -141,7 +147,7 @@ impl MatchesState {
     fn start(&mut self, spec: EventSpec, concurrency: usize, seating: &Seating, wake: Waker) {
         let options = RunOptions { seating: seating.clone(), concurrency, live_moves: false };
         let stop = Arc::new(AtomicBool::new(false));
-        let (tx, progress) = channel();
+        let (tx, events) = channel();
         let thread_spec = spec.clone();
         let thread_stop = stop.clone();
         let spawned = std::thread::Builder::new().name("match".into()).spawn(move || {
@@ -154,13 +160,13 @@ impl MatchesState {
         });
         match spawned {
             Ok(_) => {
-                self.scheduled = spec.schedule().len();
-                self.started = 0;
+                let progress = EventProgress::new(&spec, &[]);
+                self.standings = Some(progress.standings());
+                self.progress = Some(progress);
                 self.finished.clear();
-                self.standings = Some(Standings::compute(&spec.names(), &[]));
                 self.spec = Some(spec);
                 self.status = "Running…".to_owned();
-                self.running = Some(Running { stop, progress });
+                self.running = Some(Running { stop, progress: events });
             }
             Err(e) => self.status = format!("Cannot start the match: {e}"),
         }
@@ -329,9 +335,9 @@ fn progress(app: &mut OthelloApp, ui: &mut Ui) {
         return;
     }
     ui.separator();
-    let done = state.finished.len();
-    let fraction = if state.scheduled == 0 { 0.0 } else { done as f32 / state.scheduled as f32 };
-    ui.add(egui::ProgressBar::new(fraction).text(format!("{done} / {} games", state.scheduled)));
+    let (done, scheduled) = state.progress.as_ref().map_or((0, 0), |p| (p.finished(), p.scheduled()));
+    let fraction = if scheduled == 0 { 0.0 } else { done as f32 / scheduled as f32 };
+    ui.add(egui::ProgressBar::new(fraction).text(format!("{done} / {scheduled} games")));
     if !state.status.is_empty() {
         ui.label(&state.status);
     }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use othello_sdk::Position;
 
-use super::{EventSpec, FinishedGame, ScheduledGame, SprtDecision, Wdl};
+use super::{EventSpec, FinishedGame, ScheduledGame, SprtDecision, Tally};
 use crate::record::MoveRecord;
 use crate::referee::{GameEvent, play_game_observed};
 use crate::seat::{Failure, Reply, Seat, Seating, StopHandle, open_seat, open_seat_stoppable};
@@ -65,16 +65,21 @@ pub fn run(
     let finished_indices: HashSet<usize> = done.iter().map(|g| g.index).collect();
     let schedule = spec.schedule();
     let pending: Vec<&ScheduledGame> = schedule.iter().filter(|g| !finished_indices.contains(&g.index)).collect();
+    let mut tally = Tally::new(&spec.names());
+    for game in &done {
+        tally.add(game);
+    }
     let mut games = done;
     let mut sprt_result = None;
 
-    let sprt_check = |games: &[FinishedGame]| -> Option<(SprtDecision, f64)> {
+    // The SPRT is on the first participant's results against the second (matches only).
+    let sprt_check = |tally: &Tally| -> Option<(SprtDecision, f64)> {
         let sprt = spec.sprt?;
-        let wdl = first_participant_wdl(games);
+        let wdl = tally.pair(0, 1).wdl;
         let decision = sprt.decide(wdl);
         (decision != SprtDecision::Continue).then(|| (decision, sprt.llr(wdl)))
     };
-    if let Some(decided) = sprt_check(&games) {
+    if let Some(decided) = sprt_check(&tally) {
         sprt_result = Some(decided);
         stop.store(true, Ordering::SeqCst);
     }
@@ -104,10 +109,11 @@ pub fn run(
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
             if let ArenaEvent::GameFinished(game) = &event {
+                tally.add(game);
                 games.push(game.clone());
                 on_event(event);
                 if sprt_result.is_none()
-                    && let Some((decision, llr)) = sprt_check(&games)
+                    && let Some((decision, llr)) = sprt_check(&tally)
                 {
                     sprt_result = Some((decision, llr));
                     stop.store(true, Ordering::SeqCst);
@@ -120,21 +126,6 @@ pub fn run(
     });
     games.sort_by_key(|g| g.index);
     RunSummary { unplayed: schedule.len() - games.len(), games, sprt: sprt_result }
-}
-
-/// The first participant's results against the second (for the SPRT).
-fn first_participant_wdl(games: &[FinishedGame]) -> Wdl {
-    let mut wdl = Wdl::default();
-    for game in games {
-        let Some(first) = [game.black, game.white].iter().position(|&p| p == 0) else { continue };
-        let first_color = if first == 0 { othello_sdk::Color::Black } else { othello_sdk::Color::White };
-        match game.record.result.winner {
-            None => wdl.draws += 1,
-            Some(color) if color == first_color => wdl.wins += 1,
-            Some(_) => wdl.losses += 1,
-        }
-    }
-    wdl
 }
 
 /// What the workers share: the games to play and the ways to stop.

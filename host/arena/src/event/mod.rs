@@ -8,6 +8,7 @@
 
 mod engine;
 pub mod openings;
+mod progress;
 mod schedule;
 pub mod standings;
 pub mod state;
@@ -20,8 +21,9 @@ use serde::{Deserialize, Serialize};
 
 pub use engine::{ArenaEvent, RunOptions, RunSummary, run};
 pub use openings::OpeningSource;
+pub use progress::EventProgress;
 pub use schedule::ScheduledGame;
-pub use standings::{PairScore, StandingRow, Standings};
+pub use standings::{PairScore, StandingRow, Standings, Tally};
 pub use stats::{Sprt, SprtDecision, Wdl};
 
 use crate::record::GameRecord;

@@ -1,5 +1,5 @@
-//! Standings and the cross-table, computed from finished games (cheap enough
-//! to recompute after every game for a live table).
+//! Standings and the cross-table: a [`Tally`] takes each finished game in O(1) and gives the
+//! standings at any time in O(participants²), whatever the number of games.
 
 use othello_sdk::Color;
 use serde::{Deserialize, Serialize};
@@ -55,41 +55,68 @@ pub struct Standings {
     pub cross: Vec<Vec<PairScore>>,
 }
 
-impl Standings {
-    pub fn compute(names: &[String], games: &[FinishedGame]) -> Standings {
+/// The running totals of an event: the cross-table and the failures, updated game by game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tally {
+    names: Vec<String>,
+    /// `cross[i][j]`: participant i's results against participant j.
+    cross: Vec<Vec<PairScore>>,
+    failures: Vec<u32>,
+    games: usize,
+}
+
+impl Tally {
+    /// Nothing played yet between `names`.
+    pub fn new(names: &[String]) -> Tally {
         let n = names.len();
-        let mut cross = vec![vec![PairScore::default(); n]; n];
-        let mut failures = vec![0u32; n];
-        for game in games {
-            cross[game.black][game.white].add(game, Color::Black);
-            cross[game.white][game.black].add(game, Color::White);
-            let result = &game.record.result;
-            if result.failure().is_some() {
-                match result.loser() {
-                    Some(Color::Black) => failures[game.black] += 1,
-                    Some(Color::White) => failures[game.white] += 1,
-                    None => {}
-                }
+        Tally { names: names.to_vec(), cross: vec![vec![PairScore::default(); n]; n], failures: vec![0; n], games: 0 }
+    }
+
+    /// Counts one finished game.
+    pub fn add(&mut self, game: &FinishedGame) {
+        self.cross[game.black][game.white].add(game, Color::Black);
+        self.cross[game.white][game.black].add(game, Color::White);
+        let result = &game.record.result;
+        if result.failure().is_some() {
+            match result.loser() {
+                Some(Color::Black) => self.failures[game.black] += 1,
+                Some(Color::White) => self.failures[game.white] += 1,
+                None => {}
             }
         }
+        self.games += 1;
+    }
+
+    /// Games counted so far.
+    pub fn games(&self) -> usize {
+        self.games
+    }
+
+    /// Participant `i`'s results against participant `j`.
+    pub fn pair(&self, i: usize, j: usize) -> PairScore {
+        self.cross[i][j]
+    }
+
+    /// The standings now, best first.
+    pub fn standings(&self) -> Standings {
         let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
-        let mut rows: Vec<StandingRow> = (0..n)
+        let mut rows: Vec<StandingRow> = (0..self.names.len())
             .map(|i| {
                 let mut total = PairScore::default();
-                for score in &cross[i] {
+                for score in &self.cross[i] {
                     total.wdl += score.wdl;
                     total.discs_for += score.discs_for;
                     total.discs_against += score.discs_against;
                 }
                 StandingRow {
                     participant: i,
-                    name: names[i].clone(),
+                    name: self.names[i].clone(),
                     games: total.wdl.games(),
                     score: total,
                     points: total.wdl.points(),
                     elo: finite(total.wdl.elo()),
                     elo_error: finite(total.wdl.elo_error()),
-                    failures: failures[i],
+                    failures: self.failures[i],
                 }
             })
             .collect();
@@ -102,7 +129,18 @@ impl Standings {
                 )
                 .then(a.participant.cmp(&b.participant))
         });
-        Standings { rows, cross }
+        Standings { rows, cross: self.cross.clone() }
+    }
+}
+
+impl Standings {
+    /// The standings of `games` between `names` (a [`Tally`] of them).
+    pub fn compute(names: &[String], games: &[FinishedGame]) -> Standings {
+        let mut tally = Tally::new(names);
+        for game in games {
+            tally.add(game);
+        }
+        tally.standings()
     }
 
     /// A plain-text table: standings, then the cross-table (W-D-L of the row
@@ -211,5 +249,20 @@ mod tests {
         assert_eq!(standings.cross[1][0].wdl, Wdl { wins: 0, draws: 1, losses: 1 });
         assert_eq!(standings.cross[2][1].discs_for, 54);
         assert!(standings.to_text().contains("Cross-table"));
+    }
+
+    #[test]
+    fn a_resignation_is_a_loss_but_not_a_failure() {
+        let names: Vec<String> = (0..2).map(|i| format!("p{i}")).collect();
+        let mut tally = Tally::new(&names);
+        tally.add(&game(0, 0, 1, Outcome::resigned(Color::White)));
+        tally.add(&game(1, 1, 0, Outcome::forfeit(Color::White, Failure::new(Termination::Crash, "boom"))));
+        assert_eq!(tally.games(), 2);
+        assert_eq!(tally.pair(0, 1).wdl, Wdl { wins: 1, draws: 0, losses: 1 });
+        let standings = tally.standings();
+        let p1 = standings.rows.iter().find(|r| r.participant == 1).unwrap();
+        assert_eq!(p1.failures, 0, "resigning is not failing");
+        let p0 = standings.rows.iter().find(|r| r.participant == 0).unwrap();
+        assert_eq!(p0.failures, 1, "the crash counts against the bot that crashed");
     }
 }
