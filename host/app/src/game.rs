@@ -5,23 +5,27 @@
 use std::time::Duration;
 
 use super::color_name as name;
-use othello_arena::record::{End, Outcome as GameOutcome};
+use othello_arena::record::{End, MoveRecord, Outcome as GameOutcome};
 use othello_arena::seat::Failure;
 use othello_sdk::{
     Bitboard, Color, IllegalMove, Move, Outcome, Position, SearchInfo, TranscriptError, format_transcript,
     parse_transcript_from,
 };
 
-/// One move of the game with what the app knows about it.
+/// One move of the game: the arena's record of it (colour, move, thinking time — zero for a
+/// human's —, search report) and the discs it flipped, for the board's animation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayedMove {
-    pub mv: Move,
-    pub color: Color,
+    pub record: MoveRecord,
     pub flipped: Bitboard,
-    /// Thinking time, for a bot's move.
-    pub elapsed: Option<Duration>,
-    /// The bot's report on its search for this move.
-    pub info: Option<SearchInfo>,
+}
+
+impl std::ops::Deref for PlayedMove {
+    type Target = MoveRecord;
+
+    fn deref(&self) -> &MoveRecord {
+        &self.record
+    }
 }
 
 impl PlayedMove {
@@ -231,7 +235,8 @@ impl Game {
         let color = position.side_to_move();
         let flipped = position.try_play(mv)?;
         let following = self.is_viewing_live();
-        let played = PlayedMove { mv, color, flipped, elapsed, info };
+        let played =
+            PlayedMove { record: MoveRecord { color, mv, elapsed: elapsed.unwrap_or_default(), info }, flipped };
         // A move that is what redo would replay keeps the rest of the redo line.
         if self.redo.last().is_some_and(|next| next.mv == mv) {
             self.redo.pop();
@@ -295,7 +300,7 @@ impl Game {
             return None;
         }
         let next = self.redo.last().cloned()?;
-        self.play(next.mv, next.elapsed, next.info).ok()?;
+        self.play(next.mv, Some(next.elapsed), next.info).ok()?;
         Some(next.mv)
     }
 

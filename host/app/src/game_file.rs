@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::game::{Ending, Game};
 use othello_arena::ggf::{self, GgfGame};
-use othello_arena::record::{MoveRecord, unix_now};
+use othello_arena::record::unix_now;
 
 /// What a saved game needs besides its moves.
 pub struct Players<'a> {
@@ -24,11 +24,7 @@ pub fn to_ggf(game: &Game, players: &Players<'_>) -> String {
         black: players.black.to_owned(),
         white: players.white.to_owned(),
         start: game.start(),
-        moves: game
-            .moves()
-            .iter()
-            .map(|m| MoveRecord { color: m.color, mv: m.mv, elapsed: m.elapsed.unwrap_or_default(), info: m.info })
-            .collect(),
+        moves: game.moves().iter().map(|m| m.record.clone()).collect(),
         time_limit_ms: players.time_limit_ms,
         started_at: unix_now(),
         result,

@@ -209,7 +209,7 @@ impl Session {
             // A forfeited or aborted game cannot be reopened; play on in a copy of its line.
             let mut game = Game::new(self.game.start());
             for played in &self.game.moves()[..self.game.cursor()] {
-                game.play(played.mv, played.elapsed, played.info).expect("moves of a game");
+                game.play(played.mv, Some(played.elapsed), played.info).expect("moves of a game");
             }
             self.restart(game, settings);
             return;

@@ -98,7 +98,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
     if let Some(info) = game.viewed_last_move().and_then(|m| m.info.as_ref().map(|i| (m, i))) {
         let (played, info) = info;
-        let time = played.elapsed.map(|t| format!(" in {:.2} s", t.as_secs_f64())).unwrap_or_default();
+        let time = format!(" in {:.2} s", played.elapsed.as_secs_f64());
         ui.small(format!("{} {}{time}: {}", color_name(played.color), played.mv, describe_info(info)));
     }
 }
