@@ -14,7 +14,8 @@
 //! - [`event`]: matches and tournaments ([`event::run`]) with progress events, standings, Elo and
 //!   SPRT, and a state folder that survives `kill -9`.
 //!
-//! Playing one game between two bot libraries, each in its own runner process:
+//! Playing one game between two bot libraries, each in its own runner process (the runnable
+//! version is `examples/one_game.rs`: `cargo run -p othello-arena --example one_game -- A.so B.so`):
 //!
 //! ```no_run
 //! use std::time::Duration;
