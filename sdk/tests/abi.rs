@@ -22,17 +22,18 @@ fn cdylib_name(stem: &str) -> String {
     format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
 
-/// The library of a Rust example bot, freshly built (a no-op when up to date:
-/// `cargo test` with a target filter skips the examples).
+/// The library of a Rust example bot, as the running `cargo test` built it: a plain `cargo test`
+/// builds every example of the package (no nested cargo build here); a run filtered to one test
+/// target does not, and then this says how to build them.
 fn rust_example_bot(name: &str) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "-p", "othello-sdk", "--example", name]);
-    if examples_dir().parent().is_some_and(|p| p.ends_with("release")) {
-        build.arg("--release");
-    }
-    assert!(build.status().unwrap().success(), "building example {name}");
-    examples_dir().join(cdylib_name(name))
+    let library = examples_dir().join(cdylib_name(name));
+    assert!(
+        library.exists(),
+        "{} is missing: run `cargo test -p othello-sdk` (unfiltered, it builds the examples) or \
+         `cargo build -p othello-sdk --examples` first",
+        library.display()
+    );
+    library
 }
 
 /// Compiles a C source file against the header into a shared library.
