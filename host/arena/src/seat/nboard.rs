@@ -5,9 +5,12 @@
 //! failure, on drop, and before a fresh engine is started for the next game. Every read has a
 //! deadline; a crash, hang, garbage reply or exit is a named loss with the engine's stderr tail.
 //!
-//! Each `think` sends `set game` with the position to move from (the seat needs no history: the
-//! referee shows it every position it must answer) and `go`, then reads lines up to the `===`
-//! reply. Nothing else is sent until the reply comes: some engines stop searching on `ping`.
+//! A game's first `think` sends `set game` with the position to move from; later ones send the
+//! moves played since (`move F5`, `move PA`), found from the positions the referee shows, as
+//! NBoard does, so the engine keeps its game (and its hash tables); a position that no short run
+//! of moves reaches gets a `set game` again. Then `go`, and lines are read up to the `===` reply.
+//! Nothing else is sent until the reply comes: some engines stop searching on `ping`. Engines do
+//! not play their own reply on their board (Edax's `go` leaves it): it is sent back with `move`.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -24,7 +27,8 @@ use super::isolated::{STDERR_TAIL_LINES, StopHandle, UNLIMITED_THINK_DEADLINE};
 use super::player::{Reply, Seat};
 use super::spec::SeatOptions;
 use crate::nboard::protocol::{
-    self, EngineLine, MAX_DEPTH, PROTOCOL_VERSION, display_name, format_set_game, parse_engine_line, split_command,
+    self, EngineLine, MAX_DEPTH, PROTOCOL_VERSION, display_name, format_move, format_set_game, parse_engine_line,
+    split_command,
 };
 
 /// Longest line kept of the engine's output (the rest of the line is dropped): a runaway engine
@@ -49,6 +53,8 @@ pub struct NboardSeat {
     engine: Option<Engine>,
     /// The number of the last `ping` sent (each new game syncs with a fresh one).
     last_ping: u64,
+    /// The position the engine holds (`None` before a game's first `set game`).
+    engine_position: Option<Position>,
     stop: Option<StopHandle>,
 }
 
@@ -64,7 +70,8 @@ impl NboardSeat {
     ) -> Result<NboardSeat, Failure> {
         let command = split_command(command).map_err(|why| Failure::new(Termination::LoadError, why))?;
         let name = display_name(&command);
-        let mut seat = NboardSeat { command, level, options, name, engine: None, last_ping: 0, stop };
+        let mut seat =
+            NboardSeat { command, level, options, name, engine: None, last_ping: 0, engine_position: None, stop };
         seat.new_game()?;
         Ok(seat)
     }
@@ -133,6 +140,7 @@ impl NboardSeat {
 
     /// Ends the engine and attaches its stderr tail to `failure`.
     fn fail(&mut self, mut failure: Failure) -> Failure {
+        self.engine_position = None;
         if let Some(mut engine) = self.engine.take() {
             engine.kill();
             failure.stderr_tail = engine.stderr_tail();
@@ -182,6 +190,7 @@ impl Seat for NboardSeat {
     }
 
     fn new_game(&mut self) -> Result<(), Failure> {
+        self.engine_position = None;
         if self.engine.is_none() {
             self.start_engine()?;
         }
@@ -198,14 +207,21 @@ impl Seat for NboardSeat {
         };
         let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.options.grace);
         let started = Instant::now();
-        let set_game = format_set_game(position, "black", "white", time_limit);
-        let answer = match engine.send(&set_game).and_then(|()| engine.send("go")) {
+        let commands = match self.engine_position.and_then(|from| moves_between(from, *position)) {
+            Some(moves) => moves.into_iter().map(|mv| format!("move {}", format_move(mv))).collect(),
+            None => vec![format_set_game(position, "black", "white", time_limit)],
+        };
+        let sent = commands.iter().chain([&"go".to_owned()]).try_for_each(|line| engine.send(line));
+        let answer = match sent {
             Ok(()) => self.await_move(started + allowed),
             Err(failure) => Err(failure),
         };
         let elapsed = started.elapsed();
         match answer {
             Ok((mv, info)) => {
+                // The engine holds the position it answered in, and gets its reply back as a
+                // `move` with the opponent's; an illegal reply ends the game anyway.
+                self.engine_position = Some(*position);
                 let info = (info != SearchInfo::default()).then_some(info);
                 Ok(Reply { byte: mv.to_byte(), elapsed, info })
             }
@@ -221,6 +237,41 @@ impl Seat for NboardSeat {
             Err(failure) => Err(self.fail(failure)),
         }
     }
+}
+
+/// Most plies looked through for the moves from the engine's position to the next one it is
+/// asked about: its own reply, the opponent's move, and forced passes around them.
+const MAX_PLIES_BETWEEN: usize = 4;
+
+/// The moves (forced passes included) that lead from `from` to `to`, if a short run does.
+fn moves_between(from: Position, to: Position) -> Option<Vec<Move>> {
+    fn search(position: Position, to: Position, plies_left: usize, path: &mut Vec<Move>) -> bool {
+        if position == to {
+            return true;
+        }
+        // Every move but a pass adds one disc: stop once the target's count is passed.
+        let discs = |p: &Position| p.disc_counts().0 + p.disc_counts().1;
+        if plies_left == 0 || position.is_game_over() || discs(&position) >= discs(&to) {
+            return false;
+        }
+        let moves: Vec<Move> = if position.must_pass() {
+            vec![Move::Pass]
+        } else {
+            position.legal_moves().into_iter().map(Move::Play).collect()
+        };
+        for mv in moves {
+            let mut next = position;
+            next.play_unchecked(mv);
+            path.push(mv);
+            if search(next, to, plies_left - 1, path) {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+    let mut path = Vec::new();
+    search(from, to, MAX_PLIES_BETWEEN, &mut path).then_some(path)
 }
 
 fn stopped_failure() -> Failure {
@@ -436,6 +487,24 @@ pub fn engine_command_of(library: &std::path::Path) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_moves_since_the_engines_position_are_found_passes_included() {
+        let play = |position: &mut Position, text: &str| position.play(text.parse::<Move>().unwrap());
+        let start = Position::start();
+        let mut after_two = start;
+        play(&mut after_two, "f5");
+        play(&mut after_two, "d6");
+        assert_eq!(moves_between(start, after_two), Some(vec!["f5".parse().unwrap(), "d6".parse().unwrap()]));
+        assert_eq!(moves_between(start, start), Some(vec![]));
+        assert_eq!(moves_between(after_two, start), None, "moves are never taken back");
+        // Black (b1) must pass; white plays c1: the pass is sent too.
+        let must_pass = Position::from_board_string(&format!("OX{} X", "-".repeat(62))).unwrap();
+        let mut after = must_pass;
+        play(&mut after, "pa");
+        play(&mut after, "c1");
+        assert_eq!(moves_between(must_pass, after), Some(vec![Move::Pass, "c1".parse().unwrap()]));
+    }
 
     #[test]
     fn long_lines_are_cut_and_line_ends_dropped() {
