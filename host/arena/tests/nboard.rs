@@ -3,7 +3,7 @@
 
 use othello_arena::nboard::protocol::engine_command;
 use othello_arena::referee::{Opening, play_game};
-use othello_arena::seat::{Failure, NboardSeat, Seat, Termination, open_seat};
+use othello_arena::seat::{Failure, NboardSeat, Seat, StopHandle, Termination, open_seat, open_seat_stoppable};
 use othello_sdk::{Color, Move, Position};
 use othello_testkit::{TEST_TIME_LIMIT, fake_nboard_engine, fixture, isolated, seat_options, wait_until_gone};
 
@@ -120,4 +120,28 @@ fn whatever_the_engine_started_ends_with_it_and_the_next_game_gets_a_fresh_engin
     let sleeper: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
     drop(seat);
     assert!(wait_until_gone(fresh) && wait_until_gone(sleeper), "dropping the seat ends everything");
+}
+
+#[test]
+fn a_new_game_pings_and_drops_what_the_engine_still_had_to_say() {
+    let mut seat = open_fake("double").unwrap();
+    assert_eq!(seat.think(&Position::start(), None).unwrap().byte, f5());
+    // Its second answer (d3) is still in the pipe: `ping`/`pong` reads past it.
+    seat.new_game().unwrap();
+    assert_eq!(seat.think(&Position::start(), None).unwrap().byte, f5(), "not the stale d3");
+}
+
+#[test]
+fn a_stopped_seat_ends_its_engine_and_starts_no_other() {
+    let stop = StopHandle::new().unwrap();
+    let spec = isolated(&fixture("first_legal"));
+    let spec = othello_arena::seat::SeatSpec { library: fake_nboard_engine("hang").into(), ..spec };
+    let mut seat = open_seat_stoppable(&spec, &stop).unwrap();
+    stop.stop();
+    // No time limit: only the stop ends the wait for the hanging engine.
+    let failure = seat.think(&Position::start(), None).unwrap_err();
+    assert_eq!(failure.termination, Termination::Crash);
+    assert!(failure.detail.contains("stopped by the host"), "{failure}");
+    let failure = seat.new_game().unwrap_err();
+    assert!(failure.detail.contains("stopped by the host"), "{failure}");
 }

@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -286,10 +286,12 @@ enum ReadError {
     Stopped,
 }
 
-/// A running engine process: its input, a reader thread per output stream, and its stderr tail.
+/// A running engine process with a thread per pipe: the host never blocks on the engine, not even
+/// writing to an engine that stopped reading its input.
 struct Engine {
     child: Child,
-    input: ChildStdin,
+    /// Lines for the writer thread; closed once it could not write.
+    commands: Sender<String>,
     lines: Receiver<String>,
     stderr: Arc<StderrTail>,
     reaped: Option<std::process::ExitStatus>,
@@ -309,24 +311,28 @@ impl Engine {
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (sender, lines) = mpsc::channel();
+        let (commands, to_write) = mpsc::channel::<String>();
         let stderr = Arc::new(StderrTail::default());
         let tail = Arc::clone(&stderr);
         let spawned = std::thread::Builder::new()
-            .name("nboard-stdout".into())
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                while let Some(line) = read_bounded_line(&mut reader) {
-                    if sender.send(line).is_err() {
-                        break; // the seat is gone
+            .name("nboard-stdin".into())
+            .spawn(move || write_commands(input, &to_write))
+            .and_then(|_| {
+                std::thread::Builder::new().name("nboard-stdout".into()).spawn(move || {
+                    let mut reader = BufReader::new(stdout);
+                    while let Some(line) = read_bounded_line(&mut reader) {
+                        if sender.send(line).is_err() {
+                            break; // the seat is gone
+                        }
                     }
-                }
+                })
             })
             .and_then(|_| {
                 std::thread::Builder::new()
                     .name("nboard-stderr".into())
                     .spawn(move || collect_stderr(stderr_pipe, &tail))
             });
-        let mut engine = Engine { child, input, lines, stderr, reaped: None };
+        let mut engine = Engine { child, commands, lines, stderr, reaped: None };
         if let Err(e) = spawned {
             engine.kill();
             return Err(e);
@@ -334,9 +340,9 @@ impl Engine {
         Ok(engine)
     }
 
+    /// Queues a line for the engine; fails once the engine's input is closed (it exited).
     fn send(&mut self, line: &str) -> Result<(), Failure> {
-        let sent = self.input.write_all(line.as_bytes()).and_then(|()| self.input.write_all(b"\n"));
-        sent.and_then(|()| self.input.flush()).map_err(|_| self.exit_failure("while being sent a command"))
+        self.commands.send(format!("{line}\n")).map_err(|_| self.exit_failure("while being sent a command"))
     }
 
     /// The next line of output, if one comes before `deadline`.
@@ -423,6 +429,15 @@ impl Engine {
 impl Drop for Engine {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Writes the queued lines to the engine until the seat is gone or the engine's input is closed.
+fn write_commands(mut input: ChildStdin, lines: &Receiver<String>) {
+    for line in lines {
+        if input.write_all(line.as_bytes()).and_then(|()| input.flush()).is_err() {
+            break; // the engine closed its input: the next send fails
+        }
     }
 }
 
