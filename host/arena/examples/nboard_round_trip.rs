@@ -26,7 +26,7 @@ fn main() {
     if args.get(1).map(String::as_str) == Some(SERVE_ARGUMENT) {
         let library = PathBuf::from(&args[2]);
         let mut open = |level| open_seat(&SeatSpec::isolated(&library, runner()).with_level(level));
-        serve(&mut open, ServeOptions::default(), std::io::stdin().lock(), std::io::stdout().lock())
+        serve(&mut open, ServeOptions::default(), std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr())
             .expect("the host's pipes work");
         return;
     }

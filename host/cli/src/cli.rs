@@ -259,23 +259,25 @@ fn nboard(global: &GlobalOptions, bot: &str) -> Result<(), String> {
     let options =
         ServeOptions { time_limit: (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms)), level };
     let mut open = |level| open_seat(&seating.spec(&library, level));
-    serve(&mut open, options, std::io::stdin().lock(), std::io::stdout().lock())
+    serve(&mut open, options, std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr())
         .map_err(|e| format!("nboard: the GUI's connection failed: {e}"))
 }
 
 /// Resolves and probes the bots; names are made unique (`Random #2`). NBoard engines
-/// (`nboard:COMMAND`) are passed through as they are, named after their command.
+/// (`nboard:COMMAND[@DEPTH]`) are passed through as they are, named after their command.
 fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participant>, String> {
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
     let mut resolved = Vec::new();
     for bot in bots {
-        if let Some(command) = engine_command(bot) {
-            let name = split_command(command).map(|words| display_name(&words)).unwrap_or_else(|_| command.to_owned());
-            resolved.push((PathBuf::from(bot), None, Some(name)));
+        let (name, level) = split_level(bot);
+        if let Some(command) = engine_command(name) {
+            // `nboard:edax -q@12`: the engine is sent `set depth 12`.
+            let engine_name =
+                split_command(command).map(|words| display_name(&words)).unwrap_or_else(|_| command.to_owned());
+            resolved.push((PathBuf::from(name), level, Some(engine_name)));
             continue;
         }
-        let (name, level) = split_level(bot);
         resolved.push((plugins::resolve(name, &folders, &runner, &options)?, level, None));
     }
     let libraries: Vec<PathBuf> =

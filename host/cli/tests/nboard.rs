@@ -178,10 +178,13 @@ fn set_depth_sets_the_bots_level_clamped_to_its_levels() {
     let lines = session(dir.path(), "levels", &script);
     let start_move = nboard_move(first_legal(&Position::start()));
     assert!(lines[0].starts_with(&format!("=== {start_move}")), "{lines:?}");
+    // At other levels it passes illegally: the pass is answered, after a status line.
     assert!(lines[1].starts_with("status the bot answered an illegal move"), "level 1: {lines:?}");
-    assert!(lines[2].starts_with("status the bot answered an illegal move"), "99 is level 3: {lines:?}");
-    assert!(lines[3].starts_with(&format!("=== {start_move}")), "{lines:?}");
-    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[2].starts_with("=== PA"), "{lines:?}");
+    assert!(lines[3].starts_with("status the bot answered an illegal move"), "99 is level 3: {lines:?}");
+    assert!(lines[4].starts_with("=== PA"), "{lines:?}");
+    assert!(lines[5].starts_with(&format!("=== {start_move}")), "{lines:?}");
+    assert_eq!(lines.len(), 6, "{lines:?}");
 }
 
 /// `othello match … --json` in `dir`: the game lines by game number (moves, score, termination).
@@ -218,4 +221,20 @@ fn a_match_between_nboard_seats_running_othello_nboard_plays_the_direct_matchs_g
     let engine = |bot: &str| format!("nboard:'{}' nboard {bot}", othello_exe().display());
     let through_nboard = match_games(dir.path(), &engine("stateful"), &engine("first_legal"));
     assert_eq!(through_nboard, direct);
+}
+
+#[test]
+fn a_level_after_an_nboard_command_is_sent_as_set_depth() {
+    // The `levels` fixture plays legally only at level 2: `@2` reaches it as `set depth 2`.
+    let dir = workspace(&["first_legal", "levels"]);
+    let engine = format!("nboard:'{}' nboard levels@2", othello_exe().display());
+    let games = match_games(dir.path(), &engine, "first_legal");
+    assert_eq!(games.len(), 4);
+    assert!(games.iter().all(|game| game.3 == "normal"), "{games:?}");
+    // Without it, its illegal pass is answered through the protocol and judged by the referee:
+    // the same games as the direct match.
+    let engine = format!("nboard:'{}' nboard levels", othello_exe().display());
+    let through_nboard = match_games(dir.path(), &engine, "first_legal");
+    assert!(through_nboard.iter().all(|game| game.3 == "illegal-move"), "{through_nboard:?}");
+    assert_eq!(through_nboard, match_games(dir.path(), "levels", "first_legal"));
 }

@@ -17,7 +17,7 @@ use othello_sdk::{Move, Position};
 use super::protocol::{GuiCommand, format_move_reply, format_search_line, parse_gui_command};
 use crate::ggf;
 use crate::referee::validate;
-use crate::seat::{Failure, Reply, Seat};
+use crate::seat::{Failure, Reply, Seat, Termination};
 
 /// Opens the bot's seat at a level (`None` = its default); called again after a failure or a
 /// change of level.
@@ -43,16 +43,20 @@ struct Session<'a> {
     position: Position,
     /// A new game was set since the seat's last `new_game`.
     game_changed: bool,
+    /// Where failures are told in full (the GUI gets one status line).
+    diagnostics: &'a mut dyn Write,
 }
 
 /// Answers the GUI's commands read from `input` on `output` until `quit` or the end of the input.
-/// Only I/O errors on `input` or `output` end it early; a bot's failure is reported with a status
-/// line, and the bot is started afresh for the next request.
+/// Only I/O errors on `input` or `output` end it early. A bot's failure is reported with a status
+/// line instead of a move (and in full, with its stderr tail, on `diagnostics`), and the bot is
+/// started afresh for the next request; an illegal move is answered as it is, after a status line.
 pub fn serve(
     open: &mut OpenSeat<'_>,
     options: ServeOptions,
     input: impl BufRead,
     mut output: impl Write,
+    mut diagnostics: impl Write,
 ) -> io::Result<()> {
     let mut session = Session {
         open,
@@ -62,6 +66,7 @@ pub fn serve(
         levels: None,
         position: Position::start(),
         game_changed: false,
+        diagnostics: &mut diagnostics,
     };
     for line in input.lines() {
         let command = parse_gui_command(&line?);
@@ -101,18 +106,21 @@ impl Session<'_> {
                 Err(why) => vec![format!("status move ignored: {why}")],
             },
             GuiCommand::Go => match self.think() {
-                Ok((mv, reply)) => {
+                Ok(Answer { mv, reply, warning }) => {
                     let nodes = reply
                         .info
                         .and_then(|i| i.nodes)
                         .map(|nodes| format!("nodestats {nodes} {:.3}", reply.elapsed.as_secs_f64()));
                     let eval = reply.info.and_then(|i| i.eval);
-                    nodes.into_iter().chain([format_move_reply(mv, eval, reply.elapsed)]).collect()
+                    warning.into_iter().chain(nodes).chain([format_move_reply(mv, eval, reply.elapsed)]).collect()
                 }
                 Err(why) => vec![why],
             },
             GuiCommand::Hint(_) => match self.think() {
-                Ok((mv, reply)) => vec![format_search_line(mv, reply.info.as_ref()), "status".to_owned()],
+                Ok(Answer { mv, reply, warning }) => warning
+                    .into_iter()
+                    .chain([format_search_line(mv, reply.info.as_ref()), "status".to_owned()])
+                    .collect(),
                 Err(why) => vec![why],
             },
             GuiCommand::Ping(n) => vec![format!("pong {n}")],
@@ -153,8 +161,9 @@ impl Session<'_> {
         }
     }
 
-    /// Asks the bot for a move in the current position; the error is a status line.
-    fn think(&mut self) -> Result<(Move, Reply), String> {
+    /// Asks the bot for a move in the current position; the error is a status line, and the
+    /// failure with the bot's stderr tail goes to the diagnostics.
+    fn think(&mut self) -> Result<Answer, String> {
         let position = self.position;
         if position.is_game_over() {
             return Err("status the game is over: no move to make".to_owned());
@@ -169,20 +178,31 @@ impl Session<'_> {
             }
             seat.think(&position, time_limit)
         });
-        match result {
-            Ok(reply) => match validate(&position, reply.byte) {
-                Ok(mv) => Ok((mv, reply)),
-                Err(why) => {
+        let failure = match result {
+            Ok(reply) => match (validate(&position, reply.byte), Move::from_byte(reply.byte)) {
+                (Ok(mv), _) => return Ok(Answer { mv, reply, warning: None }),
+                // An illegal move is still a move: the GUI (or the referee on the other side)
+                // judges it, as it would judge any engine's. The bot starts afresh next time.
+                (Err(why), Ok(mv)) => {
                     self.seat = None;
-                    Err(format!("status the bot answered an illegal move: {why}"))
+                    let warning = Some(format!("status the bot answered an illegal move: {why}"));
+                    return Ok(Answer { mv, reply, warning });
                 }
+                (Err(why), Err(_)) => Failure::new(Termination::IllegalMove, why),
             },
-            Err(failure) => {
-                self.seat = None;
-                Err(status_failure(&failure))
-            }
-        }
+            Err(failure) => failure,
+        };
+        self.seat = None;
+        let _ = writeln!(self.diagnostics, "othello nboard: {failure}");
+        Err(status_failure(&failure))
     }
+}
+
+/// A move the bot gave, with its report and a status line to send first if it is illegal.
+struct Answer {
+    mv: Move,
+    reply: Reply,
+    warning: Option<String>,
 }
 
 /// A failure as one status line (the stderr tail would not fit a status bar).
