@@ -231,3 +231,119 @@ fn play(position: &mut Position, mv: Move) -> Result<(), String> {
     *position = next;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+
+    /// A bot that plays its first legal move, or a fixed byte, with a search report.
+    struct ScriptedBot {
+        level: Option<u32>,
+        answer: Option<u8>,
+        games_started: Arc<AtomicU32>,
+    }
+
+    impl Seat for ScriptedBot {
+        fn name(&self) -> &str {
+            "Scripted"
+        }
+        fn levels(&self) -> u32 {
+            4
+        }
+        fn new_game(&mut self) -> Result<(), Failure> {
+            self.games_started.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+        fn think(&mut self, position: &Position, _: Option<Duration>) -> Result<Reply, Failure> {
+            if self.level == Some(1) {
+                return Err(Failure::new(Termination::Crash, "level 1 crashes"));
+            }
+            let first = position.legal_moves().into_iter().next().map_or(Move::Pass, Move::Play);
+            let info = othello_sdk::SearchInfo {
+                eval: Some(1.25),
+                depth: self.level,
+                nodes: Some(42),
+                ..othello_sdk::SearchInfo::default()
+            };
+            Ok(Reply { byte: self.answer.unwrap_or(first.to_byte()), elapsed: Duration::ZERO, info: Some(info) })
+        }
+    }
+
+    fn run(script: &str, answer: Option<u8>) -> (Vec<String>, Vec<Option<u32>>, u32, String) {
+        let opened = std::cell::RefCell::new(Vec::new());
+        let games = Arc::new(AtomicU32::new(0));
+        let mut open = |level: Option<u32>| -> Result<Box<dyn Seat>, Failure> {
+            opened.borrow_mut().push(level);
+            Ok(Box::new(ScriptedBot { level, answer, games_started: games.clone() }))
+        };
+        let (mut output, mut diagnostics) = (Vec::new(), Vec::new());
+        serve(&mut open, ServeOptions::default(), script.as_bytes(), &mut output, &mut diagnostics).unwrap();
+        let lines = String::from_utf8(output).unwrap().lines().map(str::to_owned).collect();
+        (lines, opened.into_inner(), games.load(Ordering::SeqCst), String::from_utf8(diagnostics).unwrap())
+    }
+
+    fn first_legal(position: &Position) -> Move {
+        position.legal_moves().into_iter().next().map_or(Move::Pass, Move::Play)
+    }
+
+    fn upper(mv: Move) -> String {
+        super::super::protocol::format_move(mv)
+    }
+
+    #[test]
+    fn a_session_gets_moves_with_reports_hints_and_pongs() {
+        let mut position = Position::start();
+        for mv in ["f5", "d6"] {
+            position.play(mv.parse().unwrap());
+        }
+        let reply = first_legal(&position);
+        position.play(reply);
+        let opponent = first_legal(&position);
+        position.play(opponent);
+        let second = first_legal(&position);
+        let script = format!(
+            "nboard 2\nset game (;GM[Othello]B[f5]W[d6];)\ngo\nhint 2\nmove {}\nmove {}/0.5/1\ngo\nping 3\nlearn\n",
+            upper(reply),
+            upper(opponent).to_lowercase()
+        );
+        let (lines, opened, games, _) = run(&script, None);
+        let expected = [
+            "set myname Scripted".to_owned(),
+            "nodestats 42 0.000".to_owned(),
+            format!("=== {}/1.25/0.000", upper(reply)),
+            format!("search {} 1.25 0 0", upper(reply)),
+            "status".to_owned(),
+            "nodestats 42 0.000".to_owned(),
+            format!("=== {}/1.25/0.000", upper(second)),
+            "pong 3".to_owned(),
+            "learned".to_owned(),
+        ];
+        assert_eq!(lines, expected);
+        assert_eq!(opened, [None], "one seat for the session");
+        assert_eq!(games, 1, "the set game started one new game");
+    }
+
+    #[test]
+    fn set_depth_reopens_the_bot_at_the_clamped_level_and_failures_are_status_lines() {
+        let (lines, opened, _, diagnostics) = run("set depth 2\ngo\nset depth 99\ngo\nset depth 1\ngo\ngo\n", None);
+        assert_eq!(opened, [None, Some(2), Some(4), Some(1), Some(1)], "{lines:?}");
+        assert_eq!(lines[1], "=== D3/1.25/0.000");
+        assert!(lines[4].starts_with("status the bot failed: crash: level 1 crashes"), "{lines:?}");
+        assert!(lines[5].starts_with("status the bot failed"), "started afresh, failed again: {lines:?}");
+        assert!(diagnostics.contains("level 1 crashes"), "{diagnostics}");
+    }
+
+    #[test]
+    fn illegal_answers_are_sent_after_a_status_line_and_non_moves_are_not() {
+        let (lines, opened, _, _) = run("go\ngo\n", Some(0x00));
+        assert!(lines[0].starts_with("status the bot answered an illegal move: move byte 0x00 (a1)"), "{lines:?}");
+        assert_eq!(lines[2], "=== A1/1.25/0.000", "{lines:?}");
+        assert_eq!(opened.len(), 2, "the bot starts afresh after an illegal move");
+        let (lines, _, _, _) = run("go\n", Some(0x88));
+        assert!(lines[0].starts_with("status the bot failed: illegal-move"), "{lines:?}");
+        assert_eq!(lines.len(), 1);
+    }
+}
