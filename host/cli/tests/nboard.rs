@@ -187,13 +187,25 @@ fn set_depth_sets_the_bots_level_clamped_to_its_levels() {
     assert_eq!(lines.len(), 6, "{lines:?}");
 }
 
-/// `othello match … --json` in `dir`: the game lines by game number (moves, score, termination).
-fn match_games(dir: &Path, black: &str, white: &str) -> Vec<(u64, String, Value, String)> {
-    let args = ["match", black, white, "--games", "4", "--openings", "random:4", "--seed", "3", "--json"];
-    let output = Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap();
+/// One game of a match: its number, moves (passes omitted), score and termination.
+type GameSummary = (u64, String, Value, String);
+
+/// Openings and seed of the matches compared: chosen so that the games include passes.
+const MATCH_ARGS: [&str; 8] = ["--games", "4", "--openings", "random:10", "--seed", "7", "--out", "games.ggf"];
+
+/// `othello match … --json` in `dir`: the game lines by game number, and the GGF moves of every
+/// game (passes included).
+fn match_games_with_ggf(dir: &Path, black: &str, white: &str) -> (Vec<GameSummary>, Vec<Vec<Move>>) {
+    let output = Command::new(othello_exe())
+        .current_dir(dir)
+        .args(["match", black, white, "--json"])
+        .args(MATCH_ARGS)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let text = String::from_utf8(output.stdout).unwrap();
-    let mut games: Vec<(u64, String, Value, String)> = text
+    let mut games: Vec<GameSummary> = text
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .filter(|line| line.get("game").is_some())
@@ -208,19 +220,28 @@ fn match_games(dir: &Path, black: &str, white: &str) -> Vec<(u64, String, Value,
         })
         .collect();
     games.sort_by_key(|game| game.0);
-    games
+    let mut records = ggf::read_file(&dir.join("games.ggf")).unwrap();
+    records.sort_by_key(|record| record.transcript());
+    let moves = records.iter().map(|record| record.moves.iter().map(|m| m.mv).collect()).collect();
+    (games, moves)
+}
+
+fn match_games(dir: &Path, black: &str, white: &str) -> Vec<GameSummary> {
+    match_games_with_ggf(dir, black, white).0
 }
 
 #[test]
 fn a_match_between_nboard_seats_running_othello_nboard_plays_the_direct_matchs_games() {
     // `stateful` keeps its colour between moves: it plays legally only if every game starts it anew.
     let dir = workspace(&["first_legal", "stateful"]);
-    let direct = match_games(dir.path(), "stateful", "first_legal");
-    assert_eq!(direct.len(), 4);
-    assert!(direct.iter().all(|game| game.3 == "normal"), "{direct:?}");
+    let direct = match_games_with_ggf(dir.path(), "stateful", "first_legal");
+    assert_eq!(direct.0.len(), 4);
+    assert!(direct.0.iter().all(|game| game.3 == "normal"), "{direct:?}");
+    let passes = direct.1.iter().flatten().filter(|&&mv| mv == Move::Pass).count();
+    assert!(passes > 0, "the games include passes");
     let engine = |bot: &str| format!("nboard:'{}' nboard {bot}", othello_exe().display());
-    let through_nboard = match_games(dir.path(), &engine("stateful"), &engine("first_legal"));
-    assert_eq!(through_nboard, direct);
+    let through_nboard = match_games_with_ggf(dir.path(), &engine("stateful"), &engine("first_legal"));
+    assert_eq!(through_nboard, direct, "the same games, passes included, with both bots in both colours");
 }
 
 #[test]
