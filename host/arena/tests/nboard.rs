@@ -32,6 +32,13 @@ fn replies_with_spaces_lower_case_and_stray_lines_are_read_with_the_search_repor
 }
 
 #[test]
+fn a_flood_of_stray_lines_is_read_through_to_the_answer() {
+    let mut seat = open_fake("flood").unwrap();
+    // No time limit: the answer is found however long the flood takes to read.
+    assert_eq!(seat.think(&Position::start(), None).unwrap().byte, f5());
+}
+
+#[test]
 fn the_host_answers_forced_passes_without_asking_the_engine() {
     // The hanging engine would time out if it were asked.
     let mut seat = open_fake("hang").unwrap();

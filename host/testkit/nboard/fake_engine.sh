@@ -4,6 +4,7 @@
 #   spaced     stray lines, status, nodestats and search lines, then `=== f5 1.50 0.0` (spaces, lower case)
 #   v1         like spaced, but complains about `nboard 2` as an engine that only knows version 1 does
 #   double     answers twice, `=== f5` then `=== d3` (the second must be dropped, not taken for the next answer)
+#   flood      writes 20,000 debug lines before answering f5
 #   illegal    answers a1 (never legal from the start)
 #   garbage    answers a move that is no move
 #   crash      writes to stderr and exits with code 3
@@ -37,6 +38,7 @@ while IFS= read -r line; do
                     echo "search f5 1.50 0 7@73%"
                     echo "=== f5 1.50 0.0" ;;
                 double) echo "=== f5"; echo "=== d3" ;;
+                flood) yes "debug: flooding the host" | head -n 20000; echo "=== f5" ;;
                 illegal) echo "=== A1/0.00/0.0" ;;
                 garbage) echo "=== zz/1/1" ;;
                 crash) echo "fake engine: giving up" >&2; exit 3 ;;

@@ -34,6 +34,10 @@ use crate::nboard::protocol::{
 /// Longest line kept of the engine's output (the rest of the line is dropped): a runaway engine
 /// printing without newlines cannot fill the host's memory.
 const MAX_LINE_BYTES: usize = 4096;
+/// Output lines held for the seat before the reader stops reading: an engine that floods its
+/// output while the seat is not waiting for it (the opponent's turn) is held up by the full pipe
+/// instead of filling the host's memory.
+const MAX_QUEUED_LINES: usize = 1024;
 /// Longest stderr line kept for failure reports, in characters.
 const MAX_TAIL_LINE_CHARS: usize = 400;
 /// How long a dead engine's last stderr lines get to arrive before the failure is reported.
@@ -310,7 +314,7 @@ impl Engine {
         let input = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
-        let (sender, lines) = mpsc::channel();
+        let (sender, lines) = mpsc::sync_channel(MAX_QUEUED_LINES);
         let (commands, to_write) = mpsc::channel::<String>();
         let stderr = Arc::new(StderrTail::default());
         let tail = Arc::clone(&stderr);
