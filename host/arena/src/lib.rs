@@ -32,6 +32,7 @@
 
 pub mod event;
 pub mod ggf;
+pub mod nboard;
 pub mod plugins;
 pub mod record;
 pub mod referee;

@@ -143,13 +143,17 @@ pub fn probe_all(paths: &[PathBuf], runner: &RunnerCommand, options: &SeatOption
 /// Finds the library a command-line name means (as an absolute path, so it
 /// stays valid from any folder): an existing path, else a file
 /// stem in the plugin folders (`alphabeta` for `libalphabeta.so`), else the
-/// name a bot gives itself (case-insensitive).
+/// name a bot gives itself (case-insensitive). An NBoard engine (`nboard:COMMAND`) is returned as
+/// it is: its seat starts the command.
 pub fn resolve(
     name: &str,
     folders: &[PathBuf],
     runner: &RunnerCommand,
     options: &SeatOptions,
 ) -> Result<PathBuf, String> {
+    if crate::nboard::protocol::engine_command(name).is_some() {
+        return Ok(PathBuf::from(name)); // an NBoard engine: opened by its command, not found on disk
+    }
     let as_path = Path::new(name);
     if as_path.is_file() {
         return Ok(as_path.canonicalize().unwrap_or_else(|_| as_path.to_path_buf()));

@@ -13,10 +13,12 @@ use othello_arena::event::state::StateDir;
 use othello_arena::event::{
     ArenaEvent, EventProgress, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, Sprt, run,
 };
+use othello_arena::nboard::engine::{ServeOptions, serve};
+use othello_arena::nboard::protocol::{display_name, engine_command, split_command};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
     DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand, SeatOptions, Seating,
-    library_stem,
+    library_stem, open_seat,
 };
 
 use crate::report::{GameLine, SprtSummary, Summary, SummaryLine, plugin_table, summary_text};
@@ -82,6 +84,12 @@ pub enum Command {
     Match(MatchArgs),
     /// Play a round-robin tournament.
     Tournament(TournamentArgs),
+    /// Serve a bot as an NBoard-protocol engine on stdin and stdout, for NBoard-style GUIs
+    /// (the bot runs in its isolated runner, as in matches; --time-ms is its time per move).
+    Nboard {
+        /// The bot, as for `match` (`alphabeta`, `alphabeta@3`); `set depth N` changes its level.
+        bot: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -152,6 +160,7 @@ pub fn main() -> i32 {
         Some(Command::List { json }) => list(&cli.global, json),
         Some(Command::Match(args)) => play_match(&cli.global, args),
         Some(Command::Tournament(args)) => tournament(&cli.global, args),
+        Some(Command::Nboard { bot }) => nboard(&cli.global, &bot),
     };
     match result {
         Ok(()) => 0,
@@ -241,23 +250,51 @@ fn tournament(global: &GlobalOptions, args: TournamentArgs) -> Result<(), String
     run_event(global, &args.bots, format, None, &args.event)
 }
 
-/// Resolves and probes the bots; names are made unique (`Random #2`).
+/// `othello nboard BOT`: the bot as an NBoard engine on stdin and stdout.
+fn nboard(global: &GlobalOptions, bot: &str) -> Result<(), String> {
+    let folders = plugins::plugin_folders(&global.plugins);
+    let (name, level) = split_level(bot);
+    let library = plugins::resolve(name, &folders, &runner_command()?, &global.seat_options())?;
+    let seating = global.seating()?;
+    let options =
+        ServeOptions { time_limit: (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms)), level };
+    let mut open = |level| open_seat(&seating.spec(&library, level));
+    serve(&mut open, options, std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr())
+        .map_err(|e| format!("nboard: the GUI's connection failed: {e}"))
+}
+
+/// Resolves and probes the bots; names are made unique (`Random #2`). NBoard engines
+/// (`nboard:COMMAND[@DEPTH]`) are passed through as they are, named after their command.
 fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participant>, String> {
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
     let mut resolved = Vec::new();
     for bot in bots {
         let (name, level) = split_level(bot);
-        resolved.push((plugins::resolve(name, &folders, &runner, &options)?, level));
-    }
-    let paths: Vec<PathBuf> = resolved.iter().map(|(path, _)| path.clone()).collect();
-    let infos = plugins::probe_all(&paths, &runner, &options);
-    let mut participants: Vec<Participant> = Vec::new();
-    for ((library, level), info) in resolved.into_iter().zip(infos) {
-        if let PluginStatus::Error(why) = &info.status {
-            eprintln!("warning: {} cannot play ({why}); its games count as losses", library.display());
+        if let Some(command) = engine_command(name) {
+            // `nboard:edax -q@12`: the engine is sent `set depth 12`.
+            let engine_name =
+                split_command(command).map(|words| display_name(&words)).unwrap_or_else(|_| command.to_owned());
+            resolved.push((PathBuf::from(name), level, Some(engine_name)));
+            continue;
         }
-        let base = if info.is_ok() { info.name.clone() } else { library_stem(&library) };
+        resolved.push((plugins::resolve(name, &folders, &runner, &options)?, level, None));
+    }
+    let libraries: Vec<PathBuf> =
+        resolved.iter().filter(|(_, _, engine)| engine.is_none()).map(|(path, _, _)| path.clone()).collect();
+    let mut infos = plugins::probe_all(&libraries, &runner, &options).into_iter();
+    let mut participants: Vec<Participant> = Vec::new();
+    for (library, level, engine_name) in resolved {
+        let base = match engine_name {
+            Some(name) => name,
+            None => {
+                let info = infos.next().expect("one probe per library");
+                if let PluginStatus::Error(why) = &info.status {
+                    eprintln!("warning: {} cannot play ({why}); its games count as losses", library.display());
+                }
+                if info.is_ok() { info.name.clone() } else { library_stem(&library) }
+            }
+        };
         let base = match level {
             Some(level) => format!("{base}@{level}"),
             None => base,

@@ -166,3 +166,11 @@ pub fn runners_of(library: &Path) -> Vec<u32> {
 fn othello_runner_subcommand() -> &'static [u8] {
     b"runner"
 }
+
+/// The scripted NBoard test engine (`nboard/fake_engine.sh`) as an `nboard:` bot name: it answers
+/// `go` as `mode` says (`spaced`, `v1`, `double`, `flood`, `illegal`, `garbage`, `crash`, `hang`, `spawner PIDFILE`,
+/// `exit-early`; see the script).
+pub fn fake_nboard_engine(mode: &str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("nboard").join("fake_engine.sh");
+    format!("nboard:sh '{}' {mode}", script.display())
+}

@@ -8,6 +8,7 @@
 mod failure;
 mod in_process;
 mod isolated;
+mod nboard;
 mod open;
 mod player;
 mod runner_command;
@@ -16,6 +17,7 @@ mod spec;
 pub use failure::{Failure, Termination};
 pub use in_process::InProcessSeat;
 pub use isolated::{IsolatedSeat, Loaded, STDERR_TAIL_LINES, StopHandle};
+pub use nboard::{NboardSeat, engine_command_of};
 pub use open::{open_seat, open_seat_stoppable};
 pub use player::{Reply, Seat};
 pub use runner_command::{RUNNER_EXECUTABLE, RunnerCommand, RunnerNotFound};

@@ -3,12 +3,17 @@
 use super::failure::{Failure, Termination};
 use super::in_process::InProcessSeat;
 use super::isolated::{IsolatedSeat, StopHandle};
+use super::nboard::{NboardSeat, engine_command_of};
 use super::player::Seat;
 use super::spec::{Isolation, SeatSpec};
 
-/// Opens a seat: loads the library (in a fresh runner, or in process).
+/// Opens a seat: loads the library (in a fresh runner, or in process), or starts the NBoard
+/// engine of a library path `nboard:COMMAND` (always in its own process, whatever the isolation).
 /// Fails with a `load-error` when the library is not a usable bot.
 pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
+    if let Some(command) = engine_command_of(&spec.library) {
+        return Ok(Box::new(NboardSeat::open(command, spec.level, spec.options, None)?));
+    }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open(spec, runner)?),
         Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
@@ -20,6 +25,9 @@ pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
 /// seat's calls fail from then on. An in-process bot cannot be interrupted: it is only kept from
 /// being opened once `stop` is stopped.
 pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn Seat>, Failure> {
+    if let Some(command) = engine_command_of(&spec.library) {
+        return Ok(Box::new(NboardSeat::open(command, spec.level, spec.options, Some(stop.clone()))?));
+    }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open_stoppable(spec, runner, Some(stop.clone()))?),
         Isolation::InProcess if stop.is_stopped() => {

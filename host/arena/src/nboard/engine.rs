@@ -1,0 +1,351 @@
+//! The engine side of the NBoard protocol: a seat (a bot library in its isolated runner, as in
+//! matches) answers a GUI's commands, so any bot can be registered as an engine in an
+//! NBoard-protocol GUI (`othello nboard BOT[@LEVEL]`).
+//!
+//! Supported: `nboard N` (answered with `set myname`), `set depth N` (the bot's level, clamped to
+//! the levels it has), `set game GGF`, `set contempt` (ignored), `move F5[/eval/time]`, `go`
+//! (`nodestats` when the bot reports nodes, then `=== F5/eval/time`), `hint N` (one `search` line
+//! with the bot's choice, then `status`), `ping N` → `pong N`, `learn` → `learned`, `analyze`
+//! (acknowledged with a status line), `quit`. Anything else is answered with a status line and
+//! otherwise ignored.
+
+use std::io::{self, BufRead, Write};
+use std::time::Duration;
+
+use othello_sdk::{Move, Position};
+
+use super::protocol::{GuiCommand, format_move_reply, format_search_line, parse_gui_command};
+use crate::ggf;
+use crate::referee::validate;
+use crate::seat::{Failure, Reply, Seat, Termination};
+
+/// Opens the bot's seat at a level (`None` = its default); called again after a failure or a
+/// change of level.
+pub type OpenSeat<'a> = dyn FnMut(Option<u32>) -> Result<Box<dyn Seat>, Failure> + 'a;
+
+/// How the bot plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ServeOptions {
+    /// Time per move the bot is given (and held to) on `go` and `hint`.
+    pub time_limit: Option<Duration>,
+    /// Level before any `set depth` (`None` = the bot's default).
+    pub level: Option<u32>,
+}
+
+/// The state of one session with a GUI.
+struct Session<'a> {
+    open: &'a mut OpenSeat<'a>,
+    options: ServeOptions,
+    level: Option<u32>,
+    seat: Option<Box<dyn Seat>>,
+    /// Levels of the bot, once a seat has been opened (0 = none).
+    levels: Option<u32>,
+    position: Position,
+    /// A new game was set since the seat's last `new_game`.
+    game_changed: bool,
+    /// Where failures are told in full (the GUI gets one status line).
+    diagnostics: &'a mut dyn Write,
+}
+
+/// Answers the GUI's commands read from `input` on `output` until `quit` or the end of the input.
+/// Only I/O errors on `input` or `output` end it early. A bot's failure is reported with a status
+/// line instead of a move (and in full, with its stderr tail, on `diagnostics`), and the bot is
+/// started afresh for the next request; an illegal move is answered as it is, after a status line.
+pub fn serve(
+    open: &mut OpenSeat<'_>,
+    options: ServeOptions,
+    input: impl BufRead,
+    mut output: impl Write,
+    mut diagnostics: impl Write,
+) -> io::Result<()> {
+    let mut session = Session {
+        open,
+        options,
+        level: options.level,
+        seat: None,
+        levels: None,
+        position: Position::start(),
+        game_changed: false,
+        diagnostics: &mut diagnostics,
+    };
+    for line in input.lines() {
+        let command = parse_gui_command(&line?);
+        if command == GuiCommand::Quit {
+            break;
+        }
+        for reply in session.answer(command) {
+            writeln!(output, "{reply}")?;
+        }
+        output.flush()?;
+    }
+    Ok(())
+}
+
+impl Session<'_> {
+    /// The lines that answer `command` (none for most commands).
+    fn answer(&mut self, command: GuiCommand) -> Vec<String> {
+        match command {
+            GuiCommand::Nboard(_) => match self.seat() {
+                Ok(seat) => vec![format!("set myname {}", seat.name())],
+                Err(failure) => vec![status_failure(&failure)],
+            },
+            GuiCommand::SetDepth(depth) => {
+                self.set_depth(depth);
+                Vec::new()
+            }
+            GuiCommand::SetGame(text) => match game_position(&text) {
+                Ok(position) => {
+                    self.position = position;
+                    self.game_changed = true;
+                    Vec::new()
+                }
+                Err(why) => vec![format!("status cannot read the game: {why}")],
+            },
+            GuiCommand::Move(mv) => match play(&mut self.position, mv) {
+                Ok(()) => Vec::new(),
+                Err(why) => vec![format!("status move ignored: {why}")],
+            },
+            GuiCommand::Go => match self.think() {
+                Ok(Answer { mv, reply, warning }) => {
+                    let nodes = reply
+                        .info
+                        .and_then(|i| i.nodes)
+                        .map(|nodes| format!("nodestats {nodes} {:.3}", reply.elapsed.as_secs_f64()));
+                    let eval = reply.info.and_then(|i| i.eval);
+                    warning.into_iter().chain(nodes).chain([format_move_reply(mv, eval, reply.elapsed)]).collect()
+                }
+                Err(why) => vec![why],
+            },
+            GuiCommand::Hint(_) => match self.think() {
+                Ok(Answer { mv, reply, warning }) => warning
+                    .into_iter()
+                    .chain([format_search_line(mv, reply.info.as_ref()), "status".to_owned()])
+                    .collect(),
+                Err(why) => vec![why],
+            },
+            GuiCommand::Ping(n) => vec![format!("pong {n}")],
+            GuiCommand::Learn => vec!["learned".to_owned()],
+            GuiCommand::Analyze => vec!["status analyze is not supported".to_owned()],
+            GuiCommand::SetOther | GuiCommand::Empty | GuiCommand::Quit => Vec::new(),
+            GuiCommand::Unknown(text) => vec![format!("status unknown command ignored: {text}")],
+        }
+    }
+
+    /// The open seat, opening one if needed.
+    fn seat(&mut self) -> Result<&mut Box<dyn Seat>, Failure> {
+        if self.seat.is_none() {
+            let mut seat = (self.open)(self.level)?;
+            // Opening only loads the bot: its game (and name, and level) starts with `new_game`.
+            seat.new_game()?;
+            self.levels = Some(seat.levels());
+            self.game_changed = false;
+            self.seat = Some(seat);
+        }
+        Ok(self.seat.as_mut().expect("just opened"))
+    }
+
+    /// `set depth N`: the bot's level N, clamped to its levels; a bot without levels ignores it.
+    fn set_depth(&mut self, depth: u32) {
+        let levels = match self.levels {
+            Some(levels) => levels,
+            None => match self.seat() {
+                Ok(seat) => seat.levels(),
+                Err(_) => return, // reported when a move is asked for
+            },
+        };
+        if levels == 0 {
+            return;
+        }
+        let level = Some(depth.clamp(1, levels));
+        if level != self.level {
+            self.level = level;
+            self.seat = None; // reopened at the new level when next needed
+        }
+    }
+
+    /// Asks the bot for a move in the current position; the error is a status line, and the
+    /// failure with the bot's stderr tail goes to the diagnostics.
+    fn think(&mut self) -> Result<Answer, String> {
+        let position = self.position;
+        if position.is_game_over() {
+            return Err("status the game is over: no move to make".to_owned());
+        }
+        let time_limit = self.options.time_limit;
+        let result = self.seat().map(|_| ()).and_then(|()| {
+            // A seat opened just now has started its game; one kept from an earlier game starts
+            // the new one, so a bot that keeps state between moves does not mix games.
+            let seat = self.seat.as_mut().expect("open");
+            if std::mem::take(&mut self.game_changed) {
+                seat.new_game()?;
+            }
+            seat.think(&position, time_limit)
+        });
+        let failure = match result {
+            Ok(reply) => match (validate(&position, reply.byte), Move::from_byte(reply.byte)) {
+                (Ok(mv), _) => return Ok(Answer { mv, reply, warning: None }),
+                // An illegal move is still a move: the GUI (or the referee on the other side)
+                // judges it, as it would judge any engine's. The bot starts afresh next time.
+                (Err(why), Ok(mv)) => {
+                    self.seat = None;
+                    let warning = Some(format!("status the bot answered an illegal move: {why}"));
+                    return Ok(Answer { mv, reply, warning });
+                }
+                (Err(why), Err(_)) => Failure::new(Termination::IllegalMove, why),
+            },
+            Err(failure) => failure,
+        };
+        self.seat = None;
+        let _ = writeln!(self.diagnostics, "othello nboard: {failure}");
+        Err(status_failure(&failure))
+    }
+}
+
+/// A move the bot gave, with its report and a status line to send first if it is illegal.
+struct Answer {
+    mv: Move,
+    reply: Reply,
+    warning: Option<String>,
+}
+
+/// A failure as one status line (the stderr tail would not fit a status bar).
+fn status_failure(failure: &Failure) -> String {
+    format!("status the bot failed: {}: {}", failure.termination, failure.detail.replace('\n', " "))
+}
+
+/// The position after every move of the (first) game in a GGF text, passes included.
+fn game_position(text: &str) -> Result<Position, String> {
+    let games = ggf::parse(text).map_err(|e| e.to_string())?;
+    let game = games.into_iter().next().ok_or("no game in the text")?;
+    let mut position = game.start;
+    for record in &game.moves {
+        position.play_unchecked(record.mv); // checked by the reader
+    }
+    Ok(position)
+}
+
+/// Plays a GUI's move; a GUI that leaves a forced pass out gets it put in.
+fn play(position: &mut Position, mv: Move) -> Result<(), String> {
+    let mut next = *position;
+    if mv != Move::Pass && next.must_pass() {
+        next.play(Move::Pass);
+    }
+    next.try_play(mv).map_err(|why| format!("{mv}: {why}"))?;
+    *position = next;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+
+    /// A bot that plays its first legal move, or a fixed byte, with a search report.
+    struct ScriptedBot {
+        level: Option<u32>,
+        answer: Option<u8>,
+        games_started: Arc<AtomicU32>,
+    }
+
+    impl Seat for ScriptedBot {
+        fn name(&self) -> &str {
+            "Scripted"
+        }
+        fn levels(&self) -> u32 {
+            4
+        }
+        fn new_game(&mut self) -> Result<(), Failure> {
+            self.games_started.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+        fn think(&mut self, position: &Position, _: Option<Duration>) -> Result<Reply, Failure> {
+            if self.level == Some(1) {
+                return Err(Failure::new(Termination::Crash, "level 1 crashes"));
+            }
+            let first = position.legal_moves().into_iter().next().map_or(Move::Pass, Move::Play);
+            let info = othello_sdk::SearchInfo {
+                eval: Some(1.25),
+                depth: self.level,
+                nodes: Some(42),
+                ..othello_sdk::SearchInfo::default()
+            };
+            Ok(Reply { byte: self.answer.unwrap_or(first.to_byte()), elapsed: Duration::ZERO, info: Some(info) })
+        }
+    }
+
+    fn run(script: &str, answer: Option<u8>) -> (Vec<String>, Vec<Option<u32>>, u32, String) {
+        let opened = std::cell::RefCell::new(Vec::new());
+        let games = Arc::new(AtomicU32::new(0));
+        let mut open = |level: Option<u32>| -> Result<Box<dyn Seat>, Failure> {
+            opened.borrow_mut().push(level);
+            Ok(Box::new(ScriptedBot { level, answer, games_started: games.clone() }))
+        };
+        let (mut output, mut diagnostics) = (Vec::new(), Vec::new());
+        serve(&mut open, ServeOptions::default(), script.as_bytes(), &mut output, &mut diagnostics).unwrap();
+        let lines = String::from_utf8(output).unwrap().lines().map(str::to_owned).collect();
+        (lines, opened.into_inner(), games.load(Ordering::SeqCst), String::from_utf8(diagnostics).unwrap())
+    }
+
+    fn first_legal(position: &Position) -> Move {
+        position.legal_moves().into_iter().next().map_or(Move::Pass, Move::Play)
+    }
+
+    fn upper(mv: Move) -> String {
+        super::super::protocol::format_move(mv)
+    }
+
+    #[test]
+    fn a_session_gets_moves_with_reports_hints_and_pongs() {
+        let mut position = Position::start();
+        for mv in ["f5", "d6"] {
+            position.play(mv.parse().unwrap());
+        }
+        let reply = first_legal(&position);
+        position.play(reply);
+        let opponent = first_legal(&position);
+        position.play(opponent);
+        let second = first_legal(&position);
+        let script = format!(
+            "nboard 2\nset game (;GM[Othello]B[f5]W[d6];)\ngo\nhint 2\nmove {}\nmove {}/0.5/1\ngo\nping 3\nlearn\n",
+            upper(reply),
+            upper(opponent).to_lowercase()
+        );
+        let (lines, opened, games, _) = run(&script, None);
+        let expected = [
+            "set myname Scripted".to_owned(),
+            "nodestats 42 0.000".to_owned(),
+            format!("=== {}/1.25/0.000", upper(reply)),
+            format!("search {} 1.25 0 0", upper(reply)),
+            "status".to_owned(),
+            "nodestats 42 0.000".to_owned(),
+            format!("=== {}/1.25/0.000", upper(second)),
+            "pong 3".to_owned(),
+            "learned".to_owned(),
+        ];
+        assert_eq!(lines, expected);
+        assert_eq!(opened, [None], "one seat for the session");
+        assert_eq!(games, 2, "opening the seat started its first game, the set game a new one");
+    }
+
+    #[test]
+    fn set_depth_reopens_the_bot_at_the_clamped_level_and_failures_are_status_lines() {
+        let (lines, opened, _, diagnostics) = run("set depth 2\ngo\nset depth 99\ngo\nset depth 1\ngo\ngo\n", None);
+        assert_eq!(opened, [None, Some(2), Some(4), Some(1), Some(1)], "{lines:?}");
+        assert_eq!(lines[1], "=== D3/1.25/0.000");
+        assert!(lines[4].starts_with("status the bot failed: crash: level 1 crashes"), "{lines:?}");
+        assert!(lines[5].starts_with("status the bot failed"), "started afresh, failed again: {lines:?}");
+        assert!(diagnostics.contains("level 1 crashes"), "{diagnostics}");
+    }
+
+    #[test]
+    fn illegal_answers_are_sent_after_a_status_line_and_non_moves_are_not() {
+        let (lines, opened, _, _) = run("go\ngo\n", Some(0x00));
+        assert!(lines[0].starts_with("status the bot answered an illegal move: move byte 0x00 (a1)"), "{lines:?}");
+        assert_eq!(lines[2], "=== A1/1.25/0.000", "{lines:?}");
+        assert_eq!(opened.len(), 2, "the bot starts afresh after an illegal move");
+        let (lines, _, _, _) = run("go\n", Some(0x88));
+        assert!(lines[0].starts_with("status the bot failed: illegal-move"), "{lines:?}");
+        assert_eq!(lines.len(), 1);
+    }
+}

@@ -1,0 +1,261 @@
+//! `othello nboard BOT` as an NBoard GUI drives it, and `othello match` between `nboard:` seats
+//! that run `othello nboard` — the same games as the direct match.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use othello_arena::ggf::{self, GgfGame};
+use othello_arena::record::MoveRecord;
+use othello_sdk::{Move, Position};
+use othello_testkit::fixture;
+use serde_json::Value;
+
+fn othello_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_othello"))
+}
+
+/// How long a scripted session may take before the test fails (a guard, not a timing: a session
+/// answers in well under a second).
+const SESSION_DEADLINE: Duration = Duration::from_secs(60);
+
+/// A scratch folder with a `plugins/` folder holding the given fixtures.
+fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    for name in fixtures {
+        let source = fixture(name);
+        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// Runs `othello nboard BOT`, sends it `script` (then closes its input) and returns its output
+/// lines.
+fn session(dir: &Path, bot: &str, script: &[String]) -> Vec<String> {
+    let mut child = Command::new(othello_exe())
+        .current_dir(dir)
+        .args(["nboard", bot])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    for line in script {
+        writeln!(input, "{line}").unwrap();
+    }
+    drop(input);
+    let output = BufReader::new(child.stdout.take().unwrap());
+    let (sender, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(output.lines().map(Result::unwrap).collect::<Vec<String>>());
+    });
+    let result = lines.recv_timeout(SESSION_DEADLINE);
+    if result.is_err() {
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    let lines = result.expect("the session ended");
+    assert!(status.success(), "{status}: {lines:?}");
+    lines
+}
+
+fn first_legal(position: &Position) -> Move {
+    position.legal_moves().into_iter().next().map_or(Move::Pass, Move::Play)
+}
+
+fn nboard_move(mv: Move) -> String {
+    match mv {
+        Move::Pass => "PA".to_owned(),
+        Move::Play(square) => square.to_string().to_uppercase(),
+    }
+}
+
+/// A game in progress, from seeded random playouts, whose last move is a pass, with the position
+/// after it: the side to move has moves, and after its first legal move the opponent has too, and
+/// then the game goes on.
+fn game_ending_in_a_pass() -> (GgfGame, Position) {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    loop {
+        let mut position = Position::start();
+        let mut moves = Vec::new();
+        while !position.is_game_over() {
+            let legal: Vec<_> = position.legal_moves().into_iter().collect();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[state as usize % legal.len()]) };
+            let color = position.side_to_move();
+            position.play(mv);
+            moves.push(MoveRecord { color, mv, elapsed: Duration::ZERO, info: None });
+            if mv == Move::Pass && goes_on_for_two_moves(position) {
+                let game = GgfGame {
+                    black: "a".into(),
+                    white: "b".into(),
+                    start: Position::start(),
+                    moves,
+                    time_limit_ms: None,
+                    started_at: 0,
+                    result: None,
+                };
+                return (game, position);
+            }
+        }
+    }
+}
+
+fn goes_on_for_two_moves(mut position: Position) -> bool {
+    for _ in 0..2 {
+        if position.is_game_over() || position.must_pass() {
+            return false;
+        }
+        position.play(first_legal(&position));
+    }
+    !position.is_game_over()
+}
+
+#[test]
+fn a_scripted_gui_session_gets_the_bots_moves_hints_and_pongs() {
+    let dir = workspace(&["first_legal"]);
+    let (game, after_pass) = game_ending_in_a_pass();
+    let reply = first_legal(&after_pass);
+    let mut next = after_pass;
+    next.play(reply);
+    let opponent = first_legal(&next);
+    let mut after_opponent = next;
+    after_opponent.play(opponent);
+    // The game and the reply with the pass left out, as some GUIs write it: the pass is put back.
+    let mut without_pass = game.clone();
+    let pass = without_pass.moves.pop().unwrap();
+    without_pass.moves.push(MoveRecord { color: !pass.color, mv: reply, ..pass });
+    let script = [
+        "nboard 2".to_owned(),
+        "set depth 5".to_owned(), // a bot without levels ignores it
+        format!("set game {}", ggf::format(&game)),
+        "go".to_owned(),
+        "hint 1".to_owned(),
+        format!("move {}/1.00/0.5", nboard_move(reply)),
+        format!("move {}", nboard_move(opponent).to_lowercase()),
+        "go".to_owned(),
+        "ping 7".to_owned(),
+        "learn".to_owned(),
+        "move a1".to_owned(),
+        "frobnicate".to_owned(),
+        "set game (;GM[Othello]B[zz];)".to_owned(),
+        "quit".to_owned(),
+        "ping 8".to_owned(), // after quit: never answered
+    ];
+    let lines = session(dir.path(), "first_legal", &script);
+    let expected_go = |mv: Move| format!("=== {}//", nboard_move(mv));
+    assert_eq!(lines[0], "set myname First legal", "{lines:?}");
+    assert!(lines[1].starts_with(&expected_go(reply)), "{lines:?}");
+    assert_eq!(lines[2], format!("search {} 0.00 0 0", nboard_move(reply)), "{lines:?}");
+    assert_eq!(lines[3], "status", "{lines:?}");
+    assert!(lines[4].starts_with(&expected_go(first_legal(&after_opponent))), "{lines:?}");
+    assert_eq!(lines[5], "pong 7");
+    assert_eq!(lines[6], "learned");
+    assert!(lines[7].starts_with("status move ignored: a1"), "{lines:?}");
+    assert!(lines[8].starts_with("status unknown command ignored: frobnicate"), "{lines:?}");
+    assert!(lines[9].starts_with("status cannot read the game"), "{lines:?}");
+    assert_eq!(lines.len(), 10, "{lines:?}");
+
+    let lines =
+        session(dir.path(), "first_legal", &[format!("set game {}", ggf::format(&without_pass)), "go".to_owned()]);
+    assert!(lines[0].starts_with(&expected_go(opponent)), "the forced pass was put back: {lines:?}");
+}
+
+#[test]
+fn set_depth_sets_the_bots_level_clamped_to_its_levels() {
+    // The `levels` fixture plays legally only at level 2 of its 3.
+    let dir = workspace(&["levels"]);
+    let go = || "go".to_owned();
+    let depth = |n: u32| format!("set depth {n}");
+    let script = [depth(2), go(), depth(1), go(), depth(99), go(), depth(2), go()];
+    let lines = session(dir.path(), "levels", &script);
+    let start_move = nboard_move(first_legal(&Position::start()));
+    assert!(lines[0].starts_with(&format!("=== {start_move}")), "{lines:?}");
+    // At other levels it passes illegally: the pass is answered, after a status line.
+    assert!(lines[1].starts_with("status the bot answered an illegal move"), "level 1: {lines:?}");
+    assert!(lines[2].starts_with("=== PA"), "{lines:?}");
+    assert!(lines[3].starts_with("status the bot answered an illegal move"), "99 is level 3: {lines:?}");
+    assert!(lines[4].starts_with("=== PA"), "{lines:?}");
+    assert!(lines[5].starts_with(&format!("=== {start_move}")), "{lines:?}");
+    assert_eq!(lines.len(), 6, "{lines:?}");
+}
+
+/// One game of a match: its number, moves (passes omitted), score and termination.
+type GameSummary = (u64, String, Value, String);
+
+/// Openings and seed of the matches compared: chosen so that the games include passes.
+const MATCH_ARGS: [&str; 8] = ["--games", "4", "--openings", "random:10", "--seed", "7", "--out", "games.ggf"];
+
+/// `othello match … --json` in `dir`: the game lines by game number, and the GGF moves of every
+/// game (passes included).
+fn match_games_with_ggf(dir: &Path, black: &str, white: &str) -> (Vec<GameSummary>, Vec<Vec<Move>>) {
+    let output = Command::new(othello_exe())
+        .current_dir(dir)
+        .args(["match", black, white, "--json"])
+        .args(MATCH_ARGS)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut games: Vec<GameSummary> = text
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line.get("game").is_some())
+        .map(|game| {
+            let termination = game["termination"].as_str().unwrap().to_owned();
+            (
+                game["game"].as_u64().unwrap(),
+                game["moves"].as_str().unwrap().to_owned(),
+                game["score"].clone(),
+                termination,
+            )
+        })
+        .collect();
+    games.sort_by_key(|game| game.0);
+    let mut records = ggf::read_file(&dir.join("games.ggf")).unwrap();
+    records.sort_by_key(|record| record.transcript());
+    let moves = records.iter().map(|record| record.moves.iter().map(|m| m.mv).collect()).collect();
+    (games, moves)
+}
+
+fn match_games(dir: &Path, black: &str, white: &str) -> Vec<GameSummary> {
+    match_games_with_ggf(dir, black, white).0
+}
+
+#[test]
+fn a_match_between_nboard_seats_running_othello_nboard_plays_the_direct_matchs_games() {
+    // `stateful` keeps its colour between moves: it plays legally only if every game starts it anew.
+    let dir = workspace(&["first_legal", "stateful"]);
+    let direct = match_games_with_ggf(dir.path(), "stateful", "first_legal");
+    assert_eq!(direct.0.len(), 4);
+    assert!(direct.0.iter().all(|game| game.3 == "normal"), "{direct:?}");
+    let passes = direct.1.iter().flatten().filter(|&&mv| mv == Move::Pass).count();
+    assert!(passes > 0, "the games include passes");
+    let engine = |bot: &str| format!("nboard:'{}' nboard {bot}", othello_exe().display());
+    let through_nboard = match_games_with_ggf(dir.path(), &engine("stateful"), &engine("first_legal"));
+    assert_eq!(through_nboard, direct, "the same games, passes included, with both bots in both colours");
+}
+
+#[test]
+fn a_level_after_an_nboard_command_is_sent_as_set_depth() {
+    // The `levels` fixture plays legally only at level 2: `@2` reaches it as `set depth 2`.
+    let dir = workspace(&["first_legal", "levels"]);
+    let engine = format!("nboard:'{}' nboard levels@2", othello_exe().display());
+    let games = match_games(dir.path(), &engine, "first_legal");
+    assert_eq!(games.len(), 4);
+    assert!(games.iter().all(|game| game.3 == "normal"), "{games:?}");
+    // Without it, its illegal pass is answered through the protocol and judged by the referee:
+    // the same games as the direct match.
+    let engine = format!("nboard:'{}' nboard levels", othello_exe().display());
+    let through_nboard = match_games(dir.path(), &engine, "first_legal");
+    assert!(through_nboard.iter().all(|game| game.3 == "illegal-move"), "{through_nboard:?}");
+    assert_eq!(through_nboard, match_games(dir.path(), "levels", "first_legal"));
+}
