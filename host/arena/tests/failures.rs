@@ -12,10 +12,15 @@ use othello_sdk::{Color, Move, Position, parse_transcript_from};
 
 /// Plays the fixture as black against a good bot, then with colours swapped.
 fn two_games(fixture_name: &str, opening: &Opening) -> [GameRecord; 2] {
+    two_games_timed(fixture_name, opening, Some(TEST_TIME_LIMIT))
+}
+
+/// [`two_games`] with another time limit (`None`: only the bot's failure can end its move).
+fn two_games_timed(fixture_name: &str, opening: &Opening, time_limit: Option<Duration>) -> [GameRecord; 2] {
     let mut bad = open_seat(&isolated(&fixture(fixture_name))).expect("the fixture loads");
     let mut good = open_seat(&isolated(&fixture("first_legal"))).expect("the good bot loads");
-    let first = play_game(bad.as_mut(), good.as_mut(), opening, Some(TEST_TIME_LIMIT));
-    let second = play_game(good.as_mut(), bad.as_mut(), opening, Some(TEST_TIME_LIMIT));
+    let first = play_game(bad.as_mut(), good.as_mut(), opening, time_limit);
+    let second = play_game(good.as_mut(), bad.as_mut(), opening, time_limit);
     [first, second]
 }
 
@@ -120,7 +125,12 @@ fn reported_panic_is_a_crash_with_its_message() {
 
 #[test]
 fn unbounded_allocation_is_out_of_memory() {
-    check("allocates", Termination::OutOfMemory, &format!("went over the memory limit of {TEST_MEMORY_LIMIT_MB} MB"));
+    // No time limit: filling the memory limit takes long on a busy machine, and only the limit
+    // may end this move (waiting on the event, not racing a clock).
+    let games = two_games_timed("allocates", &Opening::none(), None);
+    let limit = format!("went over the memory limit of {TEST_MEMORY_LIMIT_MB} MB");
+    assert_black_lost(&games[0], Termination::OutOfMemory, &limit);
+    assert_played_out(&games[1]);
 }
 
 #[test]
