@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use othello_arena::seat::{RUNNER_EXECUTABLE, RunnerCommand, SeatOptions, SeatSpec, Seating};
+use othello_arena::seat::{RUNNER_EXECUTABLE, RunnerCommand, SandboxMode, SeatOptions, SeatSpec, Seating};
 
 /// The folder of the build profile the running test belongs to (`target/debug`): test
 /// executables live in its `deps/` folder.
@@ -40,7 +40,12 @@ pub const TEST_GRACE: Duration = Duration::from_millis(800);
 
 /// The limits the tests give every seat.
 pub fn seat_options() -> SeatOptions {
-    SeatOptions { grace: TEST_GRACE, memory_limit_mb: TEST_MEMORY_LIMIT_MB, load_timeout: TEST_LOAD_TIMEOUT }
+    SeatOptions {
+        grace: TEST_GRACE,
+        memory_limit_mb: TEST_MEMORY_LIMIT_MB,
+        load_timeout: TEST_LOAD_TIMEOUT,
+        sandbox: SandboxMode::Auto,
+    }
 }
 
 /// Isolated seats with the test limits.

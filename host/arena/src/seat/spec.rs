@@ -6,6 +6,10 @@ use std::time::Duration;
 
 use super::runner_command::RunnerCommand;
 
+/// How much a runner isolates its bot: `auto` (default: every sandbox layer the machine offers),
+/// `strict` (every layer or the bot does not start) or `off` (a plain runner process).
+pub use othello_runner::sandbox::Mode as SandboxMode;
+
 /// Where a bot's code runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Isolation {
@@ -38,6 +42,8 @@ pub struct SeatOptions {
     pub memory_limit_mb: u64,
     /// Time a library gets to load, and `init` to return; isolated seats only.
     pub load_timeout: Duration,
+    /// The runner's sandbox; isolated seats only (an in-process bot runs with the host's rights).
+    pub sandbox: SandboxMode,
 }
 
 impl Default for SeatOptions {
@@ -46,6 +52,7 @@ impl Default for SeatOptions {
             grace: DEFAULT_GRACE,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
             load_timeout: DEFAULT_LOAD_TIMEOUT,
+            sandbox: SandboxMode::Auto,
         }
     }
 }

@@ -197,10 +197,9 @@ fn start_runner(
     if stop.is_some_and(StopHandle::is_stopped) {
         return Err(stopped_failure("loading"));
     }
-    let mut runner =
-        Runner::spawn(runner_command, &spec.library, options.memory_limit_mb, stop.cloned()).map_err(|e| {
-            Failure::new(Termination::LoadError, format!("cannot start the bot runner `{runner_command}`: {e}"))
-        })?;
+    let mut runner = Runner::spawn(runner_command, &spec.library, options, stop.cloned()).map_err(|e| {
+        Failure::new(Termination::LoadError, format!("cannot start the bot runner `{runner_command}`: {e}"))
+    })?;
     let deadline = Instant::now() + options.load_timeout;
     let failure = match runner.receive(deadline) {
         Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 
 use super::super::runner_command::RunnerCommand;
+use super::super::sandbox::ScratchDir;
+use super::super::spec::{SandboxMode, SeatOptions};
 use super::stop::StopHandle;
 
 /// Lines of the bot's stderr kept for failure reports.
@@ -74,33 +76,49 @@ pub struct Runner {
     exit: Option<Exit>,
     /// Ends every wait for the child when stopped.
     stop: Option<StopHandle>,
+    /// The sandboxed bot's private folder; removed after the runner (declared after `child`, so
+    /// dropped after the runner is killed and reaped in `drop`).
+    _scratch: Option<ScratchDir>,
 }
 
 impl Runner {
-    /// Starts `COMMAND --memory-mb N LIBRARY`. Once `stop` is stopped, every wait for the child
-    /// ends at once with [`ChannelError::Stopped`].
+    /// Starts `COMMAND --memory-mb N --sandbox MODE [--scratch DIR] LIBRARY`. Once `stop` is
+    /// stopped, every wait for the child ends at once with [`ChannelError::Stopped`].
     pub fn spawn(
         command: &RunnerCommand,
         library: &Path,
-        memory_limit_mb: u64,
+        options: &SeatOptions,
         stop: Option<StopHandle>,
     ) -> std::io::Result<Runner> {
-        let mut child = Command::new(command.program())
+        let scratch = if options.sandbox == SandboxMode::Off { None } else { Some(ScratchDir::create()?) };
+        let mut command_line = Command::new(command.program());
+        command_line
             .args(command.args())
             .arg("--memory-mb")
-            .arg(memory_limit_mb.to_string())
-            .arg(library)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
+            .arg(options.memory_limit_mb.to_string())
+            .arg("--sandbox")
+            .arg(options.sandbox.as_str());
+        if let Some(scratch) = &scratch {
+            command_line.arg("--scratch").arg(scratch.path());
+        }
+        let mut child =
+            command_line.arg(library).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
         let requests = child.stdin.take().expect("piped stdin");
         let responses = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let stderr = Arc::new(StderrTail::default());
         let tail = Arc::clone(&stderr);
         std::thread::Builder::new().name("runner-stderr".into()).spawn(move || collect_stderr(stderr_pipe, &tail))?;
-        Ok(Runner { child, requests, responses, buffer: Vec::with_capacity(256), stderr, exit: None, stop })
+        Ok(Runner {
+            child,
+            requests,
+            responses,
+            buffer: Vec::with_capacity(256),
+            stderr,
+            exit: None,
+            stop,
+            _scratch: scratch,
+        })
     }
 
     pub fn send(&mut self, request: &Request) -> Result<(), ChannelError> {
