@@ -292,6 +292,16 @@ pub fn lock_down(mode: Mode, confinement: &Confinement<'_>, report: &mut Report)
             .map(|()| "set-user-id programs and file capabilities grant nothing".to_owned())
             .map_err(|e| format!("PR_SET_NO_NEW_PRIVS failed: {e}")),
     );
+    if let Some(scratch) = confinement.scratch {
+        // The bot's working folder: relative paths land in the only place it may write.
+        // (Only strict mode insists: a runner that stayed root without capabilities cannot enter
+        // a folder made for `nobody`, and the bot may not need it.)
+        if let Err(e) = std::env::set_current_dir(scratch)
+            && mode == Mode::Strict
+        {
+            return Err(format!("cannot enter the scratch folder {}: {e}", scratch.display()));
+        }
+    }
     report.record(layer::LANDLOCK, landlock(confinement));
     report.record(layer::SECCOMP, seccomp());
     report.record::<&str>(

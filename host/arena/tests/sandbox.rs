@@ -1,0 +1,253 @@
+//! Hostile bots against the sandbox (on by default): each attack has no effect — the host and
+//! the opponent are unaffected, nothing is left running, nothing is written or read outside the
+//! bot's reach, no connection is made — and the hostile bot plays on normally (or loses its own
+//! game), and the next game is normal.
+//!
+//! A test whose attack needs a layer this machine lacks says so and passes without attacking
+//! (the kill tests must never run unsandboxed: they would hit the test process itself).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use othello_arena::record::GameRecord;
+use othello_arena::referee::{Opening, play_game};
+use othello_arena::seat::{IsolatedSeat, SandboxMode, Termination, open_seat, sandbox_report};
+use othello_testkit::*;
+
+/// A generous guard for things that happen at once (a process tree dying), never a pause.
+const GUARD: Duration = Duration::from_secs(10);
+
+/// True when every named layer is active; otherwise says which is missing.
+fn has_layers(test: &str, names: &[&str]) -> bool {
+    let layers = sandbox_report(&runner_command()).expect("the runner reports its sandbox");
+    for name in names {
+        match layers.iter().find(|l| l.name == *name) {
+            Some(layer) if layer.is_active() => {}
+            other => {
+                eprintln!("{test}: not attacking, the sandbox layer {name} is missing here: {other:?}");
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fn host_pid() -> (&'static str, String) {
+    ("HOST_PID", std::process::id().to_string())
+}
+
+/// The hostile bot as black, then as white, against a good bot; returns both games.
+fn two_games(hostile: &Path) -> [GameRecord; 2] {
+    let mut bad = open_seat(&isolated(hostile)).expect("the hostile bot loads");
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).expect("the good bot loads");
+    [
+        play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)),
+        play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)),
+    ]
+}
+
+fn assert_played_out(record: &GameRecord) {
+    let result = &record.result;
+    assert_eq!(result.termination, Termination::Normal, "{result:?}");
+    assert!(record.final_position().is_game_over());
+    assert_eq!(result.score[0] + result.score[1], 64);
+}
+
+/// Both games played out: the attack failed (the fixtures lose on purpose when it succeeds).
+fn assert_attack_failed(hostile: &Path) {
+    for game in two_games(hostile) {
+        assert_played_out(&game);
+    }
+}
+
+#[test]
+fn killing_or_stopping_the_parent_and_the_host_has_no_effect() {
+    if !has_layers("kill_host", &["pid-namespace", "landlock"]) {
+        return;
+    }
+    assert_attack_failed(&fixture_with("kill_host", "host", &[host_pid()]));
+    // Still here, and not stopped: the games above were refereed by this process after the attack.
+    let state = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let state = state.rsplit_once(')').unwrap().1.split_whitespace().next().unwrap().to_owned();
+    assert_ne!(state, "T", "the host is stopped");
+}
+
+#[test]
+fn killing_stopping_and_prlimiting_every_visible_process_spares_the_opponent() {
+    if !has_layers("kill_others", &["pid-namespace", "private-proc", "landlock", "seccomp"]) {
+        return;
+    }
+    let hostile = fixture_with("kill_others", "host", &[host_pid()]);
+    let mut bad = IsolatedSeat::open(&isolated(&hostile), &runner_command()).expect("the hostile bot loads");
+    let mut good = IsolatedSeat::open(&isolated(&fixture("first_legal")), &runner_command()).unwrap();
+    let opponent = good.runner_id().expect("the opponent's runner");
+    let first = play_game(&mut bad, &mut good, &Opening::none(), Some(TEST_TIME_LIMIT));
+    assert_played_out(&first);
+    assert_eq!(good.runner_id(), Some(opponent), "the opponent kept its runner");
+    assert!(!process_is_gone(opponent));
+    let limits = std::fs::read_to_string(format!("/proc/{opponent}/limits")).unwrap();
+    let cpu = limits.lines().find(|l| l.starts_with("Max cpu time")).unwrap();
+    assert!(cpu.contains("unlimited"), "the opponent's CPU limit was changed: {cpu}");
+    let second = play_game(&mut good, &mut bad, &Opening::none(), Some(TEST_TIME_LIMIT));
+    assert_played_out(&second);
+    assert_eq!(good.runner_id(), Some(opponent));
+}
+
+#[test]
+fn reading_etc_shadow_fails() {
+    if !has_layers("read_shadow", &["landlock"]) {
+        return;
+    }
+    assert!(Path::new("/etc/shadow").exists(), "the attack needs a file to aim at");
+    assert_attack_failed(&fixture("read_shadow"));
+}
+
+#[test]
+fn no_tcp_connection_can_be_made() {
+    if !has_layers("connect_tcp", &["network-namespace"]) {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    assert_attack_failed(&fixture_with("connect_tcp", &port.to_string(), &[("PORT", port.to_string())]));
+    // `connect` returns only once the connection is made or refused, before the bot answers.
+    let accepted = listener.accept();
+    assert!(
+        matches!(&accepted, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "a connection was made: {accepted:?}"
+    );
+}
+
+/// Scratch folders of this test process holding the file the hostile bot writes in its own.
+fn scratch_marks() -> Vec<PathBuf> {
+    let prefix = format!("othello-scratch-{}-", std::process::id());
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path().join("written-by-write-outside"))
+        .filter(|mark| mark.exists())
+        .collect()
+}
+
+#[test]
+fn writes_land_only_in_the_scratch_folder_which_is_removed_afterwards() {
+    if !has_layers("write_outside", &["landlock"]) {
+        return;
+    }
+    let outside = std::env::temp_dir().join(format!("othello-escaped-{}", std::process::id()));
+    let library_dir = fixture("first_legal").parent().unwrap().to_path_buf();
+    let hostile = fixture_with(
+        "write_outside",
+        "host",
+        &[
+            ("OUTSIDE", format!("\"{}\"", outside.display())),
+            ("LIBRARY_DIR", format!("\"{}\"", library_dir.display())),
+        ],
+    );
+    let library_bytes = std::fs::read(&hostile).unwrap();
+    {
+        let mut bad = open_seat(&isolated(&hostile)).unwrap();
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+        // 0x39 would mean its own scratch folder was not writable; 0x38 that it wrote outside.
+        assert_played_out(&first);
+        assert_eq!(scratch_marks().len(), 1, "the bot wrote in its scratch folder");
+        assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+    }
+    assert!(!outside.exists(), "{} was created", outside.display());
+    assert!(!library_dir.join("escaped-from-write-outside").exists());
+    assert_eq!(std::fs::read(&hostile).unwrap(), library_bytes, "the library was changed");
+    assert!(scratch_marks().is_empty(), "the scratch folder outlived its runner");
+}
+
+/// Processes named `name` (their `comm`), seen from the host.
+fn processes_named(name: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim_end() == name))
+        .collect()
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < GUARD, "{what} did not happen within {GUARD:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_forked_setsid_spinner_dies_with_its_runner() {
+    if !has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
+        return;
+    }
+    // `comm` holds 15 bytes: unique per test process.
+    let name = format!("spin{}", std::process::id() % 100_000_000);
+    let hostile = fixture_with("spinner", "host", &[("SPINNER_NAME", format!("\"{name}\""))]);
+    {
+        let mut bad = open_seat(&isolated(&hostile)).unwrap();
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+        assert_played_out(&first);
+        wait_for("the spinner starting", || !processes_named(&name).is_empty());
+        assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+    }
+    // The seats are dropped: their runners were killed and reaped, and with them their PID
+    // namespaces, whose every process the kernel kills.
+    wait_for("the spinner dying with its runner", || processes_named(&name).is_empty());
+}
+
+/// A spinner holds the channel: the bot's crash is still a crash (not a timeout), and the
+/// spinner dies with the runner.
+#[test]
+fn a_crash_is_still_a_crash_when_a_child_holds_the_channel() {
+    if !has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
+        return;
+    }
+    let name = format!("crsh{}", std::process::id() % 100_000_000);
+    let hostile = fixture_with(
+        "spinner",
+        "crash",
+        &[("SPINNER_NAME", format!("\"{name}\"")), ("CRASH_AFTER_FORK", "1".to_owned())],
+    );
+    let mut bad = open_seat(&isolated(&hostile)).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let record = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+    assert_eq!(record.result.termination, Termination::Crash, "{:?}", record.result);
+    assert!(record.result.detail.contains("SIGSEGV"), "{:?}", record.result);
+    wait_for("the spinner dying with the crashed runner", || processes_named(&name).is_empty());
+    assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+}
+
+#[test]
+fn the_hosts_proc_fd_mem_and_environ_cannot_be_opened() {
+    if !has_layers("proc_fd", &["landlock"]) {
+        return;
+    }
+    assert_attack_failed(&fixture_with("proc_fd", "host", &[host_pid()]));
+}
+
+#[test]
+fn the_sandbox_off_still_plays_and_strict_reports_what_is_missing() {
+    let off = isolated(&random_bot())
+        .with_options(othello_arena::seat::SeatOptions { sandbox: SandboxMode::Off, ..seat_options() });
+    let mut a = open_seat(&off).unwrap();
+    let mut b = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    assert_played_out(&play_game(a.as_mut(), b.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+
+    let layers = sandbox_report(&runner_command()).unwrap();
+    let strict = isolated(&random_bot())
+        .with_options(othello_arena::seat::SeatOptions { sandbox: SandboxMode::Strict, ..seat_options() });
+    match (layers.iter().find(|l| !l.is_active()), open_seat(&strict)) {
+        (Some(missing), Err(failure)) => {
+            assert_eq!(failure.termination, Termination::LoadError);
+            let tail = failure.stderr_tail.join("\n");
+            assert!(tail.contains(&format!("`{}` is missing", missing.name)), "{failure:?}");
+        }
+        (None, Ok(mut seat)) => assert!(seat.new_game().is_ok()),
+        (missing, opened) => panic!("strict mode disagrees with the report: {missing:?} / {:?}", opened.err()),
+    }
+}
