@@ -141,10 +141,7 @@ fn writes_land_only_in_the_scratch_folder_which_is_removed_afterwards() {
     let hostile = fixture_with(
         "write_outside",
         "host",
-        &[
-            ("OUTSIDE", format!("\"{}\"", outside.display())),
-            ("LIBRARY_DIR", format!("\"{}\"", library_dir.display())),
-        ],
+        &[("OUTSIDE", format!("\"{}\"", outside.display())), ("LIBRARY_DIR", format!("\"{}\"", library_dir.display()))],
     );
     let library_bytes = std::fs::read(&hostile).unwrap();
     {
@@ -250,4 +247,19 @@ fn the_sandbox_off_still_plays_and_strict_reports_what_is_missing() {
         (None, Ok(mut seat)) => assert!(seat.new_game().is_ok()),
         (missing, opened) => panic!("strict mode disagrees with the report: {missing:?} / {:?}", opened.err()),
     }
+}
+
+#[test]
+fn a_bot_name_with_escapes_and_newlines_is_sanitised() {
+    let library = fixture("escape_name");
+    for spec in [isolated(&library), in_process(&library)] {
+        let seat = open_seat(&spec).unwrap();
+        let name = seat.name();
+        assert!(!name.chars().any(char::is_control), "{name:?}");
+        assert!(!name.contains(['[', ']']), "{name:?}");
+        assert!(name.starts_with("_2J_31mEvil _GN_x"), "{name:?}");
+        assert!(name.chars().count() <= othello_arena::seat::MAX_BOT_NAME_CHARS);
+    }
+    let info = othello_arena::plugins::probe(&library, &runner_command(), &seat_options());
+    assert!(!info.name.chars().any(char::is_control), "{info:?}");
 }

@@ -133,3 +133,40 @@ pub fn library_stem(path: &std::path::Path) -> String {
         _ => stem,
     }
 }
+
+/// Longest bot name kept, in characters.
+pub const MAX_BOT_NAME_CHARS: usize = 40;
+
+/// A bot's name made safe for a terminal, a GGF line and JSON: control characters (escape
+/// sequences' ESC, newlines, tabs) dropped or made spaces, one line with single spaces, at most
+/// [`MAX_BOT_NAME_CHARS`] characters. `None` when nothing printable is left.
+pub fn sanitize_bot_name(raw: &str) -> Option<String> {
+    let spaced: String = raw
+        .chars()
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            // GGF fields are bracketed.
+            '[' | ']' => Some('_'),
+            c => Some(c),
+        })
+        .collect();
+    let name: String =
+        spaced.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_BOT_NAME_CHARS).collect();
+    let name = name.trim_end().to_owned();
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bot_names_are_made_safe() {
+        assert_eq!(sanitize_bot_name("Alpha-beta"), Some("Alpha-beta".to_owned()));
+        assert_eq!(sanitize_bot_name("\u{1b}[31mRed\u{1b}[0m\nGN[x]"), Some("_31mRed_0m GN_x_".to_owned()));
+        assert_eq!(sanitize_bot_name("  a\t\tb  "), Some("a b".to_owned()));
+        assert_eq!(sanitize_bot_name("\u{7}\u{1b}"), None);
+        assert_eq!(sanitize_bot_name(&"x".repeat(100)).unwrap().chars().count(), MAX_BOT_NAME_CHARS);
+    }
+}

@@ -21,7 +21,7 @@ pub use stop::StopHandle;
 use super::failure::{Failure, Termination, move_error_failure};
 use super::player::{Reply, Seat};
 use super::runner_command::RunnerCommand;
-use super::spec::{SeatSpec, library_stem};
+use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
 
 /// Deadline for a `think` without time limit (the host never waits forever).
 pub const UNLIMITED_THINK_DEADLINE: Duration = Duration::from_secs(24 * 60 * 60);
@@ -100,7 +100,9 @@ impl IsolatedSeat {
         let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
         let result = match answer {
             Ok(Response::Started { name: Some(name), .. }) => {
-                self.name = name;
+                if let Some(name) = sanitize_bot_name(&name) {
+                    self.name = name;
+                }
                 return Ok(());
             }
             Ok(Response::Started { name: None, error: None }) => return Ok(()), // NULL: keep the file name
