@@ -225,6 +225,44 @@ fn wait_for(pid: libc::pid_t) -> libc::c_int {
     }
 }
 
+/// Returns once `child` has ended (without reaping it); ends the process (and with it, by their
+/// parent-death signals, the jailed processes) when the pipe `host` hangs up.
+fn wait_for_exit_or_host_death(child: libc::pid_t, host: RawFd) {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, child, 0) } as RawFd;
+    loop {
+        // Without a pidfd (kernels before 5.3), look at the child every few milliseconds.
+        let (child_fd, timeout) = if pidfd >= 0 { (pidfd, -1) } else { (-1, 5) };
+        let mut fds = [
+            libc::pollfd { fd: child_fd, events: libc::POLLIN, revents: 0 },
+            // Events 0: only a hang-up (or error) wakes, never the requests flowing to the bot.
+            libc::pollfd { fd: host, events: 0, revents: 0 },
+        ];
+        // SAFETY: a valid array of two pollfds (negative descriptors are ignored).
+        unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
+        if fds[1].revents != 0 {
+            // SAFETY: _exit has no preconditions.
+            unsafe { libc::_exit(EXIT_UNKNOWN) };
+        }
+        if fds[0].revents != 0 {
+            return;
+        }
+        if pidfd < 0 {
+            // SAFETY: an all-zero siginfo_t is a valid value to be overwritten.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: a valid out-pointer; WNOWAIT leaves the child to be reaped by `wait_for`;
+            // si_pid is the field waitid fills (0 when no child changed state).
+            let ended = unsafe {
+                libc::waitid(libc::P_PID, child as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT)
+            } == 0
+                && unsafe { info.si_pid() } != 0;
+            if ended {
+                return;
+            }
+        }
+    }
+}
+
 /// The namespace's init: waits for the bot process, tells the keeper how it ended, and exits,
 /// which kills everything left in the namespace.
 fn init(bot: libc::pid_t, status_pipe: std::io::PipeWriter) -> ! {
@@ -240,8 +278,13 @@ fn init(bot: libc::pid_t, status_pipe: std::io::PipeWriter) -> ! {
 /// bot process ended.
 fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader) -> ! {
     use std::io::Read;
+    // The host's death is seen as the hang-up of the request pipe (the host holds its only write
+    // end). A thread polling getppid, as the plain runner has, cannot be started: a process that
+    // unshared its PID namespace may not create threads.
+    // SAFETY: F_DUPFD_CLOEXEC on stdin, an open descriptor, returns a new one or -1.
+    let host = unsafe { libc::fcntl(libc::STDIN_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
     let_go_of_channel();
-    crate::child::watch_parent();
+    wait_for_exit_or_host_death(init, host);
     let init_status = wait_for(init);
     let mut bytes = [0u8; 4];
     let status = match (&status_pipe).read_exact(&mut bytes) {
