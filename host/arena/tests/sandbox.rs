@@ -263,3 +263,17 @@ fn a_bot_name_with_escapes_and_newlines_is_sanitised() {
     let info = othello_arena::plugins::probe(&library, &runner_command(), &seat_options());
     assert!(!info.name.chars().any(char::is_control), "{info:?}");
 }
+
+/// 1 GiB of shared memory under a 256 MiB limit: the runner's cgroup counts it, so the bot loses
+/// on memory instead of taking the machine's.
+#[test]
+fn shared_memory_counts_against_the_memory_limit() {
+    if !has_layers("shared_memory", &["cgroup"]) {
+        return;
+    }
+    let mut bad = open_seat(&isolated(&fixture("shared_memory"))).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(Duration::from_secs(30)));
+    assert_eq!(first.result.termination, Termination::OutOfMemory, "{:?}", first.result);
+    assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+}

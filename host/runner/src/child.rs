@@ -39,6 +39,8 @@ pub struct Options {
     pub sandbox: Mode,
     /// The private folder the host made for this runner: the only place a sandboxed bot may write.
     pub scratch: Option<PathBuf>,
+    /// The cgroup version the host placed this runner in (`v1`, `v2`), if it did.
+    pub cgroup: Option<String>,
 }
 
 /// Runs the child; returns only when the host closes the channel.
@@ -122,6 +124,7 @@ fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String
         scratch: options.scratch.as_deref(),
         keep_fds: &keep,
         memory_limit_mb: options.memory_limit_mb,
+        cgroup: options.cgroup.as_deref(),
     };
     sandbox::lock_down(options.sandbox, &confinement, &mut report)?;
     Ok((requests, responses, statm))

@@ -67,7 +67,8 @@ fn print_sandbox_report() -> i32 {
         eprintln!("othello-runner: {why}");
         return EXIT_SETUP_FAILED;
     }
-    let confinement = sandbox::Confinement { library: None, scratch: None, keep_fds: &[], memory_limit_mb: 0 };
+    let confinement =
+        sandbox::Confinement { library: None, scratch: None, keep_fds: &[], memory_limit_mb: 0, cgroup: None };
     let _ = sandbox::lock_down(Mode::Auto, &confinement, &mut report);
     let lines: Vec<String> = report.layers.iter().map(sandbox::Layer::to_line).collect();
     println!("{}", lines.join("\n"));
@@ -83,13 +84,13 @@ fn print_sandbox_report() -> i32 {
 /// `[--memory-mb N] [--sandbox MODE] [--scratch DIR] LIBRARY` (any order), or `--sandbox-report`
 /// (`None`).
 fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Options>, String> {
-    const USAGE: &str =
-        "usage: othello-runner [--memory-mb N] [--sandbox auto|strict|off] [--scratch DIR] LIBRARY | --sandbox-report";
+    const USAGE: &str = "usage: othello-runner [--memory-mb N] [--sandbox auto|strict|off] [--scratch DIR] [--cgroup vN] LIBRARY | --sandbox-report";
     let mut args = args.into_iter();
     let mut library = None;
     let mut memory_limit_mb = 0;
     let mut sandbox = Mode::Off;
     let mut scratch = None;
+    let mut cgroup = None;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value; {USAGE}"));
         if arg == "--memory-mb" {
@@ -103,6 +104,8 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Options
             sandbox = Mode::parse(&value.to_string_lossy())?;
         } else if arg == "--scratch" {
             scratch = Some(PathBuf::from(value("--scratch")?));
+        } else if arg == "--cgroup" {
+            cgroup = Some(value("--cgroup")?.to_string_lossy().into_owned());
         } else if arg == "--sandbox-report" {
             return Ok(None);
         } else if library.is_none() {
@@ -112,7 +115,7 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Options
         }
     }
     let library = library.ok_or_else(|| USAGE.to_owned())?;
-    Ok(Some(Options { library, memory_limit_mb, sandbox, scratch }))
+    Ok(Some(Options { library, memory_limit_mb, sandbox, scratch, cgroup }))
 }
 
 #[cfg(test)]

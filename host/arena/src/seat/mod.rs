@@ -18,6 +18,8 @@ pub use in_process::InProcessSeat;
 pub use isolated::{IsolatedSeat, Loaded, STDERR_TAIL_LINES, StopHandle};
 pub use open::{open_seat, open_seat_stoppable};
 pub use player::{Reply, Seat};
+#[cfg(target_os = "linux")]
+mod cgroup;
 mod sandbox;
 pub use runner_command::{RUNNER_EXECUTABLE, RunnerCommand, RunnerNotFound};
 pub use sandbox::{SandboxLayer, require_every_layer, sandbox_report};

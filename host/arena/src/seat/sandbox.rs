@@ -30,6 +30,14 @@ pub fn sandbox_report(runner: &RunnerCommand) -> Result<Vec<SandboxLayer>, Strin
     if layers.is_empty() {
         return Err(format!("the bot runner `{runner}` reported no sandbox layer"));
     }
+    // The cgroup is the host's to make: the runner alone cannot know.
+    let mut layers = layers;
+    for layer in layers.iter_mut().filter(|l| l.name == othello_runner::sandbox::layer::CGROUP) {
+        #[cfg(target_os = "linux")]
+        {
+            layer.state = super::cgroup::availability();
+        }
+    }
     Ok(layers)
 }
 

@@ -321,6 +321,8 @@ pub struct Confinement<'a> {
     /// The channel's descriptors (kept open; every other one above stderr is closed).
     pub keep_fds: &'a [RawFd],
     pub memory_limit_mb: u64,
+    /// The cgroup version the host placed the runner in (`v1`, `v2`), if it did.
+    pub cgroup: Option<&'a str>,
 }
 
 /// Locks the jailed process down before the bot loads: resource limits, closed descriptors,
@@ -347,11 +349,15 @@ pub fn lock_down(mode: Mode, confinement: &Confinement<'_>, report: &mut Report)
     }
     report.record(layer::LANDLOCK, landlock(confinement));
     report.record(layer::SECCOMP, seccomp());
-    report.record::<&str>(
-        layer::CGROUP,
-        Err("not implemented yet: memory is limited per process (RLIMIT_DATA) and processes per runner \
-             (RLIMIT_NPROC in its user namespace), not over the whole tree; no freezer"),
-    );
+    let cgroup = match confinement.cgroup {
+        Some(version) => {
+            Ok(format!("cgroup {version} made by the host: memory and processes counted over the whole tree"))
+        }
+        None => Err("the host did not place this runner in a cgroup (no writable cgroup hierarchy, or \
+                     not asked): memory is limited per process only"
+            .to_owned()),
+    };
+    report.record(layer::CGROUP, cgroup);
     report.check_strict(mode)
 }
 

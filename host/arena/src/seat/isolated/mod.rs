@@ -122,7 +122,11 @@ impl IsolatedSeat {
     }
 
     fn memory_budget(&self) -> MemoryBudget {
-        MemoryBudget { limit_mb: self.spec.options.memory_limit_mb, used_by_runner: self.loaded.memory_after_load }
+        MemoryBudget {
+            limit_mb: self.spec.options.memory_limit_mb,
+            used_by_runner: self.loaded.memory_after_load,
+            cgroup_limit_hit: false,
+        }
     }
 
     /// Ends the current runner and attaches its stderr tail to `failure`.
@@ -214,7 +218,7 @@ fn start_runner(
             format!("did not finish loading within {} ms", options.load_timeout.as_millis()),
         ),
         Err(error) => {
-            let no_budget = MemoryBudget { limit_mb: 0, used_by_runner: 0 };
+            let no_budget = MemoryBudget { limit_mb: 0, used_by_runner: 0, cgroup_limit_hit: false };
             let (failure, _) = channel_failure(&mut runner, error, "loading", options.load_timeout, no_budget);
             Failure::new(Termination::LoadError, failure.detail)
         }
@@ -255,6 +259,7 @@ fn channel_failure(
         ChannelError::Closed => {
             let exit = runner.wait_exit();
             let tail = runner.stderr_tail();
+            let budget = MemoryBudget { cgroup_limit_hit: runner.hit_memory_limit(), ..budget };
             (classify_exit(exit, phase, budget, &tail), exit)
         }
         ChannelError::Stopped => (stopped_failure(phase), runner.kill()),
@@ -271,6 +276,8 @@ fn stopped_failure(phase: &str) -> Failure {
 struct MemoryBudget {
     limit_mb: u64,
     used_by_runner: u64,
+    /// The runner's cgroup counted its whole tree over the limit (shared memory, children).
+    cgroup_limit_hit: bool,
 }
 
 /// Crash or out-of-memory, with the signal or exit code. A process that dies
@@ -289,7 +296,7 @@ fn classify_exit(exit: Exit, phase: &str, budget: MemoryBudget, stderr_tail: &[S
     let left_to_bot = memory_limit_mb.saturating_mul(1024 * 1024).saturating_sub(budget.used_by_runner);
     let allocation_failed = stderr_tail.iter().any(|line| line.contains(RUST_ALLOCATION_FAILURE));
     let at_limit = left_to_bot > 0 && exit.max_rss_bytes as f64 >= left_to_bot as f64 * OUT_OF_MEMORY_PEAK_SHARE;
-    if memory_limit_mb > 0 && (allocation_failed || at_limit) {
+    if memory_limit_mb > 0 && (allocation_failed || at_limit || budget.cgroup_limit_hit) {
         return Failure::new(
             Termination::OutOfMemory,
             format!(

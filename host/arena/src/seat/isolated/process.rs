@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 
+#[cfg(target_os = "linux")]
+use super::super::cgroup::RunnerCgroup;
 use super::super::runner_command::RunnerCommand;
 use super::super::sandbox::ScratchDir;
 use super::super::spec::{SandboxMode, SeatOptions};
@@ -79,6 +81,10 @@ pub struct Runner {
     /// The sandboxed bot's private folder; removed after the runner (declared after `child`, so
     /// dropped after the runner is killed and reaped in `drop`).
     _scratch: Option<ScratchDir>,
+    /// The runner's cgroup (memory and process limits over its whole tree); removed after the
+    /// runner, killing anything left in it.
+    #[cfg(target_os = "linux")]
+    cgroup: Option<RunnerCgroup>,
 }
 
 impl Runner {
@@ -101,6 +107,21 @@ impl Runner {
         if let Some(scratch) = &scratch {
             command_line.arg("--scratch").arg(scratch.path());
         }
+        #[cfg(target_os = "linux")]
+        let cgroup = match options.sandbox {
+            SandboxMode::Off => None,
+            SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb).ok(),
+            SandboxMode::Strict => Some(RunnerCgroup::create(options.memory_limit_mb).map_err(std::io::Error::other)?),
+        };
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &cgroup {
+            use std::os::unix::process::CommandExt;
+            command_line.arg("--cgroup").arg(format!("v{}", cgroup.version()));
+            let join = cgroup.joiner();
+            // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+            // calls (open, write, close) on paths allocated before the fork.
+            unsafe { command_line.pre_exec(join) };
+        }
         let mut child =
             command_line.arg(library).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
         let requests = child.stdin.take().expect("piped stdin");
@@ -118,6 +139,8 @@ impl Runner {
             exit: None,
             stop,
             _scratch: scratch,
+            #[cfg(target_os = "linux")]
+            cgroup,
         })
     }
 
@@ -196,6 +219,15 @@ impl Runner {
             std::thread::sleep(EXIT_POLL_STEP);
         }
         self.kill()
+    }
+
+    /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
+    pub fn hit_memory_limit(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            return cgroup.hit_memory_limit();
+        }
+        false
     }
 
     /// The child's process id (it stays ours until the runner is reaped).
