@@ -129,11 +129,17 @@ impl RunnerCgroup {
             self.folders.iter().find_map(|folder| std::fs::read_to_string(folder.join(file)).ok()).unwrap_or_default()
         };
         if self.version == 1 {
-            read("memory.failcnt").trim().parse::<u64>().is_ok_and(|n| n > 0)
+            // `oom_kill N` (Linux 4.13+) counts only kills; the failure count also counts page
+            // cache reclaimed at the limit, so it is the fallback only.
+            let control = read("memory.oom_control");
+            match control.lines().find_map(|l| l.strip_prefix("oom_kill ")) {
+                Some(kills) => kills.trim().parse::<u64>().is_ok_and(|n| n > 0),
+                None => read("memory.failcnt").trim().parse::<u64>().is_ok_and(|n| n > 0),
+            }
         } else {
             read("memory.events").lines().any(|l| {
                 let mut f = l.split_whitespace();
-                matches!(f.next(), Some("max" | "oom" | "oom_kill")) && f.next().is_some_and(|n| n != "0")
+                matches!(f.next(), Some("oom" | "oom_kill")) && f.next().is_some_and(|n| n != "0")
             })
         }
     }
