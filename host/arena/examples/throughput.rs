@@ -5,8 +5,8 @@
 //! `cargo run --release -p othello-arena --example throughput [SECONDS]`
 //!
 //! The random bot is the sdk's C example, compiled with `cc`. Targets: in
-//! process ≥ 50,000 games/s; isolated ≥ 500 games/s with a median round trip
-//! ≤ 20 µs.
+//! process ≥ 50,000 games/s; isolated (sandbox on) ≥ 1,000 games/s with a
+//! median round trip ≤ 30 µs; the sandbox's set-up is paid once per runner.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
