@@ -114,7 +114,7 @@ pub fn run(options: &Options) -> Result<(), String> {
 #[cfg(target_os = "linux")]
 fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String> {
     let mut report = sandbox::Report::default();
-    sandbox::enter(options.sandbox, Some(&options.library), &mut report)?;
+    sandbox::enter(options.sandbox, Some(&options.library), options.scratch.as_deref(), &mut report)?;
     let (requests, responses) = private_channel()?;
     let statm = File::open("/proc/self/statm").ok();
     let mut keep = vec![requests.as_raw_fd(), responses.as_raw_fd()];

@@ -63,7 +63,7 @@ pub fn main_if_runner() {
 #[cfg(target_os = "linux")]
 fn print_sandbox_report() -> i32 {
     let mut report = sandbox::Report::default();
-    if let Err(why) = sandbox::enter(Mode::Auto, None, &mut report) {
+    if let Err(why) = sandbox::enter(Mode::Auto, None, None, &mut report) {
         eprintln!("othello-runner: {why}");
         return EXIT_SETUP_FAILED;
     }

@@ -104,6 +104,9 @@ impl RunnerCgroup {
     }
 
     fn add(&mut self, folder: PathBuf) -> Result<(), String> {
+        if let Some(parent) = folder.parent() {
+            sweep_once(parent);
+        }
         std::fs::create_dir(&folder)
             .map_err(|e| format!("cgroup v{}: cannot create {}: {e}", self.version, folder.display()))?;
         self.folders.push(folder.clone());
@@ -196,6 +199,16 @@ fn join_self(join: &[CString]) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Removes, once per folder and host process, the empty cgroups left by killed hosts.
+fn sweep_once(parent: &Path) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
+    if !swept.iter().any(|p| p == parent) {
+        swept.push(parent.to_path_buf());
+        super::sandbox::sweep_stale(parent, "othello-runner-", |p| std::fs::remove_dir(p));
+    }
 }
 
 fn write(path: &Path, value: &str) -> Result<(), String> {

@@ -72,6 +72,8 @@ impl ScratchDir {
         let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("othello-scratch-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path); // a leftover of a crashed host with the same pid
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| sweep_stale(&std::env::temp_dir(), "othello-scratch-", |p| std::fs::remove_dir_all(p)));
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
         let scratch = ScratchDir { path };
         #[cfg(target_os = "linux")]
@@ -97,4 +99,18 @@ impl Drop for ScratchDir {
 fn nix_is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// Removes what hosts that were killed left in `folder`: entries named `PREFIX<PID>-…` whose host
+/// process no longer exists.
+pub(crate) fn sweep_stale(folder: &Path, prefix: &str, remove: impl Fn(&Path) -> std::io::Result<()>) {
+    let Ok(entries) = std::fs::read_dir(folder) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = remove(&entry.path());
+        }
+    }
 }

@@ -45,7 +45,9 @@ const EXIT_UNKNOWN: i32 = 70;
 /// it never returns.
 ///
 /// Call it while the process is single-threaded (user namespaces require it).
-pub fn enter(mode: Mode, library: Option<&Path>, report: &mut Report) -> Result<(), String> {
+/// `scratch` is removed by the keeper once the jailed processes ended (the host removes it too;
+/// the keeper does it even when the host was killed).
+pub fn enter(mode: Mode, library: Option<&Path>, scratch: Option<&Path>, report: &mut Report) -> Result<(), String> {
     debug_assert_ne!(mode, Mode::Off);
     // No core dumps from anything below (the keeper mirrors crash signals).
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
@@ -79,7 +81,7 @@ pub fn enter(mode: Mode, library: Option<&Path>, report: &mut Report) -> Result<
         namespace(CloneFlags::CLONE_NEWPID, "sees and signals only its own processes; all die with it"),
     );
     report.check_strict(mode)?;
-    fork_jailed(report)
+    fork_jailed(report, scratch)
 }
 
 /// Root gives up its groups and ids for `nobody`. A library that `nobody` cannot read stays
@@ -125,12 +127,12 @@ fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
 ///
 /// The bot does not run as PID 1 because the kernel protects a namespace's init from signals
 /// sent inside it: an `abort()` of the bot must still end it with SIGABRT.
-fn fork_jailed(report: &mut Report) -> Result<(), String> {
+fn fork_jailed(report: &mut Report, scratch: Option<&Path>) -> Result<(), String> {
     let (status_read, status_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
     match fork_guarded()? {
         Some(init) => {
             drop(status_write);
-            keep(init, status_read)
+            keep(init, status_read, scratch)
         }
         None => {
             drop(status_read);
@@ -225,9 +227,8 @@ fn wait_for(pid: libc::pid_t) -> libc::c_int {
     }
 }
 
-/// Returns once `child` has ended (without reaping it); ends the process (and with it, by their
-/// parent-death signals, the jailed processes) when the pipe `host` hangs up.
-fn wait_for_exit_or_host_death(child: libc::pid_t, host: RawFd) {
+/// True once `child` has ended (without reaping it); false when the pipe `host` hangs up first.
+fn wait_for_exit_or_host_death(child: libc::pid_t, host: RawFd) -> bool {
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
     let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, child, 0) } as RawFd;
     loop {
@@ -241,11 +242,10 @@ fn wait_for_exit_or_host_death(child: libc::pid_t, host: RawFd) {
         // SAFETY: a valid array of two pollfds (negative descriptors are ignored).
         unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
         if fds[1].revents != 0 {
-            // SAFETY: _exit has no preconditions.
-            unsafe { libc::_exit(EXIT_UNKNOWN) };
+            return false;
         }
         if fds[0].revents != 0 {
-            return;
+            return true;
         }
         if pidfd < 0 {
             // SAFETY: an all-zero siginfo_t is a valid value to be overwritten.
@@ -257,7 +257,7 @@ fn wait_for_exit_or_host_death(child: libc::pid_t, host: RawFd) {
             } == 0
                 && unsafe { info.si_pid() } != 0;
             if ended {
-                return;
+                return true;
             }
         }
     }
@@ -276,7 +276,7 @@ fn init(bot: libc::pid_t, status_pipe: std::io::PipeWriter) -> ! {
 
 /// The keeper: kills the jailed processes if the host dies, waits for them and ends the way the
 /// bot process ended.
-fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader) -> ! {
+fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader, scratch: Option<&Path>) -> ! {
     use std::io::Read;
     // The host's death is seen as the hang-up of the request pipe (the host holds its only write
     // end). A thread polling getppid, as the plain runner has, cannot be started: a process that
@@ -284,8 +284,22 @@ fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader) -> ! {
     // SAFETY: F_DUPFD_CLOEXEC on stdin, an open descriptor, returns a new one or -1.
     let host = unsafe { libc::fcntl(libc::STDIN_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
     let_go_of_channel();
-    wait_for_exit_or_host_death(init, host);
+    if !wait_for_exit_or_host_death(init, host) {
+        // The host is gone: end the jailed processes (the keeper has every capability in the
+        // user namespace they live in), wait for them, clean up, and go.
+        // SAFETY: kill has no memory preconditions; `init` is this process's unreaped child.
+        unsafe { libc::kill(init, libc::SIGKILL) };
+        wait_for(init);
+        if let Some(scratch) = scratch {
+            let _ = std::fs::remove_dir_all(scratch);
+        }
+        // SAFETY: _exit has no preconditions.
+        unsafe { libc::_exit(EXIT_UNKNOWN) };
+    }
     let init_status = wait_for(init);
+    if let Some(scratch) = scratch {
+        let _ = std::fs::remove_dir_all(scratch);
+    }
     let mut bytes = [0u8; 4];
     let status = match (&status_pipe).read_exact(&mut bytes) {
         Ok(()) => libc::c_int::from_le_bytes(bytes),
