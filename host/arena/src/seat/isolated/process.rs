@@ -111,7 +111,11 @@ impl Runner {
         let cgroup = match options.sandbox {
             SandboxMode::Off => None,
             SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb).ok(),
-            SandboxMode::Strict => Some(RunnerCgroup::create(options.memory_limit_mb).map_err(std::io::Error::other)?),
+            SandboxMode::Strict => Some(RunnerCgroup::create(options.memory_limit_mb).map_err(|why| {
+                std::io::Error::other(format!(
+                    "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
+                ))
+            })?),
         };
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &cgroup {
