@@ -278,3 +278,42 @@ fn shared_memory_counts_against_the_memory_limit() {
     assert_eq!(first.result.termination, Termination::OutOfMemory, "{:?}", first.result);
     assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
 }
+
+/// The children of `pid` (from /proc; threads of a process share them).
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// A descriptor the host inherited (not close-on-exec) does not reach the bot's process.
+#[test]
+fn the_bot_process_has_only_its_channel_open() {
+    if !has_layers("closed_descriptors", &["closed-descriptors"]) {
+        return;
+    }
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two descriptors into a valid array; plain pipe(2) leaves them
+    // inheritable, as a parent shell's pipe would be.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let leaked = std::fs::read_link(format!("/proc/self/fd/{}", fds[0])).unwrap();
+    let seat = IsolatedSeat::open(&isolated(&fixture("first_legal")), &runner_command()).unwrap();
+    // The keeper (the runner the host started) → its init → the process that loaded the bot.
+    let keeper = seat.runner_id().unwrap();
+    let bot = children_of(keeper).into_iter().flat_map(children_of).next().expect("the bot's process");
+    let open: Vec<(String, PathBuf)> = std::fs::read_dir(format!("/proc/{bot}/fd"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read_link(e.path()).unwrap_or_default()))
+        .collect();
+    // SAFETY: closing the two descriptors this test opened.
+    unsafe {
+        libc::close(fds[0]);
+        libc::close(fds[1]);
+    }
+    assert!(open.iter().all(|(_, target)| *target != leaked), "the host's pipe reached the bot: {open:?}");
+    // stdin (/dev/null), stdout (= stderr), stderr, requests, responses, /proc/self/statm.
+    assert!(open.len() <= 6, "{open:?}");
+}
