@@ -168,6 +168,13 @@ fn processes_named(name: &str) -> Vec<u32> {
         .collect()
 }
 
+/// The `freezer.state` file of the v1 freezer cgroup of `pid`.
+fn freezer_state(pid: u32) -> Option<PathBuf> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    let path = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()))?;
+    Some(Path::new("/sys/fs/cgroup/freezer").join(path.trim_start_matches('/')).join("freezer.state"))
+}
+
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
@@ -189,7 +196,15 @@ fn a_forked_setsid_spinner_dies_with_its_runner() {
         let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
         let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
         assert_played_out(&first);
-        wait_for("the spinner starting", || !processes_named(&name).is_empty());
+        let spinners = processes_named(&name);
+        assert_eq!(spinners.len(), 1, "the spinner runs");
+        if has_layers("spinner (frozen)", &["freezer"]) {
+            // The hostile seat is not on move: its whole tree, the spinner too, is frozen.
+            let state = freezer_state(spinners[0]).expect("the spinner is in a freezer cgroup");
+            wait_for("the idle seat's spinner being frozen", || {
+                std::fs::read_to_string(&state).is_ok_and(|s| s.trim() == "FROZEN")
+            });
+        }
         assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
     }
     // The seats are dropped: their runners were killed and reaped, and with them their PID

@@ -41,6 +41,8 @@ pub struct Options {
     pub scratch: Option<PathBuf>,
     /// The cgroup version the host placed this runner in (`v1`, `v2`), if it did.
     pub cgroup: Option<String>,
+    /// The freezer cgroup (v1) the host made for the bot's processes, if it did.
+    pub freezer: Option<PathBuf>,
 }
 
 /// Runs the child; returns only when the host closes the channel.
@@ -114,7 +116,13 @@ pub fn run(options: &Options) -> Result<(), String> {
 #[cfg(target_os = "linux")]
 fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String> {
     let mut report = sandbox::Report::default();
-    sandbox::enter(options.sandbox, Some(&options.library), options.scratch.as_deref(), &mut report)?;
+    sandbox::enter(
+        options.sandbox,
+        Some(&options.library),
+        options.scratch.as_deref(),
+        options.freezer.as_deref(),
+        &mut report,
+    )?;
     let (requests, responses) = private_channel()?;
     let statm = File::open("/proc/self/statm").ok();
     let mut keep = vec![requests.as_raw_fd(), responses.as_raw_fd()];

@@ -63,7 +63,7 @@ pub fn main_if_runner() {
 #[cfg(target_os = "linux")]
 fn print_sandbox_report() -> i32 {
     let mut report = sandbox::Report::default();
-    if let Err(why) = sandbox::enter(Mode::Auto, None, None, &mut report) {
+    if let Err(why) = sandbox::enter(Mode::Auto, None, None, None, &mut report) {
         eprintln!("othello-runner: {why}");
         return EXIT_SETUP_FAILED;
     }
@@ -84,13 +84,14 @@ fn print_sandbox_report() -> i32 {
 /// `[--memory-mb N] [--sandbox MODE] [--scratch DIR] LIBRARY` (any order), or `--sandbox-report`
 /// (`None`).
 fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Options>, String> {
-    const USAGE: &str = "usage: othello-runner [--memory-mb N] [--sandbox auto|strict|off] [--scratch DIR] [--cgroup vN] LIBRARY | --sandbox-report";
+    const USAGE: &str = "usage: othello-runner [--memory-mb N] [--sandbox auto|strict|off] [--scratch DIR] [--cgroup vN] [--freezer DIR] LIBRARY | --sandbox-report";
     let mut args = args.into_iter();
     let mut library = None;
     let mut memory_limit_mb = 0;
     let mut sandbox = Mode::Off;
     let mut scratch = None;
     let mut cgroup = None;
+    let mut freezer = None;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value; {USAGE}"));
         if arg == "--memory-mb" {
@@ -104,6 +105,8 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Options
             sandbox = Mode::parse(&value.to_string_lossy())?;
         } else if arg == "--scratch" {
             scratch = Some(PathBuf::from(value("--scratch")?));
+        } else if arg == "--freezer" {
+            freezer = Some(PathBuf::from(value("--freezer")?));
         } else if arg == "--cgroup" {
             cgroup = Some(value("--cgroup")?.to_string_lossy().into_owned());
         } else if arg == "--sandbox-report" {
@@ -115,7 +118,7 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Options
         }
     }
     let library = library.ok_or_else(|| USAGE.to_owned())?;
-    Ok(Some(Options { library, memory_limit_mb, sandbox, scratch, cgroup }))
+    Ok(Some(Options { library, memory_limit_mb, sandbox, scratch, cgroup, freezer }))
 }
 
 #[cfg(test)]

@@ -108,6 +108,7 @@ pub mod layer {
     pub const LANDLOCK: &str = "landlock";
     pub const SECCOMP: &str = "seccomp";
     pub const CGROUP: &str = "cgroup";
+    pub const FREEZER: &str = "freezer";
 }
 
 /// The outcome of every layer tried so far.

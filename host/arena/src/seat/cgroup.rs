@@ -26,6 +26,8 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug)]
 pub(crate) struct RunnerCgroup {
     folders: Vec<PathBuf>,
+    /// The freezer cgroup (v1) of the bot's processes (the runner's keeper moves them in).
+    freezer: Option<PathBuf>,
     version: u8,
     /// `cgroup.procs` of each folder, for the child to join itself before exec.
     join: Vec<CString>,
@@ -35,6 +37,18 @@ pub(crate) struct RunnerCgroup {
 pub fn availability() -> Result<String, String> {
     let probe = RunnerCgroup::create(1)?;
     Ok(format!("cgroup v{}: memory and process limits over each runner's whole process tree", probe.version))
+}
+
+/// Whether the bots of idle seats can be frozen here (a v1 freezer hierarchy), or why not.
+pub fn freezer_availability() -> Result<String, String> {
+    let probe = RunnerCgroup::create(1)?;
+    match probe.freezer() {
+        Some(_) => Ok("cgroup v1 freezer: a seat's processes are frozen while the opponent is on move".to_owned()),
+        None => Err(format!(
+            "no writable cgroup v1 freezer hierarchy (the cgroup v{} freezer is not supported yet)",
+            probe.version
+        )),
+    }
 }
 
 /// This process's cgroup path for `controller` (v1) or the unified one (`""`), from /proc.
@@ -72,7 +86,7 @@ impl RunnerCgroup {
                 && controllers.split_whitespace().any(|c| c == "pids")
             {
                 let folder = parent.join(name);
-                let mut cgroup = RunnerCgroup { folders: Vec::new(), version: 2, join: Vec::new() };
+                let mut cgroup = RunnerCgroup { folders: Vec::new(), freezer: None, version: 2, join: Vec::new() };
                 cgroup.add(folder.clone())?;
                 if let Some(bytes) = memory {
                     write(&folder.join("memory.max"), &bytes.to_string())?;
@@ -86,7 +100,7 @@ impl RunnerCgroup {
     }
 
     fn create_v1(name: &str, memory: Option<u64>) -> Result<RunnerCgroup, String> {
-        let mut cgroup = RunnerCgroup { folders: Vec::new(), version: 1, join: Vec::new() };
+        let mut cgroup = RunnerCgroup { folders: Vec::new(), freezer: None, version: 1, join: Vec::new() };
         for controller in ["memory", "pids"] {
             let own = own_path(controller).ok_or_else(|| format!("cgroup v1: no {controller} controller"))?;
             let folder = Path::new(V1_ROOT).join(controller).join(own.trim_start_matches('/')).join(name);
@@ -100,7 +114,36 @@ impl RunnerCgroup {
                 write(&folder.join("pids.max"), &MAX_PIDS.to_string())?;
             }
         }
+        // The freezer is optional (the runner reports it missing): not joined before exec, as
+        // the keeper must stay outside it; it moves the bot's processes in itself.
+        if let Some(own) = own_path("freezer") {
+            let folder = Path::new(V1_ROOT).join("freezer").join(own.trim_start_matches('/')).join(name);
+            sweep_once(folder.parent().unwrap_or(&folder));
+            if std::fs::create_dir(&folder).is_ok() {
+                cgroup.freezer = Some(folder.clone());
+                // SAFETY: geteuid has no preconditions.
+                if unsafe { libc::geteuid() } == 0 {
+                    let id = othello_runner::sandbox::UNPRIVILEGED_ID;
+                    for file in ["cgroup.procs", "freezer.state"] {
+                        let _ = std::os::unix::fs::chown(folder.join(file), Some(id), Some(id));
+                    }
+                }
+            }
+        }
         Ok(cgroup)
+    }
+
+    /// The freezer folder to give the runner (`--freezer`).
+    pub(crate) fn freezer(&self) -> Option<&Path> {
+        self.freezer.as_deref()
+    }
+
+    /// Freezes or thaws the bot's processes (the keeper is outside the freezer). Returns at once;
+    /// a freeze completes as the processes reach a safe point.
+    pub(crate) fn set_frozen(&self, frozen: bool) {
+        if let Some(folder) = &self.freezer {
+            let _ = std::fs::write(folder.join("freezer.state"), if frozen { "FROZEN" } else { "THAWED" });
+        }
     }
 
     fn add(&mut self, folder: PathBuf) -> Result<(), String> {
@@ -151,6 +194,7 @@ impl RunnerCgroup {
     fn members(&self) -> Vec<libc::pid_t> {
         self.folders
             .iter()
+            .chain(self.freezer.as_ref())
             .filter_map(|folder| std::fs::read_to_string(folder.join("cgroup.procs")).ok())
             .flat_map(|text| text.lines().filter_map(|l| l.trim().parse().ok()).collect::<Vec<_>>())
             .collect()
@@ -161,7 +205,10 @@ impl Drop for RunnerCgroup {
     /// Kills whatever is left in it and removes it (the runner itself was killed and reaped).
     fn drop(&mut self) {
         let deadline = Instant::now() + REMOVE_WAIT;
-        for folder in self.folders.iter().rev() {
+        // Frozen processes do not die (v1): thaw first.
+        self.set_frozen(false);
+        let freezer = self.freezer.take();
+        for folder in self.folders.iter().rev().chain(freezer.as_ref()) {
             loop {
                 if std::fs::remove_dir(folder).is_ok() || !folder.exists() {
                     break;

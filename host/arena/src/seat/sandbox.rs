@@ -32,10 +32,13 @@ pub fn sandbox_report(runner: &RunnerCommand) -> Result<Vec<SandboxLayer>, Strin
     }
     // The cgroup is the host's to make: the runner alone cannot know.
     let mut layers = layers;
-    for layer in layers.iter_mut().filter(|l| l.name == othello_runner::sandbox::layer::CGROUP) {
-        #[cfg(target_os = "linux")]
-        {
+    #[cfg(target_os = "linux")]
+    for layer in &mut layers {
+        use othello_runner::sandbox::layer::{CGROUP, FREEZER};
+        if layer.name == CGROUP {
             layer.state = super::cgroup::availability();
+        } else if layer.name == FREEZER {
+            layer.state = super::cgroup::freezer_availability();
         }
     }
     Ok(layers)

@@ -47,7 +47,15 @@ const EXIT_UNKNOWN: i32 = 70;
 /// Call it while the process is single-threaded (user namespaces require it).
 /// `scratch` is removed by the keeper once the jailed processes ended (the host removes it too;
 /// the keeper does it even when the host was killed).
-pub fn enter(mode: Mode, library: Option<&Path>, scratch: Option<&Path>, report: &mut Report) -> Result<(), String> {
+/// `freezer` is the freezer cgroup (v1) the host made for the jailed processes: the keeper moves
+/// the init into it (the keeper itself stays outside, so that it can always act).
+pub fn enter(
+    mode: Mode,
+    library: Option<&Path>,
+    scratch: Option<&Path>,
+    freezer: Option<&Path>,
+    report: &mut Report,
+) -> Result<(), String> {
     debug_assert_ne!(mode, Mode::Off);
     // No core dumps from anything below (the keeper mirrors crash signals).
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
@@ -81,7 +89,7 @@ pub fn enter(mode: Mode, library: Option<&Path>, scratch: Option<&Path>, report:
         namespace(CloneFlags::CLONE_NEWPID, "sees and signals only its own processes; all die with it"),
     );
     report.check_strict(mode)?;
-    fork_jailed(report, scratch)
+    fork_jailed(report, scratch, freezer)
 }
 
 /// Root gives up its groups and ids for `nobody`. A library that `nobody` cannot read stays
@@ -127,15 +135,45 @@ fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
 ///
 /// The bot does not run as PID 1 because the kernel protects a namespace's init from signals
 /// sent inside it: an `abort()` of the bot must still end it with SIGABRT.
-fn fork_jailed(report: &mut Report, scratch: Option<&Path>) -> Result<(), String> {
+fn fork_jailed(report: &mut Report, scratch: Option<&Path>, freezer: Option<&Path>) -> Result<(), String> {
+    use std::io::{Read, Write};
     let (status_read, status_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
+    // The keeper tells the init whether it joined the freezer cgroup before the init goes on.
+    let (go_read, go_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
     match fork_guarded()? {
         Some(init) => {
             drop(status_write);
-            keep(init, status_read, scratch)
+            drop(go_read);
+            let joined = freezer.and_then(|folder| {
+                std::fs::write(folder.join("cgroup.procs"), init.to_string())
+                    .map_err(|e| format!("cannot join the freezer cgroup {}: {e}", folder.display()))
+                    .err()
+            });
+            let frozen_by = match (freezer, &joined) {
+                (Some(folder), None) => Some(folder),
+                _ => None,
+            };
+            let message = match (freezer, joined) {
+                (Some(_), None) => String::new(),
+                (None, _) => "the host gave this runner no freezer cgroup".to_owned(),
+                (Some(_), Some(why)) => why,
+            };
+            let _ = (&go_write).write_all(message.as_bytes());
+            drop(go_write);
+            keep(init, status_read, scratch, frozen_by)
         }
         None => {
             drop(status_read);
+            drop(go_write);
+            let mut message = String::new();
+            let _ = (&go_read).read_to_string(&mut message);
+            drop(go_read);
+            let frozen = if message.is_empty() {
+                Ok("the host freezes the whole tree while the opponent is on move".to_owned())
+            } else {
+                Err(message)
+            };
+            report.record(layer::FREEZER, frozen);
             report.record(
                 layer::PARENT_DEATH_SIGNAL,
                 Ok::<_, String>("killed (with all it started) when the runner's keeper dies".to_owned()),
@@ -276,7 +314,7 @@ fn init(bot: libc::pid_t, status_pipe: std::io::PipeWriter) -> ! {
 
 /// The keeper: kills the jailed processes if the host dies, waits for them and ends the way the
 /// bot process ended.
-fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader, scratch: Option<&Path>) -> ! {
+fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader, scratch: Option<&Path>, freezer: Option<&Path>) -> ! {
     use std::io::Read;
     // The host's death is seen as the hang-up of the request pipe (the host holds its only write
     // end). A thread polling getppid, as the plain runner has, cannot be started: a process that
@@ -287,6 +325,10 @@ fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader, scratch: Option<&Pa
     if !wait_for_exit_or_host_death(init, host) {
         // The host is gone: end the jailed processes (the keeper has every capability in the
         // user namespace they live in), wait for them, clean up, and go.
+        // A frozen process does not die (cgroup v1): thaw first.
+        if let Some(folder) = freezer {
+            let _ = std::fs::write(folder.join("freezer.state"), "THAWED");
+        }
         // SAFETY: kill has no memory preconditions; `init` is this process's unreaped child.
         unsafe { libc::kill(init, libc::SIGKILL) };
         wait_for(init);

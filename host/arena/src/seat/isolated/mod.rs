@@ -97,7 +97,11 @@ impl IsolatedSeat {
         let budget = self.memory_budget();
         let runner = self.runner.as_mut().expect("a runner is running");
         let deadline = Instant::now() + self.spec.options.load_timeout;
+        runner.set_frozen(false);
         let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
+        if answer.is_ok() {
+            runner.set_frozen(true);
+        }
         let result = match answer {
             Ok(Response::Started { name: Some(name), .. }) => {
                 if let Some(name) = sanitize_bot_name(&name) {
@@ -165,9 +169,14 @@ impl Seat for IsolatedSeat {
         let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
         let board = OthelloBoard::new(position, limit_ms);
         let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.options.grace);
+        // The seat's processes run only while it is on move (a freezer, where the machine has one).
+        runner.set_frozen(false);
         let started = Instant::now();
         let answer = runner.send(&Request::Think { board }).and_then(|()| runner.receive(started + allowed));
         let elapsed = started.elapsed();
+        if answer.is_ok() {
+            runner.set_frozen(true);
+        }
         let failure = match answer {
             Ok(Response::Moved { byte, info, error }) => {
                 if byte != OTHELLO_MOVE_ERROR {
@@ -209,6 +218,7 @@ fn start_runner(
     let deadline = Instant::now() + options.load_timeout;
     let failure = match runner.receive(deadline) {
         Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {
+            runner.set_frozen(true);
             return Ok((runner, Loaded { abi_version, levels, search_info, last_error, memory_after_load }));
         }
         Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),

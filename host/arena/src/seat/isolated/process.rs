@@ -121,6 +121,9 @@ impl Runner {
         if let Some(cgroup) = &cgroup {
             use std::os::unix::process::CommandExt;
             command_line.arg("--cgroup").arg(format!("v{}", cgroup.version()));
+            if let Some(freezer) = cgroup.freezer() {
+                command_line.arg("--freezer").arg(freezer);
+            }
             let join = cgroup.joiner();
             // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
             // calls (open, write, close) on paths allocated before the fork.
@@ -208,6 +211,8 @@ impl Runner {
         if let Some(exit) = self.exit {
             return exit;
         }
+        // Frozen processes do not die (cgroup v1): thaw first.
+        self.set_frozen(false);
         // SAFETY: the child is not reaped yet, so its pid is still ours.
         unsafe { libc::kill(self.pid(), libc::SIGKILL) };
         self.reap(true).expect("a killed child can be reaped")
@@ -223,6 +228,16 @@ impl Runner {
             std::thread::sleep(EXIT_POLL_STEP);
         }
         self.kill()
+    }
+
+    /// Freezes (or thaws) the bot's processes, when the runner has a freezer: a seat not on move
+    /// uses no CPU.
+    pub fn set_frozen(&self, frozen: bool) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.set_frozen(frozen);
+        }
+        let _ = frozen;
     }
 
     /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
