@@ -1,24 +1,27 @@
 //! Benchmark (not a test): random-vs-random games per second in process and
-//! with isolated runners, and the median `think` round trip to a runner.
+//! with isolated runners (sandbox off, then on), the median `think` round trip
+//! to a runner and the set-up time of one runner, in both sandbox modes.
 //!
 //! `cargo run --release -p othello-arena --example throughput [SECONDS]`
 //!
 //! The random bot is the sdk's C example, compiled with `cc`. Targets: in
-//! process ≥ 50,000 games/s; isolated ≥ 500 games/s with a median round trip
-//! ≤ 20 µs.
+//! process ≥ 50,000 games/s; isolated (sandbox on) ≥ 1,000 games/s with a
+//! median round trip ≤ 30 µs; the sandbox's set-up is paid once per runner.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use othello_arena::referee::{Opening, play_game};
-use othello_arena::seat::{RunnerCommand, SeatSpec, open_seat};
+use othello_arena::seat::{RunnerCommand, SandboxMode, SeatOptions, SeatSpec, open_seat};
 use othello_sdk::Position;
 
 /// How long each measurement runs unless given on the command line.
 const DEFAULT_SECONDS: f64 = 3.0;
 /// Round trips timed for the latency figure.
 const ROUND_TRIPS: usize = 20_000;
+/// Runners started for the set-up figure.
+const SETUPS: usize = 30;
 
 fn main() {
     // The isolated seats start this same executable as their runner (`throughput runner …`).
@@ -29,29 +32,52 @@ fn main() {
 
     let in_process = games_per_second(&SeatSpec::in_process(&bot), budget);
     println!("in process: {in_process:>10.0} games/s (target ≥ 50,000)");
-    let isolated = games_per_second(&SeatSpec::isolated(&bot, runner()), budget);
-    println!("isolated:   {isolated:>10.0} games/s (target ≥ 500)");
+    for sandbox in [SandboxMode::Off, SandboxMode::Auto] {
+        let spec = SeatSpec::isolated(&bot, runner()).with_options(SeatOptions { sandbox, ..SeatOptions::default() });
+        let isolated = games_per_second(&spec, budget);
+        println!("isolated, sandbox {sandbox:>4}: {isolated:>10.0} games/s (target ≥ 1,000)");
 
-    let mut seat = open_seat(&SeatSpec::isolated(&bot, runner())).expect("the random bot loads");
-    seat.new_game().expect("init");
-    let position = Position::start();
-    let mut times: Vec<Duration> = (0..ROUND_TRIPS)
-        .map(|_| {
-            let started = Instant::now();
-            seat.think(&position, None).expect("think");
-            started.elapsed()
-        })
-        .collect();
-    times.sort();
-    let median = times[times.len() / 2];
-    let p99 = times[times.len() * 99 / 100];
-    println!(
-        "isolated think round trip: median {:.1} µs, p99 {:.1} µs (target median ≤ 20 µs)",
-        median.as_secs_f64() * 1e6,
-        p99.as_secs_f64() * 1e6
-    );
-    drop(seat);
+        let mut seat = open_seat(&spec).expect("the random bot loads");
+        seat.new_game().expect("init");
+        let position = Position::start();
+        let mut times: Vec<Duration> = (0..ROUND_TRIPS)
+            .map(|_| {
+                let started = Instant::now();
+                seat.think(&position, None).expect("think");
+                started.elapsed()
+            })
+            .collect();
+        drop(seat);
+        let (median, p99) = median_and_p99(&mut times);
+        println!(
+            "isolated, sandbox {sandbox:>4}: think round trip median {:.1} µs, p99 {:.1} µs (target median ≤ 30 µs)",
+            median * 1e6,
+            p99 * 1e6
+        );
+
+        let mut setups: Vec<Duration> = (0..SETUPS)
+            .map(|_| {
+                let started = Instant::now();
+                let seat = open_seat(&spec).expect("the random bot loads");
+                let elapsed = started.elapsed();
+                drop(seat);
+                elapsed
+            })
+            .collect();
+        let (median, p99) = median_and_p99(&mut setups);
+        println!(
+            "isolated, sandbox {sandbox:>4}: runner set-up (spawn, load, init) median {:.2} ms, p99 {:.2} ms",
+            median * 1e3,
+            p99 * 1e3
+        );
+    }
     let _ = std::fs::remove_file(&bot);
+}
+
+/// Median and 99th percentile in seconds.
+fn median_and_p99(times: &mut [Duration]) -> (f64, f64) {
+    times.sort();
+    (times[times.len() / 2].as_secs_f64(), times[times.len() * 99 / 100].as_secs_f64())
 }
 
 /// This executable, serving the runner.

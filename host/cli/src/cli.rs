@@ -17,8 +17,8 @@ use othello_arena::nboard::engine::{ServeOptions, serve};
 use othello_arena::nboard::protocol::{display_name, engine_command, split_command};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
-    DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand, SeatOptions, Seating,
-    library_stem, open_seat,
+    DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand, SandboxMode, SeatOptions,
+    Seating, library_stem, open_seat, require_every_layer, sandbox_report,
 };
 
 use crate::report::{GameLine, SprtSummary, Summary, SummaryLine, plugin_table, summary_text};
@@ -70,6 +70,10 @@ pub struct GlobalOptions {
     /// that crashes or hangs takes the arena with it.
     #[arg(long, global = true)]
     pub in_process: bool,
+    /// Sandbox of each bot's runner: `auto` (every layer this machine offers; `othello list` shows
+    /// them), `strict` (refuse to start when a layer is missing) or `off` (a plain process).
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = SandboxMode::parse, global = true)]
+    pub sandbox: SandboxMode,
 }
 
 #[derive(Debug, Subcommand)]
@@ -181,6 +185,7 @@ impl GlobalOptions {
             grace: Duration::from_millis(self.grace_ms),
             memory_limit_mb: self.memory_mb,
             load_timeout: Duration::from_millis(self.load_timeout_ms),
+            sandbox: self.sandbox,
         }
     }
 
@@ -228,11 +233,33 @@ fn list(global: &GlobalOptions, json: bool) -> Result<(), String> {
             "No bot libraries found in: {}.\nBuild the sample bots with `cargo build --release`, or add --plugins DIR.",
             if folder_list.is_empty() { "(no plugin folder exists)".to_owned() } else { folder_list.join(", ") }
         );
-        return Ok(());
+        return print_sandbox(global);
     }
     print!("{}", plugin_table(&infos));
     let usable = infos.iter().filter(|i| i.is_ok()).count();
     println!("\n{usable} of {} libraries usable; searched {}", infos.len(), folder_list.join(", "));
+    print_sandbox(global)
+}
+
+/// The sandbox layers of this machine, one line each.
+fn print_sandbox(global: &GlobalOptions) -> Result<(), String> {
+    println!("\nSandbox of isolated bots (--sandbox {}):", global.sandbox);
+    if global.sandbox == SandboxMode::Off {
+        println!("  off: bots run in a plain process with the arena's user and rights");
+        return Ok(());
+    }
+    match sandbox_report(&runner_command()?) {
+        Ok(layers) => {
+            let width = layers.iter().map(|l| l.name.len()).max().unwrap_or(0);
+            for layer in layers {
+                match &layer.state {
+                    Ok(detail) => println!("  {:width$}  active   {detail}", layer.name),
+                    Err(why) => println!("  {:width$}  MISSING  {why}", layer.name),
+                }
+            }
+        }
+        Err(why) => println!("  unknown: {why}"),
+    }
     Ok(())
 }
 
@@ -331,6 +358,9 @@ fn run_event(
     sprt: Option<Sprt>,
     args: &EventArgs,
 ) -> Result<(), String> {
+    if global.sandbox == SandboxMode::Strict && !global.in_process {
+        require_every_layer(&runner_command()?)?;
+    }
     let (mut state, spec, done) = if args.resume {
         let dir = args.state.as_ref().expect("clap requires --state with --resume");
         let (state, spec, done) = StateDir::resume(dir)?;

@@ -298,11 +298,24 @@ fn runners_do_not_outlive_a_killed_host() {
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(200)); // the hanging bot is thinking now
+    let host_pid = host.id();
     host.kill().unwrap();
     host.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
     while processes_mentioning(plugins) > 0 {
         assert!(Instant::now() < deadline, "runners survived their host");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Their sandboxes' scratch folders went with them (removed by the runners themselves).
+    let prefix = format!("othello-scratch-{host_pid}-");
+    let scratch_left = || {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+    };
+    while scratch_left() {
+        assert!(Instant::now() < deadline, "scratch folders survived their host");
         std::thread::sleep(Duration::from_millis(20));
     }
 }

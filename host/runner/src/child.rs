@@ -7,14 +7,19 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::fd::{FromRawFd, RawFd};
-use std::path::Path;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use othello_sdk::abi::OTHELLO_MOVE_ERROR;
 use othello_sdk::loader::BotLibrary;
 
 use crate::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
+#[cfg(target_os = "linux")]
+use crate::sandbox;
+use crate::sandbox::Mode;
 
 /// How often the child checks that the host is still alive.
 const PARENT_CHECK_INTERVAL: Duration = Duration::from_millis(250);
@@ -25,11 +30,32 @@ const STATM_DATA_FIELD: usize = 5;
 /// Exit code when the channel breaks (host gone or garbage received).
 const EXIT_CHANNEL_BROKEN: i32 = 70;
 
+/// What a runner was started with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub library: PathBuf,
+    /// Memory limit in MiB (0 = none).
+    pub memory_limit_mb: u64,
+    pub sandbox: Mode,
+    /// The private folder the host made for this runner: the only place a sandboxed bot may write.
+    pub scratch: Option<PathBuf>,
+    /// The cgroup version the host placed this runner in (`v1`, `v2`), if it did.
+    pub cgroup: Option<String>,
+    /// The freezer cgroup (v1) the host made for the bot's processes, if it did.
+    pub freezer: Option<PathBuf>,
+}
+
 /// Runs the child; returns only when the host closes the channel.
-pub fn run(library: &Path, memory_limit_mb: u64) -> Result<(), String> {
-    limit_resources(memory_limit_mb)?;
-    let (requests, responses) = private_channel()?;
-    watch_parent();
+pub fn run(options: &Options) -> Result<(), String> {
+    let (requests, responses, statm) = if options.sandbox == Mode::Off {
+        limit_resources(options.memory_limit_mb)?;
+        let (requests, responses) = private_channel()?;
+        watch_parent();
+        (requests, responses, File::open("/proc/self/statm").ok())
+    } else {
+        enter_sandbox(options)?
+    };
+    let library = options.library.as_path();
     let mut requests = BufReader::new(requests);
     let mut responses = responses;
     let send = |out: &mut File, response: Response| {
@@ -53,7 +79,7 @@ pub fn run(library: &Path, memory_limit_mb: u64) -> Result<(), String> {
             levels: features.levels,
             search_info: features.search_info,
             last_error: features.last_error,
-            memory_after_load: data_size(),
+            memory_after_load: statm.as_ref().map_or(0, data_size),
         },
     );
 
@@ -83,6 +109,44 @@ pub fn run(library: &Path, memory_limit_mb: u64) -> Result<(), String> {
         send(&mut responses, response);
     }
     Ok(())
+}
+
+/// Sandboxes the runner (see [`sandbox`]): returns in the jailed process that loads the bot,
+/// with its channel and an open /proc/self/statm.
+#[cfg(target_os = "linux")]
+fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String> {
+    let mut report = sandbox::Report::default();
+    sandbox::enter(
+        options.sandbox,
+        Some(&options.library),
+        options.scratch.as_deref(),
+        options.freezer.as_deref(),
+        &mut report,
+    )?;
+    let (requests, responses) = private_channel()?;
+    let statm = File::open("/proc/self/statm").ok();
+    let mut keep = vec![requests.as_raw_fd(), responses.as_raw_fd()];
+    keep.extend(statm.as_ref().map(File::as_raw_fd));
+    let confinement = sandbox::Confinement {
+        library: Some(&options.library),
+        scratch: options.scratch.as_deref(),
+        keep_fds: &keep,
+        memory_limit_mb: options.memory_limit_mb,
+        cgroup: options.cgroup.as_deref(),
+    };
+    sandbox::lock_down(options.sandbox, &confinement, &mut report)?;
+    Ok((requests, responses, statm))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String> {
+    if options.sandbox == Mode::Strict {
+        return Err("--sandbox strict: the sandbox exists on Linux only".to_owned());
+    }
+    limit_resources(options.memory_limit_mb)?;
+    let (requests, responses) = private_channel()?;
+    watch_parent();
+    Ok((requests, responses, None))
 }
 
 /// Reads one frame body into `body`; false when the host closed the channel.
@@ -157,7 +221,7 @@ fn duplicate(fd: RawFd) -> Result<RawFd, String> {
 ///
 /// A raw pthread that never allocates, so it adds nothing to the memory the
 /// bot is measured by.
-fn watch_parent() {
+pub(crate) fn watch_parent() {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
     extern "C" fn watchdog(parent: *mut libc::c_void) -> *mut libc::c_void {
@@ -190,10 +254,13 @@ fn watch_parent() {
     }
 }
 
-/// This process's data size (what the memory limit counts) in bytes, 0 if unknown.
-fn data_size() -> u64 {
+/// This process's data size (what the memory limit counts) in bytes, 0 if unknown, from its
+/// open /proc/self/statm (opened before a sandbox hides /proc).
+fn data_size(statm: &File) -> u64 {
     // statm: size resident shared text lib data dt, in pages.
-    let pages = std::fs::read_to_string("/proc/self/statm")
+    let mut text = [0u8; 128];
+    let read = statm.read_at(&mut text, 0).unwrap_or(0);
+    let pages = std::str::from_utf8(&text[..read])
         .ok()
         .and_then(|statm| statm.split_whitespace().nth(STATM_DATA_FIELD)?.parse::<u64>().ok())
         .unwrap_or(0);

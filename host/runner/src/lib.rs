@@ -11,11 +11,13 @@
 
 mod child;
 pub mod protocol;
+pub mod sandbox;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-pub use child::run as serve;
+pub use child::{Options, run as serve};
+use sandbox::Mode;
 
 /// The subcommand under which a program that embeds the runner serves it
 /// (`othello runner …`).
@@ -26,17 +28,18 @@ const EXIT_USAGE: i32 = 64;
 /// Exit code when the runner cannot set itself up (limits, channel).
 const EXIT_SETUP_FAILED: i32 = 71;
 
-/// Runs the runner with its arguments (`--memory-mb N LIBRARY`, program name
-/// not included) and returns the process exit code.
+/// Runs the runner with its arguments (`[--memory-mb N] [--sandbox MODE] [--scratch DIR]
+/// LIBRARY`, or `--sandbox-report`; program name not included) and returns the process exit code.
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
-    let (library, memory_limit_mb) = match parse_args(args) {
-        Ok(parsed) => parsed,
+    let options = match parse_args(args) {
+        Ok(Some(parsed)) => parsed,
+        Ok(None) => return print_sandbox_report(),
         Err(usage) => {
             eprintln!("othello-runner: {usage}");
             return EXIT_USAGE;
         }
     };
-    match serve(&library, memory_limit_mb) {
+    match serve(&options) {
         Ok(()) => 0,
         Err(why) => {
             eprintln!("othello-runner: {why}");
@@ -55,26 +58,67 @@ pub fn main_if_runner() {
     }
 }
 
-/// `--memory-mb N LIBRARY` (either order).
-fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<(PathBuf, u64), String> {
-    const USAGE: &str = "usage: othello-runner [--memory-mb N] LIBRARY";
+/// `--sandbox-report`: tries every sandbox layer (in `auto` mode, with no bot) and prints one
+/// line per layer on stdout (see [`sandbox::Layer::to_line`]).
+#[cfg(target_os = "linux")]
+fn print_sandbox_report() -> i32 {
+    let mut report = sandbox::Report::default();
+    if let Err(why) = sandbox::enter(Mode::Auto, None, None, None, &mut report) {
+        eprintln!("othello-runner: {why}");
+        return EXIT_SETUP_FAILED;
+    }
+    let confinement =
+        sandbox::Confinement { library: None, scratch: None, keep_fds: &[], memory_limit_mb: 0, cgroup: None };
+    let _ = sandbox::lock_down(Mode::Auto, &confinement, &mut report);
+    let lines: Vec<String> = report.layers.iter().map(sandbox::Layer::to_line).collect();
+    println!("{}", lines.join("\n"));
+    0
+}
+
+#[cfg(not(target_os = "linux"))]
+fn print_sandbox_report() -> i32 {
+    println!("{}", sandbox::Layer::unsupported().to_line());
+    0
+}
+
+/// `[--memory-mb N] [--sandbox MODE] [--scratch DIR] LIBRARY` (any order), or `--sandbox-report`
+/// (`None`).
+fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Option<Options>, String> {
+    const USAGE: &str = "usage: othello-runner [--memory-mb N] [--sandbox auto|strict|off] [--scratch DIR] [--cgroup vN] [--freezer DIR] LIBRARY | --sandbox-report";
     let mut args = args.into_iter();
     let mut library = None;
     let mut memory_limit_mb = 0;
+    let mut sandbox = Mode::Off;
+    let mut scratch = None;
+    let mut cgroup = None;
+    let mut freezer = None;
     while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value; {USAGE}"));
         if arg == "--memory-mb" {
-            let value = args.next().ok_or_else(|| format!("--memory-mb needs a value; {USAGE}"))?;
+            let value = value("--memory-mb")?;
             memory_limit_mb = value
                 .to_str()
                 .and_then(|v| v.parse().ok())
                 .ok_or_else(|| format!("--memory-mb takes a whole number of MiB, not {value:?}"))?;
+        } else if arg == "--sandbox" {
+            let value = value("--sandbox")?;
+            sandbox = Mode::parse(&value.to_string_lossy())?;
+        } else if arg == "--scratch" {
+            scratch = Some(PathBuf::from(value("--scratch")?));
+        } else if arg == "--freezer" {
+            freezer = Some(PathBuf::from(value("--freezer")?));
+        } else if arg == "--cgroup" {
+            cgroup = Some(value("--cgroup")?.to_string_lossy().into_owned());
+        } else if arg == "--sandbox-report" {
+            return Ok(None);
         } else if library.is_none() {
             library = Some(PathBuf::from(arg));
         } else {
             return Err(format!("unexpected argument {arg:?}; {USAGE}"));
         }
     }
-    Ok((library.ok_or_else(|| USAGE.to_owned())?, memory_limit_mb))
+    let library = library.ok_or_else(|| USAGE.to_owned())?;
+    Ok(Some(Options { library, memory_limit_mb, sandbox, scratch, cgroup, freezer }))
 }
 
 #[cfg(test)]
@@ -82,7 +126,22 @@ mod tests {
     use super::*;
 
     fn parse(args: &[&str]) -> Result<(PathBuf, u64), String> {
-        parse_args(args.iter().map(OsString::from))
+        parse_args(args.iter().map(OsString::from)).map(|o| {
+            let o = o.expect("not a report");
+            (o.library, o.memory_limit_mb)
+        })
+    }
+
+    #[test]
+    fn reads_the_sandbox_mode_and_scratch_folder() {
+        let options =
+            parse_args(["--sandbox", "strict", "--scratch", "/tmp/s", "libx.so"].map(OsString::from)).unwrap().unwrap();
+        assert_eq!(options.sandbox, Mode::Strict);
+        assert_eq!(options.scratch, Some(PathBuf::from("/tmp/s")));
+        assert!(parse_args(["--sandbox-report"].map(OsString::from)).unwrap().is_none());
+        assert!(
+            parse_args(["--sandbox", "maybe", "x.so"].map(OsString::from)).unwrap_err().contains("auto, strict or off")
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use othello_arena::seat::{RUNNER_EXECUTABLE, RunnerCommand, SeatOptions, SeatSpec, Seating};
+use othello_arena::seat::{RUNNER_EXECUTABLE, RunnerCommand, SandboxMode, SeatOptions, SeatSpec, Seating};
 
 /// The folder of the build profile the running test belongs to (`target/debug`): test
 /// executables live in its `deps/` folder.
@@ -40,7 +40,12 @@ pub const TEST_GRACE: Duration = Duration::from_millis(800);
 
 /// The limits the tests give every seat.
 pub fn seat_options() -> SeatOptions {
-    SeatOptions { grace: TEST_GRACE, memory_limit_mb: TEST_MEMORY_LIMIT_MB, load_timeout: TEST_LOAD_TIMEOUT }
+    SeatOptions {
+        grace: TEST_GRACE,
+        memory_limit_mb: TEST_MEMORY_LIMIT_MB,
+        load_timeout: TEST_LOAD_TIMEOUT,
+        sandbox: SandboxMode::Auto,
+    }
 }
 
 /// Isolated seats with the test limits.
@@ -80,18 +85,31 @@ pub fn fixture(name: &str) -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let source = manifest.join("fixtures").join(format!("{name}.c"));
     let include = manifest.join("../../sdk/include");
-    compile(&[source, include], &out);
+    compile(&[source, include], &out, &[]);
     built.push(name.to_owned());
+    out
+}
+
+/// Compiles `fixtures/NAME.c` with `-D` definitions into `libNAME-TAG.so` (`TAG` tells the variants
+/// apart; every call compiles). For hostile fixtures that need the host's pid, a port or a path.
+pub fn fixture_with(name: &str, tag: &str, defines: &[(&str, String)]) -> PathBuf {
+    let out = fixture_dir().join(format!("lib{name}-{tag}.so"));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = manifest.join("fixtures").join(format!("{name}.c"));
+    let include = manifest.join("../../sdk/include");
+    let defines: Vec<String> = defines.iter().map(|(name, value)| format!("-D{name}={value}")).collect();
+    compile(&[source, include], &out, &defines);
     out
 }
 
 /// Compiles a C source into a shared library at `out`. Built under a unique
 /// name and renamed into place, as other test processes may build it too.
-fn compile(source_and_include: &[PathBuf; 2], out: &Path) {
+fn compile(source_and_include: &[PathBuf; 2], out: &Path, defines: &[String]) {
     let [source, include] = source_and_include;
     let partial = out.with_extension(format!("so.{}.partial", std::process::id()));
     let status = Command::new("cc")
         .args(["-O1", "-shared", "-fPIC", "-pthread", "-w"])
+        .args(defines)
         .arg("-I")
         .arg(include)
         .arg(source)
@@ -109,7 +127,7 @@ pub fn random_bot() -> PathBuf {
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if !built.iter().any(|b| b == "random_c") {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        compile(&[manifest.join("../../sdk/examples/c/random_bot.c"), manifest.join("../../sdk/include")], &out);
+        compile(&[manifest.join("../../sdk/examples/c/random_bot.c"), manifest.join("../../sdk/include")], &out, &[]);
         built.push("random_c".to_owned());
     }
     out

@@ -14,7 +14,7 @@ use othello_sdk::loader::BotLibrary;
 
 use super::failure::{Failure, Termination, move_error_failure, overran};
 use super::player::{Reply, Seat};
-use super::spec::{SeatSpec, library_stem};
+use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
 
 /// Copies made by this process so far (makes each copy's name unique).
 static COPIES: AtomicU64 = AtomicU64::new(0);
@@ -71,7 +71,11 @@ impl Seat for InProcessSeat {
 
     fn new_game(&mut self) -> Result<(), Failure> {
         match self.bot.init() {
-            Some(name) => self.name = name,
+            Some(name) => {
+                if let Some(name) = sanitize_bot_name(&name) {
+                    self.name = name;
+                }
+            }
             None => {
                 if let Some(why) = self.bot.last_error() {
                     return Err(Failure::new(Termination::LoadError, format!("init failed: {why}")));

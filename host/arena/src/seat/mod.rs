@@ -20,8 +20,12 @@ pub use isolated::{IsolatedSeat, Loaded, STDERR_TAIL_LINES, StopHandle};
 pub use nboard::{NboardSeat, engine_command_of};
 pub use open::{open_seat, open_seat_stoppable};
 pub use player::{Reply, Seat};
+#[cfg(target_os = "linux")]
+mod cgroup;
+mod sandbox;
 pub use runner_command::{RUNNER_EXECUTABLE, RunnerCommand, RunnerNotFound};
+pub use sandbox::{SandboxLayer, require_every_layer, sandbox_report};
 pub use spec::{
-    DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, SeatOptions, SeatSpec, Seating,
-    library_stem,
+    DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, MAX_BOT_NAME_CHARS, SandboxMode,
+    SeatOptions, SeatSpec, Seating, library_stem, sanitize_bot_name,
 };

@@ -6,6 +6,10 @@ use std::time::Duration;
 
 use super::runner_command::RunnerCommand;
 
+/// How much a runner isolates its bot: `auto` (default: every sandbox layer the machine offers),
+/// `strict` (every layer or the bot does not start) or `off` (a plain runner process).
+pub use othello_runner::sandbox::Mode as SandboxMode;
+
 /// Where a bot's code runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Isolation {
@@ -38,6 +42,8 @@ pub struct SeatOptions {
     pub memory_limit_mb: u64,
     /// Time a library gets to load, and `init` to return; isolated seats only.
     pub load_timeout: Duration,
+    /// The runner's sandbox; isolated seats only (an in-process bot runs with the host's rights).
+    pub sandbox: SandboxMode,
 }
 
 impl Default for SeatOptions {
@@ -46,6 +52,7 @@ impl Default for SeatOptions {
             grace: DEFAULT_GRACE,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
             load_timeout: DEFAULT_LOAD_TIMEOUT,
+            sandbox: SandboxMode::Auto,
         }
     }
 }
@@ -124,5 +131,42 @@ pub fn library_stem(path: &std::path::Path) -> String {
     match stem.strip_prefix("lib") {
         Some(rest) if cfg!(unix) && !rest.is_empty() => rest.to_owned(),
         _ => stem,
+    }
+}
+
+/// Longest bot name kept, in characters.
+pub const MAX_BOT_NAME_CHARS: usize = 40;
+
+/// A bot's name made safe for a terminal, a GGF line and JSON: control characters (escape
+/// sequences' ESC, newlines, tabs) dropped or made spaces, one line with single spaces, at most
+/// [`MAX_BOT_NAME_CHARS`] characters. `None` when nothing printable is left.
+pub fn sanitize_bot_name(raw: &str) -> Option<String> {
+    let spaced: String = raw
+        .chars()
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            // GGF fields are bracketed.
+            '[' | ']' => Some('_'),
+            c => Some(c),
+        })
+        .collect();
+    let name: String =
+        spaced.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_BOT_NAME_CHARS).collect();
+    let name = name.trim_end().to_owned();
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bot_names_are_made_safe() {
+        assert_eq!(sanitize_bot_name("Alpha-beta"), Some("Alpha-beta".to_owned()));
+        assert_eq!(sanitize_bot_name("\u{1b}[31mRed\u{1b}[0m\nGN[x]"), Some("_31mRed_0m GN_x_".to_owned()));
+        assert_eq!(sanitize_bot_name("  a\t\tb  "), Some("a b".to_owned()));
+        assert_eq!(sanitize_bot_name("\u{7}\u{1b}"), None);
+        assert_eq!(sanitize_bot_name(&"x".repeat(100)).unwrap().chars().count(), MAX_BOT_NAME_CHARS);
     }
 }

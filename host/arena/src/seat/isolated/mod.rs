@@ -21,7 +21,7 @@ pub use stop::StopHandle;
 use super::failure::{Failure, Termination, move_error_failure};
 use super::player::{Reply, Seat};
 use super::runner_command::RunnerCommand;
-use super::spec::{SeatSpec, library_stem};
+use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
 
 /// Deadline for a `think` without time limit (the host never waits forever).
 pub const UNLIMITED_THINK_DEADLINE: Duration = Duration::from_secs(24 * 60 * 60);
@@ -95,10 +95,16 @@ impl IsolatedSeat {
         let budget = self.memory_budget();
         let runner = self.runner.as_mut().expect("a runner is running");
         let deadline = Instant::now() + self.spec.options.load_timeout;
+        runner.set_frozen(false);
         let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
+        if answer.is_ok() {
+            runner.set_frozen(true);
+        }
         let result = match answer {
             Ok(Response::Started { name: Some(name), .. }) => {
-                self.name = name;
+                if let Some(name) = sanitize_bot_name(&name) {
+                    self.name = name;
+                }
                 return Ok(());
             }
             Ok(Response::Started { name: None, error: None }) => return Ok(()), // NULL: keep the file name
@@ -118,7 +124,11 @@ impl IsolatedSeat {
     }
 
     fn memory_budget(&self) -> MemoryBudget {
-        MemoryBudget { limit_mb: self.spec.options.memory_limit_mb, used_by_runner: self.loaded.memory_after_load }
+        MemoryBudget {
+            limit_mb: self.spec.options.memory_limit_mb,
+            used_by_runner: self.loaded.memory_after_load,
+            cgroup_limit_hit: false,
+        }
     }
 
     /// Ends the current runner and attaches its stderr tail to `failure`.
@@ -157,9 +167,14 @@ impl Seat for IsolatedSeat {
         let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
         let board = OthelloBoard::new(position, limit_ms);
         let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.options.grace);
+        // The seat's processes run only while it is on move (a freezer, where the machine has one).
+        runner.set_frozen(false);
         let started = Instant::now();
         let answer = runner.send(&Request::Think { board }).and_then(|()| runner.receive(started + allowed));
         let elapsed = started.elapsed();
+        if answer.is_ok() {
+            runner.set_frozen(true);
+        }
         let failure = match answer {
             Ok(Response::Moved { byte, info, error }) => {
                 if byte != OTHELLO_MOVE_ERROR {
@@ -195,13 +210,13 @@ fn start_runner(
     if stop.is_some_and(StopHandle::is_stopped) {
         return Err(stopped_failure("loading"));
     }
-    let mut runner =
-        Runner::spawn(runner_command, &spec.library, options.memory_limit_mb, stop.cloned()).map_err(|e| {
-            Failure::new(Termination::LoadError, format!("cannot start the bot runner `{runner_command}`: {e}"))
-        })?;
+    let mut runner = Runner::spawn(runner_command, &spec.library, options, stop.cloned()).map_err(|e| {
+        Failure::new(Termination::LoadError, format!("cannot start the bot runner `{runner_command}`: {e}"))
+    })?;
     let deadline = Instant::now() + options.load_timeout;
     let failure = match runner.receive(deadline) {
         Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {
+            runner.set_frozen(true);
             return Ok((runner, Loaded { abi_version, levels, search_info, last_error, memory_after_load }));
         }
         Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),
@@ -211,7 +226,7 @@ fn start_runner(
             format!("did not finish loading within {} ms", options.load_timeout.as_millis()),
         ),
         Err(error) => {
-            let no_budget = MemoryBudget { limit_mb: 0, used_by_runner: 0 };
+            let no_budget = MemoryBudget { limit_mb: 0, used_by_runner: 0, cgroup_limit_hit: false };
             let (failure, _) = channel_failure(&mut runner, error, "loading", options.load_timeout, no_budget);
             Failure::new(Termination::LoadError, failure.detail)
         }
@@ -252,6 +267,7 @@ fn channel_failure(
         ChannelError::Closed => {
             let exit = runner.wait_exit();
             let tail = runner.stderr_tail();
+            let budget = MemoryBudget { cgroup_limit_hit: runner.hit_memory_limit(), ..budget };
             (classify_exit(exit, phase, budget, &tail), exit)
         }
         ChannelError::Stopped => (stopped_failure(phase), runner.kill()),
@@ -268,6 +284,8 @@ fn stopped_failure(phase: &str) -> Failure {
 struct MemoryBudget {
     limit_mb: u64,
     used_by_runner: u64,
+    /// The runner's cgroup counted its whole tree over the limit (shared memory, children).
+    cgroup_limit_hit: bool,
 }
 
 /// Crash or out-of-memory, with the signal or exit code. A process that dies
@@ -286,7 +304,7 @@ fn classify_exit(exit: Exit, phase: &str, budget: MemoryBudget, stderr_tail: &[S
     let left_to_bot = memory_limit_mb.saturating_mul(1024 * 1024).saturating_sub(budget.used_by_runner);
     let allocation_failed = stderr_tail.iter().any(|line| line.contains(RUST_ALLOCATION_FAILURE));
     let at_limit = left_to_bot > 0 && exit.max_rss_bytes as f64 >= left_to_bot as f64 * OUT_OF_MEMORY_PEAK_SHARE;
-    if memory_limit_mb > 0 && (allocation_failed || at_limit) {
+    if memory_limit_mb > 0 && (allocation_failed || at_limit || budget.cgroup_limit_hit) {
         return Failure::new(
             Termination::OutOfMemory,
             format!(

@@ -12,7 +12,11 @@ use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 
+#[cfg(target_os = "linux")]
+use super::super::cgroup::RunnerCgroup;
 use super::super::runner_command::RunnerCommand;
+use super::super::sandbox::ScratchDir;
+use super::super::spec::{SandboxMode, SeatOptions};
 use super::stop::StopHandle;
 
 /// Lines of the bot's stderr kept for failure reports.
@@ -74,33 +78,77 @@ pub struct Runner {
     exit: Option<Exit>,
     /// Ends every wait for the child when stopped.
     stop: Option<StopHandle>,
+    /// The sandboxed bot's private folder; removed after the runner (declared after `child`, so
+    /// dropped after the runner is killed and reaped in `drop`).
+    _scratch: Option<ScratchDir>,
+    /// The runner's cgroup (memory and process limits over its whole tree); removed after the
+    /// runner, killing anything left in it.
+    #[cfg(target_os = "linux")]
+    cgroup: Option<RunnerCgroup>,
 }
 
 impl Runner {
-    /// Starts `COMMAND --memory-mb N LIBRARY`. Once `stop` is stopped, every wait for the child
-    /// ends at once with [`ChannelError::Stopped`].
+    /// Starts `COMMAND --memory-mb N --sandbox MODE [--scratch DIR] LIBRARY`. Once `stop` is
+    /// stopped, every wait for the child ends at once with [`ChannelError::Stopped`].
     pub fn spawn(
         command: &RunnerCommand,
         library: &Path,
-        memory_limit_mb: u64,
+        options: &SeatOptions,
         stop: Option<StopHandle>,
     ) -> std::io::Result<Runner> {
-        let mut child = Command::new(command.program())
+        let scratch = if options.sandbox == SandboxMode::Off { None } else { Some(ScratchDir::create()?) };
+        let mut command_line = Command::new(command.program());
+        command_line
             .args(command.args())
             .arg("--memory-mb")
-            .arg(memory_limit_mb.to_string())
-            .arg(library)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
+            .arg(options.memory_limit_mb.to_string())
+            .arg("--sandbox")
+            .arg(options.sandbox.as_str());
+        if let Some(scratch) = &scratch {
+            command_line.arg("--scratch").arg(scratch.path());
+        }
+        #[cfg(target_os = "linux")]
+        let cgroup = match options.sandbox {
+            SandboxMode::Off => None,
+            SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb).ok(),
+            SandboxMode::Strict => Some(RunnerCgroup::create(options.memory_limit_mb).map_err(|why| {
+                std::io::Error::other(format!(
+                    "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
+                ))
+            })?),
+        };
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &cgroup {
+            use std::os::unix::process::CommandExt;
+            command_line.arg("--cgroup").arg(format!("v{}", cgroup.version()));
+            if let Some(freezer) = cgroup.freezer() {
+                command_line.arg("--freezer").arg(freezer);
+            }
+            let join = cgroup.joiner();
+            // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+            // calls (open, write, close) on paths allocated before the fork.
+            unsafe { command_line.pre_exec(join) };
+        }
+        let mut child =
+            command_line.arg(library).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
         let requests = child.stdin.take().expect("piped stdin");
         let responses = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let stderr = Arc::new(StderrTail::default());
         let tail = Arc::clone(&stderr);
         std::thread::Builder::new().name("runner-stderr".into()).spawn(move || collect_stderr(stderr_pipe, &tail))?;
-        Ok(Runner { child, requests, responses, buffer: Vec::with_capacity(256), stderr, exit: None, stop })
+        Ok(Runner {
+            child,
+            requests,
+            responses,
+            buffer: Vec::with_capacity(256),
+            stderr,
+            exit: None,
+            stop,
+            _scratch: scratch,
+            #[cfg(target_os = "linux")]
+            cgroup,
+        })
     }
 
     pub fn send(&mut self, request: &Request) -> Result<(), ChannelError> {
@@ -163,6 +211,8 @@ impl Runner {
         if let Some(exit) = self.exit {
             return exit;
         }
+        // Frozen processes do not die (cgroup v1): thaw first.
+        self.set_frozen(false);
         // SAFETY: the child is not reaped yet, so its pid is still ours.
         unsafe { libc::kill(self.pid(), libc::SIGKILL) };
         self.reap(true).expect("a killed child can be reaped")
@@ -178,6 +228,25 @@ impl Runner {
             std::thread::sleep(EXIT_POLL_STEP);
         }
         self.kill()
+    }
+
+    /// Freezes (or thaws) the bot's processes, when the runner has a freezer: a seat not on move
+    /// uses no CPU.
+    pub fn set_frozen(&self, frozen: bool) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.set_frozen(frozen);
+        }
+        let _ = frozen;
+    }
+
+    /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
+    pub fn hit_memory_limit(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            return cgroup.hit_memory_limit();
+        }
+        false
     }
 
     /// The child's process id (it stays ours until the runner is reaped).

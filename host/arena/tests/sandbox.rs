@@ -1,0 +1,335 @@
+//! Hostile bots against the sandbox (on by default): each attack has no effect — the host and
+//! the opponent are unaffected, nothing is left running, nothing is written or read outside the
+//! bot's reach, no connection is made — and the hostile bot plays on normally (or loses its own
+//! game), and the next game is normal.
+//!
+//! A test whose attack needs a layer this machine lacks says so and passes without attacking
+//! (the kill tests must never run unsandboxed: they would hit the test process itself).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use othello_arena::record::GameRecord;
+use othello_arena::referee::{Opening, play_game};
+use othello_arena::seat::{IsolatedSeat, SandboxMode, Termination, open_seat, sandbox_report};
+use othello_testkit::*;
+
+/// A generous guard for things that happen at once (a process tree dying), never a pause.
+const GUARD: Duration = Duration::from_secs(10);
+
+/// True when every named layer is active; otherwise says which is missing.
+fn has_layers(test: &str, names: &[&str]) -> bool {
+    let layers = sandbox_report(&runner_command()).expect("the runner reports its sandbox");
+    for name in names {
+        match layers.iter().find(|l| l.name == *name) {
+            Some(layer) if layer.is_active() => {}
+            other => {
+                eprintln!("{test}: not attacking, the sandbox layer {name} is missing here: {other:?}");
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fn host_pid() -> (&'static str, String) {
+    ("HOST_PID", std::process::id().to_string())
+}
+
+/// The hostile bot as black, then as white, against a good bot; returns both games.
+fn two_games(hostile: &Path) -> [GameRecord; 2] {
+    let mut bad = open_seat(&isolated(hostile)).expect("the hostile bot loads");
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).expect("the good bot loads");
+    [
+        play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)),
+        play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)),
+    ]
+}
+
+fn assert_played_out(record: &GameRecord) {
+    let result = &record.result;
+    assert_eq!(result.termination(), Termination::Normal, "{result:?}");
+    assert!(record.final_position().is_game_over());
+    assert_eq!(result.discs[0] + result.discs[1], 64);
+}
+
+/// Both games played out: the attack failed (the fixtures lose on purpose when it succeeds).
+fn assert_attack_failed(hostile: &Path) {
+    for game in two_games(hostile) {
+        assert_played_out(&game);
+    }
+}
+
+#[test]
+fn killing_or_stopping_the_parent_and_the_host_has_no_effect() {
+    if !has_layers("kill_host", &["pid-namespace", "landlock"]) {
+        return;
+    }
+    assert_attack_failed(&fixture_with("kill_host", "host", &[host_pid()]));
+    // Still here, and not stopped: the games above were refereed by this process after the attack.
+    let state = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let state = state.rsplit_once(')').unwrap().1.split_whitespace().next().unwrap().to_owned();
+    assert_ne!(state, "T", "the host is stopped");
+}
+
+#[test]
+fn killing_stopping_and_prlimiting_every_visible_process_spares_the_opponent() {
+    if !has_layers("kill_others", &["pid-namespace", "private-proc", "landlock", "seccomp"]) {
+        return;
+    }
+    let hostile = fixture_with("kill_others", "host", &[host_pid()]);
+    let mut bad = IsolatedSeat::open(&isolated(&hostile), &runner_command()).expect("the hostile bot loads");
+    let mut good = IsolatedSeat::open(&isolated(&fixture("first_legal")), &runner_command()).unwrap();
+    let opponent = good.runner_id().expect("the opponent's runner");
+    let first = play_game(&mut bad, &mut good, &Opening::none(), Some(TEST_TIME_LIMIT));
+    assert_played_out(&first);
+    assert_eq!(good.runner_id(), Some(opponent), "the opponent kept its runner");
+    assert!(!process_is_gone(opponent));
+    let limits = std::fs::read_to_string(format!("/proc/{opponent}/limits")).unwrap();
+    let cpu = limits.lines().find(|l| l.starts_with("Max cpu time")).unwrap();
+    assert!(cpu.contains("unlimited"), "the opponent's CPU limit was changed: {cpu}");
+    let second = play_game(&mut good, &mut bad, &Opening::none(), Some(TEST_TIME_LIMIT));
+    assert_played_out(&second);
+    assert_eq!(good.runner_id(), Some(opponent));
+}
+
+#[test]
+fn reading_etc_shadow_fails() {
+    if !has_layers("read_shadow", &["landlock"]) {
+        return;
+    }
+    assert!(Path::new("/etc/shadow").exists(), "the attack needs a file to aim at");
+    assert_attack_failed(&fixture("read_shadow"));
+}
+
+#[test]
+fn no_tcp_connection_can_be_made() {
+    if !has_layers("connect_tcp", &["network-namespace"]) {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    assert_attack_failed(&fixture_with("connect_tcp", &port.to_string(), &[("PORT", port.to_string())]));
+    // `connect` returns only once the connection is made or refused, before the bot answers.
+    let accepted = listener.accept();
+    assert!(
+        matches!(&accepted, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "a connection was made: {accepted:?}"
+    );
+}
+
+/// Scratch folders of this test process holding the file the hostile bot writes in its own.
+fn scratch_marks() -> Vec<PathBuf> {
+    let prefix = format!("othello-scratch-{}-", std::process::id());
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path().join("written-by-write-outside"))
+        .filter(|mark| mark.exists())
+        .collect()
+}
+
+#[test]
+fn writes_land_only_in_the_scratch_folder_which_is_removed_afterwards() {
+    if !has_layers("write_outside", &["landlock"]) {
+        return;
+    }
+    let outside = std::env::temp_dir().join(format!("othello-escaped-{}", std::process::id()));
+    let library_dir = fixture("first_legal").parent().unwrap().to_path_buf();
+    let hostile = fixture_with(
+        "write_outside",
+        "host",
+        &[("OUTSIDE", format!("\"{}\"", outside.display())), ("LIBRARY_DIR", format!("\"{}\"", library_dir.display()))],
+    );
+    let library_bytes = std::fs::read(&hostile).unwrap();
+    {
+        let mut bad = open_seat(&isolated(&hostile)).unwrap();
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+        // 0x39 would mean its own scratch folder was not writable; 0x38 that it wrote outside.
+        assert_played_out(&first);
+        assert_eq!(scratch_marks().len(), 1, "the bot wrote in its scratch folder");
+        assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+    }
+    assert!(!outside.exists(), "{} was created", outside.display());
+    assert!(!library_dir.join("escaped-from-write-outside").exists());
+    assert_eq!(std::fs::read(&hostile).unwrap(), library_bytes, "the library was changed");
+    assert!(scratch_marks().is_empty(), "the scratch folder outlived its runner");
+}
+
+/// Processes named `name` (their `comm`), seen from the host.
+fn processes_named(name: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim_end() == name))
+        .collect()
+}
+
+/// The `freezer.state` file of the v1 freezer cgroup of `pid`.
+fn freezer_state(pid: u32) -> Option<PathBuf> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    let path = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()))?;
+    Some(Path::new("/sys/fs/cgroup/freezer").join(path.trim_start_matches('/')).join("freezer.state"))
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < GUARD, "{what} did not happen within {GUARD:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_forked_setsid_spinner_dies_with_its_runner() {
+    if !has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
+        return;
+    }
+    // `comm` holds 15 bytes: unique per test process.
+    let name = format!("spin{}", std::process::id() % 100_000_000);
+    let hostile = fixture_with("spinner", "host", &[("SPINNER_NAME", format!("\"{name}\""))]);
+    {
+        let mut bad = open_seat(&isolated(&hostile)).unwrap();
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+        assert_played_out(&first);
+        let spinners = processes_named(&name);
+        assert_eq!(spinners.len(), 1, "the spinner runs");
+        if has_layers("spinner (frozen)", &["freezer"]) {
+            // The hostile seat is not on move: its whole tree, the spinner too, is frozen.
+            let state = freezer_state(spinners[0]).expect("the spinner is in a freezer cgroup");
+            wait_for("the idle seat's spinner being frozen", || {
+                std::fs::read_to_string(&state).is_ok_and(|s| s.trim() == "FROZEN")
+            });
+        }
+        assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+    }
+    // The seats are dropped: their runners were killed and reaped, and with them their PID
+    // namespaces, whose every process the kernel kills.
+    wait_for("the spinner dying with its runner", || processes_named(&name).is_empty());
+}
+
+/// A spinner holds the channel: the bot's crash is still a crash (not a timeout), and the
+/// spinner dies with the runner.
+#[test]
+fn a_crash_is_still_a_crash_when_a_child_holds_the_channel() {
+    if !has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
+        return;
+    }
+    let name = format!("crsh{}", std::process::id() % 100_000_000);
+    let hostile = fixture_with(
+        "spinner",
+        "crash",
+        &[("SPINNER_NAME", format!("\"{name}\"")), ("CRASH_AFTER_FORK", "1".to_owned())],
+    );
+    let mut bad = open_seat(&isolated(&hostile)).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let record = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+    assert_eq!(record.result.termination(), Termination::Crash, "{:?}", record.result);
+    assert!(record.result.detail().contains("SIGSEGV"), "{:?}", record.result);
+    wait_for("the spinner dying with the crashed runner", || processes_named(&name).is_empty());
+    assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+}
+
+#[test]
+fn the_hosts_proc_fd_mem_and_environ_cannot_be_opened() {
+    if !has_layers("proc_fd", &["landlock"]) {
+        return;
+    }
+    assert_attack_failed(&fixture_with("proc_fd", "host", &[host_pid()]));
+}
+
+#[test]
+fn the_sandbox_off_still_plays_and_strict_reports_what_is_missing() {
+    let off = isolated(&random_bot())
+        .with_options(othello_arena::seat::SeatOptions { sandbox: SandboxMode::Off, ..seat_options() });
+    let mut a = open_seat(&off).unwrap();
+    let mut b = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    assert_played_out(&play_game(a.as_mut(), b.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+
+    let layers = sandbox_report(&runner_command()).unwrap();
+    let strict = isolated(&random_bot())
+        .with_options(othello_arena::seat::SeatOptions { sandbox: SandboxMode::Strict, ..seat_options() });
+    match (layers.iter().find(|l| !l.is_active()), open_seat(&strict)) {
+        (Some(missing), Err(failure)) => {
+            assert_eq!(failure.termination, Termination::LoadError);
+            // Named by the host (the cgroup is its to make) or by the runner (on its stderr).
+            let text = format!("{}\n{}", failure.detail, failure.stderr_tail.join("\n"));
+            assert!(text.contains(&format!("`{}` is missing", missing.name)), "{failure:?}");
+        }
+        (None, Ok(mut seat)) => assert!(seat.new_game().is_ok()),
+        (missing, opened) => panic!("strict mode disagrees with the report: {missing:?} / {:?}", opened.err()),
+    }
+}
+
+#[test]
+fn a_bot_name_with_escapes_and_newlines_is_sanitised() {
+    let library = fixture("escape_name");
+    for spec in [isolated(&library), in_process(&library)] {
+        let mut seat = open_seat(&spec).unwrap();
+        seat.new_game().unwrap(); // the bot names itself in `init`
+        let name = seat.name();
+        assert!(!name.chars().any(char::is_control), "{name:?}");
+        assert!(!name.contains(['[', ']']), "{name:?}");
+        assert!(name.starts_with("_2J_31mEvil _GN_x"), "{name:?}");
+        assert!(name.chars().count() <= othello_arena::seat::MAX_BOT_NAME_CHARS);
+    }
+    let info = othello_arena::plugins::probe(&library, &runner_command(), &seat_options());
+    assert!(!info.name.chars().any(char::is_control), "{info:?}");
+}
+
+/// 1 GiB of shared memory under a 256 MiB limit: the runner's cgroup counts it, so the bot loses
+/// on memory instead of taking the machine's.
+#[test]
+fn shared_memory_counts_against_the_memory_limit() {
+    if !has_layers("shared_memory", &["cgroup"]) {
+        return;
+    }
+    let mut bad = open_seat(&isolated(&fixture("shared_memory"))).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(Duration::from_secs(30)));
+    assert_eq!(first.result.termination(), Termination::OutOfMemory, "{:?}", first.result);
+    assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+}
+
+/// The children of `pid` (from /proc; threads of a process share them).
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// A descriptor the host inherited (not close-on-exec) does not reach the bot's process.
+#[test]
+fn the_bot_process_has_only_its_channel_open() {
+    if !has_layers("closed_descriptors", &["closed-descriptors"]) {
+        return;
+    }
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two descriptors into a valid array; plain pipe(2) leaves them
+    // inheritable, as a parent shell's pipe would be.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let leaked = std::fs::read_link(format!("/proc/self/fd/{}", fds[0])).unwrap();
+    let seat = IsolatedSeat::open(&isolated(&fixture("first_legal")), &runner_command()).unwrap();
+    // The keeper (the runner the host started) → its init → the process that loaded the bot.
+    let keeper = seat.runner_id().unwrap();
+    let bot = children_of(keeper).into_iter().flat_map(children_of).next().expect("the bot's process");
+    let open: Vec<(String, PathBuf)> = std::fs::read_dir(format!("/proc/{bot}/fd"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read_link(e.path()).unwrap_or_default()))
+        .collect();
+    // SAFETY: closing the two descriptors this test opened.
+    unsafe {
+        libc::close(fds[0]);
+        libc::close(fds[1]);
+    }
+    assert!(open.iter().all(|(_, target)| *target != leaked), "the host's pipe reached the bot: {open:?}");
+    // stdin (/dev/null), stdout (= stderr), stderr, requests, responses, /proc/self/statm.
+    assert!(open.len() <= 6, "{open:?}");
+}

@@ -1,0 +1,579 @@
+//! The layers themselves (Linux). Every `unsafe` block of the sandbox is in this module.
+
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+    Scope, path_beneath_rules,
+};
+use nix::sched::{CloneFlags, unshare};
+use nix::sys::prctl;
+use nix::sys::signal::Signal;
+use nix::unistd::{ForkResult, Gid, Uid};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+};
+
+use super::{Mode, Report, layer};
+
+/// The unprivileged user a runner started by root becomes (`nobody`).
+pub const UNPRIVILEGED_ID: u32 = 65534;
+/// Processes and threads one sandboxed runner may have (its own user namespace counts them).
+const MAX_PROCESSES: u64 = 256;
+/// Folders of system libraries a bot may read (and map).
+const SYSTEM_READ_PATHS: &[&str] = &[
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/usr/share/zoneinfo",
+    "/sys/devices/system/cpu",
+    "/dev/urandom",
+    "/dev/random",
+    "/dev/zero",
+];
+/// Exit code of a keeper whose jailed process ended in a way it cannot mirror.
+const EXIT_UNKNOWN: i32 = 70;
+
+/// What the keeper does after forking: in the jailed process [`enter`] returns; in the keeper
+/// it never returns.
+///
+/// Call it while the process is single-threaded (user namespaces require it).
+/// `scratch` is removed by the keeper once the jailed processes ended (the host removes it too;
+/// the keeper does it even when the host was killed).
+/// `freezer` is the freezer cgroup (v1) the host made for the jailed processes: the keeper moves
+/// the init into it (the keeper itself stays outside, so that it can always act).
+pub fn enter(
+    mode: Mode,
+    library: Option<&Path>,
+    scratch: Option<&Path>,
+    freezer: Option<&Path>,
+    report: &mut Report,
+) -> Result<(), String> {
+    debug_assert_ne!(mode, Mode::Off);
+    // No core dumps from anything below (the keeper mirrors crash signals).
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+    let host_uid = Uid::effective();
+    let (uid, gid) = if host_uid.is_root() {
+        let dropped = drop_root(library);
+        let ok = report.record(layer::UNPRIVILEGED_USER, dropped);
+        if ok { (Uid::from_raw(UNPRIVILEGED_ID), Gid::from_raw(UNPRIVILEGED_ID)) } else { (host_uid, Gid::effective()) }
+    } else {
+        report.record::<String>(
+            layer::UNPRIVILEGED_USER,
+            Ok(format!("the host's own user {host_uid} (the host is not root)")),
+        );
+        (host_uid, Gid::effective())
+    };
+    let user_ns = unshare(CloneFlags::CLONE_NEWUSER)
+        .map_err(|e| format!("unshare(CLONE_NEWUSER) failed: {e} (unprivileged user namespaces disabled?)"))
+        .and_then(|()| map_ids(uid, gid))
+        .map(|()| format!("uid {uid} and gid {gid} mapped to themselves, nothing else"));
+    report.record(layer::USER_NAMESPACE, user_ns);
+    let namespace = |flag: CloneFlags, what: &str| {
+        unshare(flag).map(|()| what.to_owned()).map_err(|e| format!("unshare failed: {e}"))
+    };
+    report.record(
+        layer::NETWORK_NAMESPACE,
+        namespace(CloneFlags::CLONE_NEWNET, "no network: only a loopback that is down"),
+    );
+    report.record(layer::MOUNT_NAMESPACE, namespace(CloneFlags::CLONE_NEWNS, "mounts are private to the runner"));
+    report.record(
+        layer::PID_NAMESPACE,
+        namespace(CloneFlags::CLONE_NEWPID, "sees and signals only its own processes; all die with it"),
+    );
+    report.check_strict(mode)?;
+    fork_jailed(report, scratch, freezer)
+}
+
+/// Root gives up its groups and ids for `nobody`. A library that `nobody` cannot read stays
+/// with root (in `auto` mode), or the bot could not load.
+fn drop_root(library: Option<&Path>) -> Result<String, String> {
+    if let Some(library) = library
+        && !world_readable(library)
+    {
+        return Err(format!(
+            "{} is not readable by other users (uid {UNPRIVILEGED_ID} could not load it): stays root without capabilities",
+            library.display()
+        ));
+    }
+    let (uid, gid) = (Uid::from_raw(UNPRIVILEGED_ID), Gid::from_raw(UNPRIVILEGED_ID));
+    nix::unistd::setgroups(&[]).map_err(|e| format!("setgroups failed: {e}"))?;
+    nix::unistd::setresgid(gid, gid, gid).map_err(|e| format!("setresgid failed: {e}"))?;
+    nix::unistd::setresuid(uid, uid, uid).map_err(|e| format!("setresuid failed: {e}"))?;
+    // Changing ids makes the process undumpable, which hides /proc/self/uid_map from itself.
+    prctl::set_dumpable(true).map_err(|e| format!("PR_SET_DUMPABLE failed: {e}"))?;
+    Ok(format!("root dropped for uid/gid {UNPRIVILEGED_ID} (nobody), no supplementary groups"))
+}
+
+/// Every folder on the way is searchable by others and the file readable by others.
+fn world_readable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(path) = path.canonicalize() else { return true }; // the load reports a missing file
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).unwrap_or(0);
+    mode(&path) & 0o004 != 0 && path.ancestors().skip(1).all(|dir| mode(dir) & 0o001 != 0)
+}
+
+/// Maps `uid` and `gid` inside the new user namespace to themselves outside, and nothing else.
+fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
+    let write =
+        |file: &str, text: String| std::fs::write(file, text).map_err(|e| format!("writing {file} failed: {e}"));
+    write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
+    write("/proc/self/setgroups", "deny\n".to_owned())?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))
+}
+
+/// Forks the jailed processes: an init (PID 1 of the new PID namespace) and under it the
+/// process that loads the bot. The keeper and the init wait and end as the bot process ended;
+/// the bot process returns.
+///
+/// The bot does not run as PID 1 because the kernel protects a namespace's init from signals
+/// sent inside it: an `abort()` of the bot must still end it with SIGABRT.
+fn fork_jailed(report: &mut Report, scratch: Option<&Path>, freezer: Option<&Path>) -> Result<(), String> {
+    use std::io::{Read, Write};
+    let (status_read, status_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
+    // The keeper tells the init whether it joined the freezer cgroup before the init goes on.
+    let (go_read, go_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
+    match fork_guarded()? {
+        Some(init) => {
+            drop(status_write);
+            drop(go_read);
+            let joined = freezer.and_then(|folder| {
+                std::fs::write(folder.join("cgroup.procs"), init.to_string())
+                    .map_err(|e| format!("cannot join the freezer cgroup {}: {e}", folder.display()))
+                    .err()
+            });
+            let frozen_by = match (freezer, &joined) {
+                (Some(folder), None) => Some(folder),
+                _ => None,
+            };
+            let message = match (freezer, joined) {
+                (Some(_), None) => String::new(),
+                (None, _) => "the host gave this runner no freezer cgroup".to_owned(),
+                (Some(_), Some(why)) => why,
+            };
+            let _ = (&go_write).write_all(message.as_bytes());
+            drop(go_write);
+            keep(init, status_read, scratch, frozen_by)
+        }
+        None => {
+            drop(status_read);
+            drop(go_write);
+            let mut message = String::new();
+            let _ = (&go_read).read_to_string(&mut message);
+            drop(go_read);
+            let frozen = if message.is_empty() {
+                Ok("the host freezes the whole tree while the opponent is on move".to_owned())
+            } else {
+                Err(message)
+            };
+            report.record(layer::FREEZER, frozen);
+            report.record(
+                layer::PARENT_DEATH_SIGNAL,
+                Ok::<_, String>("killed (with all it started) when the runner's keeper dies".to_owned()),
+            );
+            if report.is_active(layer::PID_NAMESPACE) && report.is_active(layer::MOUNT_NAMESPACE) {
+                use nix::mount::{MsFlags, mount};
+                let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+                let proc = mount(Some("proc"), "/proc", Some("proc"), flags, None::<&str>)
+                    .map(|()| "/proc shows only the runner's own processes".to_owned())
+                    .map_err(|e| format!("mounting a new /proc failed: {e}"));
+                report.record(layer::PRIVATE_PROC, proc);
+            } else {
+                report.record::<&str>(layer::PRIVATE_PROC, Err("needs the PID and mount namespaces"));
+            }
+            match fork_guarded()? {
+                Some(bot) => init(bot, status_write),
+                None => {
+                    drop(status_write);
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+/// Forks; the child is killed when its parent dies (checked once armed). Returns the child's id
+/// in the parent, `None` in the child.
+fn fork_guarded() -> Result<Option<libc::pid_t>, String> {
+    // The parent holds the write end: the child sees it hang up if the parent died before the
+    // parent-death signal was armed.
+    let (alive_read, alive_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
+    // SAFETY: the runner is single-threaded here (it has started no thread yet), so the child
+    // may run any code after the fork.
+    match unsafe { nix::unistd::fork() }.map_err(|e| format!("fork failed: {e}"))? {
+        ForkResult::Parent { child } => {
+            drop(alive_read);
+            // Leaked on purpose: it must stay open as long as this process lives.
+            std::mem::forget(alive_write);
+            Ok(Some(child.as_raw()))
+        }
+        ForkResult::Child => {
+            drop(alive_write);
+            let armed = prctl::set_pdeathsig(Signal::SIGKILL);
+            if armed.is_err() || parent_is_gone(&OwnedFd::from(alive_read)) {
+                // SAFETY: _exit ends this process at once; nothing of it is shared.
+                unsafe { libc::_exit(EXIT_UNKNOWN) };
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// True when the pipe's write end is closed everywhere (the parent died).
+fn parent_is_gone(alive: &OwnedFd) -> bool {
+    let mut fd = libc::pollfd { fd: alive.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, no wait.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR) != 0
+}
+
+/// Points stdin and stdout at /dev/null: the channel belongs to the bot process alone, and the
+/// host must see it close when that process dies.
+fn let_go_of_channel() {
+    // SAFETY: plain fd syscalls on this process's own descriptors.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, libc::STDIN_FILENO);
+            libc::dup2(null, libc::STDOUT_FILENO);
+            libc::close(null);
+        }
+    }
+}
+
+/// Waits for `pid`, reaping it (its peak memory then counts in this process's children's, which
+/// the host reads through wait4). Other children (orphans reparented to an init) are reaped too.
+fn wait_for(pid: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    loop {
+        // SAFETY: a valid out-pointer; waiting for any child of this process.
+        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if reaped == pid {
+            return status;
+        }
+        if reaped < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            // SAFETY: _exit has no preconditions.
+            unsafe { libc::_exit(EXIT_UNKNOWN) };
+        }
+    }
+}
+
+/// True once `child` has ended (without reaping it); false when the pipe `host` hangs up first.
+fn wait_for_exit_or_host_death(child: libc::pid_t, host: RawFd) -> bool {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, child, 0) } as RawFd;
+    loop {
+        // Without a pidfd (kernels before 5.3), look at the child every few milliseconds.
+        let (child_fd, timeout) = if pidfd >= 0 { (pidfd, -1) } else { (-1, 5) };
+        let mut fds = [
+            libc::pollfd { fd: child_fd, events: libc::POLLIN, revents: 0 },
+            // Events 0: only a hang-up (or error) wakes, never the requests flowing to the bot.
+            libc::pollfd { fd: host, events: 0, revents: 0 },
+        ];
+        // SAFETY: a valid array of two pollfds (negative descriptors are ignored).
+        unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
+        if fds[1].revents != 0 {
+            return false;
+        }
+        if fds[0].revents != 0 {
+            return true;
+        }
+        if pidfd < 0 {
+            // SAFETY: an all-zero siginfo_t is a valid value to be overwritten.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: a valid out-pointer; WNOWAIT leaves the child to be reaped by `wait_for`;
+            // si_pid is the field waitid fills (0 when no child changed state).
+            let ended = unsafe {
+                libc::waitid(libc::P_PID, child as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT)
+            } == 0
+                && unsafe { info.si_pid() } != 0;
+            if ended {
+                return true;
+            }
+        }
+    }
+}
+
+/// The namespace's init: waits for the bot process, tells the keeper how it ended, and exits,
+/// which kills everything left in the namespace.
+fn init(bot: libc::pid_t, status_pipe: std::io::PipeWriter) -> ! {
+    use std::io::Write;
+    let_go_of_channel();
+    let status = wait_for(bot);
+    let _ = (&status_pipe).write_all(&status.to_le_bytes());
+    // SAFETY: _exit has no preconditions.
+    unsafe { libc::_exit(0) }
+}
+
+/// The keeper: kills the jailed processes if the host dies, waits for them and ends the way the
+/// bot process ended.
+fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader, scratch: Option<&Path>, freezer: Option<&Path>) -> ! {
+    use std::io::Read;
+    // The host's death is seen as the hang-up of the request pipe (the host holds its only write
+    // end). A thread polling getppid, as the plain runner has, cannot be started: a process that
+    // unshared its PID namespace may not create threads.
+    // SAFETY: F_DUPFD_CLOEXEC on stdin, an open descriptor, returns a new one or -1.
+    let host = unsafe { libc::fcntl(libc::STDIN_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
+    let_go_of_channel();
+    if !wait_for_exit_or_host_death(init, host) {
+        // The host is gone: end the jailed processes (the keeper has every capability in the
+        // user namespace they live in), wait for them, clean up, and go.
+        // A frozen process does not die (cgroup v1): thaw first.
+        if let Some(folder) = freezer {
+            let _ = std::fs::write(folder.join("freezer.state"), "THAWED");
+        }
+        // SAFETY: kill has no memory preconditions; `init` is this process's unreaped child.
+        unsafe { libc::kill(init, libc::SIGKILL) };
+        wait_for(init);
+        if let Some(scratch) = scratch {
+            let _ = std::fs::remove_dir_all(scratch);
+        }
+        // SAFETY: _exit has no preconditions.
+        unsafe { libc::_exit(EXIT_UNKNOWN) };
+    }
+    let init_status = wait_for(init);
+    if let Some(scratch) = scratch {
+        let _ = std::fs::remove_dir_all(scratch);
+    }
+    let mut bytes = [0u8; 4];
+    let status = match (&status_pipe).read_exact(&mut bytes) {
+        Ok(()) => libc::c_int::from_le_bytes(bytes),
+        Err(_) => init_status,
+    };
+    if libc::WIFEXITED(status) {
+        // SAFETY: _exit has no preconditions; nothing of the keeper needs flushing.
+        unsafe { libc::_exit(libc::WEXITSTATUS(status)) };
+    }
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        // SAFETY: restoring the default action and raising the signal that ended the bot process
+        // ends the keeper with it (no core: RLIMIT_CORE is 0); the signal is unblocked first.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, signal);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::raise(signal);
+            libc::_exit(128 + signal);
+        }
+    }
+    // SAFETY: _exit has no preconditions.
+    unsafe { libc::_exit(EXIT_UNKNOWN) }
+}
+
+/// What the jailed process may touch.
+pub struct Confinement<'a> {
+    pub library: Option<&'a Path>,
+    /// The private scratch folder (the only place it may write), if the host made one.
+    pub scratch: Option<&'a Path>,
+    /// The channel's descriptors (kept open; every other one above stderr is closed).
+    pub keep_fds: &'a [RawFd],
+    pub memory_limit_mb: u64,
+    /// The cgroup version the host placed the runner in (`v1`, `v2`), if it did.
+    pub cgroup: Option<&'a str>,
+}
+
+/// Locks the jailed process down before the bot loads: resource limits, closed descriptors,
+/// no capabilities, no-new-privs, Landlock and seccomp.
+pub fn lock_down(mode: Mode, confinement: &Confinement<'_>, report: &mut Report) -> Result<(), String> {
+    report.record(layer::RESOURCE_LIMITS, resource_limits(confinement.memory_limit_mb, report));
+    report.record(layer::CLOSED_DESCRIPTORS, close_others(confinement.keep_fds));
+    report.record(layer::NO_CAPABILITIES, drop_capabilities());
+    report.record(
+        layer::NO_NEW_PRIVS,
+        prctl::set_no_new_privs()
+            .map(|()| "set-user-id programs and file capabilities grant nothing".to_owned())
+            .map_err(|e| format!("PR_SET_NO_NEW_PRIVS failed: {e}")),
+    );
+    if let Some(scratch) = confinement.scratch {
+        // The bot's working folder: relative paths land in the only place it may write.
+        // (Only strict mode insists: a runner that stayed root without capabilities cannot enter
+        // a folder made for `nobody`, and the bot may not need it.)
+        if let Err(e) = std::env::set_current_dir(scratch)
+            && mode == Mode::Strict
+        {
+            return Err(format!("cannot enter the scratch folder {}: {e}", scratch.display()));
+        }
+    }
+    report.record(layer::LANDLOCK, landlock(confinement));
+    report.record(layer::SECCOMP, seccomp());
+    let cgroup = match confinement.cgroup {
+        Some(version) => {
+            Ok(format!("cgroup {version} made by the host: memory and processes counted over the whole tree"))
+        }
+        None => Err("the host did not place this runner in a cgroup (no writable cgroup hierarchy, or \
+                     not asked): memory is limited per process only"
+            .to_owned()),
+    };
+    report.record(layer::CGROUP, cgroup);
+    report.check_strict(mode)
+}
+
+fn resource_limits(memory_limit_mb: u64, report: &Report) -> Result<String, String> {
+    use nix::sys::resource::{Resource, setrlimit};
+    let set = |resource, value: u64, what: &str| {
+        setrlimit(resource, value as _, value as _).map_err(|e| format!("setrlimit({what}) failed: {e}"))
+    };
+    set(Resource::RLIMIT_CORE, 0, "CORE")?;
+    let mut detail = "no core dumps".to_owned();
+    if memory_limit_mb > 0 {
+        set(Resource::RLIMIT_DATA, memory_limit_mb.saturating_mul(1024 * 1024), "DATA")?;
+        detail.push_str(&format!(", data {memory_limit_mb} MiB per process"));
+    }
+    // Without its own user namespace the count would be shared with every process of the user.
+    if report.is_active(layer::USER_NAMESPACE) {
+        set(Resource::RLIMIT_NPROC, MAX_PROCESSES, "NPROC")?;
+        detail.push_str(&format!(", at most {MAX_PROCESSES} processes and threads"));
+    }
+    Ok(detail)
+}
+
+/// Closes every descriptor above stderr except `keep`.
+fn close_others(keep: &[RawFd]) -> Result<String, String> {
+    let mut keep: Vec<u32> = keep.iter().map(|&fd| fd as u32).filter(|&fd| fd > 2).collect();
+    keep.sort_unstable();
+    let mut first = 3u32;
+    for fd in keep.iter().copied().chain([u32::MAX]) {
+        if fd > first {
+            let last = if fd == u32::MAX { u32::MAX } else { fd - 1 };
+            // SAFETY: close_range only closes descriptors; the ones Rust objects own here
+            // (the channel) are outside the ranges.
+            if unsafe { libc::syscall(libc::SYS_close_range, first, last, 0) } != 0 {
+                return Err(format!("close_range failed: {}", std::io::Error::last_os_error()));
+            }
+        }
+        first = fd.saturating_add(1);
+    }
+    Ok("only stdin (/dev/null), stderr and the channel are open".to_owned())
+}
+
+/// Empties the permitted, effective and inheritable capability sets.
+fn drop_capabilities() -> Result<String, String> {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let mut header = Header { version: VERSION_3, pid: 0 };
+    let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
+    // SAFETY: capset reads a valid header and two data structs (version 3 layout); it only
+    // lowers this thread's capabilities. No Rust wrapper crate is a dependency for this one call.
+    if unsafe { libc::syscall(libc::SYS_capset, &mut header, data.as_ptr()) } != 0 {
+        return Err(format!("capset failed: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: PR_CAPBSET_DROP only lowers the bounding set; it fails harmlessly without CAP_SETPCAP.
+    for cap in 0..=63 {
+        unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
+    }
+    Ok("no capabilities, in any namespace".to_owned())
+}
+
+/// Reads only of system libraries and the bot's folder, writes only in the scratch folder, no
+/// TCP, no signals to or abstract sockets of processes outside the sandbox.
+fn landlock(confinement: &Confinement<'_>) -> Result<String, String> {
+    let abi = ABI::V6;
+    let mut read: Vec<PathBuf> = SYSTEM_READ_PATHS.iter().map(PathBuf::from).collect();
+    if let Some(library) = confinement.library {
+        let library = library.canonicalize().unwrap_or_else(|_| library.to_path_buf());
+        read.push(library.parent().map_or(library.clone(), Path::to_path_buf));
+        read.push(library);
+    }
+    let error = |e: landlock::RulesetError| format!("landlock: {e}");
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(error)?
+        .handle_access(AccessNet::from_all(abi))
+        .map_err(error)?
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)
+        .map_err(error)?
+        .create()
+        .map_err(error)?
+        .add_rules(path_beneath_rules(&read, AccessFs::from_read(abi)))
+        .map_err(error)?
+        .add_rules(path_beneath_rules(["/dev/null"], AccessFs::from_read(abi) | AccessFs::WriteFile))
+        .map_err(error)?;
+    if let Some(scratch) = confinement.scratch {
+        ruleset = ruleset.add_rules(path_beneath_rules([scratch], AccessFs::from_all(abi))).map_err(error)?;
+    }
+    let status = ruleset.restrict_self().map_err(error)?;
+    let how = match status.ruleset {
+        RulesetStatus::FullyEnforced => "fully enforced",
+        RulesetStatus::PartiallyEnforced => "partly enforced (older kernel)",
+        RulesetStatus::NotEnforced => return Err("not supported by this kernel".to_owned()),
+    };
+    Ok(format!(
+        "{how}: reads only system libraries and the bot's folder, writes only its scratch folder, no TCP, \
+         no signals outside the sandbox"
+    ))
+}
+
+/// Denies the system calls a bot never needs and that reach other processes or the kernel's
+/// global state; sockets other than Unix ones; `prlimit` of other processes.
+fn seccomp() -> Result<String, String> {
+    let error = |e: seccompiler::BackendError| format!("seccomp: {e}");
+    let denied = [
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_kcmp,
+        libc::SYS_pidfd_getfd,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_io_uring_setup,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_name_to_handle_at,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_kexec_load,
+        libc::SYS_reboot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_acct,
+    ];
+    let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> =
+        denied.iter().map(|&call| (call, Vec::new())).collect();
+    let condition = |arg, op, value| SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(error);
+    let rule = |conditions| SeccompRule::new(conditions).map_err(error);
+    rules.insert(libc::SYS_socket, vec![rule(vec![condition(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])?]);
+    rules.insert(libc::SYS_prlimit64, vec![rule(vec![condition(0, SeccompCmpOp::Ne, 0)?])?]);
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        std::env::consts::ARCH.try_into().map_err(error)?,
+    )
+    .map_err(error)?;
+    let program: BpfProgram = filter.try_into().map_err(error)?;
+    seccompiler::apply_filter(&program).map_err(|e| format!("seccomp: {e}"))?;
+    Ok("ptrace, process_vm_*, kcmp, mount, namespaces, keyrings, bpf, perf and io_uring denied; only \
+        Unix sockets; prlimit only of itself"
+        .to_owned())
+}
