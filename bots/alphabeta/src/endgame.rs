@@ -342,23 +342,17 @@ impl<'a> Solver<'a> {
         // This node's moves go on the shared move stack: [base, end).
         let base = self.stack_top;
         let mut end = base;
+        // Children that will probe the table get their buckets fetched now,
+        // while the moves are scored.
+        let prefetch_children = empties > TT_MIN_EMPTIES;
         for square in Bits(moves) {
-            self.move_stack[end] =
-                ScoredMove { square: square as u8, flipped: flips(player, opponent, square), value: 0 };
-            end += 1;
-        }
-
-        // Enhanced transposition cutoff: a child already known to fail high.
-        if empties >= ETC_MIN_EMPTIES {
-            for m in &self.move_stack[base..end] {
-                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-                if let Some(child) = self.tt.probe(next_player, next_opponent)
-                    && -(child.upper as i32) >= beta
-                {
-                    let (score, square) = (-(child.upper as i32), m.square);
-                    return self.stored(player, opponent, empties, alpha, beta, score, square);
-                }
+            let flipped = flips(player, opponent, square);
+            if prefetch_children {
+                let (next_player, next_opponent) = play(player, opponent, square, flipped);
+                self.tt.prefetch(next_player, next_opponent);
             }
+            self.move_stack[end] = ScoredMove { square: square as u8, flipped, value: 0 };
+            end += 1;
         }
 
         let odd = odd_quadrants(empty);
@@ -374,6 +368,19 @@ impl<'a> Solver<'a> {
             {
                 m.value -= SHALLOW_SORT_WEIGHT
                     * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
+            }
+        }
+
+        // Enhanced transposition cutoff: a child already known to fail high.
+        if empties >= ETC_MIN_EMPTIES {
+            for m in &self.move_stack[base..end] {
+                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+                if let Some(child) = self.tt.probe(next_player, next_opponent)
+                    && -(child.upper as i32) >= beta
+                {
+                    let (score, square) = (-(child.upper as i32), m.square);
+                    return self.stored(player, opponent, empties, alpha, beta, score, square);
+                }
             }
         }
 

@@ -16,7 +16,7 @@ use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
 use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
 use crate::tt::{NO_MOVE, TranspositionTable};
 
-/// Default transposition-table sizes (log2 of entries, 24 bytes each).
+/// Default transposition-table sizes (log2 of entries, 32 bytes each).
 pub const MIDGAME_TABLE_BITS: u32 = 20;
 pub const ENDGAME_TABLE_BITS: u32 = 20;
 /// Above any score a search returns.
