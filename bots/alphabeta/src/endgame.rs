@@ -39,6 +39,9 @@ pub const SHALLOW_SORT_WEIGHT: i32 = 1;
 pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 2;
 /// Ordering searches resolve values only down to alpha minus this (centi-discs).
 pub const SHALLOW_SORT_MARGIN: i32 = 800;
+/// Whether the ordering searches use the pattern evaluation (see
+/// [`shallow_search`]): more accurate, but its cost outweighs the nodes it saves.
+pub const ENDGAME_ORDERING_WITH_PATTERNS: bool = false;
 /// Beyond any evaluation or terminal score.
 const EVAL_INFINITY: i32 = 1 << 20;
 /// The deepest ordering search.
@@ -271,7 +274,13 @@ impl<'a> Solver<'a> {
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
             if let Some(depth) = sort_depth {
                 value -= SHALLOW_SORT_WEIGHT
-                    * shallow_search(next_player, next_opponent, depth, -i32::MAX / 2, i32::MAX / 2);
+                    * shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
+                        next_player,
+                        next_opponent,
+                        depth,
+                        -i32::MAX / 2,
+                        i32::MAX / 2,
+                    );
             }
             value
         });
@@ -367,7 +376,13 @@ impl<'a> Solver<'a> {
                 && m.square != hash_move
             {
                 m.value -= SHALLOW_SORT_WEIGHT
-                    * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
+                    * shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
+                        next_player,
+                        next_opponent,
+                        depth,
+                        -EVAL_INFINITY,
+                        -sort_alpha,
+                    );
             }
         }
 

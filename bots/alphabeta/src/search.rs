@@ -276,7 +276,7 @@ impl Searcher {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
             if let Some(sort_depth) = sort_depth {
-                value -= shallow_search(next_player, next_opponent, sort_depth, -INFINITY, INFINITY);
+                value -= shallow_search::<true>(next_player, next_opponent, sort_depth, -INFINITY, INFINITY);
             }
             value
         });
