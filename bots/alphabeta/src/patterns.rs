@@ -312,6 +312,28 @@ mod tests {
     }
 
     #[test]
+    fn weights_survive_the_file_format() {
+        let mut weights = PatternWeights::zero();
+        weights.values[7] = -300;
+        weights.values[WEIGHTS_PER_PHASE + 1] = 42;
+        let again = PatternWeights::from_bytes(&weights.to_bytes()).unwrap();
+        assert_eq!(again.values, weights.values);
+        assert!(PatternWeights::from_bytes(b"OTHPAT01").is_none());
+    }
+
+    #[test]
+    fn untrained_phases_get_no_correction() {
+        let mut weights = PatternWeights::zero();
+        weights.values.fill(100);
+        let start = (0x0000_0008_1000_0000u64, 0x0000_0010_0800_0000u64);
+        assert_eq!(weights.correction(start.0, start.1), 0);
+        // 28 empties (phase 2): every placement adds 100.
+        let (player, opponent) = (0x0000_0000_00FF_0F0Fu64, 0x0000_000F_FF00_F0F0u64);
+        assert_eq!((!(player | opponent)).count_ones(), 28);
+        assert_eq!(weights.correction(player, opponent), 100 * PLACEMENT_COUNT as i32);
+    }
+
+    #[test]
     fn symmetries_move_squares_as_named() {
         for row in 0..8 {
             for col in 0..8 {
