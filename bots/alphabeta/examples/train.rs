@@ -65,7 +65,7 @@ struct Setting {
 }
 
 const SMALL: Setting = Setting { games: 2000, test_positions: 20 };
-const FULL: Setting = Setting { games: 30000, test_positions: 60 };
+const FULL: Setting = Setting { games: 8000, test_positions: 40 };
 
 /// A training or test position with its exact-or-game label (disc difference, mover's view).
 #[derive(Clone, Copy)]
