@@ -39,6 +39,9 @@ pub const SHALLOW_SORT_WEIGHT: i32 = 1;
 pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 2;
 /// Ordering searches resolve values only down to alpha minus this (centi-discs).
 pub const SHALLOW_SORT_MARGIN: i32 = 800;
+/// Whether the ordering searches use the pattern evaluation (see
+/// [`shallow_search`]): more accurate, but its cost outweighs the nodes it saves.
+pub const ENDGAME_ORDERING_WITH_PATTERNS: bool = false;
 /// Beyond any evaluation or terminal score.
 const EVAL_INFINITY: i32 = 1 << 20;
 /// The deepest ordering search.
@@ -271,7 +274,13 @@ impl<'a> Solver<'a> {
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
             if let Some(depth) = sort_depth {
                 value -= SHALLOW_SORT_WEIGHT
-                    * shallow_search(next_player, next_opponent, depth, -i32::MAX / 2, i32::MAX / 2);
+                    * shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
+                        next_player,
+                        next_opponent,
+                        depth,
+                        -i32::MAX / 2,
+                        i32::MAX / 2,
+                    );
             }
             value
         });
@@ -342,23 +351,17 @@ impl<'a> Solver<'a> {
         // This node's moves go on the shared move stack: [base, end).
         let base = self.stack_top;
         let mut end = base;
+        // Children that will probe the table get their buckets fetched now,
+        // while the moves are scored.
+        let prefetch_children = empties > TT_MIN_EMPTIES;
         for square in Bits(moves) {
-            self.move_stack[end] =
-                ScoredMove { square: square as u8, flipped: flips(player, opponent, square), value: 0 };
-            end += 1;
-        }
-
-        // Enhanced transposition cutoff: a child already known to fail high.
-        if empties >= ETC_MIN_EMPTIES {
-            for m in &self.move_stack[base..end] {
-                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-                if let Some(child) = self.tt.probe(next_player, next_opponent)
-                    && -(child.upper as i32) >= beta
-                {
-                    let (score, square) = (-(child.upper as i32), m.square);
-                    return self.stored(player, opponent, empties, alpha, beta, score, square);
-                }
+            let flipped = flips(player, opponent, square);
+            if prefetch_children {
+                let (next_player, next_opponent) = play(player, opponent, square, flipped);
+                self.tt.prefetch(next_player, next_opponent);
             }
+            self.move_stack[end] = ScoredMove { square: square as u8, flipped, value: 0 };
+            end += 1;
         }
 
         let odd = odd_quadrants(empty);
@@ -373,7 +376,26 @@ impl<'a> Solver<'a> {
                 && m.square != hash_move
             {
                 m.value -= SHALLOW_SORT_WEIGHT
-                    * shallow_search(next_player, next_opponent, depth, -EVAL_INFINITY, -sort_alpha);
+                    * shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
+                        next_player,
+                        next_opponent,
+                        depth,
+                        -EVAL_INFINITY,
+                        -sort_alpha,
+                    );
+            }
+        }
+
+        // Enhanced transposition cutoff: a child already known to fail high.
+        if empties >= ETC_MIN_EMPTIES {
+            for m in &self.move_stack[base..end] {
+                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+                if let Some(child) = self.tt.probe(next_player, next_opponent)
+                    && -(child.upper as i32) >= beta
+                {
+                    let (score, square) = (-(child.upper as i32), m.square);
+                    return self.stored(player, opponent, empties, alpha, beta, score, square);
+                }
             }
         }
 

@@ -8,6 +8,7 @@
 use othello_sdk::legal_moves;
 
 use crate::board::{CORNERS, frontier_empties};
+use crate::patterns::SHIPPED;
 use crate::stability::edge_stable;
 
 /// Evaluation units per disc of final disc difference.
@@ -119,15 +120,29 @@ pub fn features(player: u64, opponent: u64) -> [i32; FEATURE_COUNT] {
 }
 
 /// The evaluation of the position for the side to move (`player`), in
-/// centi-discs, within ±[`EVAL_LIMIT`].
+/// centi-discs, within ±[`EVAL_LIMIT`]: the hand-written features plus the
+/// trained pattern correction ([`crate::patterns`]).
+#[inline]
 pub fn evaluate(player: u64, opponent: u64) -> i32 {
+    let score = hand_evaluate_unclamped(player, opponent) + SHIPPED.correction(player, opponent);
+    score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// The hand-written part of the evaluation alone, within ±[`EVAL_LIMIT`]
+/// (what the pattern correction is trained on top of).
+pub fn hand_evaluate(player: u64, opponent: u64) -> i32 {
+    hand_evaluate_unclamped(player, opponent).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+#[inline(always)]
+fn hand_evaluate_unclamped(player: u64, opponent: u64) -> i32 {
     let empties = count(!(player | opponent));
     let values = features(player, opponent);
     let mut score = 0;
     for (weight, value) in WEIGHTS.iter().zip(values) {
         score += weight.at(empties) * value;
     }
-    score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    score
 }
 
 /// The weight of each feature at `empties` empty squares (for fitting tools).
@@ -148,7 +163,7 @@ mod tests {
     #[test]
     fn the_start_position_is_balanced() {
         let start = Position::start();
-        assert_eq!(evaluate(start.player().0, start.opponent().0), -WEIGHTS[6].at(60));
+        assert_eq!(hand_evaluate(start.player().0, start.opponent().0), -WEIGHTS[6].at(60));
     }
 
     #[test]
@@ -168,6 +183,7 @@ mod tests {
         let a1 = 1u64;
         // The same position with a1 belonging to the opponent instead.
         assert!(evaluate(p, o) > evaluate(p & !a1, o | a1));
+        assert!(hand_evaluate(p, o) > hand_evaluate(p & !a1, o | a1));
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub mod endgame;
 pub mod eval;
 pub mod level;
 pub mod ordering;
+pub mod patterns;
 pub mod search;
 pub mod stability;
 pub mod time;

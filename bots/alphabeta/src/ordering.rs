@@ -9,7 +9,7 @@
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, CORNERS, final_score, frontier_empties, play};
-use crate::eval::{evaluate, terminal_score};
+use crate::eval::{evaluate, hand_evaluate, terminal_score};
 use crate::stability::corner_stable_count;
 use crate::tt::NO_MOVE;
 
@@ -141,22 +141,31 @@ pub fn fastest_first_value(next_player: u64, next_opponent: u64, square: u8, odd
 
 /// A small fixed-depth alpha-beta search on the evaluation, without a
 /// transposition table: the value used to order moves near the root of big
-/// searches. `depth` 0 is the evaluation itself.
-pub fn shallow_search(player: u64, opponent: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+/// searches. `depth` 0 is the evaluation itself: the full one with
+/// `WITH_PATTERNS`, else the hand-written part alone (several times cheaper;
+/// the endgame solver's ordering, measured on the FFO set, is faster overall
+/// with it).
+pub fn shallow_search<const WITH_PATTERNS: bool>(
+    player: u64,
+    opponent: u64,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> i32 {
     if depth == 0 {
-        return evaluate(player, opponent);
+        return if WITH_PATTERNS { evaluate(player, opponent) } else { hand_evaluate(player, opponent) };
     }
     let moves = legal_moves(player, opponent);
     if moves == 0 {
         if legal_moves(opponent, player) == 0 {
             return terminal_score(final_score(player, opponent));
         }
-        return -shallow_search(opponent, player, depth, -beta, -alpha);
+        return -shallow_search::<WITH_PATTERNS>(opponent, player, depth, -beta, -alpha);
     }
     let mut best = i32::MIN + 1;
     let mut consider = |square: usize, flipped: u64, alpha: &mut i32| -> bool {
         let (next_player, next_opponent) = play(player, opponent, square, flipped);
-        let score = -shallow_search(next_player, next_opponent, depth - 1, -beta, -*alpha);
+        let score = -shallow_search::<WITH_PATTERNS>(next_player, next_opponent, depth - 1, -beta, -*alpha);
         if score > best {
             best = score;
             if score > *alpha {

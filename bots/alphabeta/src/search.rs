@@ -16,7 +16,7 @@ use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
 use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
 use crate::tt::{NO_MOVE, TranspositionTable};
 
-/// Default transposition-table sizes (log2 of entries, 24 bytes each).
+/// Default transposition-table sizes (log2 of entries, 32 bytes each).
 pub const MIDGAME_TABLE_BITS: u32 = 20;
 pub const ENDGAME_TABLE_BITS: u32 = 20;
 /// Above any score a search returns.
@@ -276,7 +276,7 @@ impl Searcher {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
             if let Some(sort_depth) = sort_depth {
-                value -= shallow_search(next_player, next_opponent, sort_depth, -INFINITY, INFINITY);
+                value -= shallow_search::<true>(next_player, next_opponent, sort_depth, -INFINITY, INFINITY);
             }
             value
         });

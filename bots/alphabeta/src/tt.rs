@@ -2,9 +2,13 @@
 //!
 //! Each entry stores the full position (so there are no false hits), a lower
 //! and an upper bound on its score, the best move found and the depth the
-//! bounds hold for. A position may live in one of two neighbouring slots;
-//! a new position replaces the slot from an older search first, then the
-//! shallower one (deep results are costly to recompute).
+//! bounds hold for. A position may live in either slot of its bucket; a new
+//! position replaces the slot from an older search first, then the shallower
+//! one (deep results are costly to recompute).
+//!
+//! A bucket is one 64-byte cache line: a probe costs at most one memory
+//! access, and [`TranspositionTable::prefetch`] can start that access early
+//! (the endgame solver asks for its children's buckets before it needs them).
 
 use crate::board::hash;
 
@@ -31,22 +35,28 @@ impl Entry {
     const EMPTY: Entry = Entry { player: 0, opponent: 0, lower: 0, upper: 0, best_move: NO_MOVE, depth: 0, date: 0 };
 }
 
+/// The slots one position may use, in one cache line.
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Bucket([Entry; 2]);
+
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
-    /// log2 of the number of entries.
-    bits: u32,
+    buckets: Vec<Bucket>,
+    /// log2 of the number of buckets.
+    bucket_bits: u32,
     date: u8,
 }
 
 impl TranspositionTable {
-    /// A table of `2^bits` entries (24 bytes each).
+    /// A table of `2^bits` entries (32 bytes each: two in a 64-byte bucket).
     pub fn new(bits: u32) -> TranspositionTable {
-        TranspositionTable { entries: vec![Entry::EMPTY; 1 << bits], bits, date: 1 }
+        let bucket_bits = bits.max(1) - 1;
+        TranspositionTable { buckets: vec![Bucket([Entry::EMPTY; 2]); 1 << bucket_bits], bucket_bits, date: 1 }
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::EMPTY);
+        self.buckets.fill(Bucket([Entry::EMPTY; 2]));
         self.date = 1;
     }
 
@@ -57,21 +67,31 @@ impl TranspositionTable {
     }
 
     #[inline(always)]
-    fn slot(&self, player: u64, opponent: u64) -> usize {
-        (hash(player, opponent) >> (64 - self.bits)) as usize
+    fn bucket(&self, player: u64, opponent: u64) -> usize {
+        // The shift is at most 63 (bucket_bits ≥ 0), and the result < 2^bucket_bits.
+        (hash(player, opponent) >> (63 - self.bucket_bits) >> 1) as usize
+    }
+
+    /// Starts loading this position's bucket into the cache (a hint: no
+    /// effect on results).
+    #[inline(always)]
+    pub fn prefetch(&self, player: u64, opponent: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let bucket: *const Bucket = &self.buckets[self.bucket(player, opponent)];
+            // SAFETY: a prefetch only hints the cache; the pointer is to a live element.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (player, opponent);
     }
 
     /// The entry for this position, if stored.
     #[inline]
     pub fn probe(&self, player: u64, opponent: u64) -> Option<Entry> {
-        let first = self.slot(player, opponent);
-        for index in [first, first ^ 1] {
-            let entry = self.entries[index];
-            if entry.player == player && entry.opponent == opponent {
-                return Some(entry);
-            }
-        }
-        None
+        let bucket = &self.buckets[self.bucket(player, opponent)].0;
+        bucket.iter().find(|entry| entry.player == player && entry.opponent == opponent).copied()
     }
 
     /// Stores the result `score` of a search of this position to `depth` with
@@ -99,12 +119,12 @@ impl TranspositionTable {
             (score, score)
         };
         let depth = depth.min(u8::MAX as u32) as u8;
-        let first = self.slot(player, opponent);
         let date = self.date;
+        let index = self.bucket(player, opponent);
+        let bucket = &mut self.buckets[index].0;
 
         // Same position: tighten the bounds at equal depth, replace them if deeper.
-        for index in [first, first ^ 1] {
-            let entry = &mut self.entries[index];
+        for entry in bucket.iter_mut() {
             if entry.player == player && entry.opponent == opponent {
                 if depth == entry.depth {
                     entry.lower = entry.lower.max(lower as i16);
@@ -131,10 +151,8 @@ impl TranspositionTable {
 
         // A new position: replace an entry from an older search, else the shallower one.
         let priority = |e: &Entry| ((e.date == date) as u32) << 8 | e.depth as u32;
-        let victim =
-            if priority(&self.entries[first]) <= priority(&self.entries[first ^ 1]) { first } else { first ^ 1 };
-        self.entries[victim] =
-            Entry { player, opponent, lower: lower as i16, upper: upper as i16, best_move, depth, date };
+        let victim = if priority(&bucket[0]) <= priority(&bucket[1]) { 0 } else { 1 };
+        bucket[victim] = Entry { player, opponent, lower: lower as i16, upper: upper as i16, best_move, depth, date };
     }
 }
 

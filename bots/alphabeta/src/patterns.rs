@@ -1,0 +1,353 @@
+//! The trained pattern part of the evaluation.
+//!
+//! A pattern is a fixed set of squares (an edge with its two X-squares, a
+//! 3x3 corner, a 2x5 corner, a line, a diagonal); each of its placements on
+//! the board (its images under the board's eight symmetries) reads the
+//! squares' states as a base-3 number, and a table gives that configuration's
+//! value. Placements of one pattern share the table, and each phase of the
+//! game (by empties) has its own tables. The sum is a correction added to the
+//! hand-written evaluation: trained on few positions, an unseen configuration
+//! keeps weight zero and the evaluation falls back to the hand-written one.
+//!
+//! The weights are trained by `examples/train.rs` (see its header and
+//! `NOTES-README.md`) and ship inside the library (`weights/patterns.bin`).
+//!
+//! Reading a placement: the board is first transformed by the placement's
+//! symmetry, then the pattern's canonical squares are gathered with a bit
+//! extraction (`pext`), so all placements list their squares in the same
+//! order.
+
+use std::sync::LazyLock;
+
+/// The canonical square sets (bit `8 * row + col`; row 1 is the top row).
+pub const PATTERN_MASKS: [u64; PATTERN_COUNT] = [
+    0x0000_0000_0000_42FF, // row 1 and the X-squares b2, g2
+    0x0000_0000_0007_0707, // the 3x3 corner a1..c3
+    0x0000_0000_0000_1F1F, // the 2x5 corner a1..e2
+    0x0000_0000_0000_FF00, // row 2
+    0x0000_0000_00FF_0000, // row 3
+    0x0000_0000_FF00_0000, // row 4
+    0x8040_2010_0804_0201, // the a1-h8 diagonal
+    0x0080_4020_1008_0402, // b1-h7
+    0x0000_8040_2010_0804, // c1-h6
+    0x0000_0080_4020_1008, // d1-h5
+    0x0000_0000_8040_2010, // e1-h4
+];
+pub const PATTERN_NAMES: [&str; PATTERN_COUNT] = [
+    "edge+2X",
+    "corner 3x3",
+    "corner 2x5",
+    "line 2",
+    "line 3",
+    "line 4",
+    "diagonal 8",
+    "diagonal 7",
+    "diagonal 6",
+    "diagonal 5",
+    "diagonal 4",
+];
+pub const PATTERN_COUNT: usize = 11;
+
+/// Game phases, by empties: phase `empties / EMPTIES_PER_PHASE`.
+pub const PHASE_COUNT: usize = 6;
+pub const EMPTIES_PER_PHASE: u32 = 10;
+
+/// Only the phases up to this one (exclusive) are trained and used: from 30
+/// empties on the only labels self-play can afford (the game's result) were
+/// measured too noisy to beat the hand-written evaluation (the start position
+/// came out at -13 discs), and skipping the correction keeps the opening
+/// search fast.
+pub const TRAINED_PHASE_COUNT: usize = 3;
+
+/// Placements of all patterns on the board (distinct images under the symmetries).
+pub const PLACEMENT_COUNT: usize = 46;
+
+/// The weights file's first bytes (format version 1).
+pub const WEIGHTS_MAGIC: &[u8; 8] = b"OTHPAT01";
+
+/// The weights compiled into the bot: `WEIGHTS_MAGIC`, then for each phase
+/// and each pattern `3^squares` little-endian `i16` in centi-discs.
+static SHIPPED_WEIGHTS: &[u8] = include_bytes!("../weights/patterns.bin");
+
+/// The phase of a position with this many empties.
+#[inline(always)]
+pub fn phase(empties: u32) -> usize {
+    ((empties / EMPTIES_PER_PHASE) as usize).min(PHASE_COUNT - 1)
+}
+
+/// Number of configurations of each pattern (3^squares).
+pub const fn pattern_sizes() -> [usize; PATTERN_COUNT] {
+    let mut sizes = [0; PATTERN_COUNT];
+    let mut i = 0;
+    while i < PATTERN_COUNT {
+        sizes[i] = 3usize.pow(PATTERN_MASKS[i].count_ones());
+        i += 1;
+    }
+    sizes
+}
+
+/// Where each pattern's table starts within a phase.
+pub const fn pattern_offsets() -> [usize; PATTERN_COUNT] {
+    let sizes = pattern_sizes();
+    let mut offsets = [0; PATTERN_COUNT];
+    let mut i = 1;
+    while i < PATTERN_COUNT {
+        offsets[i] = offsets[i - 1] + sizes[i - 1];
+        i += 1;
+    }
+    offsets
+}
+
+/// Weights per phase (all patterns' tables end to end).
+pub const WEIGHTS_PER_PHASE: usize = {
+    let sizes = pattern_sizes();
+    let offsets = pattern_offsets();
+    offsets[PATTERN_COUNT - 1] + sizes[PATTERN_COUNT - 1]
+};
+
+/// Mirror image left-right (column a ↔ h).
+#[inline(always)]
+const fn mirror_columns(b: u64) -> u64 {
+    const K1: u64 = 0x5555_5555_5555_5555;
+    const K2: u64 = 0x3333_3333_3333_3333;
+    const K4: u64 = 0x0F0F_0F0F_0F0F_0F0F;
+    let b = ((b >> 1) & K1) | ((b & K1) << 1);
+    let b = ((b >> 2) & K2) | ((b & K2) << 2);
+    ((b >> 4) & K4) | ((b & K4) << 4)
+}
+
+/// Mirror image top-bottom (row 1 ↔ 8).
+#[inline(always)]
+const fn mirror_rows(b: u64) -> u64 {
+    b.swap_bytes()
+}
+
+/// Mirror image in the a1-h8 diagonal: square (row, col) goes to (col, row).
+#[inline(always)]
+const fn transpose(mut b: u64) -> u64 {
+    let t = 0x0F0F_0F0F_0000_0000 & (b ^ (b << 28));
+    b ^= t ^ (t >> 28);
+    let t = 0x3333_0000_3333_0000 & (b ^ (b << 14));
+    b ^= t ^ (t >> 14);
+    let t = 0x5500_5500_5500_5500 & (b ^ (b << 7));
+    b ^= t ^ (t >> 7);
+    b
+}
+
+/// Symmetry number `s` (0..8): bit 0 transposes, bit 1 mirrors rows, bit 2 columns.
+#[inline(always)]
+const fn symmetry(b: u64, s: usize) -> u64 {
+    let b = if s & 1 != 0 { transpose(b) } else { b };
+    let b = if s & 2 != 0 { mirror_rows(b) } else { b };
+    if s & 4 != 0 { mirror_columns(b) } else { b }
+}
+
+/// A placement: which pattern, read through which symmetry.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+    pub pattern: usize,
+    pub symmetry: usize,
+}
+
+/// Every placement: for each pattern, the symmetries that read distinct square sets.
+pub const PLACEMENTS: [Placement; PLACEMENT_COUNT] = {
+    let mut placements = [Placement { pattern: 0, symmetry: 0 }; PLACEMENT_COUNT];
+    let mut count = 0;
+    let mut pattern = 0;
+    while pattern < PATTERN_COUNT {
+        let mask = PATTERN_MASKS[pattern];
+        let mut seen = [0u64; 8];
+        let mut seen_count = 0;
+        let mut s = 0;
+        while s < 8 {
+            // The original squares that land on the mask under symmetry s.
+            let mut read = 0u64;
+            let mut square = 0;
+            while square < 64 {
+                if symmetry(1u64 << square, s) & mask != 0 {
+                    read |= 1 << square;
+                }
+                square += 1;
+            }
+            let mut new = true;
+            let mut i = 0;
+            while i < seen_count {
+                if seen[i] == read {
+                    new = false;
+                }
+                i += 1;
+            }
+            if new {
+                seen[seen_count] = read;
+                seen_count += 1;
+                placements[count] = Placement { pattern, symmetry: s };
+                count += 1;
+            }
+            s += 1;
+        }
+        pattern += 1;
+    }
+    assert!(count == PLACEMENT_COUNT);
+    placements
+};
+
+/// `TERNARY[bits]`: the binary digits of `bits` read as base-3 digits.
+static TERNARY: [u32; 1024] = {
+    let mut table = [0u32; 1024];
+    let mut bits = 0;
+    while bits < 1024 {
+        let (mut value, mut power, mut rest) = (0u32, 1u32, bits);
+        while rest != 0 {
+            value += (rest & 1) as u32 * power;
+            power *= 3;
+            rest >>= 1;
+        }
+        table[bits] = value;
+        bits += 1;
+    }
+    table
+};
+
+/// Gathers the bits of `b` under `mask` into the low bits, in square order.
+#[inline(always)]
+fn extract(b: u64, mask: u64) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: this code is only compiled when the build targets BMI2 CPUs.
+        unsafe { std::arch::x86_64::_pext_u64(b, mask) as usize }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut out, mut bit, mut m) = (0usize, 0, mask);
+        while m != 0 {
+            let low = m & m.wrapping_neg();
+            if b & low != 0 {
+                out |= 1 << bit;
+            }
+            bit += 1;
+            m &= m - 1;
+        }
+        out
+    }
+}
+
+/// The configuration index of every placement (within its pattern's table):
+/// empty 0, mover 1, opponent 2 per square.
+#[inline]
+pub fn placement_indices(player: u64, opponent: u64) -> [u32; PLACEMENT_COUNT] {
+    let mut boards = [(0u64, 0u64); 8];
+    for (s, board) in boards.iter_mut().enumerate() {
+        *board = (symmetry(player, s), symmetry(opponent, s));
+    }
+    let placements = &PLACEMENTS;
+    let mut indices = [0u32; PLACEMENT_COUNT];
+    for (index, placement) in indices.iter_mut().zip(placements.iter()) {
+        let mask = PATTERN_MASKS[placement.pattern];
+        let (p, o) = boards[placement.symmetry];
+        *index = TERNARY[extract(p, mask)] + 2 * TERNARY[extract(o, mask)];
+    }
+    indices
+}
+
+/// A full set of pattern weights, `PHASE_COUNT * WEIGHTS_PER_PHASE` values.
+pub struct PatternWeights {
+    pub values: Vec<i16>,
+}
+
+impl PatternWeights {
+    /// All zero: no correction.
+    pub fn zero() -> PatternWeights {
+        PatternWeights { values: vec![0; PHASE_COUNT * WEIGHTS_PER_PHASE] }
+    }
+
+    /// Parses a weights file; `None` if it is not one (wrong magic or size).
+    pub fn from_bytes(bytes: &[u8]) -> Option<PatternWeights> {
+        let body = bytes.strip_prefix(WEIGHTS_MAGIC.as_slice())?;
+        if body.len() != 2 * PHASE_COUNT * WEIGHTS_PER_PHASE {
+            return None;
+        }
+        Some(PatternWeights { values: body.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect() })
+    }
+
+    /// The file form of these weights.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = WEIGHTS_MAGIC.to_vec();
+        for value in &self.values {
+            bytes.extend_from_slice(&value.to_le_bytes());
+        }
+        bytes
+    }
+
+    /// The pattern correction in centi-discs, mover's view.
+    #[inline]
+    pub fn correction(&self, player: u64, opponent: u64) -> i32 {
+        let empties = (!(player | opponent)).count_ones();
+        let phase = phase(empties);
+        if phase >= TRAINED_PHASE_COUNT {
+            return 0;
+        }
+        let table = &self.values[phase * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE];
+        let offsets = const { pattern_offsets() };
+        let placements = &PLACEMENTS;
+        placement_indices(player, opponent)
+            .iter()
+            .zip(placements.iter())
+            .map(|(&index, placement)| table[offsets[placement.pattern] + index as usize] as i32)
+            .sum()
+    }
+}
+
+/// The weights shipped in the library (zero if the file is missing or bad,
+/// which a test rules out).
+pub static SHIPPED: LazyLock<PatternWeights> =
+    LazyLock::new(|| PatternWeights::from_bytes(SHIPPED_WEIGHTS).unwrap_or_else(PatternWeights::zero));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_weights_parse() {
+        assert!(PatternWeights::from_bytes(SHIPPED_WEIGHTS).is_some());
+    }
+
+    #[test]
+    fn weights_survive_the_file_format() {
+        let mut weights = PatternWeights::zero();
+        weights.values[7] = -300;
+        weights.values[WEIGHTS_PER_PHASE + 1] = 42;
+        let again = PatternWeights::from_bytes(&weights.to_bytes()).unwrap();
+        assert_eq!(again.values, weights.values);
+        assert!(PatternWeights::from_bytes(b"OTHPAT01").is_none());
+    }
+
+    #[test]
+    fn untrained_phases_get_no_correction() {
+        let mut weights = PatternWeights::zero();
+        weights.values.fill(100);
+        let start = (0x0000_0008_1000_0000u64, 0x0000_0010_0800_0000u64);
+        assert_eq!(weights.correction(start.0, start.1), 0);
+        // 28 empties (phase 2): every placement adds 100.
+        let (player, opponent) = (0x0000_0000_00FF_0F0Fu64, 0x0000_000F_FF00_F0F0u64);
+        assert_eq!((!(player | opponent)).count_ones(), 28);
+        assert_eq!(weights.correction(player, opponent), 100 * PLACEMENT_COUNT as i32);
+    }
+
+    #[test]
+    fn symmetries_move_squares_as_named() {
+        for row in 0..8 {
+            for col in 0..8 {
+                let square = 1u64 << (8 * row + col);
+                assert_eq!(transpose(square), 1u64 << (8 * col + row));
+                assert_eq!(mirror_rows(square), 1u64 << (8 * (7 - row) + col));
+                assert_eq!(mirror_columns(square), 1u64 << (8 * row + 7 - col));
+            }
+        }
+    }
+
+    #[test]
+    fn placements_cover_the_expected_images() {
+        let count = |pattern| PLACEMENTS.iter().filter(|p| p.pattern == pattern).count();
+        assert_eq!([count(0), count(1), count(2), count(3), count(6), count(7)], [4, 4, 8, 4, 2, 4]);
+    }
+}
