@@ -12,7 +12,7 @@
 //! no-new-privs, Landlock, seccomp, resource limits, only the channel descriptors open) and
 //! loads the bot.
 //!
-//! The layers are applied in [`linux`]; elsewhere only the types exist.
+//! The layers are applied in the private `linux` module; elsewhere only the types exist.
 
 use std::fmt;
 
