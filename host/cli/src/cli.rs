@@ -319,6 +319,15 @@ fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participa
                 if let PluginStatus::Error(why) = &info.status {
                     eprintln!("warning: {} cannot play ({why}); its games count as losses", library.display());
                 }
+                if let Some(level) = level
+                    && info.is_ok()
+                    && !(1..=info.levels).contains(&level)
+                {
+                    return Err(match info.levels {
+                        0 => format!("{} has no strength levels: drop `@{level}`", info.name),
+                        levels => format!("{} has levels 1-{levels}: `@{level}` is out of range", info.name),
+                    });
+                }
                 if info.is_ok() { info.name.clone() } else { library_stem(&library) }
             }
         };
@@ -420,6 +429,9 @@ fn run_event(
     let options = global.run_options(args.concurrency)?;
     let stop = AtomicBool::new(false);
     let mut error = None;
+    // Set when whoever reads our output went away (`--json | head -1`): the event stops as after
+    // Ctrl-C (its state folder stays resumable) and nothing more is printed.
+    let mut reader_gone = false;
     let mut event_progress = EventProgress::new(&spec, &done);
     let summary = run(&spec, &options, done, &stop, &mut |event| {
         event_progress.record(&event);
@@ -428,8 +440,12 @@ fn run_event(
             error.get_or_insert(e);
             stop.store(true, std::sync::atomic::Ordering::SeqCst);
         }
-        if args.json {
-            println!("{}", serde_json::to_string(&GameLine::new(&game)).expect("game lines serialize"));
+        if args.json && !reader_gone {
+            let line = serde_json::to_string(&GameLine::new(&game)).expect("game lines serialize");
+            if writeln!(std::io::stdout(), "{line}").is_err() {
+                reader_gone = true;
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
         }
         let standings = event_progress.standings();
         let leader = &standings.rows[0];
@@ -439,6 +455,9 @@ fn run_event(
     progress.finish_and_clear();
     if let Some(e) = error {
         return Err(e);
+    }
+    if reader_gone {
+        return Ok(());
     }
 
     let standings = event_progress.standings();

@@ -185,7 +185,7 @@ fn in_process_seats_of_one_library_do_not_share_state() {
 
 #[test]
 fn bad_input_gets_a_clear_error() {
-    let dir = workspace(&["first_legal"]);
+    let dir = workspace(&["first_legal", "levels"]);
     let output = othello(dir.path(), &["match", "nosuchbot", "first_legal"]);
     assert_eq!(output.status.code(), Some(2));
     let error = String::from_utf8_lossy(&output.stderr);
@@ -199,6 +199,15 @@ fn bad_input_gets_a_clear_error() {
 
     let output = othello(dir.path(), &["match", "first_legal", "first_legal", "--sprt", "elo0=0"]);
     assert_eq!(output.status.code(), Some(2));
+
+    // A level the bot does not have names the valid range; a bot without levels says so.
+    let output = othello(dir.path(), &["match", "levels@9", "first_legal"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("has levels 1-3: `@9` is out of range"), "{error}");
+    let output = othello(dir.path(), &["match", "first_legal@2", "levels"]);
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("First legal has no strength levels: drop `@2`"), "{error}");
 }
 
 /// Number of complete lines in a file (0 if missing).
@@ -334,4 +343,28 @@ fn a_level_after_the_bot_name_reaches_the_bot() {
     let lines =
         json_lines(&stdout(&othello(dir.path(), &["match", "levels@3", "first_legal", "--games", "1", "--json"])));
     assert_eq!(lines[0]["termination"], "illegal-move");
+}
+
+/// `othello match … --json | head -1`: the reader goes away after one line; the arena stops
+/// quietly (exit 0, no panic) instead of playing on or crashing on the closed pipe.
+#[test]
+fn a_reader_that_goes_away_ends_the_event_quietly() {
+    use std::io::BufRead;
+    let dir = workspace(&["first_legal"]);
+    let mut child = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .args(["match", "first_legal", "first_legal", "--games", "100000", "--in-process", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("{\"game\":1"), "{first}");
+    // The reader (and with it the pipe) is gone now.
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
