@@ -9,6 +9,7 @@
 //! |---|---|
 //! | `board.rs` | bitboard helpers |
 //! | `eval.rs` | the evaluation |
+//! | `patterns.rs` | trained pattern tables (weights in `weights/patterns.bin`) |
 //! | `stability.rs` | stable discs |
 //! | `ordering.rs` | move ordering |
 //! | `tt.rs` | transposition table |
