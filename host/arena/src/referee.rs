@@ -240,11 +240,9 @@ pub fn play_game_observed(
     while let Some(color) = referee.to_move() {
         let seat: &mut dyn Seat = if color == Color::Black { &mut *black } else { &mut *white };
         let answer = seat.think(referee.position(), time_limit);
-        let position = *referee.position();
-        if let Some(record) = referee.submit(answer) {
-            let mut after = position;
-            after.play_unchecked(record.mv);
-            if observer(GameEvent::Moved { record, position: &after }).is_break() {
+        if referee.submit(answer).is_some() {
+            let record = referee.moves().last().expect("just played");
+            if observer(GameEvent::Moved { record, position: referee.position() }).is_break() {
                 return Err(Stopped);
             }
         }
