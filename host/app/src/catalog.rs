@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use super::players::Waker;
 use othello_arena::plugins::{PluginInfo, plugin_folders, probe_all, scan};
-use othello_arena::seat::{RunnerCommand, SeatOptions};
+use othello_arena::seat::{RunnerCommand, SandboxLayer, SandboxMode, SeatOptions, sandbox_report};
 
 /// How often the plugin folders are checked for changes.
 pub const RESCAN_POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -51,7 +51,12 @@ struct Scanned {
     source: FolderSource,
     folders: Vec<PathBuf>,
     entries: Vec<PluginInfo>,
+    /// The sandbox layers of this machine (asked of the runner once, with the first scan).
+    sandbox: Option<SandboxState>,
 }
+
+/// What the sandbox of isolated bots does on this machine: each layer, active or why missing.
+pub type SandboxState = Result<Vec<SandboxLayer>, String>;
 
 enum Command {
     Source(FolderSource),
@@ -66,6 +71,7 @@ pub struct Catalog {
     commands: Sender<Command>,
     results: Receiver<Scanned>,
     scanning: bool,
+    sandbox: Option<SandboxState>,
     /// When the last scan finished.
     pub scanned_at: Option<SystemTime>,
 }
@@ -87,6 +93,7 @@ impl Catalog {
             commands,
             results,
             scanning: true,
+            sandbox: None,
             scanned_at: None,
         }
     }
@@ -118,6 +125,11 @@ impl Catalog {
         })
     }
 
+    /// The sandbox layers of this machine, once the watcher has asked the runner.
+    pub fn sandbox(&self) -> Option<&SandboxState> {
+        self.sandbox.as_ref()
+    }
+
     pub fn is_scanning(&self) -> bool {
         self.scanning
     }
@@ -130,6 +142,9 @@ impl Catalog {
     /// Takes the watcher's latest scan, if any.
     pub fn update(&mut self) {
         while let Ok(scanned) = self.results.try_recv() {
+            if scanned.sandbox.is_some() {
+                self.sandbox = scanned.sandbox;
+            }
             if scanned.source == self.source {
                 self.scanning = false;
                 self.scanned_at = Some(SystemTime::now());
@@ -149,6 +164,10 @@ fn watch(
 ) {
     let mut scanned_print: Option<Fingerprint> = None;
     let mut forced = true;
+    let mut sandbox = Some(match options.sandbox {
+        SandboxMode::Off => Ok(Vec::new()),
+        _ => sandbox_report(&runner),
+    });
     loop {
         let folders = source.folders();
         let files = scan(&folders);
@@ -156,7 +175,8 @@ fn watch(
         if forced || scanned_print.as_ref() != Some(&print) {
             let entries = probe_all(&files, &runner, &options);
             scanned_print = Some(print);
-            if results.send(Scanned { source: source.clone(), folders, entries }).is_err() {
+            let scanned = Scanned { source: source.clone(), folders, entries, sandbox: sandbox.take() };
+            if results.send(scanned).is_err() {
                 return;
             }
             wake();

@@ -356,6 +356,15 @@ fn the_plugins_panel_lists_libraries_with_their_status_and_notices_new_ones() {
     wait_until(&mut harness, "the first scan", |app| !app.is_scanning_plugins());
     assert!(harness.query_by_label("No libraries found in the folders below.").is_some());
     assert!(harness.query_by_label(folder.to_str().unwrap()).is_some(), "the folder is listed");
+    // The sandbox's layers on this machine, as the runner reports them, each active or missing.
+    let layers = othello_arena::seat::sandbox_report(&othello_testkit::runner_command()).unwrap();
+    assert!(!layers.is_empty());
+    assert!(harness.query_by_label("Sandbox of the bots").is_some());
+    for layer in &layers {
+        let line =
+            if layer.is_active() { format!("{}: active", layer.name) } else { format!("{}: MISSING", layer.name) };
+        assert!(harness.query_by_label_contains(&line).is_some(), "{line}");
+    }
 
     // Added while the app runs: found by the automatic rescan.
     let good = first_legal_bot();

@@ -73,6 +73,32 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         app.settings.extra_plugin_folders.retain(|f| *f != folder);
         set_extra_folders(app);
     }
+    sandbox(app, ui);
+}
+
+/// Which layers of the sandbox protect the app's bots on this machine, and why any is missing.
+fn sandbox(app: &OthelloApp, ui: &mut Ui) {
+    ui.separator();
+    ui.label(RichText::new("Sandbox of the bots").strong());
+    match app.catalog.sandbox() {
+        None => {
+            ui.small("checking…");
+        }
+        Some(Ok(layers)) if layers.is_empty() => {
+            ui.small("off: bots run in a plain process with your user and rights");
+        }
+        Some(Ok(layers)) => {
+            for layer in layers {
+                match &layer.state {
+                    Ok(detail) => ui.small(format!("{}: active, {detail}", layer.name)),
+                    Err(why) => ui.small(format!("{}: MISSING, {why}", layer.name)),
+                };
+            }
+        }
+        Some(Err(why)) => {
+            ui.small(format!("unknown: {why}"));
+        }
+    }
 }
 
 fn set_extra_folders(app: &mut OthelloApp) {
