@@ -13,10 +13,11 @@ mod open;
 mod player;
 mod runner_command;
 mod spec;
+mod stderr_tail;
 
 pub use failure::{Failure, Termination};
 pub use in_process::InProcessSeat;
-pub use isolated::{IsolatedSeat, Loaded, STDERR_TAIL_LINES, StopHandle};
+pub use isolated::{IsolatedSeat, Loaded, StopHandle};
 pub use nboard::{NboardSeat, engine_command_of};
 pub use open::{open_seat, open_seat_stoppable};
 pub use player::{Reply, Seat};
@@ -29,3 +30,4 @@ pub use spec::{
     DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, MAX_BOT_NAME_CHARS, SandboxMode,
     SeatOptions, SeatSpec, Seating, library_stem, sanitize_bot_name,
 };
+pub use stderr_tail::STDERR_TAIL_LINES;

@@ -12,20 +12,20 @@
 //! Nothing else is sent until the reply comes: some engines stop searching on `ping`. Engines do
 //! not play their own reply on their board (Edax's `go` leaves it): it is sent back with `move`.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use othello_sdk::{Move, Position, SearchInfo};
 
 use super::failure::{Failure, Termination};
-use super::isolated::{STDERR_TAIL_LINES, StopHandle, UNLIMITED_THINK_DEADLINE};
+use super::isolated::{StopHandle, UNLIMITED_THINK_DEADLINE};
 use super::player::{Reply, Seat};
 use super::spec::SeatOptions;
+use super::stderr_tail::StderrTail;
 use crate::nboard::protocol::{
     self, EngineLine, MAX_DEPTH, PROTOCOL_VERSION, display_name, format_move, format_set_game, parse_engine_line,
     split_command,
@@ -38,10 +38,6 @@ const MAX_LINE_BYTES: usize = 4096;
 /// output while the seat is not waiting for it (the opponent's turn) is held up by the full pipe
 /// instead of filling the host's memory.
 const MAX_QUEUED_LINES: usize = 1024;
-/// Longest stderr line kept for failure reports, in characters.
-const MAX_TAIL_LINE_CHARS: usize = 400;
-/// How long a dead engine's last stderr lines get to arrive before the failure is reported.
-const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(300);
 /// How long an engine whose output closed gets to exit on its own before it is killed (its exit
 /// code goes into the failure).
 const EXIT_WAIT: Duration = Duration::from_secs(2);
@@ -316,8 +312,7 @@ impl Engine {
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (sender, lines) = mpsc::sync_channel(MAX_QUEUED_LINES);
         let (commands, to_write) = mpsc::channel::<String>();
-        let stderr = Arc::new(StderrTail::default());
-        let tail = Arc::clone(&stderr);
+        let collected = StderrTail::collect(stderr_pipe, "nboard-stderr");
         let spawned = std::thread::Builder::new()
             .name("nboard-stdin".into())
             .spawn(move || write_commands(input, &to_write))
@@ -331,11 +326,11 @@ impl Engine {
                     }
                 })
             })
-            .and_then(|_| {
-                std::thread::Builder::new()
-                    .name("nboard-stderr".into())
-                    .spawn(move || collect_stderr(stderr_pipe, &tail))
-            });
+            .map(|_| ());
+        let (stderr, spawned) = match collected {
+            Ok(stderr) => (stderr, spawned),
+            Err(e) => (Arc::new(StderrTail::default()), Err(e)),
+        };
         let mut engine = Engine { child, commands, lines, stderr, reaped: None };
         if let Err(e) = spawned {
             engine.kill();
@@ -420,13 +415,7 @@ impl Engine {
     }
 
     fn stderr_tail(&self) -> Vec<String> {
-        let state = self.stderr.state.lock().unwrap_or_else(|p| p.into_inner());
-        let (state, _) = self
-            .stderr
-            .closed
-            .wait_timeout_while(state, STDERR_DRAIN_WAIT, |s| !s.closed)
-            .unwrap_or_else(|p| p.into_inner());
-        state.lines.iter().cloned().collect()
+        self.stderr.lines(true)
     }
 }
 
@@ -470,32 +459,6 @@ fn read_bounded_line(reader: &mut impl BufRead) -> Option<String> {
             return Some(text.trim_end_matches(['\n', '\r']).to_owned());
         }
     }
-}
-
-/// The last lines the engine wrote to stderr, filled by a reader thread.
-#[derive(Default)]
-struct StderrTail {
-    state: Mutex<TailState>,
-    closed: Condvar,
-}
-
-#[derive(Default)]
-struct TailState {
-    lines: VecDeque<String>,
-    closed: bool,
-}
-
-fn collect_stderr(pipe: impl Read, tail: &StderrTail) {
-    let mut reader = BufReader::new(pipe);
-    while let Some(line) = read_bounded_line(&mut reader) {
-        let mut state = tail.state.lock().unwrap_or_else(|p| p.into_inner());
-        if state.lines.len() == STDERR_TAIL_LINES {
-            state.lines.pop_front();
-        }
-        state.lines.push_back(line.chars().take(MAX_TAIL_LINE_CHARS).collect());
-    }
-    tail.state.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
-    tail.closed.notify_all();
 }
 
 /// The engine command of a seat's library path, if it names an NBoard engine (`nboard:…`).

@@ -14,7 +14,6 @@ use othello_sdk::abi::{OTHELLO_MOVE_ERROR, OthelloBoard};
 use othello_sdk::{Position, SearchInfo};
 
 use othello_runner::protocol::{Request, Response};
-pub use process::STDERR_TAIL_LINES;
 use process::{ChannelError, Exit, Runner, signal_name};
 pub use stop::StopHandle;
 

@@ -2,12 +2,11 @@
 //! channel with deadlines, collecting its stderr, and reaping it with the
 //! reason it died.
 
-use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
@@ -17,21 +16,13 @@ use super::super::cgroup::RunnerCgroup;
 use super::super::runner_command::RunnerCommand;
 use super::super::sandbox::ScratchDir;
 use super::super::spec::{SandboxMode, SeatOptions};
+use super::super::stderr_tail::StderrTail;
 use super::stop::StopHandle;
 
-/// Lines of the bot's stderr kept for failure reports.
-pub const STDERR_TAIL_LINES: usize = 12;
-/// Longest stderr line kept (the rest of the line is dropped).
-const MAX_LINE_CHARS: usize = 400;
-/// Bytes kept of one stderr line before it is cut (a UTF-8 character is at most 4 bytes).
-const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
-/// Read sizes: answers are small; stderr may come in floods.
+/// Read size of the channel: answers are small.
 const CHANNEL_READ_CHUNK: usize = 512;
-const STDERR_READ_CHUNK: usize = 4096;
 /// How long a child that closed its channel gets to exit before it is killed.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
-/// How long to wait for the last stderr lines of a dead child.
-const STDERR_DRAIN_WAIT: Duration = Duration::from_millis(300);
 /// Poll step while waiting for a child to exit.
 const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
 
@@ -53,19 +44,6 @@ pub enum ChannelError {
 pub struct Exit {
     pub status: libc::c_int,
     pub max_rss_bytes: u64,
-}
-
-/// The last lines a child wrote to stderr, filled by a reader thread.
-#[derive(Default)]
-struct StderrTail {
-    state: Mutex<TailState>,
-    closed: Condvar,
-}
-
-#[derive(Default)]
-struct TailState {
-    lines: VecDeque<String>,
-    closed: bool,
 }
 
 /// A running runner child.
@@ -134,9 +112,7 @@ impl Runner {
         let requests = child.stdin.take().expect("piped stdin");
         let responses = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
-        let stderr = Arc::new(StderrTail::default());
-        let tail = Arc::clone(&stderr);
-        std::thread::Builder::new().name("runner-stderr".into()).spawn(move || collect_stderr(stderr_pipe, &tail))?;
+        let stderr = StderrTail::collect(stderr_pipe, "runner-stderr")?;
         Ok(Runner {
             child,
             requests,
@@ -288,16 +264,7 @@ impl Runner {
 
     /// The last stderr lines, after giving a dead child's last output time to arrive.
     pub fn stderr_tail(&self) -> Vec<String> {
-        let mut state = self.stderr.state.lock().unwrap_or_else(|p| p.into_inner());
-        if self.exit.is_some() && !state.closed {
-            state = self
-                .stderr
-                .closed
-                .wait_timeout_while(state, STDERR_DRAIN_WAIT, |s| !s.closed)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
-        state.lines.iter().cloned().collect()
+        self.stderr.lines(self.exit.is_some())
     }
 }
 
@@ -305,39 +272,6 @@ impl Drop for Runner {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-fn collect_stderr(mut pipe: impl Read, tail: &StderrTail) {
-    let mut line: Vec<u8> = Vec::new();
-    let mut chunk = [0u8; STDERR_READ_CHUNK];
-    let push = |line: &mut Vec<u8>| {
-        let text = String::from_utf8_lossy(line).trim_end().to_owned();
-        line.clear();
-        let mut state = tail.state.lock().unwrap_or_else(|p| p.into_inner());
-        if state.lines.len() == STDERR_TAIL_LINES {
-            state.lines.pop_front();
-        }
-        state.lines.push_back(text.chars().take(MAX_LINE_CHARS).collect());
-    };
-    loop {
-        match pipe.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                for &byte in &chunk[..n] {
-                    if byte == b'\n' {
-                        push(&mut line);
-                    } else if line.len() < MAX_LINE_BYTES {
-                        line.push(byte);
-                    }
-                }
-            }
-        }
-    }
-    if !line.is_empty() {
-        push(&mut line);
-    }
-    tail.state.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
-    tail.closed.notify_all();
 }
 
 /// Signal names for crash reports.
