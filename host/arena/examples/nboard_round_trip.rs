@@ -6,8 +6,7 @@
 //! The engine is this same executable serving the bot with [`serve`] (as `othello nboard` does),
 //! so the NBoard figure is the plugin seat's round trip plus one text exchange over pipes.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use othello_arena::nboard::engine::{ServeOptions, serve};
@@ -31,7 +30,7 @@ fn main() {
         return;
     }
     let round_trips: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_ROUND_TRIPS);
-    let bot = build_random_bot();
+    let bot = othello_testkit::random_bot();
 
     let mut plugin = open_seat(&SeatSpec::isolated(&bot, runner())).expect("the random bot loads");
     report("plugin seat (isolated runner)", plugin.as_mut(), round_trips);
@@ -42,7 +41,6 @@ fn main() {
     report("nboard seat (engine process)", &mut engine, round_trips);
 
     drop((plugin, engine));
-    let _ = std::fs::remove_file(&bot);
 }
 
 /// Times `round_trips` thinks in the start position and prints the median and 99th percentile.
@@ -68,21 +66,4 @@ fn report(label: &str, seat: &mut dyn Seat, round_trips: usize) {
 /// This executable, serving the runner.
 fn runner() -> RunnerCommand {
     RunnerCommand::new(std::env::current_exe().expect("own path")).with_arg(othello_runner::RUNNER_SUBCOMMAND)
-}
-
-/// Compiles the sdk's C random bot into the temporary folder.
-fn build_random_bot() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = std::env::temp_dir().join(format!("othello-nboard-bench-{}-librandom_c.so", std::process::id()));
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC"])
-        .arg("-I")
-        .arg(manifest.join("../../sdk/include"))
-        .arg(manifest.join("../../sdk/examples/c/random_bot.c"))
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("the C compiler `cc` runs");
-    assert!(status.success(), "compiling the random bot failed");
-    out
 }

@@ -8,8 +8,6 @@
 //! process ≥ 50,000 games/s; isolated (sandbox on) ≥ 1,000 games/s with a
 //! median round trip ≤ 30 µs; the sandbox's set-up is paid once per runner.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use othello_arena::referee::{Opening, play_game};
@@ -28,7 +26,7 @@ fn main() {
     othello_runner::main_if_runner();
     let seconds: f64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SECONDS);
     let budget = Duration::from_secs_f64(seconds);
-    let bot = build_random_bot();
+    let bot = othello_testkit::random_bot();
 
     let in_process = games_per_second(&SeatSpec::in_process(&bot), budget);
     println!("in process: {in_process:>10.0} games/s (target ≥ 50,000)");
@@ -71,7 +69,6 @@ fn main() {
             p99 * 1e3
         );
     }
-    let _ = std::fs::remove_file(&bot);
 }
 
 /// Median and 99th percentile in seconds.
@@ -100,21 +97,4 @@ fn games_per_second(spec: &SeatSpec, budget: Duration) -> f64 {
         }
     }
     games as f64 / started.elapsed().as_secs_f64()
-}
-
-/// Compiles the sdk's C random bot next to this executable.
-fn build_random_bot() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = std::env::temp_dir().join(format!("othello-throughput-{}-librandom_c.so", std::process::id()));
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC"])
-        .arg("-I")
-        .arg(manifest.join("../../sdk/include"))
-        .arg(manifest.join("../../sdk/examples/c/random_bot.c"))
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("the C compiler `cc` runs");
-    assert!(status.success(), "compiling the random bot failed");
-    out
 }
