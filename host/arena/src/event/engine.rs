@@ -1,15 +1,15 @@
 //! Plays an event's games on worker threads, each with its own seats, and
 //! reports progress to the caller's thread.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use othello_sdk::Position;
 
-use super::{EventSpec, FinishedGame, ScheduledGame, SprtDecision, Tally};
+use super::{DoneSet, EventSpec, FinishedGame, ScheduleIter, ScheduledGame, Shard, SprtDecision, Tally};
 use crate::record::MoveRecord;
 use crate::referee::{GameEvent, play_game_observed};
 use crate::seat::{Failure, Reply, Seat, Seating, StopHandle, open_seat, open_seat_stoppable};
@@ -41,7 +41,7 @@ pub enum ArenaEvent {
     SprtDecided { decision: SprtDecision, llr: f64 },
 }
 
-/// How an event run ended.
+/// How an event run ended ([`run`]).
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     /// Every finished game (resumed ones included), by index.
@@ -51,10 +51,56 @@ pub struct RunSummary {
     pub sprt: Option<(SprtDecision, f64)>,
 }
 
-/// Plays every scheduled game not in `done`, calling `on_event` on this thread
-/// for each event. Setting `stop` ends the run soon: running games are
-/// abandoned (never reported as finished) and their isolated bots' runners
-/// killed, even mid-think; no new game starts.
+/// What a run plays: a range of the schedule (the whole event, or a shard) less the games
+/// already finished, whose results are counted in `tally`.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub done: DoneSet,
+    pub tally: Tally,
+    /// Whether a decided SPRT stops the run (not in a shard: only the merge sees every game).
+    pub sprt_stops: bool,
+}
+
+impl Plan {
+    /// Every game of `shard` (or of the event) still to play.
+    pub fn new(spec: &EventSpec, shard: Option<Shard>) -> Plan {
+        Plan { done: DoneSet::new(spec.games_of(shard)), tally: Tally::new(&spec.names()), sprt_stops: shard.is_none() }
+    }
+
+    /// Counts a game finished before this run (a resumed event); false if it was counted already
+    /// or is not part of the plan.
+    pub fn record(&mut self, game: &FinishedGame) -> bool {
+        let new = self.done.insert(game.index);
+        if new {
+            self.tally.add(game);
+        }
+        new
+    }
+}
+
+/// Where [`play`] delivers a run's events, on the thread that called it.
+pub trait EventSink {
+    /// One event: a finished game is handed over, not kept.
+    fn event(&mut self, event: ArenaEvent);
+    /// No event is waiting (now, or for a while): a moment to flush buffered output.
+    fn idle(&mut self) {}
+}
+
+/// How [`play`] ended.
+#[derive(Debug, Clone)]
+pub struct PlayOutcome {
+    /// The results of every finished game of the plan (earlier ones included).
+    pub tally: Tally,
+    pub done: DoneSet,
+    /// Games of the plan not played (stopped, or SPRT decided).
+    pub unplayed: usize,
+    pub sprt: Option<(SprtDecision, f64)>,
+}
+
+/// Plays every scheduled game not in `done`, calling `on_event` on this thread for each event,
+/// and returns every finished game. Setting `stop` ends the run soon: running games are
+/// abandoned (never reported as finished) and their isolated bots' runners killed, even
+/// mid-think; no new game starts. For events too large to keep, use [`play`].
 pub fn run(
     spec: &EventSpec,
     options: &RunOptions,
@@ -62,14 +108,43 @@ pub fn run(
     stop: &AtomicBool,
     on_event: &mut dyn FnMut(ArenaEvent),
 ) -> RunSummary {
-    let finished_indices: HashSet<usize> = done.iter().map(|g| g.index).collect();
-    let schedule = spec.schedule();
-    let pending: Vec<&ScheduledGame> = schedule.iter().filter(|g| !finished_indices.contains(&g.index)).collect();
-    let mut tally = Tally::new(&spec.names());
-    for game in &done {
-        tally.add(game);
+    struct Collect<'a> {
+        games: Vec<FinishedGame>,
+        on_event: &'a mut dyn FnMut(ArenaEvent),
     }
-    let mut games = done;
+    impl EventSink for Collect<'_> {
+        fn event(&mut self, event: ArenaEvent) {
+            if let ArenaEvent::GameFinished(game) = &event {
+                self.games.push(game.clone());
+            }
+            (self.on_event)(event);
+        }
+    }
+    let mut plan = Plan::new(spec, None);
+    let mut games = Vec::with_capacity(done.len());
+    for game in done {
+        if plan.record(&game) {
+            games.push(game);
+        }
+    }
+    let mut collect = Collect { games, on_event };
+    let outcome = play(spec, options, plan, stop, &mut collect);
+    let mut games = collect.games;
+    games.sort_by_key(|g| g.index);
+    RunSummary { games, unplayed: outcome.unplayed, sprt: outcome.sprt }
+}
+
+/// Plays the games of `plan` not finished yet, in schedule order, delivering every event to
+/// `sink` on this thread and keeping none: memory does not grow with the number of games.
+/// Setting `stop` ends the run soon, as for [`run`].
+pub fn play(
+    spec: &EventSpec,
+    options: &RunOptions,
+    plan: Plan,
+    stop: &AtomicBool,
+    sink: &mut dyn EventSink,
+) -> PlayOutcome {
+    let Plan { mut done, mut tally, sprt_stops } = plan;
     let mut sprt_result = None;
 
     // The SPRT is on the first participant's results against the second (matches only).
@@ -79,23 +154,43 @@ pub fn run(
         let decision = sprt.decide(wdl);
         (decision != SprtDecision::Continue).then(|| (decision, sprt.llr(wdl)))
     };
-    if let Some(decided) = sprt_check(&tally) {
+    if sprt_stops && let Some(decided) = sprt_check(&tally) {
         sprt_result = Some(decided);
         stop.store(true, Ordering::SeqCst);
     }
 
-    let next = AtomicUsize::new(0);
-    let workers = options.concurrency.max(1).min(pending.len());
+    let left = done.range().len() - done.len();
+    let pending = Mutex::new(Pending { games: spec.games(done.range()), done: done.clone() });
+    let workers = options.concurrency.max(1).min(left);
     // Without it (no file descriptor left), a stop waits for the bots' current moves.
     let seats_stop = StopHandle::new().ok();
     std::thread::scope(|scope| {
         let (events, received) = mpsc::channel();
         for _ in 0..workers {
             let events = events.clone();
-            let (pending, next, seats_stop) = (&pending, &next, seats_stop.as_ref());
-            scope.spawn(move || work(spec, options, Control { pending, next, stop, seats_stop }, &events));
+            let (pending, seats_stop) = (&pending, seats_stop.as_ref());
+            scope.spawn(move || work(spec, options, Control { pending, stop, seats_stop }, &events));
         }
         drop(events);
+        let mut deliver = |event: ArenaEvent, sink: &mut dyn EventSink| {
+            if let ArenaEvent::GameFinished(game) = &event {
+                if !done.insert(game.index) {
+                    return; // cannot happen: each game is handed out once
+                }
+                tally.add(game);
+                sink.event(event);
+                if sprt_stops
+                    && sprt_result.is_none()
+                    && let Some((decision, llr)) = sprt_check(&tally)
+                {
+                    sprt_result = Some((decision, llr));
+                    stop.store(true, Ordering::SeqCst);
+                    sink.event(ArenaEvent::SprtDecided { decision, llr });
+                }
+            } else {
+                sink.event(event);
+            }
+        };
         loop {
             let next_event = received.recv_timeout(STOP_CHECK_INTERVAL);
             if stop.load(Ordering::SeqCst)
@@ -103,36 +198,42 @@ pub fn run(
             {
                 seats_stop.stop();
             }
-            let event = match next_event {
-                Ok(event) => event,
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            if let ArenaEvent::GameFinished(game) = &event {
-                tally.add(game);
-                games.push(game.clone());
-                on_event(event);
-                if sprt_result.is_none()
-                    && let Some((decision, llr)) = sprt_check(&tally)
-                {
-                    sprt_result = Some((decision, llr));
-                    stop.store(true, Ordering::SeqCst);
-                    on_event(ArenaEvent::SprtDecided { decision, llr });
+            match next_event {
+                Ok(event) => deliver(event, sink),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    sink.idle();
+                    continue;
                 }
-            } else {
-                on_event(event);
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
+            while let Ok(event) = received.try_recv() {
+                deliver(event, sink);
+            }
+            sink.idle();
         }
     });
-    games.sort_by_key(|g| g.index);
-    RunSummary { unplayed: schedule.len() - games.len(), games, sprt: sprt_result }
+    sink.idle();
+    let unplayed = done.range().len() - done.len();
+    PlayOutcome { tally, done, unplayed, sprt: sprt_result }
+}
+
+/// The games still to hand out to workers, in schedule order.
+struct Pending {
+    games: ScheduleIter,
+    /// Games finished before the run.
+    done: DoneSet,
+}
+
+impl Pending {
+    fn next(&mut self) -> Option<ScheduledGame> {
+        self.games.by_ref().find(|game| !self.done.contains(game.index))
+    }
 }
 
 /// What the workers share: the games to play and the ways to stop.
 #[derive(Clone, Copy)]
 struct Control<'a> {
-    pending: &'a [&'a ScheduledGame],
-    next: &'a AtomicUsize,
+    pending: &'a Mutex<Pending>,
     /// The caller's stop flag.
     stop: &'a AtomicBool,
     /// Stops every seat's bot once the caller's flag is seen set.
@@ -141,11 +242,13 @@ struct Control<'a> {
 
 /// One worker: takes the next pending game until none is left or `stop` is set.
 fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &mpsc::Sender<ArenaEvent>) {
-    let Control { pending, next, stop, seats_stop } = control;
+    let Control { pending, stop, seats_stop } = control;
     let mut seats: HashMap<usize, Box<dyn Seat>> = HashMap::new();
     let time_limit = spec.time_limit();
     while !stop.load(Ordering::SeqCst) {
-        let Some(game) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
+        // A worker that panicked holding the lock left the iterator whole: take it anyway.
+        let Some(game) = pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).next() else { break };
+        let game = &game;
         let (mut black, mut white) = (
             take_seat(&mut seats, spec, options, seats_stop, game.black),
             take_seat(&mut seats, spec, options, seats_stop, game.white),
@@ -174,8 +277,9 @@ fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &m
                 seats.insert(participant, seat.into_inner());
             }
         }
-        // A game whose bots were stopped is abandoned, not lost by them.
-        if seats_stop.is_some_and(StopHandle::is_stopped) {
+        // A game whose bots were stopped is abandoned, not lost by them; so is one that ends
+        // after the stop (its bot may have died of the same Ctrl-C).
+        if seats_stop.is_some_and(StopHandle::is_stopped) || stop.load(Ordering::SeqCst) {
             break;
         }
         if let Ok(mut record) = played {

@@ -1,15 +1,20 @@
-//! Matches and tournaments: the schedule, the engine that plays it on worker
-//! threads (each with its own seats) and reports progress events, standings
-//! with Elo, SPRT, and the state directory that survives `kill -9`.
+//! Matches and tournaments: the schedule (computed game by game, never stored), the engine that
+//! plays it on worker threads (each with its own seats) and reports progress events, standings
+//! with Elo and SPRT updated once per game, the state directory that survives `kill -9`, shards
+//! of an event for many machines and their merge.
 //!
-//! A GUI runs [`run`] on a background thread, forwards its [`ArenaEvent`]s to
-//! the UI, recomputes [`Standings`] from the finished games for a live
-//! cross-table, and sets the stop flag to cancel.
+//! A GUI runs [`run`] on a background thread, forwards its [`ArenaEvent`]s to the UI, keeps an
+//! [`EventProgress`] for a live cross-table, and sets the stop flag to cancel. A headless arena
+//! runs [`play`], which keeps no finished game: its [`EventSink`] streams each one out, so memory
+//! does not grow with the number of games.
 
+mod done;
 mod engine;
+pub mod merge;
 pub mod openings;
 mod progress;
 mod schedule;
+mod shard;
 pub mod standings;
 pub mod state;
 pub mod stats;
@@ -19,10 +24,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use engine::{ArenaEvent, RunOptions, RunSummary, run};
+pub use done::DoneSet;
+pub use engine::{ArenaEvent, EventSink, Plan, PlayOutcome, RunOptions, RunSummary, play, run};
 pub use openings::OpeningSource;
 pub use progress::EventProgress;
-pub use schedule::ScheduledGame;
+pub use schedule::{ScheduleIter, ScheduledGame};
+pub use shard::Shard;
 pub use standings::{PairScore, StandingRow, Standings, Tally};
 pub use stats::{Sprt, SprtDecision, Wdl};
 

@@ -64,31 +64,98 @@ impl OpeningSource {
         Ok(OpeningSource::List(lines))
     }
 
-    /// The openings of `count` game pairs, reproducible from `seed`.
+    /// The openings of `count` game pairs, reproducible from `seed` (the first `count` of
+    /// [`OpeningSource::cursor`]).
     pub fn openings(&self, count: usize, seed: u64) -> Vec<Opening> {
-        match self {
-            OpeningSource::None => vec![Opening::none(); count],
-            OpeningSource::List(lines) => {
-                (0..count).map(|i| Opening::parse(&lines[i % lines.len()]).expect("checked when read")).collect()
-            }
-            OpeningSource::Random { plies } => {
-                let mut rng = SplitMix64::new(seed);
-                let mut seen = HashSet::new();
-                (0..count)
-                    .map(|_| {
-                        let mut opening = random_opening(&mut rng, *plies);
-                        for _ in 0..DISTINCT_TRIES {
-                            if seen.insert(opening.clone()) {
-                                break;
-                            }
-                            opening = random_opening(&mut rng, *plies);
-                        }
-                        Opening::new(opening).expect("random openings are legal")
-                    })
-                    .collect()
-            }
-        }
+        let mut cursor = self.cursor(seed);
+        (0..count).map(|pair| cursor.opening(pair)).collect()
     }
+
+    /// The openings of an event's game pairs, computed on demand in any order of pairs (fastest
+    /// in increasing order), in memory bounded by [`RANDOM_OPENING_BLOCK`].
+    pub fn cursor(&self, seed: u64) -> OpeningCursor {
+        OpeningCursor { source: self.clone(), seed, block: None }
+    }
+}
+
+/// Random openings are drawn in blocks of this many game pairs, each block from its own seed,
+/// distinct within the block: any pair's opening is found without drawing every opening before
+/// it (shards, resumed events) and without remembering them all (million-game events).
+pub const RANDOM_OPENING_BLOCK: usize = 4096;
+
+/// Spreads block numbers over the seeds (the golden-ratio increment of SplitMix64).
+const BLOCK_SEED_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The openings of one event, pair by pair (see [`OpeningSource::cursor`]).
+pub struct OpeningCursor {
+    source: OpeningSource,
+    seed: u64,
+    /// The block of random openings drawn so far.
+    block: Option<RandomBlock>,
+}
+
+/// Random openings of one block, drawn in order as far as needed.
+struct RandomBlock {
+    number: usize,
+    rng: SplitMix64,
+    seen: HashSet<Vec<Move>>,
+    /// Openings drawn in this block so far; the last of them is `last`.
+    drawn: usize,
+    last: Opening,
+    /// Set once no new distinct opening was found: the rest of the block may repeat.
+    exhausted: bool,
+}
+
+impl OpeningCursor {
+    /// The opening of game pair `pair` (0-based, counted over the whole event).
+    pub fn opening(&mut self, pair: usize) -> Opening {
+        let plies = match &self.source {
+            OpeningSource::None => return Opening::none(),
+            OpeningSource::List(lines) => {
+                return Opening::parse(&lines[pair % lines.len()]).expect("checked when read");
+            }
+            OpeningSource::Random { plies } => *plies,
+        };
+        let (number, offset) = (pair / RANDOM_OPENING_BLOCK, pair % RANDOM_OPENING_BLOCK);
+        if self.block.as_ref().is_none_or(|block| block.number != number || block.drawn > offset + 1) {
+            self.block = Some(RandomBlock {
+                number,
+                rng: SplitMix64::new(block_seed(self.seed, number)),
+                seen: HashSet::new(),
+                drawn: 0,
+                last: Opening::none(),
+                exhausted: false,
+            });
+        }
+        let block = self.block.as_mut().expect("just made");
+        while block.drawn <= offset {
+            let mut opening = random_opening(&mut block.rng, plies);
+            if !block.exhausted {
+                let mut distinct = false;
+                for _ in 0..DISTINCT_TRIES {
+                    if block.seen.insert(opening.clone()) {
+                        distinct = true;
+                        break;
+                    }
+                    opening = random_opening(&mut block.rng, plies);
+                }
+                // Every line of this length may be used up: stop looking for new ones.
+                block.exhausted = !distinct;
+            }
+            block.last = Opening::new(opening).expect("random openings are legal");
+            block.drawn += 1;
+        }
+        block.last.clone()
+    }
+}
+
+/// The seed of block `number`: the first block uses the event's seed itself, so events of up to a
+/// block of pairs keep the openings they had before blocks existed.
+fn block_seed(seed: u64, number: usize) -> u64 {
+    if number == 0 {
+        return seed;
+    }
+    SplitMix64::new(seed.wrapping_add((number as u64).wrapping_mul(BLOCK_SEED_STEP))).next_u64()
 }
 
 /// Up to `plies` random legal moves (stops early if the game ends).
@@ -126,6 +193,21 @@ mod tests {
         // Only 4 one-ply openings exist: all of them come before any repeat.
         let one_ply: HashSet<_> = OpeningSource::Random { plies: 1 }.openings(4, 1).into_iter().collect();
         assert_eq!(one_ply.len(), 4);
+    }
+
+    #[test]
+    fn openings_of_any_pair_are_found_without_the_ones_before() {
+        let source = OpeningSource::Random { plies: 8 };
+        let pairs = 2 * RANDOM_OPENING_BLOCK + 10;
+        let all = source.openings(pairs, 3);
+        let mut cursor = source.cursor(3);
+        for pair in [pairs - 1, 5, RANDOM_OPENING_BLOCK, RANDOM_OPENING_BLOCK + 1, 0] {
+            assert_eq!(cursor.opening(pair), all[pair], "pair {pair}");
+        }
+        // Distinct within a block, and the blocks differ.
+        let first: HashSet<_> = all[..RANDOM_OPENING_BLOCK].iter().collect();
+        assert_eq!(first.len(), RANDOM_OPENING_BLOCK);
+        assert_ne!(all[0], all[RANDOM_OPENING_BLOCK]);
     }
 
     #[test]

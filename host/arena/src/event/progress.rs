@@ -2,7 +2,7 @@
 //! the SPRT's decision — kept from the event's [`ArenaEvent`]s in one place, so the command line's
 //! progress bar and the app's Matches tab read the same numbers.
 
-use super::{ArenaEvent, EventSpec, FinishedGame, SprtDecision, Standings, Tally};
+use super::{ArenaEvent, EventSpec, FinishedGame, Plan, SprtDecision, Standings, Tally};
 
 /// The progress of one event, fed with its events on the client's thread.
 #[derive(Debug, Clone)]
@@ -20,7 +20,18 @@ impl EventProgress {
         for game in done {
             tally.add(game);
         }
-        EventProgress { scheduled: spec.schedule().len(), started: done.len(), tally, sprt: None }
+        EventProgress { scheduled: spec.game_count(), started: done.len(), tally, sprt: None }
+    }
+
+    /// The progress of a run of `plan` (a shard, or a resumed event), with its finished games
+    /// counted.
+    pub fn of_plan(plan: &Plan) -> EventProgress {
+        EventProgress {
+            scheduled: plan.done.range().len(),
+            started: plan.done.len(),
+            tally: plan.tally.clone(),
+            sprt: None,
+        }
     }
 
     /// Takes one event of the run.

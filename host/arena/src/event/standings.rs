@@ -56,7 +56,8 @@ pub struct Standings {
 }
 
 /// The running totals of an event: the cross-table and the failures, updated game by game.
-#[derive(Debug, Clone, PartialEq)]
+/// Serializable, so a state directory's checkpoint and a merge of shards carry it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tally {
     names: Vec<String>,
     /// `cross[i][j]`: participant i's results against participant j.
@@ -85,6 +86,31 @@ impl Tally {
             }
         }
         self.games += 1;
+    }
+
+    /// Adds another tally of the same participants (another shard of the event).
+    pub fn merge(&mut self, other: &Tally) {
+        for (row, other_row) in self.cross.iter_mut().zip(&other.cross) {
+            for (score, other_score) in row.iter_mut().zip(other_row) {
+                score.wdl += other_score.wdl;
+                score.discs_for += other_score.discs_for;
+                score.discs_against += other_score.discs_against;
+            }
+        }
+        for (failures, other_failures) in self.failures.iter_mut().zip(&other.failures) {
+            *failures += other_failures;
+        }
+        self.games += other.games;
+    }
+
+    /// The participants' names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Games lost by a failure (any termination but `normal` or `resigned`), over everyone.
+    pub fn forfeits(&self) -> u64 {
+        self.failures.iter().map(|&f| u64::from(f)).sum()
     }
 
     /// Games counted so far.
@@ -264,5 +290,26 @@ mod tests {
         assert_eq!(p1.failures, 0, "resigning is not failing");
         let p0 = standings.rows.iter().find(|r| r.participant == 0).unwrap();
         assert_eq!(p0.failures, 1, "the crash counts against the bot that crashed");
+    }
+
+    #[test]
+    fn tallies_of_parts_merge_into_the_tally_of_the_whole() {
+        let names: Vec<String> = (0..3).map(|i| format!("p{i}")).collect();
+        let games = [
+            game(0, 0, 1, normal(40, 24)),
+            game(1, 1, 0, normal(32, 32)),
+            game(2, 2, 0, Outcome::forfeit(Color::Black, Failure::new(Termination::Timeout, "slow"))),
+            game(3, 1, 2, normal(10, 54)),
+        ];
+        let (mut first, mut second, mut whole) = (Tally::new(&names), Tally::new(&names), Tally::new(&names));
+        for (i, game) in games.iter().enumerate() {
+            whole.add(game);
+            if i % 2 == 0 { &mut first } else { &mut second }.add(game);
+        }
+        first.merge(&second);
+        assert_eq!(first, whole);
+        assert_eq!(whole.forfeits(), 1);
+        let json = serde_json::to_string(&whole).unwrap();
+        assert_eq!(serde_json::from_str::<Tally>(&json).unwrap(), whole);
     }
 }
