@@ -99,11 +99,40 @@ pub fn format(game: &GgfGame) -> String {
     })
 }
 
+/// Writes a finished game as one GGF line (no trailing newline) to `out`: the streaming form of
+/// [`write_game`], for files of many games.
+pub fn write_game_to(out: &mut impl std::io::Write, game: &GameRecord) -> std::io::Result<()> {
+    let mut line = String::with_capacity(LINE_CAPACITY);
+    write_line_into(
+        &mut line,
+        &Line {
+            black: &game.black,
+            white: &game.white,
+            started_at: game.started_at,
+            time_limit_ms: game.time_limit_ms,
+            opening: &game.opening,
+            start: game.start,
+            moves: &game.moves,
+            result: Some(&game.result),
+        },
+    );
+    out.write_all(line.as_bytes())
+}
+
+/// Room for a typical game's line (60 moves with times), so writing it allocates once.
+const LINE_CAPACITY: usize = 1024;
+
 fn write_line(game: &Line<'_>) -> String {
-    let mut out = String::from("(;GM[Othello]");
-    out += &format!("PC[{}]", escape(PLACE));
-    out += &format!("DT[{}]", format_date(game.started_at));
-    out += &format!("PB[{}]PW[{}]", escape(game.black), escape(game.white));
+    let mut out = String::with_capacity(LINE_CAPACITY);
+    write_line_into(&mut out, game);
+    out
+}
+
+fn write_line_into(out: &mut String, game: &Line<'_>) {
+    use std::fmt::Write as _;
+    // Writing to a String cannot fail.
+    let _ = write!(out, "(;GM[Othello]PC[{}]DT[{}]", escape(PLACE), format_date(game.started_at));
+    let _ = write!(out, "PB[{}]PW[{}]", escape(game.black), escape(game.white));
     if let Some(result) = game.result {
         let difference = result.discs[0] as i64 - result.discs[1] as i64;
         // GGF marks a loss on time `:t` and a resignation `:r`; it has no mark for a crash or an
@@ -113,31 +142,27 @@ fn write_line(game: &Line<'_>) -> String {
             End::Forfeit { failure, .. } if failure.termination == Termination::Timeout => ":t",
             End::Resigned { .. } | End::Forfeit { .. } => ":r",
         };
-        out += &format!("RE[{difference:+}.00{flag}]");
+        let _ = write!(out, "RE[{difference:+}.00{flag}]");
     }
     if let Some(ms) = game.time_limit_ms {
-        out += &format!("TI[00:00/{}/00:00]", format_clock(ms));
+        let _ = write!(out, "TI[00:00/{}/00:00]", format_clock(ms));
     }
     // The opening, if any, is part of the game from the standard start.
     let board = if game.opening.is_empty() { game.start } else { Position::start() };
-    out += &format!("TY[8]BO[8 {}]", format_board(&board));
+    let _ = write!(out, "TY[8]BO[8 {}]", format_board(&board));
     let mut position = board;
     for &mv in game.opening {
-        out += &format!("{}[{}]", color_letter(position.side_to_move()), format_move(mv));
+        let _ = write!(out, "{}[{}]", color_letter(position.side_to_move()), format_move(mv));
         position.play_unchecked(mv);
     }
     for record in game.moves {
-        let eval = record.info.and_then(|i| i.eval).map_or(String::new(), |e| format!("{e:.2}"));
-        out += &format!(
-            "{}[{}/{}/{:.2}]",
-            color_letter(record.color),
-            format_move(record.mv),
-            eval,
-            record.elapsed.as_secs_f64()
-        );
+        let _ = write!(out, "{}[{}/", color_letter(record.color), format_move(record.mv));
+        if let Some(eval) = record.info.and_then(|i| i.eval) {
+            let _ = write!(out, "{eval:.2}");
+        }
+        let _ = write!(out, "/{:.2}]", record.elapsed.as_secs_f64());
     }
-    out += ";)";
-    out
+    out.push_str(";)");
 }
 
 /// A GGF text that could not be read: which game, and why.

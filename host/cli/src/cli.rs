@@ -1,27 +1,22 @@
 //! The `othello` command line: the desktop app without a subcommand, and the
 //! headless arena (`list`, `match`, `tournament`).
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use othello_arena::event::state::StateDir;
-use othello_arena::event::{
-    ArenaEvent, EventProgress, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, Sprt, run,
-};
+use othello_arena::event::{Format, Participant, RunOptions, Shard, Sprt};
 use othello_arena::nboard::engine::{ServeOptions, serve};
 use othello_arena::nboard::protocol::{display_name, engine_command, split_command};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
     DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand, SandboxMode, SeatOptions,
-    Seating, library_stem, open_seat, require_every_layer, sandbox_report,
+    Seating, library_stem, open_seat, sandbox_report,
 };
 
-use crate::report::{GameLine, SprtSummary, Summary, SummaryLine, plugin_table, summary_text};
+use crate::event_run::run_event;
+use crate::report::plugin_table;
 
 /// Default time per move given to bots, in milliseconds.
 pub const DEFAULT_TIME_MS: u64 = 1000;
@@ -88,6 +83,9 @@ pub enum Command {
     Match(MatchArgs),
     /// Play a round-robin tournament.
     Tournament(TournamentArgs),
+    /// Combine the state folders of an event's shards (`--shard K/N`) into one event in OUT_DIR
+    /// and print its standings, as if one machine had played it.
+    Merge(crate::merge::MergeArgs),
     /// Serve a bot as an NBoard-protocol engine on stdin and stdout, for NBoard-style GUIs
     /// (the bot runs in its isolated runner, as in matches; --time-ms is its time per move).
     Nboard {
@@ -154,7 +152,17 @@ pub struct EventArgs {
     /// Continue the event saved in --state DIR.
     #[arg(long, requires = "state")]
     pub resume: bool,
+    /// Play only part K of N of the schedule (K from 0 to N-1; whole colour-swapped pairs), for
+    /// running one event on N machines; `othello merge` combines their --state folders.
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
+    /// Without a terminal (a log file, Slurm), print a progress line every S seconds (0: never).
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_PROGRESS_INTERVAL_S)]
+    pub progress_interval: u64,
 }
+
+/// Seconds between progress lines when standard error is not a terminal.
+pub const DEFAULT_PROGRESS_INTERVAL_S: u64 = 10;
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
@@ -164,6 +172,7 @@ pub fn main() -> i32 {
         Some(Command::List { json }) => list(&cli.global, json),
         Some(Command::Match(args)) => play_match(&cli.global, args),
         Some(Command::Tournament(args)) => tournament(&cli.global, args),
+        Some(Command::Merge(args)) => crate::merge::merge(&args),
         Some(Command::Nboard { bot }) => nboard(&cli.global, &bot),
     };
     match result {
@@ -206,7 +215,7 @@ impl GlobalOptions {
         })
     }
 
-    fn run_options(&self, concurrency: usize) -> Result<RunOptions, String> {
+    pub(crate) fn run_options(&self, concurrency: usize) -> Result<RunOptions, String> {
         Ok(RunOptions { seating: self.seating()?, concurrency: concurrency.max(1), live_moves: false })
     }
 }
@@ -292,7 +301,7 @@ fn nboard(global: &GlobalOptions, bot: &str) -> Result<(), String> {
 
 /// Resolves and probes the bots; names are made unique (`Random #2`). NBoard engines
 /// (`nboard:COMMAND[@DEPTH]`) are passed through as they are, named after their command.
-fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participant>, String> {
+pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participant>, String> {
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
     let mut resolved = Vec::new();
@@ -357,151 +366,6 @@ fn split_level(bot: &str) -> (&str, Option<u32>) {
             Err(_) => (bot, None),
         },
         _ => (bot, None),
-    }
-}
-
-fn run_event(
-    global: &GlobalOptions,
-    bots: &[String],
-    format: Format,
-    sprt: Option<Sprt>,
-    args: &EventArgs,
-) -> Result<(), String> {
-    if global.sandbox == SandboxMode::Strict && !global.in_process {
-        require_every_layer(&runner_command()?)?;
-    }
-    let (mut state, spec, done) = if args.resume {
-        let dir = args.state.as_ref().expect("clap requires --state with --resume");
-        let (state, spec, done) = StateDir::resume(dir)?;
-        if !bots.is_empty() {
-            let given = participants(global, bots)?;
-            let same = given.len() == spec.participants.len()
-                && given.iter().zip(&spec.participants).all(|(a, b)| same_file(&a.library, &b.library));
-            if !same {
-                return Err(format!(
-                    "{} holds an event between {}; resume it without naming bots, or with the same ones",
-                    dir.display(),
-                    spec.names().join(", ")
-                ));
-            }
-        }
-        (Some(state), spec, done)
-    } else {
-        let openings = OpeningSource::parse(&args.openings)?;
-        let spec = EventSpec {
-            participants: participants(global, bots)?,
-            format,
-            openings,
-            seed: args.seed,
-            time_limit_ms: (global.time_ms > 0).then_some(global.time_ms),
-            sprt,
-        };
-        let state = args.state.as_deref().map(|dir| StateDir::create(dir, &spec)).transpose()?;
-        (state, spec, Vec::new())
-    };
-
-    let mut out = match &args.out {
-        None => None,
-        Some(path) => {
-            // Rewritten from the finished games, so a resumed event's file holds each game once.
-            let mut file = File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            for game in &done {
-                writeln!(file, "{}", othello_arena::ggf::write_game(&game.record))
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            }
-            Some((path.clone(), file))
-        }
-    };
-
-    let total = spec.schedule().len();
-    let progress = if args.json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let bar = indicatif::ProgressBar::new(total as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise}  {wide_msg}")
-                .expect("valid template"),
-        );
-        bar.set_position(done.len() as u64);
-        bar
-    };
-    let names = spec.names();
-    let options = global.run_options(args.concurrency)?;
-    let stop = AtomicBool::new(false);
-    let mut error = None;
-    // Set when whoever reads our output went away (`--json | head -1`): the event stops as after
-    // Ctrl-C (its state folder stays resumable) and nothing more is printed.
-    let mut reader_gone = false;
-    let mut event_progress = EventProgress::new(&spec, &done);
-    let summary = run(&spec, &options, done, &stop, &mut |event| {
-        event_progress.record(&event);
-        let ArenaEvent::GameFinished(game) = event else { return };
-        if let Err(e) = save(&mut state, &mut out, &game) {
-            error.get_or_insert(e);
-            stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-        if args.json && !reader_gone {
-            let line = serde_json::to_string(&GameLine::new(&game)).expect("game lines serialize");
-            if writeln!(std::io::stdout(), "{line}").is_err() {
-                reader_gone = true;
-                stop.store(true, std::sync::atomic::Ordering::SeqCst);
-            }
-        }
-        let standings = event_progress.standings();
-        let leader = &standings.rows[0];
-        progress.set_message(format!("leader: {} ({:.1} points)", leader.name, leader.points));
-        progress.set_position(event_progress.finished() as u64);
-    });
-    progress.finish_and_clear();
-    if let Some(e) = error {
-        return Err(e);
-    }
-    if reader_gone {
-        return Ok(());
-    }
-
-    let standings = event_progress.standings();
-    let first = event_progress.tally().pair(0, 1).wdl;
-    let sprt_summary = spec.sprt.map(|test| SprtSummary::new(test, &summary, first));
-    if args.json {
-        let line = SummaryLine {
-            summary: Summary {
-                games: summary.games.len(),
-                unplayed: summary.unplayed,
-                standings: &standings.rows,
-                sprt: sprt_summary,
-            },
-        };
-        println!("{}", serde_json::to_string(&line).expect("summaries serialize"));
-    } else {
-        print!("{}", summary_text(&standings, &summary));
-        if let Some(sprt) = sprt_summary {
-            println!("\n{}", sprt.to_text(&names[0], &names[1]));
-        }
-        if let Some((path, _)) = &out {
-            println!("\nGames written to {}", path.display());
-        }
-    }
-    Ok(())
-}
-
-/// Records a finished game in the state folder and the GGF file.
-fn save(state: &mut Option<StateDir>, out: &mut Option<(PathBuf, File)>, game: &FinishedGame) -> Result<(), String> {
-    if let Some(state) = state {
-        state.append(game)?;
-    }
-    if let Some((path, file)) = out {
-        writeln!(file, "{}", othello_arena::ggf::write_game(&game.record))
-            .and_then(|()| file.flush())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
     }
 }
 

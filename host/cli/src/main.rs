@@ -1,6 +1,9 @@
 //! `othello`: the desktop app without a subcommand, the headless arena with one (see [`cli`]).
 
 mod cli;
+mod event_run;
+mod merge;
+mod progress;
 mod report;
 
 fn main() {

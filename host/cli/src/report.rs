@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use othello_arena::event::{FinishedGame, RunSummary, Sprt, SprtDecision, StandingRow, Standings};
+use othello_arena::event::{FinishedGame, Sprt, SprtDecision, StandingRow, Standings};
 use othello_arena::plugins::{PluginInfo, PluginStatus};
 
 /// The `--json` line of a finished game.
@@ -52,6 +52,12 @@ pub struct SummaryLine<'a> {
 pub struct Summary<'a> {
     pub games: usize,
     pub unplayed: usize,
+    /// The part of the event played (`K/N`), when sharded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Stopped by Ctrl-C or SIGTERM.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     pub standings: &'a [StandingRow],
     pub sprt: Option<SprtSummary>,
 }
@@ -67,9 +73,11 @@ pub struct SprtSummary {
 }
 
 impl SprtSummary {
-    pub fn new(test: Sprt, run: &RunSummary, first: othello_arena::event::Wdl) -> SprtSummary {
+    /// The test's state after the first bot's results `first`; `decided` is the decision that
+    /// stopped the match, if one did.
+    pub fn new(test: Sprt, decided: Option<(SprtDecision, f64)>, first: othello_arena::event::Wdl) -> SprtSummary {
         let (lower_bound, upper_bound) = test.bounds();
-        let llr = run.sprt.map_or_else(|| test.llr(first), |(_, llr)| llr);
+        let llr = decided.map_or_else(|| test.llr(first), |(_, llr)| llr);
         SprtSummary { test, llr, lower_bound, upper_bound, decision: test.decide(first) }
     }
 
@@ -115,18 +123,24 @@ pub fn plugin_table(plugins: &[PluginInfo]) -> String {
     out
 }
 
-/// The readable summary of an event.
-pub fn summary_text(standings: &Standings, run: &RunSummary) -> String {
-    let mut out = format!("{} games played", run.games.len());
-    if run.unplayed > 0 {
-        out += &format!(", {} not played", run.unplayed);
+/// The readable summary of an event: `finished` games, `unplayed` ones, the standings, and the
+/// first forfeits (`forfeit_total` in all).
+pub fn summary_text(
+    standings: &Standings,
+    finished: usize,
+    unplayed: usize,
+    forfeits: &[FinishedGame],
+    forfeit_total: u64,
+) -> String {
+    let mut out = format!("{finished} games played");
+    if unplayed > 0 {
+        out += &format!(", {unplayed} not played");
     }
     out += "\n\n";
     out += &standings.to_text();
-    let failures: Vec<&FinishedGame> = run.games.iter().filter(|g| g.record.result.failure().is_some()).collect();
-    if !failures.is_empty() {
+    if forfeit_total > 0 || !forfeits.is_empty() {
         out += "\nForfeits:\n";
-        for game in failures.iter().take(MAX_FORFEITS_LISTED) {
+        for game in forfeits.iter().take(MAX_FORFEITS_LISTED) {
             let result = &game.record.result;
             let loser = result.loser().map_or("", |c| game.record.name(c));
             out +=
@@ -135,9 +149,10 @@ pub fn summary_text(standings: &Standings, run: &RunSummary) -> String {
                 out += &format!("      | {line}\n");
             }
         }
-        if failures.len() > MAX_FORFEITS_LISTED {
-            out += &format!("  … and {} more\n", failures.len() - MAX_FORFEITS_LISTED);
-        }
+    }
+    let listed = forfeits.len().min(MAX_FORFEITS_LISTED) as u64;
+    if forfeit_total > listed {
+        out += &format!("  … and {} more forfeits\n", forfeit_total - listed);
     }
     out
 }
