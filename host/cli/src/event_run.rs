@@ -294,6 +294,10 @@ impl Streamer<'_> {
 }
 
 impl EventSink for Streamer<'_> {
+    fn wants_game_starts(&self) -> bool {
+        false
+    }
+
     fn event(&mut self, event: ArenaEvent) {
         self.progress.record(&event);
         if let ArenaEvent::GameFinished(game) = event {

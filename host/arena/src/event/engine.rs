@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use othello_sdk::Position;
 
@@ -84,6 +84,11 @@ pub trait EventSink {
     fn event(&mut self, event: ArenaEvent);
     /// No event is waiting (now, or for a while): a moment to flush buffered output.
     fn idle(&mut self) {}
+    /// Whether to deliver [`ArenaEvent::GameStarted`] (a headless run that only counts finished
+    /// games saves a message per game without them).
+    fn wants_game_starts(&self) -> bool {
+        true
+    }
 }
 
 /// How [`play`] ended.
@@ -164,12 +169,13 @@ pub fn play(
     let workers = options.concurrency.max(1).min(left);
     // Without it (no file descriptor left), a stop waits for the bots' current moves.
     let seats_stop = StopHandle::new().ok();
+    let starts = sink.wants_game_starts();
     std::thread::scope(|scope| {
-        let (events, received) = mpsc::channel();
+        let (events, received) = mpsc::channel::<Vec<ArenaEvent>>();
         for _ in 0..workers {
             let events = events.clone();
             let (pending, seats_stop) = (&pending, seats_stop.as_ref());
-            scope.spawn(move || work(spec, options, Control { pending, stop, seats_stop }, &events));
+            scope.spawn(move || work(spec, options, Control { pending, stop, seats_stop, starts }, &events));
         }
         drop(events);
         let mut deliver = |event: ArenaEvent, sink: &mut dyn EventSink| {
@@ -199,15 +205,15 @@ pub fn play(
                 seats_stop.stop();
             }
             match next_event {
-                Ok(event) => deliver(event, sink),
+                Ok(events) => events.into_iter().for_each(|event| deliver(event, sink)),
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     sink.idle();
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            while let Ok(event) = received.try_recv() {
-                deliver(event, sink);
+            while let Ok(events) = received.try_recv() {
+                events.into_iter().for_each(|event| deliver(event, sink));
             }
             sink.idle();
         }
@@ -238,13 +244,30 @@ struct Control<'a> {
     stop: &'a AtomicBool,
     /// Stops every seat's bot once the caller's flag is seen set.
     seats_stop: Option<&'a StopHandle>,
+    /// Whether to report games starting.
+    starts: bool,
 }
 
+/// Finished games that end within this long of the last message to the caller's thread are sent
+/// together with the next one: waking that thread for each of 50,000 games a second would cost
+/// more than the games. A game that takes longer is sent at once.
+const BATCH_WINDOW: Duration = Duration::from_millis(10);
+
 /// One worker: takes the next pending game until none is left or `stop` is set.
-fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &mpsc::Sender<ArenaEvent>) {
-    let Control { pending, stop, seats_stop } = control;
+fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &mpsc::Sender<Vec<ArenaEvent>>) {
+    let Control { pending, stop, seats_stop, starts } = control;
     let mut seats: HashMap<usize, Box<dyn Seat>> = HashMap::new();
     let time_limit = spec.time_limit();
+    // Finished games not sent yet, and when the last message went.
+    let mut finished = Vec::new();
+    let mut last_sent = Instant::now();
+    // The receiver lives until every worker is done.
+    let send = |batch: &mut Vec<ArenaEvent>, last_sent: &mut Instant| {
+        if !batch.is_empty() {
+            let _ = events.send(std::mem::take(batch));
+            *last_sent = Instant::now();
+        }
+    };
     while !stop.load(Ordering::SeqCst) {
         // A worker that panicked holding the lock left the iterator whole: take it anyway.
         let Some(game) = pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).next() else { break };
@@ -254,21 +277,22 @@ fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &m
             take_seat(&mut seats, spec, options, seats_stop, game.white),
         );
         let index = game.index;
+        let game_started = Instant::now();
         let mut observer = |event: GameEvent<'_>| {
             if stop.load(Ordering::Relaxed) {
                 return ControlFlow::Break(());
             }
             let event = match event {
-                GameEvent::Started { position, .. } => {
+                GameEvent::Started { position, .. } if starts => {
                     ArenaEvent::GameStarted { index, black: game.black, white: game.white, position: *position }
                 }
+                GameEvent::Started { .. } => return ControlFlow::Continue(()),
                 GameEvent::Moved { record, position } if options.live_moves => {
                     ArenaEvent::Moved { index, record: record.clone(), position: *position }
                 }
                 GameEvent::Moved { .. } => return ControlFlow::Continue(()),
             };
-            // The receiver lives until every worker is done.
-            let _ = events.send(event);
+            let _ = events.send(vec![event]);
             ControlFlow::Continue(())
         };
         let played = play_game_observed(black.as_mut(), white.as_mut(), &game.opening, time_limit, &mut observer);
@@ -285,14 +309,18 @@ fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &m
         if let Ok(mut record) = played {
             record.black = spec.participants[game.black].name.clone();
             record.white = spec.participants[game.white].name.clone();
-            let _ = events.send(ArenaEvent::GameFinished(FinishedGame {
+            finished.push(ArenaEvent::GameFinished(FinishedGame {
                 index,
                 black: game.black,
                 white: game.white,
                 record,
             }));
+            if last_sent.elapsed() >= BATCH_WINDOW || game_started.elapsed() >= BATCH_WINDOW {
+                send(&mut finished, &mut last_sent);
+            }
         }
     }
+    send(&mut finished, &mut last_sent);
 }
 
 /// A worker's seat for a participant: the open one, or a new one; a library
