@@ -1,6 +1,8 @@
 //! `othello`: the desktop app without a subcommand, the headless arena with one (see [`cli`]).
 
 mod cli;
+mod ladder;
+mod rate;
 mod report;
 
 fn main() {

@@ -134,6 +134,10 @@ pub struct Rating {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fit {
     pub ratings: Vec<Option<Rating>>,
+    /// Each entry's 95 % half-width with every other rating held where it is: how precisely its
+    /// own games place it among its opponents (what a rating session waits for), as opposed to
+    /// [`Rating::error`], which also carries its opponents' uncertainty back to the anchor.
+    pub placement_errors: Vec<Option<f64>>,
     /// Newton steps taken.
     pub steps: usize,
 }
@@ -143,7 +147,7 @@ pub fn fit(results: &Results, options: &FitOptions) -> Fit {
     let n = results.entries;
     let mut ratings = vec![None; n];
     if options.anchor >= n {
-        return Fit { ratings, steps: 0 };
+        return Fit { placement_errors: vec![None; n], ratings, steps: 0 };
     }
     ratings[options.anchor] = Some(Rating { elo: options.anchor_rating, error: 0.0 });
     // Number the entries connected to the anchor, the anchor left out (it is fixed).
@@ -157,7 +161,7 @@ pub fn fit(results: &Results, options: &FitOptions) -> Fit {
         }
     }
     if free.is_empty() {
-        return Fit { ratings, steps: 0 };
+        return Fit { placement_errors: vec![None; n], ratings, steps: 0 };
     }
     // Pairs with their games and the first entry's points, prior included.
     let pairs: Vec<(usize, usize, f64, f64)> = results
@@ -207,13 +211,23 @@ pub fn fit(results: &Results, options: &FitOptions) -> Fit {
             .collect(),
         None => vec![f64::INFINITY; m],
     };
+    // An entry's own information, every other rating held fixed (the anchor's too).
+    let mut own_information = vec![0.0; n];
+    for &(a, b, games, _) in &pairs {
+        let p = logistic(r[a] - r[b]);
+        own_information[a] += games * p * (1.0 - p);
+        own_information[b] += games * p * (1.0 - p);
+    }
+    let placement_errors = (0..n)
+        .map(|e| connected[e].then(|| Z_95 * own_information[e].recip().sqrt() * ELO_PER_NATURAL_UNIT))
+        .collect();
     for (k, &entry) in free.iter().enumerate() {
         ratings[entry] = Some(Rating {
             elo: options.anchor_rating + r[entry] * ELO_PER_NATURAL_UNIT,
             error: Z_95 * covariance_diagonal[k].sqrt() * ELO_PER_NATURAL_UNIT,
         });
     }
-    Fit { ratings, steps }
+    Fit { ratings, placement_errors, steps }
 }
 
 /// Which entries have a chain of games to `anchor`.

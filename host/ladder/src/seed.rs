@@ -18,7 +18,7 @@ use crate::session::OPENING_PLIES;
 use crate::store::Ladder;
 
 /// Openings each seeding pair plays (two games each, colours swapped).
-pub const SEED_OPENINGS_PER_PAIR: u32 = 1;
+pub const SEED_OPENINGS_PER_PAIR: u32 = 2;
 /// How many next members (in the pool's order) each member plays.
 pub const SEED_NEIGHBOURS: usize = 2;
 /// Time per move while seeding: short, so seeding takes a minute or so.

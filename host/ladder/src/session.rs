@@ -42,7 +42,8 @@ pub const GIVE_UP_AFTER_FAILED_GAMES: u32 = 4;
 pub struct RateOptions {
     /// Time per move (`None` = no limit).
     pub time_limit: Option<Duration>,
-    /// Stop once the bot's 95 % interval is at most ± this many Elo.
+    /// Stop once the bot's placement (its 95 % interval among its opponents, see
+    /// [`Progress::placement_error`]) is at most ± this many Elo.
     pub target_error: f64,
     /// Stop after this many games whatever the precision.
     pub max_games: u32,
@@ -95,8 +96,12 @@ pub struct Progress {
     pub points: f64,
     /// Its games lost by a failure in them.
     pub failures: u32,
-    /// Its rating over all its games in the ladder (refitted after each pair of games).
+    /// Its rating over all its games in the ladder (refitted after each pair of games); the
+    /// error is relative to the anchor, so it includes the opponents' own uncertainty.
     pub rating: Option<Rating>,
+    /// How precisely its games place it among its opponents (95 % half-width with their ratings
+    /// held fixed): the session stops when this reaches the target.
+    pub placement_error: Option<f64>,
     /// The opponent of the last game.
     pub opponent: String,
     /// Entries in the ladder.
@@ -149,11 +154,13 @@ pub fn rate(
         points: 0.0,
         failures: 0,
         rating: None,
+        placement_error: None,
         opponent: String::new(),
         entries: pool.len() + 1,
     };
-    let mut ratings = current_ratings(ladder)?;
+    let (mut ratings, mut placement_errors) = current_ratings(ladder)?;
     progress.rating = ratings.get(&me.entry.id).copied();
+    progress.placement_error = placement_errors.get(&me.entry.id).copied();
     let reason = loop {
         if stop.load(Ordering::SeqCst) {
             break StopReason::Stopped;
@@ -164,7 +171,7 @@ pub fn rate(
         if progress.games >= GIVE_UP_AFTER_FAILED_GAMES && progress.failures == progress.games {
             break StopReason::Failing;
         }
-        if progress.games >= MIN_GAMES && progress.rating.is_some_and(|r| r.error <= options.target_error) {
+        if progress.games >= MIN_GAMES && progress.placement_error.is_some_and(|e| e <= options.target_error) {
             break StopReason::Precise;
         }
         let Some(index) = pick_opponent(&pool, &ratings, progress.rating, &met) else {
@@ -185,8 +192,9 @@ pub fn rate(
             }
             on_progress(&progress);
         }
-        ratings = current_ratings(ladder)?;
+        (ratings, placement_errors) = current_ratings(ladder)?;
         progress.rating = ratings.get(&me.entry.id).copied();
+        progress.placement_error = placement_errors.get(&me.entry.id).copied();
         progress.entries = ratings.len().max(progress.entries);
         if opponent_broken && pool.len() > 1 {
             pool.remove(index);
@@ -207,11 +215,13 @@ fn finish(ladder: &mut Ladder, progress: Progress, stop: StopReason) -> Result<P
     Ok(Placement { progress, row, rated, stop })
 }
 
-/// Every rated entry's rating now, by entry id.
-fn current_ratings(ladder: &Ladder) -> Result<HashMap<i64, Rating>, String> {
+/// Every rated entry's rating and placement error now, by entry id.
+fn current_ratings(ladder: &Ladder) -> Result<(HashMap<i64, Rating>, HashMap<i64, f64>), String> {
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
-    Ok(entries.iter().zip(&fit.ratings).filter_map(|(e, r)| r.map(|r| (e.id, r))).collect())
+    let ratings = entries.iter().zip(&fit.ratings).filter_map(|(e, r)| r.map(|r| (e.id, r))).collect();
+    let errors = entries.iter().zip(&fit.placement_errors).filter_map(|(e, x)| x.map(|x| (e.id, x))).collect();
+    Ok((ratings, errors))
 }
 
 /// The opponent whose games would tell the most about a bot rated `me` (see the module docs).

@@ -291,7 +291,7 @@ impl Ladder {
         let anchor = self.anchor()?.and_then(|id| entries.iter().position(|e| e.id == id));
         Ok(match anchor {
             Some(anchor) => fit(&results, &FitOptions::anchored_at(anchor)),
-            None => Fit { ratings: vec![None; entries.len()], steps: 0 },
+            None => Fit { ratings: vec![None; entries.len()], placement_errors: vec![None; entries.len()], steps: 0 },
         })
     }
 

@@ -39,6 +39,11 @@ fn a_hand_worked_chain_of_three_matches_the_closed_form() {
     assert!(close(c.elo, c_elo, 1e-6), "{} vs {c_elo}", c.elo);
     assert!(close(b.error, b_error, 1e-6), "{} vs {b_error}", b.error);
     assert!(close(c.error, c_error, 1e-6), "{} vs {c_error}", c.error);
+    // With the others held fixed, B is placed by both its pairs' information, C by its one.
+    let b_placement = Z_95 * ELO_PER_NATURAL_UNIT / (40.0f64 * 0.75 * 0.25 + 20.0 * 0.6 * 0.4).sqrt();
+    let c_placement = Z_95 * ELO_PER_NATURAL_UNIT / (20.0f64 * 0.6 * 0.4).sqrt();
+    assert!(close(fit.placement_errors[1].unwrap(), b_placement, 1e-6), "{:?}", fit.placement_errors);
+    assert!(close(fit.placement_errors[2].unwrap(), c_placement, 1e-6), "{:?}", fit.placement_errors);
     // The figures worked by hand: 190.8 ± 124.3 and 261.3 ± 199.0.
     assert!(close(b.elo, 190.8, 0.05) && close(b.error, 124.3, 0.05), "{b:?}");
     assert!(close(c.elo, 261.3, 0.05) && close(c.error, 199.0, 0.05), "{c:?}");
