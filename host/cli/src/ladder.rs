@@ -81,11 +81,8 @@ pub struct LadderArgs {
 pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
     let mut ladder = args.location.open()?;
     if args.seed_pool {
-        let pool: Vec<String> = if args.bots.is_empty() {
-            SAMPLE_POOL.iter().map(|s| s.to_string()).collect()
-        } else {
-            args.bots.clone()
-        };
+        let pool: Vec<String> =
+            if args.bots.is_empty() { SAMPLE_POOL.iter().map(|s| s.to_string()).collect() } else { args.bots.clone() };
         seed(global, &mut ladder, &pool, args.seed)?;
     }
     let board = leaderboard(&ladder)?;

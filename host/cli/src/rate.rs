@@ -80,7 +80,6 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
         );
     }
     let stop = AtomicBool::new(false);
-    let mut last_games = 0;
     let placement = rate(&mut ladder, &candidate, &global.seating()?, &options, &stop, &mut |progress| {
         if args.json {
             return;
@@ -88,11 +87,10 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
         if live {
             print!("\r\x1b[2K{}", progress_line(progress));
             let _ = std::io::stdout().flush();
-        } else if progress.games != last_games && progress.games % 2 == 0 {
+        } else if progress.games % 2 == 0 {
             // One line per pair of games when the output is not a terminal.
             println!("{}", progress_line(progress));
         }
-        last_games = progress.games;
     })?;
     if live {
         println!();

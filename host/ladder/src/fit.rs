@@ -218,9 +218,8 @@ pub fn fit(results: &Results, options: &FitOptions) -> Fit {
         own_information[a] += games * p * (1.0 - p);
         own_information[b] += games * p * (1.0 - p);
     }
-    let placement_errors = (0..n)
-        .map(|e| connected[e].then(|| Z_95 * own_information[e].recip().sqrt() * ELO_PER_NATURAL_UNIT))
-        .collect();
+    let placement_errors =
+        (0..n).map(|e| connected[e].then(|| Z_95 * own_information[e].recip().sqrt() * ELO_PER_NATURAL_UNIT)).collect();
     for (k, &entry) in free.iter().enumerate() {
         ratings[entry] = Some(Rating {
             elo: options.anchor_rating + r[entry] * ELO_PER_NATURAL_UNIT,

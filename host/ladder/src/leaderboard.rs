@@ -77,12 +77,7 @@ pub fn versions(entries: &[Entry]) -> Vec<u32> {
 }
 
 /// The rows of `entries` with `fit`, best first; entries without a rating last.
-pub fn rows(
-    entries: &[Entry],
-    fit: &Fit,
-    records: &HashMap<i64, EntryRecord>,
-    anchor: Option<i64>,
-) -> Vec<Row> {
+pub fn rows(entries: &[Entry], fit: &Fit, records: &HashMap<i64, EntryRecord>, anchor: Option<i64>) -> Vec<Row> {
     let versions = versions(entries);
     let mut rows: Vec<Row> = entries
         .iter()

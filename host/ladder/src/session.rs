@@ -25,14 +25,19 @@ use crate::store::{Entry, Ladder};
 /// Default precision asked for: the 95 % interval's half-width, in Elo.
 pub const DEFAULT_TARGET_ERROR: f64 = 30.0;
 /// Default most games one rating session plays.
-pub const DEFAULT_MAX_GAMES: u32 = 300;
+///
+/// A 95 % interval of ±30 Elo takes at least about 500 games: each game gives at most
+/// `p·(1 − p) = ¼` of information, and ±30 Elo needs `(1.96 · 173.7 / 30)² ≈ 129` units of it.
+pub const DEFAULT_MAX_GAMES: u32 = 1000;
 /// Fewest games before a session may stop for precision (an entry rated before may be precise
 /// already; it still plays a few games with its build).
 pub const MIN_GAMES: u32 = 6;
 /// Plies of the random openings (both colours of a pair start from the same one).
 pub const OPENING_PLIES: u32 = 6;
-/// Each earlier round against an opponent in this session multiplies its appeal by this.
-pub const REPEAT_DISCOUNT: f64 = 0.7;
+/// An opponent met `k` times in this session has its appeal divided by `(1 + k)` to this power:
+/// enough to spread the games over the opponents near the bot, not so much that it is sent to
+/// hopeless mismatches.
+pub const REPEAT_DISCOUNT_POWER: f64 = 0.5;
 /// A bot that lost every one of this many games by a failure (it does not load, crashes or
 /// times out every time) is not made to play more: it is rated at the bottom as it stands.
 pub const GIVE_UP_AFTER_FAILED_GAMES: u32 = 4;
@@ -121,7 +126,7 @@ pub struct Placement {
 
 /// Plays `candidate` against the other entries of `ladder` whose libraries (or engines) are still
 /// as rated, as `seating` runs bots, until `options` says to stop or `stop` is set. Calls
-/// `on_progress` after every game.
+/// `on_progress` after every game (after the second game of a pair, with the refitted rating).
 pub fn rate(
     ladder: &mut Ladder,
     candidate: &Identity,
@@ -190,16 +195,18 @@ pub fn rate(
             if lost_by_failure(game, my_color) {
                 progress.failures += 1;
             }
+            if my_color == Color::White {
+                // The pair is complete: refit before reporting it.
+                (ratings, placement_errors) = current_ratings(ladder)?;
+                progress.rating = ratings.get(&me.entry.id).copied();
+                progress.placement_error = placement_errors.get(&me.entry.id).copied();
+                progress.entries = ratings.len().max(progress.entries);
+            }
             on_progress(&progress);
         }
-        (ratings, placement_errors) = current_ratings(ladder)?;
-        progress.rating = ratings.get(&me.entry.id).copied();
-        progress.placement_error = placement_errors.get(&me.entry.id).copied();
-        progress.entries = ratings.len().max(progress.entries);
         if opponent_broken && pool.len() > 1 {
             pool.remove(index);
         }
-        on_progress(&progress);
     };
     finish(ladder, progress, reason)
 }
@@ -243,7 +250,8 @@ fn pick_opponent(
     };
     let appeal = |player: &Player| {
         let p = expected_score(estimate - rating_of(player));
-        p * (1.0 - p) * REPEAT_DISCOUNT.powi(met.get(&player.entry.id).copied().unwrap_or(0) as i32)
+        let times = met.get(&player.entry.id).copied().unwrap_or(0) as f64;
+        p * (1.0 - p) / (1.0 + times).powf(REPEAT_DISCOUNT_POWER)
     };
     (0..pool.len()).max_by(|&a, &b| appeal(&pool[a]).total_cmp(&appeal(&pool[b])).then(b.cmp(&a)))
 }

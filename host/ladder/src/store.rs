@@ -90,14 +90,20 @@ impl Ladder {
     /// The entry of `identity`, added if it is new (its locator is brought up to date).
     pub fn entry_for(&mut self, identity: &Identity) -> Result<Entry, String> {
         let error = db_error(&self.path);
-        let transaction =
-            self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
         let level = identity.level.unwrap_or(0) as i64;
         transaction
             .execute(
                 "INSERT INTO entries (kind, name, level, hash, locator, added_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (kind, name, level, hash) DO UPDATE SET locator = excluded.locator",
-                params![identity.kind.as_str(), identity.name, level, identity.hash, identity.locator, unix_now() as i64],
+                params![
+                    identity.kind.as_str(),
+                    identity.name,
+                    level,
+                    identity.hash,
+                    identity.locator,
+                    unix_now() as i64
+                ],
             )
             .map_err(&error)?;
         let (id, added_at): (i64, i64) = transaction
@@ -173,8 +179,7 @@ impl Ladder {
         };
         let ggf = othello_arena::ggf::write_game(game);
         let error = db_error(&self.path);
-        let transaction =
-            self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
         transaction
             .execute(
                 "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
@@ -299,8 +304,7 @@ impl Ladder {
     pub fn save_snapshot(&mut self, entries: &[Entry], fit: &Fit, reason: &str) -> Result<i64, String> {
         let games = self.game_count()?;
         let error = db_error(&self.path);
-        let transaction =
-            self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
         transaction
             .execute(
                 "INSERT INTO snapshots (taken_at, games, reason) VALUES (?1, ?2, ?3)",

@@ -60,7 +60,9 @@ fn files_that_are_not_ladders_are_refused_and_left_untouched() {
 
     let foreign = dir.path().join("foreign.sqlite3");
     let other = rusqlite::Connection::open(&foreign).unwrap();
-    other.execute_batch("CREATE TABLE accounts (id INTEGER, balance REAL); INSERT INTO accounts VALUES (1, 9.5);").unwrap();
+    other
+        .execute_batch("CREATE TABLE accounts (id INTEGER, balance REAL); INSERT INTO accounts VALUES (1, 9.5);")
+        .unwrap();
     drop(other);
     assert!(refused(&foreign).contains("another program"));
 
