@@ -12,25 +12,11 @@ use othello_arena::plugins;
 use othello_arena::seat::{SandboxMode, library_stem, require_every_layer};
 use othello_ladder::identity::{Identity, engine_identity, library_identity, split_level};
 use othello_ladder::paths::default_ladder_path;
+pub use othello_ladder::seed::SAMPLE_POOL;
 use othello_ladder::seed::{SEED_TIME_PER_MOVE, seed_pool};
 use othello_ladder::{Ladder, Leaderboard, leaderboard};
 
 use crate::cli::{DEFAULT_SEED, GlobalOptions, runner_command};
-
-/// The starting pool: the sample bots at some of their levels, roughly weakest first (each plays
-/// its next two in this order when seeding). `random` is first, so it is the anchor (0 Elo).
-pub const SAMPLE_POOL: [&str; 10] = [
-    "random",
-    "weighted",
-    "mcts@1",
-    "alphabeta@1",
-    "mcts@2",
-    "alphabeta@2",
-    "alphabeta@3",
-    "mcts@3",
-    "alphabeta@4",
-    "alphabeta@6",
-];
 
 /// Where the ladder is (both `rate` and `ladder` take it).
 #[derive(Debug, Args)]

@@ -17,6 +17,22 @@ use crate::play::{Player, play_pair};
 use crate::session::OPENING_PLIES;
 use crate::store::Ladder;
 
+/// The starting pool: the sample bots at some of their levels, by file stem and level, roughly
+/// weakest first (each plays its next [`SEED_NEIGHBOURS`] in this order when seeding). `random`
+/// is first, so it is the anchor (0 Elo) of a ladder seeded with it.
+pub const SAMPLE_POOL: [&str; 10] = [
+    "random",
+    "weighted",
+    "mcts@1",
+    "alphabeta@1",
+    "mcts@2",
+    "alphabeta@2",
+    "alphabeta@3",
+    "mcts@3",
+    "alphabeta@4",
+    "alphabeta@6",
+];
+
 /// Openings each seeding pair plays (two games each, colours swapped).
 pub const SEED_OPENINGS_PER_PAIR: u32 = 2;
 /// How many next members (in the pool's order) each member plays.

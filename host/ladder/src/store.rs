@@ -167,37 +167,50 @@ impl Ladder {
 
     /// Records a finished game between two entries (in its own transaction).
     pub fn record_game(&mut self, black: i64, white: i64, game: &GameRecord) -> Result<i64, String> {
-        let black_score = match game.result.winner {
-            Some(Color::Black) => 1.0,
-            Some(Color::White) => 0.0,
-            None => 0.5,
-        };
-        let failed = match &game.result.end {
-            End::Forfeit { loser: Color::Black, .. } => Some(black),
-            End::Forfeit { loser: Color::White, .. } => Some(white),
-            _ => None,
-        };
-        let ggf = othello_arena::ggf::write_game(game);
+        let ids = self.record_games(&[(black, white, game)])?;
+        Ok(ids[0])
+    }
+
+    /// Records many finished games `(black, white, game)` in one transaction (an import: all
+    /// or none).
+    pub fn record_games(&mut self, games: &[(i64, i64, &GameRecord)]) -> Result<Vec<i64>, String> {
         let error = db_error(&self.path);
         let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
-        transaction
-            .execute(
-                "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    black,
-                    white,
-                    black_score,
-                    game.result.termination().as_str(),
-                    failed,
-                    game.started_at as i64,
-                    ggf
-                ],
-            )
-            .map_err(&error)?;
-        let id = transaction.last_insert_rowid();
+        let mut ids = Vec::with_capacity(games.len());
+        {
+            let mut insert = transaction
+                .prepare_cached(
+                    "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(&error)?;
+            for &(black, white, game) in games {
+                let black_score = match game.result.winner {
+                    Some(Color::Black) => 1.0,
+                    Some(Color::White) => 0.0,
+                    None => 0.5,
+                };
+                let failed = match &game.result.end {
+                    End::Forfeit { loser: Color::Black, .. } => Some(black),
+                    End::Forfeit { loser: Color::White, .. } => Some(white),
+                    _ => None,
+                };
+                insert
+                    .execute(params![
+                        black,
+                        white,
+                        black_score,
+                        game.result.termination().as_str(),
+                        failed,
+                        game.started_at as i64,
+                        othello_arena::ggf::write_game(game)
+                    ])
+                    .map_err(&error)?;
+                ids.push(transaction.last_insert_rowid());
+            }
+        }
         transaction.commit().map_err(&error)?;
-        Ok(id)
+        Ok(ids)
     }
 
     /// Games in the ladder.
