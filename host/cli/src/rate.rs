@@ -50,7 +50,7 @@ struct PlacementLine<'a> {
 
 /// `othello rate BOT`.
 pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
-    if !(args.error > 0.0) {
+    if args.error.is_nan() || args.error <= 0.0 {
         return Err("--error must be a positive number of Elo".to_owned());
     }
     check_sandbox(global)?;

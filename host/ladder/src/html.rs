@@ -110,10 +110,13 @@ fn table(rows: &[Row]) -> String {
     html
 }
 
+/// A point of the history: games in the ladder, rating and its error.
+type Point = (f64, f64, f64);
+
 /// The history of the best rated entries as an SVG line plot: games in the ladder across, Elo up.
 pub fn history_plot(rows: &[Row], history: &[Snapshot]) -> String {
     let plotted: Vec<&Row> = rows.iter().filter(|r| r.rating.is_some()).take(MAX_PLOTTED_ENTRIES).collect();
-    let lines: Vec<(&Row, Vec<(f64, f64, f64)>)> = plotted
+    let lines: Vec<(&Row, Vec<Point>)> = plotted
         .iter()
         .map(|row| {
             let points = history
@@ -124,7 +127,7 @@ pub fn history_plot(rows: &[Row], history: &[Snapshot]) -> String {
                 .collect();
             (*row, points)
         })
-        .filter(|(_, points): &(&Row, Vec<_>)| !points.is_empty())
+        .filter(|(_, points): &(&Row, Vec<Point>)| !points.is_empty())
         .collect();
     if lines.is_empty() {
         return "<p class=\"note\">No rating history yet: it is saved after each seeding and rating session.</p>\n"

@@ -34,7 +34,8 @@ CREATE TABLE games (
     played_at INTEGER NOT NULL,                -- Unix seconds
     ggf TEXT NOT NULL                          -- the whole game, one GGF line
 );
-CREATE INDEX games_by_black ON games(black);
+-- Covers the refit's tallies and the leaderboard's records: neither reads the games themselves.
+CREATE INDEX games_results ON games(black, white, black_score, failed, played_at);
 CREATE INDEX games_by_white ON games(white);
 CREATE TABLE snapshots (
     id INTEGER PRIMARY KEY,

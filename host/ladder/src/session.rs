@@ -222,8 +222,11 @@ fn finish(ladder: &mut Ladder, progress: Progress, stop: StopReason) -> Result<P
     Ok(Placement { progress, row, rated, stop })
 }
 
+/// Ratings and placement errors by entry id.
+type Current = (HashMap<i64, Rating>, HashMap<i64, f64>);
+
 /// Every rated entry's rating and placement error now, by entry id.
-fn current_ratings(ladder: &Ladder) -> Result<(HashMap<i64, Rating>, HashMap<i64, f64>), String> {
+fn current_ratings(ladder: &Ladder) -> Result<Current, String> {
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
     let ratings = entries.iter().zip(&fit.ratings).filter_map(|(e, r)| r.map(|r| (e.id, r))).collect();

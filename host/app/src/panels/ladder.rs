@@ -35,7 +35,7 @@ enum Report {
     Games { entry: i64, games: Result<Vec<StoredGame>, String> },
     Seeding { games: u32, total: u32 },
     Progress(Progress),
-    Rated(Result<Placement, String>),
+    Rated(Box<Result<Placement, String>>),
 }
 
 /// A rating session on its thread.
@@ -180,7 +180,7 @@ impl LadderState {
                 Ok(Report::Rated(result)) => {
                     let bot = self.rating.take().map(|r| r.bot.clone()).unwrap_or_default();
                     self.seeding = None;
-                    match result {
+                    match *result {
                         Ok(placement) => {
                             self.status = Some((format!("{bot}: {}", placement.stop.describe()), false));
                             self.placement = Some(placement);
@@ -247,7 +247,7 @@ impl LadderState {
         let (thread_stop, sender, seating) = (stop.clone(), self.sender.clone(), seating.clone());
         spawn("ladder rating", move || {
             let result = rate_on_thread(&path, &candidate, &pool, &seating, &options, &thread_stop, &sender, &wake);
-            let _ = sender.send(Report::Rated(result));
+            let _ = sender.send(Report::Rated(Box::new(result)));
             wake();
         });
         self.progress = None;
