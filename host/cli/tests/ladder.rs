@@ -198,3 +198,19 @@ fn two_rate_processes_share_one_ladder_and_kill_9_loses_no_committed_game() {
         .unwrap();
     assert!(check.status.success());
 }
+
+#[test]
+fn an_nboard_engine_is_rated_under_its_command_and_program() {
+    let dir = workspace(&[]);
+    seed(dir.path());
+    // The scripted engine answers f5 to every `go`: it loses its games by illegal moves.
+    let engine = othello_testkit::fake_nboard_engine("spaced");
+    let text = stdout(&othello(dir.path(), &["rate", &engine, "--max-games", "4", "--in-process"]));
+    assert!(text.contains("4 games this session"), "{text}");
+    let rows = rows(dir.path());
+    let row = rows.iter().find(|r| r["kind"] == "engine").unwrap_or_else(|| panic!("no engine in {rows:?}"));
+    assert_eq!(row["games"], 4);
+    assert!(row["failures"].as_u64().unwrap() >= 2, "{row}");
+    assert!(row["locator"].as_str().unwrap().starts_with("nboard:"), "{row}");
+    assert_eq!(rows.last().unwrap()["kind"], "engine", "at the bottom: {rows:?}");
+}

@@ -12,7 +12,7 @@ use crate::store::Snapshot;
 /// The page's file name in the folder given.
 pub const PAGE_FILE_NAME: &str = "index.html";
 /// Entries drawn in the history plot at most (the best rated ones).
-pub const MAX_PLOTTED_ENTRIES: usize = 12;
+pub const MAX_PLOTTED_ENTRIES: usize = 16;
 /// The plot's size in CSS pixels, and its margins (left for the Elo axis, right for the legend).
 const PLOT_WIDTH: f64 = 960.0;
 const PLOT_HEIGHT: f64 = 420.0;
@@ -22,10 +22,10 @@ const MARGIN_TOP: f64 = 20.0;
 const MARGIN_BOTTOM: f64 = 40.0;
 /// Horizontal grid lines of the Elo axis, about.
 const ELO_TICKS: f64 = 8.0;
-/// Line colours, cycled (distinct on a white background and for common colour blindness).
-const PALETTE: [&str; 12] = [
+/// Line colours, one per plotted entry (distinct on a white background).
+const PALETTE: [&str; MAX_PLOTTED_ENTRIES] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
-    "#393b79", "#637939",
+    "#393b79", "#637939", "#e7969c", "#000000", "#6b6ecf", "#b5cf6b",
 ];
 
 /// Writes `DIR/index.html` and returns its path.
