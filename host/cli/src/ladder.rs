@@ -65,7 +65,18 @@ pub struct LadderArgs {
 
 /// `othello ladder`.
 pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
-    let mut ladder = args.location.open()?;
+    let path = args.location.path()?;
+    if !args.seed_pool && !path.exists() {
+        // Looking does not create a ladder; rating or seeding does.
+        if !args.json {
+            println!(
+                "No ladder at {} yet: `othello rate BOT` starts one (seeded with the sample bots).",
+                path.display()
+            );
+        }
+        return Ok(());
+    }
+    let mut ladder = Ladder::open(&path)?;
     if args.seed_pool {
         let pool: Vec<String> =
             if args.bots.is_empty() { SAMPLE_POOL.iter().map(|s| s.to_string()).collect() } else { args.bots.clone() };

@@ -93,7 +93,8 @@ fn rate_places_a_strong_and_a_weak_bot_in_the_right_order_and_the_ladder_shows_t
     assert_eq!(row(&rows, "Random (C)")["anchor"], true);
     for name in ["Corners", "Gifts"] {
         let r = row(&rows, name);
-        assert_eq!(r["games"], 24);
+        // Corners may also have been an opponent of Gifts.
+        assert!(r["games"].as_u64().unwrap() >= 24, "{r}");
         assert_eq!(r["version"], 1);
         assert!(r["error"].as_f64().unwrap() > 0.0);
     }

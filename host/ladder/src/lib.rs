@@ -3,9 +3,9 @@
 //! A ladder is one SQLite file ([`store::Ladder`]) holding every rated entry (a bot's name,
 //! level and the SHA-256 of its build: [`identity`]), every game with its GGF, and snapshots of
 //! the ratings over time. Ratings are a maximum-likelihood Bradley–Terry fit over all games with
-//! one anchor held at 0 ([`fit`]). [`session::rate`] places a new bot by playing it against the
+//! one anchor held at 0 ([`fit`](mod@fit)). [`session::rate`] places a new bot by playing it against the
 //! pool with adaptive pairing; [`seed::seed_pool`] starts a ladder from the sample bots;
-//! [`leaderboard`] and [`html`] show the result.
+//! [`leaderboard`](mod@leaderboard) and [`html`] show the result.
 //!
 //! Games are played with the arena's seats and referee ([`othello_arena`]); nothing here knows
 //! of a terminal or a window.

@@ -302,7 +302,7 @@ impl Ladder {
         Ok(results)
     }
 
-    /// Fits every entry's rating from all games (see [`crate::fit`]); `entries` as
+    /// Fits every entry's rating from all games (see [`crate::fit`](mod@crate::fit)); `entries` as
     /// [`Ladder::entries`] returns them. Without an anchor, nothing is rated.
     pub fn fit(&self, entries: &[Entry]) -> Result<Fit, String> {
         let results = self.results(entries)?;

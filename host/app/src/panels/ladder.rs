@@ -405,6 +405,13 @@ fn rating(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
             .accessible_name("Most games");
         ui.end_row();
     });
+    ui.small(format!(
+        "Time per move: {} (from Players)",
+        match app.settings.time_per_move_ms {
+            0 => "unlimited".to_owned(),
+            ms => format!("{ms} ms"),
+        }
+    ));
     let usable: Vec<PluginInfo> = app.catalog.entries().iter().filter(|e| e.is_ok()).cloned().collect();
     if usable.is_empty() {
         ui.small("No usable bots found (see Plugins).");
