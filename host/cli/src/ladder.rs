@@ -78,9 +78,10 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
     }
     let mut ladder = Ladder::open(&path)?;
     if args.seed_pool {
+        let sample = args.bots.is_empty();
         let pool: Vec<String> =
-            if args.bots.is_empty() { SAMPLE_POOL.iter().map(|s| s.to_string()).collect() } else { args.bots.clone() };
-        seed(global, &mut ladder, &pool, args.seed)?;
+            if sample { SAMPLE_POOL.iter().map(|s| s.to_string()).collect() } else { args.bots.clone() };
+        seed(global, &mut ladder, &pool, args.seed, sample)?;
     }
     let board = leaderboard(&ladder)?;
     if let Some(dir) = &args.html {
@@ -139,10 +140,27 @@ pub fn check_sandbox(global: &GlobalOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// Adds `bots` as the pool and plays the seeding games, with a progress line.
-pub fn seed(global: &GlobalOptions, ladder: &mut Ladder, bots: &[String], seed: u64) -> Result<(), String> {
+/// Adds `bots` as the pool and plays the seeding games, with a progress line. With
+/// `skip_missing` (the sample pool), bots that are not found are left out with a warning.
+pub fn seed(
+    global: &GlobalOptions,
+    ladder: &mut Ladder,
+    bots: &[String],
+    seed: u64,
+    skip_missing: bool,
+) -> Result<(), String> {
     check_sandbox(global)?;
-    let pool = bots.iter().map(|bot| identify(global, bot)).collect::<Result<Vec<_>, _>>()?;
+    let mut pool = Vec::new();
+    for bot in bots {
+        match identify(global, bot) {
+            Ok(identity) => pool.push(identity),
+            Err(why) if skip_missing => eprintln!("warning: {bot} is left out of the pool: {why}"),
+            Err(why) => return Err(why),
+        }
+    }
+    if pool.is_empty() {
+        return Err("no bot of the pool was found".to_owned());
+    }
     let names: Vec<String> = pool.iter().map(Identity::label).collect();
     eprintln!("Seeding the ladder with {} ({} ms per move)", names.join(", "), SEED_TIME_PER_MOVE.as_millis());
     let live = std::io::stderr().is_terminal();

@@ -58,7 +58,7 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
     if ladder.entries()?.is_empty() {
         // First use: the ladder starts from the sample pool.
         let pool: Vec<String> = SAMPLE_POOL.iter().map(|s| s.to_string()).collect();
-        seed(global, &mut ladder, &pool, args.seed)
+        seed(global, &mut ladder, &pool, args.seed, true)
             .map_err(|e| format!("{e}\n(the new ladder starts from the sample bots: build them with `cargo build --release`, or seed it with your own pool: `othello ladder --seed-pool BOT…`)"))?;
     }
     let candidate = identify(global, &args.bot)?;
