@@ -92,6 +92,7 @@ pub enum Tab {
     Play,
     Plugins,
     Matches,
+    Ladder,
 }
 
 /// A message for the user in the bottom line: an error (red) or a confirmation.
@@ -119,6 +120,7 @@ pub struct OthelloApp {
     /// Moves in the list when it was last drawn (it scrolls to a new one).
     listed_moves: usize,
     matches: panels::matches::MatchesState,
+    ladder: panels::ladder::LadderState,
 }
 
 impl OthelloApp {
@@ -152,6 +154,7 @@ impl OthelloApp {
             message: None,
             listed_moves: 0,
             matches: Default::default(),
+            ladder: Default::default(),
         }
     }
 
@@ -400,12 +403,14 @@ impl eframe::App for OthelloApp {
                     ui.selectable_value(&mut self.tab, Tab::Play, "Play");
                     ui.selectable_value(&mut self.tab, Tab::Plugins, "Plugins");
                     ui.selectable_value(&mut self.tab, Tab::Matches, "Matches");
+                    ui.selectable_value(&mut self.tab, Tab::Ladder, "Ladder");
                 });
                 ui.separator();
                 egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
                     Tab::Play => panels::players::show(self, ui),
                     Tab::Plugins => panels::plugins::show(self, ui),
                     Tab::Matches => panels::matches::show(self, ui),
+                    Tab::Ladder => panels::ladder::show(self, ui),
                 });
             },
         );
@@ -435,5 +440,6 @@ impl eframe::App for OthelloApp {
         // A bot thinking now must not outlive the window (its think may have no time limit).
         self.session.stop_bots();
         self.matches.stop_and_wait(MATCH_STOP_WAIT);
+        self.ladder.stop_and_wait(MATCH_STOP_WAIT);
     }
 }

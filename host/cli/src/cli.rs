@@ -92,6 +92,10 @@ pub enum Command {
         /// The bot, as for `match` (`alphabeta`, `alphabeta@3`); `set depth N` changes its level.
         bot: String,
     },
+    /// Place a bot on the rating ladder: play it against the rated pool until its rating is known.
+    Rate(crate::rate::RateArgs),
+    /// Show the rating ladder (`--json`, `--html DIR`), or seed it with the starting pool.
+    Ladder(crate::ladder::LadderArgs),
 }
 
 #[derive(Debug, Args)]
@@ -174,6 +178,8 @@ pub fn main() -> i32 {
         Some(Command::Tournament(args)) => tournament(&cli.global, args),
         Some(Command::Merge(args)) => crate::merge::merge(&args),
         Some(Command::Nboard { bot }) => nboard(&cli.global, &bot),
+        Some(Command::Rate(args)) => crate::rate::rate_bot(&cli.global, args),
+        Some(Command::Ladder(args)) => crate::ladder::ladder(&cli.global, args),
     };
     match result {
         Ok(()) => 0,

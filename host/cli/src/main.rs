@@ -2,8 +2,10 @@
 
 mod cli;
 mod event_run;
+mod ladder;
 mod merge;
 mod progress;
+mod rate;
 mod report;
 
 fn main() {

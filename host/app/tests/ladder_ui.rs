@@ -1,0 +1,115 @@
+//! The Ladder tab driven through its accessibility tree: rate a bot of the plugin list with live
+//! progress, see it on the leaderboard, and replay one of its games on the board.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use othello_app::catalog::FolderSource;
+use othello_app::{Launch, OthelloApp, Settings};
+use othello_arena::seat::Seating;
+use othello_ladder::Ladder;
+use othello_ladder::identity::library_identity;
+use othello_ladder::seed::seed_pool;
+
+/// How long a test waits for the workers before it fails.
+const WAIT: Duration = Duration::from_secs(60);
+
+fn app(folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
+    let launch = Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_testkit::seat_options(),
+    };
+    let settings = Settings { animate: false, ..Settings::default() };
+    Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_eframe(move |cc| OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(folders), &launch))
+}
+
+/// Steps the app until `done` holds, letting the workers answer in between.
+fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
+    let started = Instant::now();
+    while !done(harness.state()) {
+        assert!(started.elapsed() < WAIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+        harness.step();
+    }
+    harness.step();
+}
+
+/// A plugin folder with the C random bot and `first_legal`, and a ladder whose pool is the
+/// random bot alone (its anchor, with no games yet).
+fn setup(dir: &Path) -> (PathBuf, PathBuf) {
+    let plugins = dir.join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    for source in [othello_testkit::random_bot(), othello_testkit::fixture("first_legal")] {
+        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
+    }
+    let path = dir.join("ladder.sqlite3");
+    let mut ladder = Ladder::open(&path).unwrap();
+    let random = library_identity(&plugins.join("librandom_c.so"), "Random (C)", None).unwrap();
+    let stop = AtomicBool::new(false);
+    seed_pool(&mut ladder, &[random], &Seating::in_process(), None, 1, &stop, &mut |_| {}).unwrap();
+    (plugins, path)
+}
+
+#[test]
+fn the_ladder_tab_rates_a_bot_shows_it_and_replays_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, path) = setup(dir.path());
+    let mut harness = app(vec![plugins]);
+    harness.get_by_label("Ladder").click();
+    harness.state_mut().ladder_mut().set_path(path.clone());
+    harness.state_mut().ladder_mut().max_games = 4;
+    wait_until(&mut harness, "the plugin scan and the leaderboard", |app| {
+        app.plugins().len() == 2 && app.ladder().board().is_some()
+    });
+    assert_eq!(harness.state().ladder().board().unwrap().anchor.as_deref(), Some("Random (C)"));
+
+    harness.get_by_label("Rate First legal").click();
+    harness.step();
+    assert!(harness.state().ladder().is_rating());
+    wait_until(&mut harness, "the rating session", |app| !app.ladder().is_rating());
+    let placement = harness.state().ladder().placement().expect("a placement").clone();
+    assert_eq!(placement.progress.games, 4);
+    assert_eq!(harness.state().ladder().progress().map(|p| p.games), Some(4), "progress came in while it played");
+    assert_eq!(placement.row.name, "First legal");
+    assert!(placement.row.rating.is_some_and(f64::is_finite));
+    assert!(harness.query_by_label_contains("First legal v1").is_some(), "the placement is shown");
+    wait_until(&mut harness, "the reloaded leaderboard", |app| {
+        app.ladder().board().is_some_and(|b| b.rows.iter().any(|r| r.name == "First legal" && r.games == 4))
+    });
+
+    // The entry's games, and one of them on the board.
+    harness.get_by_label("Games of First legal").click();
+    wait_until(&mut harness, "the games of First legal", |app| app.ladder().games().len() == 4);
+    let game = harness.state().ladder().games()[0].clone();
+    let stored = othello_arena::ggf::parse(&game.ggf).unwrap().remove(0);
+    harness.get_by_label(&format!("Replay game {}", game.id)).click();
+    harness.step();
+    let moves: Vec<_> = harness.state().game().moves().iter().map(|m| m.mv).collect();
+    let expected: Vec<_> = stored.moves.iter().map(|m| m.mv).collect();
+    assert_eq!(moves, expected, "the stored game is on the board");
+    assert_eq!(harness.state().game().start(), stored.start);
+    assert!(harness.state().game().is_over());
+    let message = harness.state().message().expect("a notice").text.clone();
+    assert!(message.contains("Replaying") && message.contains("First legal"), "{message}");
+}
+
+#[test]
+fn a_file_that_is_not_a_ladder_is_reported_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.sqlite3");
+    std::fs::write(&path, "not a ladder\n".repeat(100)).unwrap();
+    let mut harness = app(Vec::new());
+    harness.get_by_label("Ladder").click();
+    harness.state_mut().ladder_mut().set_path(path.clone());
+    wait_until(&mut harness, "the refusal", |app| app.ladder().status().is_some());
+    let status = harness.state().ladder().status().unwrap().to_owned();
+    assert!(status.contains("not a usable othello ladder"), "{status}");
+    assert!(harness.query_by_label_contains("not a usable othello ladder").is_some());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "not a ladder\n".repeat(100));
+}

@@ -1,0 +1,218 @@
+//! `othello ladder`: the rating ladder's leaderboard (text, `--json`, or an `--html` page) and
+//! seeding it with the starting pool (`--seed-pool`).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use clap::Args;
+
+use othello_arena::nboard::protocol::engine_command;
+use othello_arena::plugins;
+use othello_arena::seat::{SandboxMode, library_stem, require_every_layer};
+use othello_ladder::identity::{Identity, engine_identity, library_identity, split_level};
+use othello_ladder::paths::default_ladder_path;
+pub use othello_ladder::seed::SAMPLE_POOL;
+use othello_ladder::seed::{SEED_TIME_PER_MOVE, seed_pool};
+use othello_ladder::{Ladder, Leaderboard, leaderboard};
+
+use crate::cli::{DEFAULT_SEED, GlobalOptions, runner_command};
+
+/// Where the ladder is (both `rate` and `ladder` take it).
+#[derive(Debug, Args)]
+pub struct LadderLocation {
+    /// The ladder's database file [default: $XDG_DATA_HOME/othello-arena/ladder.sqlite3, or
+    /// ~/.local/share/othello-arena/ladder.sqlite3].
+    #[arg(long = "ladder", value_name = "PATH")]
+    pub path: Option<PathBuf>,
+}
+
+impl LadderLocation {
+    pub fn path(&self) -> Result<PathBuf, String> {
+        match &self.path {
+            Some(path) => Ok(path.clone()),
+            None => default_ladder_path()
+                .ok_or_else(|| "no home folder to keep the ladder in: give --ladder PATH".to_owned()),
+        }
+    }
+
+    pub fn open(&self) -> Result<Ladder, String> {
+        Ladder::open(&self.path()?)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct LadderArgs {
+    #[command(flatten)]
+    pub location: LadderLocation,
+    /// One JSON object per entry instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a web page with the leaderboard and a rating-history plot to DIR/index.html.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
+    /// Add the starting pool and play its seeding games (the sample bots at their levels, or the
+    /// BOTS given, weakest first; the first is the anchor of a new ladder).
+    #[arg(long)]
+    pub seed_pool: bool,
+    /// With --seed-pool: the pool instead of the sample bots.
+    #[arg(requires = "seed_pool")]
+    pub bots: Vec<String>,
+    /// Seed of the seeding games' openings.
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+/// `othello ladder`.
+pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
+    let path = args.location.path()?;
+    if !args.seed_pool && !path.exists() {
+        // Looking does not create a ladder; rating or seeding does.
+        if !args.json {
+            println!(
+                "No ladder at {} yet: `othello rate BOT` starts one (seeded with the sample bots).",
+                path.display()
+            );
+        }
+        return Ok(());
+    }
+    let mut ladder = Ladder::open(&path)?;
+    if args.seed_pool {
+        let sample = args.bots.is_empty();
+        let pool: Vec<String> =
+            if sample { SAMPLE_POOL.iter().map(|s| s.to_string()).collect() } else { args.bots.clone() };
+        seed(global, &mut ladder, &pool, args.seed, sample)?;
+    }
+    let board = leaderboard(&ladder)?;
+    if let Some(dir) = &args.html {
+        let page = othello_ladder::html::write_page(dir, &board, &ladder.history()?)?;
+        eprintln!("Page written to {}", page.display());
+    }
+    if args.json {
+        let mut out = std::io::stdout().lock();
+        for row in &board.rows {
+            let line = serde_json::to_string(row).expect("rows serialize");
+            if writeln!(out, "{line}").is_err() {
+                return Ok(()); // the reader went away (`| head -1`)
+            }
+        }
+        return Ok(());
+    }
+    if args.html.is_none() || args.seed_pool {
+        print!("{}", table(&board));
+        println!("Ladder: {}", ladder.path().display());
+    }
+    Ok(())
+}
+
+/// Resolves a bot name (`alphabeta@3`, a path, `nboard:COMMAND`) into the identity it is rated
+/// under: its own name (the file stem if it cannot load), level and hash.
+pub fn identify(global: &GlobalOptions, bot: &str) -> Result<Identity, String> {
+    let (name, level) = split_level(bot);
+    if engine_command(name).is_some() {
+        return engine_identity(name, level);
+    }
+    let folders = plugins::plugin_folders(&global.plugins);
+    let (runner, options) = (runner_command()?, global.seat_options());
+    let path = plugins::resolve(name, &folders, &runner, &options)?;
+    let info = plugins::probe(&path, &runner, &options);
+    if let Some(level) = level
+        && info.is_ok()
+        && !(1..=info.levels).contains(&level)
+    {
+        return Err(match info.levels {
+            0 => format!("{} has no strength levels: drop `@{level}`", info.name),
+            levels => format!("{} has levels 1-{levels}: `@{level}` is out of range", info.name),
+        });
+    }
+    let own_name = if info.is_ok() { info.name.clone() } else { library_stem(&path) };
+    if let plugins::PluginStatus::Error(why) = &info.status {
+        eprintln!("warning: {} cannot play ({why}); it is rated on its forfeits", path.display());
+    }
+    library_identity(&path, &own_name, level)
+}
+
+/// The strict sandbox is checked once, before any game.
+pub fn check_sandbox(global: &GlobalOptions) -> Result<(), String> {
+    if global.sandbox == SandboxMode::Strict && !global.in_process {
+        require_every_layer(&runner_command()?)?;
+    }
+    Ok(())
+}
+
+/// Adds `bots` as the pool and plays the seeding games, with a progress line. With
+/// `skip_missing` (the sample pool), bots that are not found are left out with a warning.
+pub fn seed(
+    global: &GlobalOptions,
+    ladder: &mut Ladder,
+    bots: &[String],
+    seed: u64,
+    skip_missing: bool,
+) -> Result<(), String> {
+    check_sandbox(global)?;
+    let mut pool = Vec::new();
+    for bot in bots {
+        match identify(global, bot) {
+            Ok(identity) => pool.push(identity),
+            Err(why) if skip_missing => eprintln!("warning: {bot} is left out of the pool: {why}"),
+            Err(why) => return Err(why),
+        }
+    }
+    if pool.is_empty() {
+        return Err("no bot of the pool was found".to_owned());
+    }
+    let names: Vec<String> = pool.iter().map(Identity::label).collect();
+    eprintln!("Seeding the ladder with {} ({} ms per move)", names.join(", "), SEED_TIME_PER_MOVE.as_millis());
+    let live = std::io::stderr().is_terminal();
+    let stop = AtomicBool::new(false);
+    let seating = global.seating()?;
+    let played = seed_pool(ladder, &pool, &seating, Some(SEED_TIME_PER_MOVE), seed, &stop, &mut |progress| {
+        if live {
+            eprint!("\r\x1b[2Kseeding: {}/{} games  {}", progress.games, progress.total, progress.last);
+        }
+    })?;
+    if live {
+        eprintln!();
+    }
+    eprintln!("Seeded: {played} games");
+    Ok(())
+}
+
+/// The leaderboard as a text table.
+pub fn table(board: &Leaderboard) -> String {
+    let mut out = String::new();
+    if board.rows.is_empty() {
+        return "The ladder is empty: `othello ladder --seed-pool` adds the sample bots, `othello rate BOT` a bot.\n"
+            .to_owned();
+    }
+    let name_width = board.rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(0).max(3);
+    let version_width = board.rows.iter().map(|r| r.version_text().len()).max().unwrap_or(0).max(7);
+    out += &format!(
+        "{:>4}  {:name_width$}  {:version_width$}  {:>7}  {:>5}  {:>6}  {:>7}  {:>8}  last played\n",
+        "rank", "bot", "version", "rating", "±", "games", "score", "failures"
+    );
+    for row in &board.rows {
+        let rank = row.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".to_owned());
+        let rating = row.rating.map(|r| format!("{r:.0}")).unwrap_or_else(|| "unrated".to_owned());
+        let error = match row.error {
+            Some(_) if row.anchor => "anchor".to_owned(),
+            Some(e) => format!("{e:.0}"),
+            None => String::new(),
+        };
+        let score = row.score.map(|s| format!("{:.1}%", 100.0 * s)).unwrap_or_default();
+        let last = row.last_played.map(othello_arena::ggf::format_date).unwrap_or_default();
+        out += &format!(
+            "{rank:>4}  {:name_width$}  {:version_width$}  {rating:>7}  {error:>5}  {:>6}  {score:>7}  {:>8}  {last}\n",
+            row.name,
+            row.version_text(),
+            row.games,
+            row.failures,
+        );
+    }
+    out += &format!(
+        "\n{} games. Elo from a maximum-likelihood fit of all games, {} = 0; ± is the 95 % interval.\n",
+        board.games,
+        board.anchor.as_deref().unwrap_or("(no anchor yet)")
+    );
+    out
+}

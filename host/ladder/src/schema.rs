@@ -1,0 +1,148 @@
+//! Opening a ladder database: refusing anything that is not one of ours (without writing a byte
+//! to it), and creating the schema in a new or empty file.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+/// `PRAGMA application_id` of a ladder: "OTLD" (Othello ladder) in ASCII.
+pub const APPLICATION_ID: i32 = 0x4F54_4C44;
+/// `PRAGMA user_version`: the schema's version. A newer file is refused, never downgraded.
+pub const SCHEMA_VERSION: i32 = 1;
+/// How long a write waits for another process's write to finish before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+const SCHEMA: &str = "
+CREATE TABLE entries (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('library', 'engine')),
+    name TEXT NOT NULL,
+    level INTEGER NOT NULL DEFAULT 0,          -- 0 = the bot's default level
+    hash TEXT NOT NULL,                        -- SHA-256 of the library (of an engine's command and files)
+    locator TEXT NOT NULL,                     -- where it was last found: a path or nboard:COMMAND
+    added_at INTEGER NOT NULL,                 -- Unix seconds
+    UNIQUE (kind, name, level, hash)
+);
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    black INTEGER NOT NULL REFERENCES entries(id),
+    white INTEGER NOT NULL REFERENCES entries(id),
+    black_score REAL NOT NULL CHECK (black_score IN (0.0, 0.5, 1.0)),
+    termination TEXT NOT NULL,                 -- normal, resigned, timeout, crash, load-error …
+    failed INTEGER REFERENCES entries(id),     -- the entry that lost by a failure, if any
+    played_at INTEGER NOT NULL,                -- Unix seconds
+    ggf TEXT NOT NULL                          -- the whole game, one GGF line
+);
+-- Covers the refit's tallies and the leaderboard's records: neither reads the games themselves.
+CREATE INDEX games_results ON games(black, white, black_score, failed, played_at);
+CREATE INDEX games_by_white ON games(white);
+CREATE TABLE snapshots (
+    id INTEGER PRIMARY KEY,
+    taken_at INTEGER NOT NULL,
+    games INTEGER NOT NULL,                    -- games in the ladder when it was taken
+    reason TEXT NOT NULL
+);
+CREATE TABLE snapshot_ratings (
+    snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+    entry INTEGER NOT NULL REFERENCES entries(id),
+    rating REAL NOT NULL,
+    error REAL NOT NULL,
+    PRIMARY KEY (snapshot, entry)
+);
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+";
+
+/// Opens (or creates) the ladder at `path`, checked and ready for several processes at once.
+pub fn open(path: &Path) -> Result<Connection, String> {
+    let shown = path.display();
+    let exists = path.exists();
+    if exists && !path.is_file() {
+        return Err(format!("{shown} is not a file, so it cannot be a ladder"));
+    }
+    if !exists && let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create the folder {}: {e}", parent.display()))?;
+    }
+    let flags = if exists {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    };
+    let mut connection = Connection::open_with_flags(path, flags).map_err(|e| format!("cannot open {shown}: {e}"))?;
+    connection.busy_timeout(BUSY_TIMEOUT).map_err(|e| format!("cannot open {shown}: {e}"))?;
+    // Read-only checks first: nothing is written to a file that is not ours.
+    check(&connection, path)?;
+    connection
+        .pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| format!("cannot use {shown} as a ladder (write-ahead log): {e}"))?;
+    // WAL with full sync: a committed game survives `kill -9` and a power cut alike.
+    connection.pragma_update(None, "synchronous", "FULL").map_err(|e| format!("{shown}: {e}"))?;
+    connection.pragma_update(None, "foreign_keys", "ON").map_err(|e| format!("{shown}: {e}"))?;
+    create_if_new(&mut connection, path)?;
+    Ok(connection)
+}
+
+/// What the file's header and catalogue say it is.
+struct Header {
+    application_id: i32,
+    user_version: i32,
+    tables: i64,
+}
+
+fn header(connection: &Connection, path: &Path) -> Result<Header, String> {
+    let refuse = |e: rusqlite::Error| refusal(path, &e.to_string());
+    let application_id = connection.pragma_query_value(None, "application_id", |row| row.get(0)).map_err(refuse)?;
+    let user_version = connection.pragma_query_value(None, "user_version", |row| row.get(0)).map_err(refuse)?;
+    let tables = connection
+        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+        .map_err(|e| refusal(path, &e.to_string()))?;
+    Ok(Header { application_id, user_version, tables })
+}
+
+fn refusal(path: &Path, why: &str) -> String {
+    format!("{} is not a usable othello ladder ({why}); it was left untouched", path.display())
+}
+
+/// Refuses a file that is not a ladder of a schema this program reads.
+fn check(connection: &Connection, path: &Path) -> Result<(), String> {
+    let header = header(connection, path)?;
+    match header {
+        // A new or empty file: ours to set up.
+        Header { application_id: 0, user_version: 0, tables: 0 } => Ok(()),
+        Header { application_id: 0, .. } => {
+            Err(refusal(path, "it is an SQLite database of another program: it has tables but no ladder id"))
+        }
+        Header { application_id, .. } if application_id != APPLICATION_ID => Err(refusal(
+            path,
+            &format!("it is an SQLite database of another program: application id {application_id:#010x}"),
+        )),
+        Header { user_version, .. } if user_version > SCHEMA_VERSION => Err(refusal(
+            path,
+            &format!(
+                "it was written by a newer othello (schema {user_version}; this one reads up to {SCHEMA_VERSION})"
+            ),
+        )),
+        Header { user_version, .. } if user_version < 1 => {
+            Err(refusal(path, "its ladder id is set but it has no schema version: it is damaged"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Creates the schema in a new file; another process may be doing the same at the same moment,
+/// so the check is repeated under the write lock.
+fn create_if_new(connection: &mut Connection, path: &Path) -> Result<(), String> {
+    let setup_error = |e: rusqlite::Error| format!("cannot set up the ladder {}: {e}", path.display());
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(setup_error)?;
+    if header(&transaction, path)?.application_id == APPLICATION_ID {
+        return Ok(()); // set up already (perhaps by another process a moment ago)
+    }
+    check(&transaction, path)?;
+    transaction.execute_batch(SCHEMA).map_err(setup_error)?;
+    transaction.pragma_update(None, "application_id", APPLICATION_ID).map_err(setup_error)?;
+    transaction.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(setup_error)?;
+    transaction.commit().map_err(setup_error)
+}

@@ -1,0 +1,380 @@
+//! The ladder's database: entries, games (each with its GGF) and rating snapshots in one SQLite
+//! file. Every game is committed in a transaction of its own, so `kill -9` loses at most the game
+//! being played; the write-ahead log and a busy timeout let several processes rate on one ladder
+//! at once. The file is plain SQLite: other tools can read it (`sqlite3 ladder.sqlite3`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use othello_arena::record::{End, GameRecord, unix_now};
+use othello_sdk::Color;
+
+use crate::fit::{Fit, FitOptions, Rating, Results, fit};
+use crate::identity::{Identity, Kind};
+
+/// The key of the anchor's entry id in the `settings` table.
+const ANCHOR_KEY: &str = "anchor";
+
+/// A ladder database, open.
+pub struct Ladder {
+    connection: Connection,
+    path: PathBuf,
+}
+
+/// One rated entry as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub id: i64,
+    pub identity: Identity,
+    pub added_at: u64,
+}
+
+/// One game of the ladder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredGame {
+    pub id: i64,
+    pub black: i64,
+    pub white: i64,
+    /// 1, ½ or 0.
+    pub black_score: f64,
+    /// `normal`, `resigned` or the failure's name.
+    pub termination: String,
+    /// The entry that lost by a failure.
+    pub failed: Option<i64>,
+    pub played_at: u64,
+    pub ggf: String,
+}
+
+/// An entry's record over all its games.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EntryRecord {
+    pub games: u64,
+    pub points: f64,
+    pub failures: u64,
+    pub last_played: Option<u64>,
+}
+
+/// Ratings saved at one moment, for the history plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub id: i64,
+    pub taken_at: u64,
+    /// Games in the ladder then.
+    pub games: u64,
+    pub reason: String,
+    /// `(entry id, rating)`.
+    pub ratings: Vec<(i64, Rating)>,
+}
+
+fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> String + '_ {
+    move |e| format!("ladder {}: {e}", path.display())
+}
+
+impl Ladder {
+    /// Opens the ladder at `path`, creating it if there is no file (see [`crate::schema`]). A file
+    /// that is not a ladder is refused and left as it is.
+    pub fn open(path: &Path) -> Result<Ladder, String> {
+        Ok(Ladder { connection: crate::schema::open(path)?, path: path.to_path_buf() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn error(&self) -> impl Fn(rusqlite::Error) -> String + '_ {
+        db_error(&self.path)
+    }
+
+    /// The entry of `identity`, added if it is new (its locator is brought up to date).
+    pub fn entry_for(&mut self, identity: &Identity) -> Result<Entry, String> {
+        let error = db_error(&self.path);
+        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let level = identity.level.unwrap_or(0) as i64;
+        transaction
+            .execute(
+                "INSERT INTO entries (kind, name, level, hash, locator, added_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (kind, name, level, hash) DO UPDATE SET locator = excluded.locator",
+                params![
+                    identity.kind.as_str(),
+                    identity.name,
+                    level,
+                    identity.hash,
+                    identity.locator,
+                    unix_now() as i64
+                ],
+            )
+            .map_err(&error)?;
+        let (id, added_at): (i64, i64) = transaction
+            .query_row(
+                "SELECT id, added_at FROM entries WHERE kind = ?1 AND name = ?2 AND level = ?3 AND hash = ?4",
+                params![identity.kind.as_str(), identity.name, level, identity.hash],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(&error)?;
+        transaction.commit().map_err(&error)?;
+        Ok(Entry { id, identity: identity.clone(), added_at: added_at as u64 })
+    }
+
+    /// Every entry, oldest first.
+    pub fn entries(&self) -> Result<Vec<Entry>, String> {
+        let mut statement = self
+            .connection
+            .prepare("SELECT id, kind, name, level, hash, locator, added_at FROM entries ORDER BY id")
+            .map_err(self.error())?;
+        let rows = statement
+            .query_map([], |row| {
+                let kind: String = row.get(1)?;
+                let level: i64 = row.get(3)?;
+                Ok(Entry {
+                    id: row.get(0)?,
+                    identity: Identity {
+                        kind: Kind::parse(&kind).unwrap_or(Kind::Library),
+                        name: row.get(2)?,
+                        level: (level > 0).then_some(level as u32),
+                        hash: row.get(4)?,
+                        locator: row.get(5)?,
+                    },
+                    added_at: row.get::<_, i64>(6)? as u64,
+                })
+            })
+            .map_err(self.error())?;
+        rows.collect::<Result<_, _>>().map_err(self.error())
+    }
+
+    /// The anchor's entry id, if set.
+    pub fn anchor(&self) -> Result<Option<i64>, String> {
+        let value: Option<String> = self
+            .connection
+            .query_row("SELECT value FROM settings WHERE key = ?1", [ANCHOR_KEY], |row| row.get(0))
+            .optional()
+            .map_err(self.error())?;
+        Ok(value.and_then(|v| v.parse().ok()))
+    }
+
+    /// Makes `entry` the anchor unless the ladder has one (the first anchor stays for good, so
+    /// ratings stay comparable).
+    pub fn set_anchor_if_unset(&mut self, entry: i64) -> Result<(), String> {
+        self.connection
+            .execute(
+                "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
+                params![ANCHOR_KEY, entry.to_string()],
+            )
+            .map_err(self.error())?;
+        Ok(())
+    }
+
+    /// Records a finished game between two entries (in its own transaction).
+    pub fn record_game(&mut self, black: i64, white: i64, game: &GameRecord) -> Result<i64, String> {
+        let ids = self.record_games(&[(black, white, game)])?;
+        Ok(ids[0])
+    }
+
+    /// Records many finished games `(black, white, game)` in one transaction (an import: all
+    /// or none).
+    pub fn record_games(&mut self, games: &[(i64, i64, &GameRecord)]) -> Result<Vec<i64>, String> {
+        let error = db_error(&self.path);
+        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let mut ids = Vec::with_capacity(games.len());
+        {
+            let mut insert = transaction
+                .prepare_cached(
+                    "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(&error)?;
+            for &(black, white, game) in games {
+                let black_score = match game.result.winner {
+                    Some(Color::Black) => 1.0,
+                    Some(Color::White) => 0.0,
+                    None => 0.5,
+                };
+                let failed = match &game.result.end {
+                    End::Forfeit { loser: Color::Black, .. } => Some(black),
+                    End::Forfeit { loser: Color::White, .. } => Some(white),
+                    _ => None,
+                };
+                insert
+                    .execute(params![
+                        black,
+                        white,
+                        black_score,
+                        game.result.termination().as_str(),
+                        failed,
+                        game.started_at as i64,
+                        othello_arena::ggf::write_game(game)
+                    ])
+                    .map_err(&error)?;
+                ids.push(transaction.last_insert_rowid());
+            }
+        }
+        transaction.commit().map_err(&error)?;
+        Ok(ids)
+    }
+
+    /// Games in the ladder.
+    pub fn game_count(&self) -> Result<u64, String> {
+        let count: i64 =
+            self.connection.query_row("SELECT count(*) FROM games", [], |row| row.get(0)).map_err(self.error())?;
+        Ok(count as u64)
+    }
+
+    /// The games of `entry`, newest first.
+    pub fn games_of(&self, entry: i64) -> Result<Vec<StoredGame>, String> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT id, black, white, black_score, termination, failed, played_at, ggf FROM games
+                 WHERE black = ?1 OR white = ?1 ORDER BY id DESC",
+            )
+            .map_err(self.error())?;
+        let rows = statement
+            .query_map([entry], |row| {
+                Ok(StoredGame {
+                    id: row.get(0)?,
+                    black: row.get(1)?,
+                    white: row.get(2)?,
+                    black_score: row.get(3)?,
+                    termination: row.get(4)?,
+                    failed: row.get(5)?,
+                    played_at: row.get::<_, i64>(6)? as u64,
+                    ggf: row.get(7)?,
+                })
+            })
+            .map_err(self.error())?;
+        rows.collect::<Result<_, _>>().map_err(self.error())
+    }
+
+    /// Each entry's games, points, failures and last game.
+    pub fn records(&self) -> Result<HashMap<i64, EntryRecord>, String> {
+        let mut records: HashMap<i64, EntryRecord> = HashMap::new();
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT entry, count(*), sum(score), sum(failed), max(played_at) FROM (
+                     SELECT black AS entry, black_score AS score, failed = black AS failed, played_at FROM games
+                     UNION ALL
+                     SELECT white, 1.0 - black_score, failed = white, played_at FROM games
+                 ) GROUP BY entry",
+            )
+            .map_err(self.error())?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    EntryRecord {
+                        games: row.get::<_, i64>(1)? as u64,
+                        points: row.get(2)?,
+                        failures: row.get::<_, Option<i64>>(3)?.unwrap_or(0) as u64,
+                        last_played: row.get::<_, Option<i64>>(4)?.map(|t| t as u64),
+                    },
+                ))
+            })
+            .map_err(self.error())?;
+        for row in rows {
+            let (entry, record) = row.map_err(self.error())?;
+            records.insert(entry, record);
+        }
+        Ok(records)
+    }
+
+    /// Every game aggregated into one tally per pair, with entries numbered in the order of
+    /// `entries` (ids not listed are left out).
+    pub fn results(&self, entries: &[Entry]) -> Result<Results, String> {
+        let index: HashMap<i64, usize> = entries.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
+        let mut results = Results::new(entries.len());
+        let mut statement = self
+            .connection
+            .prepare("SELECT black, white, black_score, count(*) FROM games GROUP BY black, white, black_score")
+            .map_err(self.error())?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, f64>(2)?, row.get::<_, i64>(3)?))
+            })
+            .map_err(self.error())?;
+        for row in rows {
+            let (black, white, score, count) = row.map_err(self.error())?;
+            if let (Some(&b), Some(&w)) = (index.get(&black), index.get(&white)) {
+                results.add_games(b, w, score, count as f64);
+            }
+        }
+        Ok(results)
+    }
+
+    /// Fits every entry's rating from all games (see [`crate::fit`](mod@crate::fit)); `entries` as
+    /// [`Ladder::entries`] returns them. Without an anchor, nothing is rated.
+    pub fn fit(&self, entries: &[Entry]) -> Result<Fit, String> {
+        let results = self.results(entries)?;
+        let anchor = self.anchor()?.and_then(|id| entries.iter().position(|e| e.id == id));
+        Ok(match anchor {
+            Some(anchor) => fit(&results, &FitOptions::anchored_at(anchor)),
+            None => Fit { ratings: vec![None; entries.len()], placement_errors: vec![None; entries.len()], steps: 0 },
+        })
+    }
+
+    /// Saves the ratings of `fit` (for `entries`) as a snapshot of the history.
+    pub fn save_snapshot(&mut self, entries: &[Entry], fit: &Fit, reason: &str) -> Result<i64, String> {
+        let games = self.game_count()?;
+        let error = db_error(&self.path);
+        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        transaction
+            .execute(
+                "INSERT INTO snapshots (taken_at, games, reason) VALUES (?1, ?2, ?3)",
+                params![unix_now() as i64, games as i64, reason],
+            )
+            .map_err(&error)?;
+        let snapshot = transaction.last_insert_rowid();
+        for (entry, rating) in entries.iter().zip(&fit.ratings) {
+            if let Some(rating) = rating {
+                transaction
+                    .execute(
+                        "INSERT INTO snapshot_ratings (snapshot, entry, rating, error) VALUES (?1, ?2, ?3, ?4)",
+                        params![snapshot, entry.id, rating.elo, rating.error],
+                    )
+                    .map_err(&error)?;
+            }
+        }
+        transaction.commit().map_err(&error)?;
+        Ok(snapshot)
+    }
+
+    /// Every snapshot, oldest first.
+    pub fn history(&self) -> Result<Vec<Snapshot>, String> {
+        let mut snapshots: Vec<Snapshot> = {
+            let mut statement = self
+                .connection
+                .prepare("SELECT id, taken_at, games, reason FROM snapshots ORDER BY id")
+                .map_err(self.error())?;
+            let rows = statement
+                .query_map([], |row| {
+                    Ok(Snapshot {
+                        id: row.get(0)?,
+                        taken_at: row.get::<_, i64>(1)? as u64,
+                        games: row.get::<_, i64>(2)? as u64,
+                        reason: row.get(3)?,
+                        ratings: Vec::new(),
+                    })
+                })
+                .map_err(self.error())?;
+            rows.collect::<Result<_, _>>().map_err(self.error())?
+        };
+        let position: HashMap<i64, usize> = snapshots.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let mut statement = self
+            .connection
+            .prepare("SELECT snapshot, entry, rating, error FROM snapshot_ratings ORDER BY snapshot, entry")
+            .map_err(self.error())?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, f64>(2)?, row.get::<_, f64>(3)?))
+            })
+            .map_err(self.error())?;
+        for row in rows {
+            let (snapshot, entry, elo, error) = row.map_err(self.error())?;
+            if let Some(&i) = position.get(&snapshot) {
+                snapshots[i].ratings.push((entry, Rating { elo, error }));
+            }
+        }
+        Ok(snapshots)
+    }
+}
