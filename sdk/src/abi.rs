@@ -230,7 +230,6 @@ const _: () = assert!(std::mem::size_of::<OthelloMoveValue>() == 32);
 
 /// The Rust view of one move's value in an analysis: each report is optional.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MoveValue {
     /// The move (a legal move of the side to move).
     pub square: Square,
