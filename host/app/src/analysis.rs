@@ -76,10 +76,19 @@ enum Request {
 
 enum Event {
     /// One analysis of `position` within `budget_ms`.
-    Values { position: Position, budget_ms: u64, analysis: Analysis },
+    Values {
+        position: Position,
+        budget_ms: u64,
+        analysis: Analysis,
+    },
     /// All budgets of `position` are done (or every value is exact).
-    Finished { position: Position },
-    Failed { position: Option<Position>, why: String },
+    Finished {
+        position: Position,
+    },
+    Failed {
+        position: Option<Position>,
+        why: String,
+    },
 }
 
 /// What the analysis shows now.

@@ -287,3 +287,45 @@ fn disc_color(color: Color) -> Color32 {
         Color::White => WHITE_DISC,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_orientation() -> Vec<Orientation> {
+        (0..4).flat_map(|q| [false, true].map(|mirrored| Orientation { quarter_turns: q, mirrored })).collect()
+    }
+
+    #[test]
+    fn the_standard_view_has_a1_top_left_with_letters_across_and_numbers_down() {
+        let view = Orientation::default();
+        assert_eq!(view.to_screen("a1".parse().unwrap()), (0, 0));
+        assert_eq!(view.to_screen("h8".parse().unwrap()), (7, 7));
+        let across: Vec<String> = (0..8).map(|i| view.edge_label(i, true)).collect();
+        let down: Vec<String> = (0..8).map(|i| view.edge_label(i, false)).collect();
+        assert_eq!(across.concat(), "abcdefgh");
+        assert_eq!(down.concat(), "12345678");
+    }
+
+    #[test]
+    fn the_coordinates_follow_a_turn_and_a_mirror() {
+        let turned = Orientation::default().rotated();
+        assert_eq!(turned.to_screen("a1".parse().unwrap()), (7, 0), "a1 goes top right");
+        assert_eq!((0..8).map(|i| turned.edge_label(i, true)).collect::<String>(), "87654321");
+        assert_eq!((0..8).map(|i| turned.edge_label(i, false)).collect::<String>(), "abcdefgh");
+        let mirrored = Orientation::default().mirrored();
+        assert_eq!((0..8).map(|i| mirrored.edge_label(i, true)).collect::<String>(), "hgfedcba");
+    }
+
+    #[test]
+    fn turning_and_mirroring_move_the_screen_as_the_buttons_say() {
+        for view in every_orientation() {
+            for square in Square::all() {
+                let (x, y) = view.to_screen(square);
+                assert_eq!(view.square_at(x, y), square);
+                assert_eq!(view.rotated().to_screen(square), (7 - y, x), "{view:?} {square}");
+                assert_eq!(view.mirrored().to_screen(square), (7 - x, y), "{view:?} {square}");
+            }
+        }
+    }
+}

@@ -335,9 +335,7 @@ impl OthelloApp {
         let position = self.game().viewed();
         let wanted = match &self.settings.analysis_bot {
             Some(path)
-                if self.settings.show_evaluations
-                    && self.editor.is_none()
-                    && !position.legal_moves().is_empty() =>
+                if self.settings.show_evaluations && self.editor.is_none() && !position.legal_moves().is_empty() =>
             {
                 Some((self.session.seating().spec(path, None), position))
             }

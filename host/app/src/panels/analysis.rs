@@ -44,7 +44,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if let Some(best) = values.first() {
         let view = black_view(best, position.side_to_move());
         let side = crate::color_name(position.side_to_move());
-        let depth = best.depth.map_or(String::new(), |d| if best.exact { " (exact)".to_owned() } else { format!(", depth {d}") });
+        let depth = best
+            .depth
+            .map_or(String::new(), |d| if best.exact { " (exact)".to_owned() } else { format!(", depth {d}") });
         ui.label(format!("Best for {side}: {} — {}{depth}", best.square, view.description()));
     }
     match app.analysis.status() {
