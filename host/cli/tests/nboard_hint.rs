@@ -82,7 +82,7 @@ fn hint_lists_the_best_moves_of_the_analysis() {
     // order, as the fixture gives them).
     let mut expected: Vec<(Square, u32)> =
         position.legal_moves().into_iter().map(|s| (s, position.flips(s).count())).collect();
-    expected.sort_by(|a, b| b.1.cmp(&a.1));
+    expected.sort_by_key(|&(_, flips)| std::cmp::Reverse(flips));
     assert!(expected.len() > 3);
     let lines = session(dir.path(), "analyzes", &[set_game(&position), "hint 3".to_owned()]);
     let wanted: Vec<String> = expected[..3]
