@@ -134,6 +134,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.horizontal_wrapped(|ui| {
                 if ui.button("Edit position").on_hover_text("Set up discs and the side to move").clicked() {
                     app.editor = Some(EditorState::new(&app.game().viewed()));
+                    // The game's bots wait while the board shows the draft.
+                    app.session.paused = true;
                 }
                 if ui.button("Copy position").on_hover_text("The board as an OBF line (Edax, Egaroucid)").clicked() {
                     let text = format_position(&app.game().viewed());
