@@ -81,25 +81,30 @@ pub fn analyze(searcher: &mut Searcher, position: &Position, time_limit: Option<
     moves.into_iter().map(|m| m.value).collect()
 }
 
-/// Iterative deepening over the root moves, up to `max_depth` plies from the root.
+/// Iterative deepening over the root moves, up to `max_depth` plies from the root. An iteration
+/// counts only when every move finished it, so all values shown come from the same depth (values
+/// of different depths are not comparable: Othello evaluations swing between odd and even
+/// depths); an unfinished one still leaves its results in the tables for the next call.
 fn deepen(searcher: &mut Searcher, moves: &mut [RootMove], max_depth: u32, hard: Instant, soft: Instant) {
     for depth in 1..=max_depth {
-        for root in moves.iter_mut().filter(|m| !m.value.exact) {
+        let mut iteration = Vec::with_capacity(moves.len());
+        for root in moves.iter().filter(|m| !m.value.exact) {
             // The child is searched one ply less deep; a child search always completes its first
             // iteration, so every move has a value after the first round.
             let child_depth = depth - 1;
             let limits = Limits { hard_deadline: Some(hard), ..Limits::depth(child_depth.max(1)) };
             let result = searcher.search(&root.searched, &limits);
-            let reached = (result.depth + 1).min(depth);
-            if root.value.depth.is_some_and(|known| known >= reached) {
-                return; // cut short by the deadline: the deeper value stands
+            if depth > 1 && result.depth < child_depth.max(1) {
+                return; // cut short by the deadline: the last whole iteration stands
             }
-            root.value.eval = Some(root.sign * score_to_discs(result.score) + 0.0);
-            root.value.exact = result.score.abs() > EVAL_LIMIT;
-            root.value.depth = Some(reached);
-            if Instant::now() >= hard {
-                return;
-            }
+            let proven = result.score.abs() > EVAL_LIMIT;
+            iteration.push((root.square, root.sign * score_to_discs(result.score) + 0.0, proven));
+        }
+        for (square, eval, proven) in iteration {
+            let root = moves.iter_mut().find(|m| m.square == square).expect("a root move");
+            root.value.eval = Some(eval);
+            root.value.exact = proven;
+            root.value.depth = Some(depth);
         }
         sort_best_first(moves);
         if Instant::now() >= soft {
