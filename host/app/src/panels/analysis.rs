@@ -24,7 +24,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let selected = app.settings.analysis_bot.as_ref().map(|path| {
         analysers.iter().find(|(p, _)| p == path).map_or_else(|| library_stem(path), |(_, name)| name.clone())
     });
-    egui::ComboBox::new("analysis-bot", "Analysis bot")
+    // The label on a line of its own: beside the drop-down it would be squeezed in a narrow panel.
+    ui.label("Analysis bot");
+    egui::ComboBox::from_id_salt("analysis-bot")
         .width(ui.available_width().min(MAX_COMBO_WIDTH))
         .selected_text(selected.unwrap_or_else(|| "choose…".to_owned()))
         .show_ui(ui, |ui| {
@@ -44,9 +46,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if let Some(best) = values.first() {
         let view = black_view(best, position.side_to_move());
         let side = crate::color_name(position.side_to_move());
-        let depth = best
-            .depth
-            .map_or(String::new(), |d| if best.exact { " (exact)".to_owned() } else { format!(", depth {d}") });
+        // An exact value says so in its description; a searched one gives its depth.
+        let depth = best.depth.filter(|_| !best.exact).map_or(String::new(), |d| format!(", depth {d}"));
         ui.label(format!("Best for {side}: {} — {}{depth}", best.square, view.description()));
     }
     match app.analysis.status() {
