@@ -98,6 +98,39 @@ OTHELLO_EXPORT void othello_search_info(OthelloSearchInfo *info);
  * stays valid until the next call into the bot; NULL = no failure. */
 OTHELLO_EXPORT const char *othello_last_error(void);
 
+/* ---- Optional export: analysis (an addition to version 1, not an ABI change) ----
+ *
+ * The value of every legal move, for move evaluations on a GUI's board and for
+ * hints. A bot without this export keeps working; it is just not offered as an
+ * analysis engine. */
+
+#define OTHELLO_ANALYZE_ERROR 0xFFFFFFFFu  /* othello_analyze failed; othello_last_error says why */
+
+typedef struct OthelloMoveValue {
+    uint32_t size;      /* set by the host: sizeof(OthelloMoveValue); later versions only append */
+    uint8_t  move;      /* (row << 4) | col: a legal move of the side to move */
+    uint8_t  reserved[3];
+    uint32_t flags;     /* OTHELLO_INFO_EVAL / _DEPTH / _WIN_RATE / _EXACT bits of the fields set */
+    uint32_t depth;     /* depth reached for this move, in plies */
+    double   eval;      /* final disc difference with best play after this move, from the view
+                           of the side to move in the board (+ = good for it), -64..64 */
+    double   win_rate;  /* the side to move's chance of winning after this move, 0..1 */
+} OthelloMoveValue;     /* 32 bytes */
+
+/* Searches `board` for at most board->time_limit_ms (0 = as you see fit) and
+ * fills one element per legal move of the side to move (any order), at most
+ * `capacity` of them; returns how many it filled, 0 when the side to move
+ * must pass, OTHELLO_ANALYZE_ERROR after a failure. The host calls it between
+ * games' moves like think(), from one thread at a time, and may call it again
+ * on the same position with a longer time (values that deepen).
+ * The host zeroes the array and sets `size` in every element; elements lie
+ * `size` bytes apart (that is out[i] when your header is the host's). As with
+ * OthelloSearchInfo, write only fields lying entirely within `size`, set only
+ * the flags of fields written, and leave `size` as it is. The host checks
+ * what it reads: more than `capacity`, an illegal or repeated move, or a value
+ * that is not a finite number in range is left out, never trusted. */
+OTHELLO_EXPORT uint32_t othello_analyze(const OthelloBoard *board, OthelloMoveValue *out, uint32_t capacity);
+
 /* ---- Helpers for C authors ---------------------------------------------- */
 
 static inline int othello_popcount(uint64_t b) { return __builtin_popcountll(b); }

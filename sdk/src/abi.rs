@@ -11,11 +11,12 @@
 //! | `othello_set_level` | `void (uint32_t)` | optional; called after `init`, before the game's first `think` |
 //! | `othello_search_info` | `void (OthelloSearchInfo *)` | optional; reports the last search after `think` returns |
 //! | `othello_last_error` | `const char *(void)` | optional; why the last call failed (NULL = no failure) |
+//! | `othello_analyze` | `uint32_t (const OthelloBoard *, OthelloMoveValue *, uint32_t)` | optional; the value of every legal move (see [`OthelloMoveValue`]) |
 //!
 //! The host calls a bot from one thread at a time. `think` is called on every
 //! turn of the bot while the game is not over, also when it must pass.
 
-use crate::{Bitboard, Color, Position};
+use crate::{Bitboard, Color, Move, Position, Square};
 
 /// The ABI version this crate speaks.
 pub const OTHELLO_ABI_VERSION: u32 = 1;
@@ -37,6 +38,7 @@ pub mod symbol {
     pub const SET_LEVEL: &[u8] = b"othello_set_level\0";
     pub const SEARCH_INFO: &[u8] = b"othello_search_info\0";
     pub const LAST_ERROR: &[u8] = b"othello_last_error\0";
+    pub const ANALYZE: &[u8] = b"othello_analyze\0";
 }
 
 /// The position handed to `think` (32 bytes, C layout).
@@ -178,5 +180,98 @@ impl From<OthelloSearchInfo> for SearchInfo {
             nodes: has(info_flags::NODES).then_some(raw.nodes),
             win_rate: (has(info_flags::WIN_RATE) && raw.win_rate.is_finite()).then_some(raw.win_rate),
         }
+    }
+}
+
+/// What `othello_analyze` returns when it failed (`othello_last_error` then says why); never a
+/// count of values.
+pub const OTHELLO_ANALYZE_ERROR: u32 = u32::MAX;
+
+/// Room the host gives `othello_analyze`: more than the legal moves of any position (at most 33
+/// are known), so a bot never has to leave one out.
+pub const OTHELLO_ANALYZE_CAPACITY: u32 = 64;
+
+/// The value of one legal move, as `othello_analyze` reports it (32 bytes, C layout).
+///
+/// `othello_analyze(board, out, capacity)` is an optional export added to ABI v1 (not an ABI
+/// change: a bot without it keeps working and is simply not offered for analysis). It searches
+/// `board` for at most `board->time_limit_ms` (0 = as the bot sees fit) and fills one element
+/// per legal move of the side to move, best first or in any order, at most `capacity` of them,
+/// and returns how many it filled; [`OTHELLO_ANALYZE_ERROR`] if it failed; 0 when the side to
+/// move must pass.
+///
+/// Versioned like [`OthelloSearchInfo`]: the host zeroes the array and sets `size` in every
+/// element to the size of the struct as it knows it; elements lie `size` bytes apart (`out[i]`
+/// when the bot's header is the host's). Later versions only append fields: the bot writes only
+/// the fields that lie entirely within `size`, sets only the `flags` bits of fields written, and
+/// leaves `size` as it is. The host checks everything it reads: a count above `capacity`, a
+/// square that is not a legal move, a repeated move or a value that is not a finite number in its
+/// range is left out (and said so), never trusted.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OthelloMoveValue {
+    /// `sizeof(OthelloMoveValue)` as the host knows it, and the distance between two elements.
+    pub size: u32,
+    /// The move, `(row << 4) | col`.
+    pub mv: u8,
+    pub reserved: [u8; 3],
+    /// `info_flags` bits of the fields set: `EVAL`, `DEPTH`, `WIN_RATE`, `EXACT`.
+    pub flags: u32,
+    /// Depth reached for this move, in plies.
+    pub depth: u32,
+    /// Final disc difference with best play after this move, from the view of the side to move
+    /// in `board` (+ = good for it), -64..=64.
+    pub eval: f64,
+    /// The side to move's chance of winning after this move, 0..=1.
+    pub win_rate: f64,
+}
+
+const _: () = assert!(std::mem::size_of::<OthelloMoveValue>() == 32);
+
+/// The Rust view of one move's value in an analysis: each report is optional.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MoveValue {
+    /// The move (a legal move of the side to move).
+    pub square: Square,
+    /// Disc difference with best play after the move, from the view of the side to move.
+    pub eval: Option<f64>,
+    /// `eval` is the exact final disc difference (an endgame solve).
+    pub exact: bool,
+    /// Depth reached for this move, in plies.
+    pub depth: Option<u32>,
+    /// The side to move's chance of winning after this move, 0..=1.
+    pub win_rate: Option<f64>,
+}
+
+impl MoveValue {
+    /// A value of `square` with nothing reported yet.
+    pub fn new(square: Square) -> MoveValue {
+        MoveValue { square, eval: None, exact: false, depth: None, win_rate: None }
+    }
+}
+
+impl From<MoveValue> for OthelloMoveValue {
+    fn from(value: MoveValue) -> OthelloMoveValue {
+        let mut raw = OthelloMoveValue {
+            size: std::mem::size_of::<OthelloMoveValue>() as u32,
+            mv: Move::Play(value.square).to_byte(),
+            ..Default::default()
+        };
+        if let Some(eval) = value.eval {
+            raw.flags |= info_flags::EVAL;
+            raw.eval = eval;
+        }
+        if value.exact {
+            raw.flags |= info_flags::EXACT;
+        }
+        if let Some(depth) = value.depth {
+            raw.flags |= info_flags::DEPTH;
+            raw.depth = depth;
+        }
+        if let Some(win_rate) = value.win_rate {
+            raw.flags |= info_flags::WIN_RATE;
+            raw.win_rate = win_rate;
+        }
+        raw
     }
 }

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use crate::{Move, Position, SearchInfo};
+use crate::{Move, MoveValue, Position, SearchInfo};
 
 /// What a bot is asked on its turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,16 @@ pub trait Bot: Default + Send + 'static {
 
     /// A report on the last `think`, if the bot has one.
     fn search_info(&self) -> Option<SearchInfo> {
+        None
+    }
+
+    /// The value of every legal move of `request.position` (the side to move's view), searched
+    /// within `request.time_limit` (`None`: as the bot sees fit), for analysis (move evaluations
+    /// on the board, hints). `None` (the default): the bot does not analyse.
+    ///
+    /// Exported as `othello_analyze` only by `export_bot!(MyBot, analysis)`: a bot without it
+    /// is not offered for analysis.
+    fn analyze(&mut self, _request: &ThinkRequest) -> Option<Vec<MoveValue>> {
         None
     }
 }

@@ -14,12 +14,38 @@
 /// othello_sdk::export_bot!(MyBot);
 /// ```
 ///
+/// A bot that implements [`Bot::analyze`](crate::Bot::analyze) also exports the optional
+/// `othello_analyze` (move evaluations for analysis) with `export_bot!(MyBot, analysis)`. Its
+/// shim catches panics too (then it returns
+/// [`OTHELLO_ANALYZE_ERROR`](crate::abi::OTHELLO_ANALYZE_ERROR) and `othello_last_error` says
+/// why) and writes only within the host's `capacity` and element `size` (see
+/// [`OthelloMoveValue`](crate::abi::OthelloMoveValue)).
+///
 /// The exports are global symbols (`init`, `think`, …): one binary can't link
 /// two crates that use this macro. To pit your bot against another in tests,
 /// load the other one as a plugin with the `loader` feature, as the host does.
 #[macro_export]
 macro_rules! export_bot {
-    ($bot:ty) => {
+    (@feature analysis $bot:ty) => {
+        /// # Safety
+        /// `board` is NULL or points to a valid `OthelloBoard`; `out` is NULL or points to
+        /// `capacity` writable elements of `out->size` bytes each, the host's version of the struct.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn othello_analyze(
+            board: *const $crate::abi::OthelloBoard,
+            out: *mut $crate::abi::OthelloMoveValue,
+            capacity: u32,
+        ) -> u32 {
+            // SAFETY: the host passes NULL or a pointer to a live board for the call's duration.
+            let board = unsafe { board.as_ref() };
+            // SAFETY: the host's array, as the ABI describes it (checked for NULL inside).
+            unsafe { STATE.analyze(board, out, capacity) }
+        }
+    };
+    (@feature $other:ident $bot:ty) => {
+        compile_error!(concat!("export_bot!: unknown feature `", stringify!($other), "` (known: analysis)"));
+    };
+    ($bot:ty $(, $feature:ident)? $(,)?) => {
         // An anonymous const block keeps the shims out of the caller's namespace
         // while still seeing `$bot` wherever it is declared (even in a function).
         #[allow(unsafe_code)]
@@ -75,6 +101,8 @@ macro_rules! export_bot {
             pub extern "C" fn othello_last_error() -> *const ::std::ffi::c_char {
                 STATE.last_error()
             }
+
+            $($crate::export_bot!(@feature $feature $bot);)?
         };
     };
 }
@@ -87,7 +115,9 @@ pub mod __private {
     use std::sync::{Mutex, MutexGuard, OnceLock};
     use std::time::Duration;
 
-    use crate::abi::{OTHELLO_MOVE_ERROR, OthelloBoard, OthelloSearchInfo, info_flags};
+    use crate::abi::{
+        OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR, OthelloBoard, OthelloMoveValue, OthelloSearchInfo, info_flags,
+    };
     use crate::{Bot, ThinkRequest};
 
     /// Everything one exported bot keeps between calls.
@@ -182,6 +212,39 @@ pub mod __private {
             self.call(|bot, _| bot.search_info()).flatten().map(OthelloSearchInfo::from)
         }
 
+        /// `othello_analyze`: the bot's values of the legal moves, written into the host's array.
+        ///
+        /// # Safety
+        /// `out` is NULL or points to `capacity` writable elements, each `size` bytes long, the
+        /// first element's `size` set by the host (see [`write_move_values`]).
+        pub unsafe fn analyze(&self, board: Option<&OthelloBoard>, out: *mut OthelloMoveValue, capacity: u32) -> u32 {
+            let Some(board) = board else {
+                self.lock().last_error = CString::new("othello_analyze was called with a NULL board").ok();
+                return OTHELLO_ANALYZE_ERROR;
+            };
+            let Some(position) = board.position() else {
+                self.lock().last_error = CString::new("othello_analyze was called with a malformed board").ok();
+                return OTHELLO_ANALYZE_ERROR;
+            };
+            let time_limit = (board.time_limit_ms > 0).then(|| Duration::from_millis(board.time_limit_ms.into()));
+            let request = ThinkRequest { position, time_limit };
+            match self.call(|bot, _| bot.analyze(&request)) {
+                Some(Some(values)) => {
+                    if out.is_null() {
+                        return 0;
+                    }
+                    let raw: Vec<OthelloMoveValue> = values.into_iter().map(OthelloMoveValue::from).collect();
+                    // SAFETY: the caller's contract.
+                    unsafe { write_move_values(out, capacity, &raw) }
+                }
+                Some(None) => {
+                    self.lock().last_error = CString::new("this bot does not analyse").ok();
+                    OTHELLO_ANALYZE_ERROR
+                }
+                None => OTHELLO_ANALYZE_ERROR, // panicked: `last_error` says so
+            }
+        }
+
         pub fn last_error(&self) -> *const c_char {
             // The pointer stays valid until the next call into the bot: the
             // string lives in the static state and is only replaced by a call.
@@ -230,8 +293,48 @@ pub mod __private {
         host.write(offset_of!(OthelloSearchInfo, flags), report.flags & written);
     }
 
-    /// The host's `OthelloSearchInfo`, as `size` writable bytes at `base`.
-    /// Made only in [`write_search_info`], from the host's pointer and `size`.
+    /// Copies `values` into the host's array of `OthelloMoveValue` at `out` (at most `capacity`
+    /// of them) and returns how many it wrote. Elements lie `size` bytes apart, `size` read from
+    /// the first element; in each, only the fields that lie entirely within `size` are written,
+    /// and only their `flags` bits set. A `size` without room for the move writes nothing.
+    ///
+    /// # Safety
+    /// `out` points to `capacity` writable elements of `size` bytes each, the first one's `size`
+    /// (native-endian `u32` at its start) set by the host.
+    pub unsafe fn write_move_values(out: *mut OthelloMoveValue, capacity: u32, values: &[OthelloMoveValue]) -> u32 {
+        if capacity == 0 {
+            return 0;
+        }
+        // SAFETY: the first element exists (capacity > 0) and starts with the host's `size`.
+        let size = unsafe { out.cast::<u32>().read_unaligned() } as usize;
+        if size < offset_of!(OthelloMoveValue, mv) + size_of::<u8>() {
+            return 0;
+        }
+        let count = values.len().min(capacity as usize);
+        for (index, value) in values[..count].iter().enumerate() {
+            // SAFETY: element `index` < capacity starts `index * size` bytes in (the contract).
+            let base = unsafe { out.cast::<u8>().add(index * size) };
+            let mut host = HostStruct { base, size };
+            host.write(offset_of!(OthelloMoveValue, size), size as u32);
+            host.write(offset_of!(OthelloMoveValue, mv), value.mv);
+            let mut written = 0;
+            if host.write(offset_of!(OthelloMoveValue, eval), value.eval) {
+                written |= info_flags::EVAL | info_flags::EXACT;
+            }
+            if host.write(offset_of!(OthelloMoveValue, win_rate), value.win_rate) {
+                written |= info_flags::WIN_RATE;
+            }
+            if host.write(offset_of!(OthelloMoveValue, depth), value.depth) {
+                written |= info_flags::DEPTH;
+            }
+            host.write(offset_of!(OthelloMoveValue, flags), value.flags & written);
+        }
+        count as u32
+    }
+
+    /// The host's `OthelloSearchInfo` (or one `OthelloMoveValue`), as `size` writable bytes at
+    /// `base`. Made only in [`write_search_info`] and [`write_move_values`], from the host's
+    /// pointer and `size`.
     struct HostStruct {
         base: *mut u8,
         size: usize,

@@ -37,7 +37,7 @@ mod square;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use abi::SearchInfo;
+pub use abi::{MoveValue, SearchInfo};
 pub use bitboard::{Bitboard, Squares};
 pub use bot::{Bot, ThinkRequest};
 pub use color::Color;

@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 use libloading::{Library, Symbol};
 
-use crate::abi::{OTHELLO_ABI_VERSION, OthelloBoard, OthelloSearchInfo, symbol};
+use crate::abi::{
+    OTHELLO_ABI_VERSION, OTHELLO_ANALYZE_CAPACITY, OTHELLO_ANALYZE_ERROR, OthelloBoard, OthelloMoveValue,
+    OthelloSearchInfo, symbol,
+};
 use crate::{SUPPORTED_ABI_VERSIONS, SearchInfo};
 
 type AbiVersionFn = unsafe extern "C" fn() -> u32;
@@ -20,6 +23,7 @@ type LevelsFn = unsafe extern "C" fn() -> u32;
 type SetLevelFn = unsafe extern "C" fn(u32);
 type SearchInfoFn = unsafe extern "C" fn(*mut OthelloSearchInfo);
 type LastErrorFn = unsafe extern "C" fn() -> *const c_char;
+type AnalyzeFn = unsafe extern "C" fn(*const OthelloBoard, *mut OthelloMoveValue, u32) -> u32;
 
 /// Why a library is not a usable bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +62,7 @@ pub struct BotLibrary {
     set_level: Option<SetLevelFn>,
     search_info: Option<SearchInfoFn>,
     last_error: Option<LastErrorFn>,
+    analyze: Option<AnalyzeFn>,
     // Declared last so the function pointers above are dropped before it.
     _library: Library,
 }
@@ -69,6 +74,19 @@ pub struct Features {
     pub levels: u32,
     pub search_info: bool,
     pub last_error: bool,
+    /// `othello_analyze`: the bot reports the value of every legal move.
+    pub analysis: bool,
+}
+
+/// What `othello_analyze` gave back, unchecked: the host validates it against the position
+/// (`othello_arena::analysis`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RawAnalysis {
+    /// The count the bot returned ([`OTHELLO_ANALYZE_ERROR`] for a failure), as it returned it:
+    /// it may exceed the capacity.
+    pub returned: u32,
+    /// The elements within both the count and the capacity, as the bot left them.
+    pub values: Vec<OthelloMoveValue>,
 }
 
 impl BotLibrary {
@@ -103,6 +121,7 @@ impl BotLibrary {
             set_level: optional(&library, symbol::SET_LEVEL),
             search_info: optional(&library, symbol::SEARCH_INFO),
             last_error: optional(&library, symbol::LAST_ERROR),
+            analyze: optional(&library, symbol::ANALYZE),
             _library: library,
         })
     }
@@ -122,6 +141,7 @@ impl BotLibrary {
             levels: self.levels.map_or(0, |levels| unsafe { levels() }),
             search_info: self.search_info.is_some(),
             last_error: self.last_error.is_some(),
+            analysis: self.analyze.is_some(),
         }
     }
 
@@ -155,6 +175,20 @@ impl BotLibrary {
         // SAFETY: `raw` is a valid, writable struct for the duration of the call.
         unsafe { search_info(&mut raw) };
         (raw.flags != 0).then(|| raw.into())
+    }
+
+    /// Calls `othello_analyze` if the bot has it, with room for [`OTHELLO_ANALYZE_CAPACITY`]
+    /// values. Reads no element past the capacity whatever count the bot returns.
+    pub fn analyze(&self, board: &OthelloBoard) -> Option<RawAnalysis> {
+        let analyze = self.analyze?;
+        let empty = OthelloMoveValue { size: std::mem::size_of::<OthelloMoveValue>() as u32, ..Default::default() };
+        let mut values = vec![empty; OTHELLO_ANALYZE_CAPACITY as usize];
+        // SAFETY: `board` is valid and `values` holds `capacity` writable elements of the `size`
+        // each one states, for the duration of the call.
+        let returned = unsafe { analyze(board, values.as_mut_ptr(), OTHELLO_ANALYZE_CAPACITY) };
+        let kept = if returned == OTHELLO_ANALYZE_ERROR { 0 } else { returned.min(OTHELLO_ANALYZE_CAPACITY) };
+        values.truncate(kept as usize);
+        Some(RawAnalysis { returned, values })
     }
 
     /// The bot's explanation of its last failure (e.g. `panicked: …`), if any.

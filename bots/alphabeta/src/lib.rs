@@ -17,6 +17,7 @@
 //! | `endgame.rs` | exact solver |
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
+//! | `analyze.rs` | the value of every legal move (the analysis export) |
 //!
 //! ## A move, step by step ([`AlphaBetaBot::think`])
 //! 1. No legal move: pass.
@@ -41,6 +42,7 @@
 //! position, same move, score and node count); [`Searcher::search`] runs an
 //! iterative-deepening search to fixed limits (depth, nodes, deadlines).
 
+pub mod analyze;
 pub mod board;
 pub mod endgame;
 pub mod eval;
@@ -52,7 +54,7 @@ pub mod stability;
 pub mod time;
 pub mod tt;
 
-use othello_sdk::{Bot, Move, SearchInfo, ThinkRequest};
+use othello_sdk::{Bot, Move, MoveValue, SearchInfo, ThinkRequest};
 
 pub use level::{LEVEL_COUNT, Level};
 pub use search::{Limits, SearchResult, Searcher, Solution};
@@ -174,6 +176,10 @@ impl Bot for AlphaBetaBot {
     fn search_info(&self) -> Option<SearchInfo> {
         self.info
     }
+
+    fn analyze(&mut self, request: &ThinkRequest) -> Option<Vec<MoveValue>> {
+        Some(analyze::analyze(&mut self.searcher, &request.position, request.time_limit))
+    }
 }
 
-othello_sdk::export_bot!(AlphaBetaBot);
+othello_sdk::export_bot!(AlphaBetaBot, analysis);

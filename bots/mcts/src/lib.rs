@@ -28,6 +28,10 @@
 //! move played (the mover's view), the playouts of this move as `nodes` and
 //! the deepest leaf as `depth`.
 //!
+//! ## Analysis
+//! [`analyze`] gives the win rate of every legal move (the optional analysis export), searched
+//! at full strength for the time given.
+//!
 //! ## Seeding
 //! The playouts' random generator is seeded from the clock at every game. Fix
 //! the seed with [`MctsBot::with_seed`] or, for the loaded plugin, with the
@@ -47,12 +51,13 @@
 //! assert_eq!(info.nodes, Some(2000));
 //! ```
 
+pub mod analyze;
 pub mod playout;
 pub mod tree;
 
 use std::time::{Duration, Instant};
 
-use othello_sdk::{Bot, Move, SearchInfo, Square, ThinkRequest};
+use othello_sdk::{Bot, Move, MoveValue, SearchInfo, Square, ThinkRequest};
 
 use crate::playout::LANES;
 use crate::tree::{Node, Tree};
@@ -195,6 +200,11 @@ impl Bot for MctsBot {
     fn search_info(&self) -> Option<SearchInfo> {
         self.last_search
     }
+
+    /// The win rate of every legal move ([`analyze`]); the visits of each move are its "depth".
+    fn analyze(&mut self, request: &ThinkRequest) -> Option<Vec<MoveValue>> {
+        Some(analyze::analyze(&mut self.tree, &mut self.rng, &request.position, request.time_limit))
+    }
 }
 
-othello_sdk::export_bot!(MctsBot);
+othello_sdk::export_bot!(MctsBot, analysis);

@@ -1,9 +1,14 @@
-//! The board widget: sized to the space it gets, one clickable (and accessible) cell per square.
+//! The board widget: sized to the space it gets, one clickable (and accessible) cell per square,
+//! coordinates a–h / 1–8 on the edges, the view turned or mirrored ([`Orientation`]; the
+//! coordinates follow), and move evaluations drawn on the legal squares with the best move ringed.
 //!
 //! Written as egui widgets are: size → allocate → interact → paint.
 
 use egui::{Align2, Color32, FontId, Pos2, Rect, Role, Sense, Shape, Stroke, StrokeKind, Ui, Vec2, WidgetInfo};
 use othello_sdk::{Bitboard, Color, Position, Square};
+use serde::{Deserialize, Serialize};
+
+use super::analysis::BlackView;
 
 /// Smallest board drawn, in points.
 const MIN_BOARD_SIDE: f32 = 80.0;
@@ -31,6 +36,79 @@ const FLIPPED_RING: Color32 = Color32::from_rgba_premultiplied(0x90, 0x70, 0x20,
 /// Radius and width of the ring on flipped discs, as fractions of the disc radius and of a cell.
 const FLIPPED_RING_RADIUS: f32 = 0.72;
 const FLIPPED_RING_WIDTH: f32 = 0.025;
+/// Evaluation text height as a fraction of a cell.
+const EVAL_TEXT_SIZE: f32 = 0.34;
+/// Smallest evaluation text, in points (still legible at the smallest window).
+const EVAL_TEXT_MIN: f32 = 9.0;
+/// Ring around the best move: radius and width as fractions of a cell.
+const BEST_RING_RADIUS: f32 = 0.42;
+const BEST_RING_WIDTH: f32 = 0.05;
+const EVAL_TEXT: Color32 = Color32::from_rgb(0xf2, 0xf2, 0xe8);
+/// Exact (solved) values are drawn in this colour.
+const EVAL_EXACT_TEXT: Color32 = Color32::from_rgb(0xff, 0xd8, 0x4a);
+const BEST_RING: Color32 = Color32::from_rgb(0xff, 0xd8, 0x4a);
+
+/// How the board is turned on screen: quarter turns clockwise after an optional mirror
+/// (left–right). The coordinates on the edges follow the squares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Orientation {
+    /// Quarter turns clockwise, 0..=3.
+    pub quarter_turns: u8,
+    pub mirrored: bool,
+}
+
+impl Orientation {
+    /// Where `square` is drawn: (column, row) on screen, 0..8 each.
+    pub fn to_screen(self, square: Square) -> (u8, u8) {
+        let (mut x, mut y) = (square.col(), square.row());
+        if self.mirrored {
+            x = 7 - x;
+        }
+        for _ in 0..self.quarter_turns % 4 {
+            (x, y) = (7 - y, x);
+        }
+        (x, y)
+    }
+
+    /// The square drawn at screen cell (`x`, `y`).
+    pub fn square_at(self, x: u8, y: u8) -> Square {
+        Square::all().find(|&s| self.to_screen(s) == (x, y)).expect("the orientation is a bijection")
+    }
+
+    /// The label of screen column `x` (`top`: along the top and bottom edges) or screen row `x`
+    /// (along the left and right edges): a letter where the cells of the line share a board
+    /// column, a number where they share a board row.
+    pub fn edge_label(self, index: u8, along_columns: bool) -> String {
+        let (first, second) = if along_columns {
+            (self.square_at(index, 0), self.square_at(index, 1))
+        } else {
+            (self.square_at(0, index), self.square_at(1, index))
+        };
+        if first.col() == second.col() {
+            char::from(b'a' + first.col()).to_string()
+        } else {
+            (first.row() + 1).to_string()
+        }
+    }
+
+    /// A quarter turn clockwise more.
+    pub fn rotated(self) -> Orientation {
+        Orientation { quarter_turns: (self.quarter_turns + 1) % 4, ..self }
+    }
+
+    /// Mirrored left–right on screen.
+    pub fn mirrored(self) -> Orientation {
+        // Mirroring the screen after the turns is mirroring the board and turning the other way.
+        Orientation { mirrored: !self.mirrored, quarter_turns: (4 - self.quarter_turns % 4) % 4 }
+    }
+}
+
+/// A move's value drawn on its square.
+pub struct Evaluation {
+    pub square: Square,
+    pub value: BlackView,
+}
 
 /// What to draw, and whether clicks count.
 pub struct BoardView {
@@ -44,6 +122,13 @@ pub struct BoardView {
     pub flip_progress: f32,
     /// Cells can be clicked (a human's turn).
     pub interactive: bool,
+    /// Every cell can be clicked, legal or not (the position editor).
+    pub editing: bool,
+    pub orientation: Orientation,
+    /// Values of the legal moves (Black's view), drawn on their squares.
+    pub evaluations: Vec<Evaluation>,
+    /// The best move for the side to move, ringed.
+    pub best: Option<Square>,
 }
 
 impl BoardView {
@@ -55,22 +140,31 @@ impl BoardView {
         let margin = side * MARGIN_FRACTION;
         let grid = board_rect.shrink(margin);
         let cell = grid.width() / 8.0;
+        let orientation = self.orientation;
         let cell_rect = |square: Square| {
-            let min = grid.min + Vec2::new(square.col() as f32, square.row() as f32) * cell;
+            let (x, y) = orientation.to_screen(square);
+            let min = grid.min + Vec2::new(x as f32, y as f32) * cell;
             Rect::from_min_size(min, Vec2::splat(cell))
         };
 
         let mut clicked = None;
         let mut hovered = None;
+        let clickable = self.interactive || self.editing;
         for square in Square::all() {
             let id = ui.make_persistent_id(("board-cell", square.index()));
             let response = ui.interact(cell_rect(square), id, Sense::click());
-            let enabled = self.interactive;
-            response.widget_info(|| WidgetInfo::labeled(Role::Button, enabled, square.to_string()));
-            if self.interactive && response.hovered() {
+            let label = match self.evaluations.iter().find(|e| e.square == square) {
+                Some(evaluation) => {
+                    let best = if self.best == Some(square) { ", best move" } else { "" };
+                    format!("{square}, evaluation {}{best}", evaluation.value.description())
+                }
+                None => square.to_string(),
+            };
+            response.widget_info(|| WidgetInfo::labeled(Role::Button, clickable, label.clone()));
+            if clickable && response.hovered() {
                 hovered = Some(square);
             }
-            if self.interactive && response.clicked() {
+            if clickable && response.clicked() {
                 clicked = Some(square);
             }
         }
@@ -84,12 +178,17 @@ impl BoardView {
     fn paint(&self, ui: &Ui, board_rect: Rect, grid: Rect, hovered: Option<Square>) {
         let painter = ui.painter();
         let cell = grid.width() / 8.0;
-        let center = |square: Square| grid.min + Vec2::new(square.col() as f32 + 0.5, square.row() as f32 + 0.5) * cell;
+        let orientation = self.orientation;
+        let center = |square: Square| {
+            let (x, y) = orientation.to_screen(square);
+            grid.min + Vec2::new(x as f32 + 0.5, y as f32 + 0.5) * cell
+        };
 
         painter.rect_filled(board_rect, cell * 0.15, FRAME);
         painter.rect_filled(grid, 0.0, FELT);
-        if let Some(square) = hovered.filter(|s| self.hints.contains(*s)) {
-            let min = grid.min + Vec2::new(square.col() as f32, square.row() as f32) * cell;
+        if let Some(square) = hovered.filter(|s| self.editing || self.hints.contains(*s)) {
+            let (x, y) = orientation.to_screen(square);
+            let min = grid.min + Vec2::new(x as f32, y as f32) * cell;
             painter.rect_filled(Rect::from_min_size(min, Vec2::splat(cell)), 0.0, FELT_HOVER);
         }
 
@@ -112,15 +211,15 @@ impl BoardView {
 
         let font = FontId::proportional((board_rect.width() * MARGIN_FRACTION * 0.55).max(8.0));
         let margin = grid.min.x - board_rect.min.x;
-        for i in 0..8 {
+        for i in 0..8u8 {
             let along = (i as f32 + 0.5) * cell;
-            let letter = char::from(b'a' + i as u8).to_string();
-            let number = (i + 1).to_string();
+            let column_label = orientation.edge_label(i, true);
+            let row_label = orientation.edge_label(i, false);
             for y in [board_rect.top() + margin / 2.0, board_rect.bottom() - margin / 2.0] {
                 painter.text(
                     Pos2::new(grid.left() + along, y),
                     Align2::CENTER_CENTER,
-                    &letter,
+                    &column_label,
                     font.clone(),
                     COORDINATES,
                 );
@@ -129,7 +228,7 @@ impl BoardView {
                 painter.text(
                     Pos2::new(x, grid.top() + along),
                     Align2::CENTER_CENTER,
-                    &number,
+                    &row_label,
                     font.clone(),
                     COORDINATES,
                 );
@@ -162,7 +261,19 @@ impl BoardView {
             Color::White => Color32::from_white_alpha(140),
         };
         for square in self.hints {
-            painter.circle_filled(center(square), cell * HINT_RADIUS, hint_color);
+            if !self.evaluations.iter().any(|e| e.square == square) {
+                painter.circle_filled(center(square), cell * HINT_RADIUS, hint_color);
+            }
+        }
+        if let Some(square) = self.best {
+            let ring = Stroke::new((cell * BEST_RING_WIDTH).max(1.5), BEST_RING);
+            painter.circle_stroke(center(square), cell * BEST_RING_RADIUS, ring);
+        }
+        let eval_font = FontId::proportional((cell * EVAL_TEXT_SIZE).max(EVAL_TEXT_MIN));
+        for evaluation in &self.evaluations {
+            let color = if evaluation.value.exact { EVAL_EXACT_TEXT } else { EVAL_TEXT };
+            let text = evaluation.value.label();
+            painter.text(center(evaluation.square), Align2::CENTER_CENTER, text, eval_font.clone(), color);
         }
         if let Some(square) = self.last_move {
             painter.circle_filled(center(square), cell * LAST_MOVE_RADIUS, LAST_MOVE);
@@ -174,5 +285,47 @@ fn disc_color(color: Color) -> Color32 {
     match color {
         Color::Black => BLACK_DISC,
         Color::White => WHITE_DISC,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_orientation() -> Vec<Orientation> {
+        (0..4).flat_map(|q| [false, true].map(|mirrored| Orientation { quarter_turns: q, mirrored })).collect()
+    }
+
+    #[test]
+    fn the_standard_view_has_a1_top_left_with_letters_across_and_numbers_down() {
+        let view = Orientation::default();
+        assert_eq!(view.to_screen("a1".parse().unwrap()), (0, 0));
+        assert_eq!(view.to_screen("h8".parse().unwrap()), (7, 7));
+        let across: Vec<String> = (0..8).map(|i| view.edge_label(i, true)).collect();
+        let down: Vec<String> = (0..8).map(|i| view.edge_label(i, false)).collect();
+        assert_eq!(across.concat(), "abcdefgh");
+        assert_eq!(down.concat(), "12345678");
+    }
+
+    #[test]
+    fn the_coordinates_follow_a_turn_and_a_mirror() {
+        let turned = Orientation::default().rotated();
+        assert_eq!(turned.to_screen("a1".parse().unwrap()), (7, 0), "a1 goes top right");
+        assert_eq!((0..8).map(|i| turned.edge_label(i, true)).collect::<String>(), "87654321");
+        assert_eq!((0..8).map(|i| turned.edge_label(i, false)).collect::<String>(), "abcdefgh");
+        let mirrored = Orientation::default().mirrored();
+        assert_eq!((0..8).map(|i| mirrored.edge_label(i, true)).collect::<String>(), "hgfedcba");
+    }
+
+    #[test]
+    fn turning_and_mirroring_move_the_screen_as_the_buttons_say() {
+        for view in every_orientation() {
+            for square in Square::all() {
+                let (x, y) = view.to_screen(square);
+                assert_eq!(view.square_at(x, y), square);
+                assert_eq!(view.rotated().to_screen(square), (7 - y, x), "{view:?} {square}");
+                assert_eq!(view.mirrored().to_screen(square), (7 - x, y), "{view:?} {square}");
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! [`run`] opens the window; [`OthelloApp`] is the eframe app. Runtime state (the game, bot
 //! workers, scans) lives in the app; only [`Settings`] are saved between runs.
 
+pub mod analysis;
 mod board;
 pub mod catalog;
 pub mod game;
@@ -19,6 +20,7 @@ use egui::{CentralPanel, Key, Panel, Ui};
 use othello_arena::seat::{Isolation, RunnerCommand, SeatOptions, Seating};
 use othello_sdk::Square;
 
+pub use self::board::Orientation;
 use self::catalog::{Catalog, FolderSource};
 pub use self::game::{Ending, Game, GameResult};
 use self::players::Waker;
@@ -121,6 +123,12 @@ pub struct OthelloApp {
     listed_moves: usize,
     matches: panels::matches::MatchesState,
     ladder: panels::ladder::LadderState,
+    /// Move evaluations on the board (the analysis bot's worker).
+    analysis: analysis::AnalysisView,
+    /// The position being set up, while the editor is open.
+    editor: Option<panels::editor::EditorState>,
+    /// The position text field (OBF line).
+    position_input: String,
 }
 
 impl OthelloApp {
@@ -155,6 +163,9 @@ impl OthelloApp {
             listed_moves: 0,
             matches: Default::default(),
             ladder: Default::default(),
+            analysis: Default::default(),
+            editor: None,
+            position_input: String::new(),
         }
     }
 
@@ -187,6 +198,34 @@ impl OthelloApp {
 
     pub fn message(&self) -> Option<&Message> {
         self.message.as_ref()
+    }
+
+    /// The move evaluations on the board.
+    pub fn analysis(&self) -> &analysis::AnalysisView {
+        &self.analysis
+    }
+
+    /// The position being set up, while the editor is open.
+    pub fn editor(&self) -> Option<&panels::editor::EditorState> {
+        self.editor.as_ref()
+    }
+
+    /// Starts a new game from `position` with the current seats (the editor's "Play from here").
+    pub fn start_from(&mut self, position: othello_sdk::Position, what: &str) {
+        self.session.restart(Game::new(position), &self.settings);
+        self.show_info(format!("{what}: {} to move", color_name(position.side_to_move())));
+    }
+
+    /// Sets up a pasted position line (OBF: 64 squares and the side to move); a malformed one
+    /// leaves the game as it is and says why.
+    pub fn load_position(&mut self, text: &str) {
+        match panels::editor::parse_position(text) {
+            Ok(position) => {
+                self.editor = None;
+                self.start_from(position, "Position set up");
+            }
+            Err(why) => self.show_error(format!("Position not set up: {why}")),
+        }
     }
 
     /// Starts a new game with the current seats.
@@ -291,6 +330,22 @@ impl OthelloApp {
             ctx.request_repaint();
         }
         self.matches.update();
+        self.follow_analysis();
+    }
+
+    /// Points the analysis at the position on the board (or stops it), and takes its news.
+    fn follow_analysis(&mut self) {
+        let position = self.game().viewed();
+        let wanted = match &self.settings.analysis_bot {
+            Some(path)
+                if self.settings.show_evaluations && self.editor.is_none() && !position.legal_moves().is_empty() =>
+            {
+                Some((self.session.seating().spec(path, None), position))
+            }
+            _ => None,
+        };
+        self.analysis.follow(wanted, &*waker_factory(&self.egui_ctx));
+        self.analysis.update();
     }
 
     /// Progress of the flip animation of the viewed position's last move (1 = done).
@@ -338,6 +393,24 @@ impl OthelloApp {
     }
 
     fn board(&mut self, ui: &mut Ui) {
+        if let Some(editor) = &mut self.editor {
+            let view = board::BoardView {
+                position: editor.draft(),
+                hints: othello_sdk::Bitboard::EMPTY,
+                last_move: None,
+                flipped: othello_sdk::Bitboard::EMPTY,
+                flip_progress: 1.0,
+                interactive: false,
+                editing: true,
+                orientation: self.settings.orientation,
+                evaluations: Vec::new(),
+                best: None,
+            };
+            if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
+                editor.apply(square);
+            }
+            return;
+        }
         let game = &self.session.game;
         let position = game.viewed();
         let human = self.session.human_to_move();
@@ -353,6 +426,24 @@ impl OthelloApp {
             flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
             flip_progress: self.flip_progress(),
             interactive: human.is_some(),
+            editing: false,
+            orientation: self.settings.orientation,
+            evaluations: Vec::new(),
+            best: None,
+        };
+        let view = if self.settings.show_evaluations {
+            let values = self.analysis.values_for(&position);
+            let side = position.side_to_move();
+            board::BoardView {
+                evaluations: values
+                    .iter()
+                    .map(|v| board::Evaluation { square: v.square, value: analysis::black_view(v, side) })
+                    .collect(),
+                best: values.first().map(|v| v.square),
+                ..view
+            }
+        } else {
+            view
         };
         let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
         if let Some(square) = clicked {
@@ -407,7 +498,13 @@ impl eframe::App for OthelloApp {
                 });
                 ui.separator();
                 egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
-                    Tab::Play => panels::players::show(self, ui),
+                    Tab::Play => {
+                        panels::players::show(self, ui);
+                        ui.separator();
+                        panels::analysis::show(self, ui);
+                        ui.separator();
+                        panels::editor::show(self, ui);
+                    }
                     Tab::Plugins => panels::plugins::show(self, ui),
                     Tab::Matches => panels::matches::show(self, ui),
                     Tab::Ladder => panels::ladder::show(self, ui),

@@ -49,6 +49,12 @@ pub struct Settings {
     pub game_file: String,
     /// The Matches panel's choices.
     pub matches: MatchOptions,
+    /// Draw move evaluations on the board (with the analysis bot).
+    pub show_evaluations: bool,
+    /// The bot that values the moves (a library with the analysis export).
+    pub analysis_bot: Option<PathBuf>,
+    /// How the board is turned on screen.
+    pub orientation: crate::board::Orientation,
 }
 
 impl Default for Settings {
@@ -63,6 +69,9 @@ impl Default for Settings {
             extra_plugin_folders: Vec::new(),
             game_file: "game.ggf".to_owned(),
             matches: MatchOptions::default(),
+            show_evaluations: false,
+            analysis_bot: None,
+            orientation: Default::default(),
         }
     }
 }

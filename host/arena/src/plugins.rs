@@ -80,6 +80,9 @@ pub struct PluginInfo {
     pub levels: u32,
     pub search_info: bool,
     pub last_error: bool,
+    /// The optional analysis export (the value of every legal move).
+    #[serde(default)]
+    pub analysis: bool,
     #[serde(flatten)]
     pub status: PluginStatus,
 }
@@ -101,6 +104,9 @@ impl PluginInfo {
         if self.last_error {
             features.push("error text".to_owned());
         }
+        if self.analysis {
+            features.push("analysis".to_owned());
+        }
         features.join(", ")
     }
 }
@@ -116,6 +122,7 @@ pub fn probe(path: &Path, runner: &RunnerCommand, options: &SeatOptions) -> Plug
         levels: 0,
         search_info: false,
         last_error: false,
+        analysis: false,
         status: PluginStatus::Ok,
     };
     match IsolatedSeat::open(&spec, runner).and_then(|mut seat| seat.new_game().map(|()| seat)) {
@@ -126,6 +133,7 @@ pub fn probe(path: &Path, runner: &RunnerCommand, options: &SeatOptions) -> Plug
             info.levels = loaded.levels;
             info.search_info = loaded.search_info;
             info.last_error = loaded.last_error;
+            info.analysis = loaded.analysis;
         }
         Err(failure) => info.status = PluginStatus::Error(failure.detail),
     }

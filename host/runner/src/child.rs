@@ -13,7 +13,7 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use othello_sdk::abi::OTHELLO_MOVE_ERROR;
+use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR};
 use othello_sdk::loader::BotLibrary;
 
 use crate::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
@@ -80,6 +80,7 @@ pub fn run(options: &Options) -> Result<(), String> {
             search_info: features.search_info,
             last_error: features.last_error,
             memory_after_load: statm.as_ref().map_or(0, data_size),
+            analysis: features.analysis,
         },
     );
 
@@ -105,6 +106,17 @@ pub fn run(options: &Options) -> Result<(), String> {
                 };
                 Response::Moved { byte, info, error }
             }
+            Ok(Request::Analyze { board }) => match bot.analyze(&board) {
+                Some(raw) => {
+                    let error = if raw.returned == OTHELLO_ANALYZE_ERROR { bot.last_error() } else { None };
+                    Response::Analyzed { returned: raw.returned, values: raw.values, error }
+                }
+                None => Response::Analyzed {
+                    returned: OTHELLO_ANALYZE_ERROR,
+                    values: Vec::new(),
+                    error: Some("the bot has no othello_analyze export".to_owned()),
+                },
+            },
         };
         send(&mut responses, response);
     }

@@ -2,7 +2,7 @@
 //! frames (`u32` little-endian length, then a tagged body), one request and
 //! one answer at a time.
 
-use othello_sdk::abi::{OthelloBoard, OthelloSearchInfo};
+use othello_sdk::abi::{OTHELLO_ANALYZE_CAPACITY, OthelloBoard, OthelloMoveValue, OthelloSearchInfo};
 
 /// Host → runner.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,6 +11,9 @@ pub enum Request {
     NewGame { level: Option<u32> },
     /// Call `think`, then `othello_search_info` (and `othello_last_error` on 0xFE).
     Think { board: OthelloBoard },
+    /// Call `othello_analyze` (the bot's time is `board.time_limit_ms`), then `othello_last_error`
+    /// if it failed.
+    Analyze { board: OthelloBoard },
 }
 
 /// Runner → host.
@@ -18,13 +21,26 @@ pub enum Request {
 pub enum Response {
     /// The library loaded and speaks a supported ABI; `memory_after_load` is the
     /// runner's data size then, in bytes (the part of the memory limit already used).
-    Loaded { abi_version: u32, levels: u32, search_info: bool, last_error: bool, memory_after_load: u64 },
+    Loaded {
+        abi_version: u32,
+        levels: u32,
+        search_info: bool,
+        last_error: bool,
+        memory_after_load: u64,
+        /// The library has the optional `othello_analyze`.
+        analysis: bool,
+    },
     /// The library is not a usable bot (the loader's explanation).
     LoadFailed { reason: String },
     /// `init` returned; `error` is `othello_last_error` when it returned NULL.
     Started { name: Option<String>, error: Option<String> },
     /// `think` returned `byte`; `error` is `othello_last_error` when it was 0xFE.
     Moved { byte: u8, info: Option<OthelloSearchInfo>, error: Option<String> },
+    /// `othello_analyze` returned `returned` (a count, as the bot gave it, or the error value);
+    /// `values` are the elements within both that count and the capacity, unchecked; `error` is
+    /// `othello_last_error` after a failure. A bot without the export gets `returned` = error
+    /// and an error saying so.
+    Analyzed { returned: u32, values: Vec<OthelloMoveValue>, error: Option<String> },
 }
 
 /// A frame body that does not decode (a bug or a corrupted channel).
@@ -33,10 +49,12 @@ pub struct DecodeError(pub &'static str);
 
 const NEW_GAME: u8 = 1;
 const THINK: u8 = 2;
+const ANALYZE: u8 = 3;
 const LOADED: u8 = 1;
 const LOAD_FAILED: u8 = 2;
 const STARTED: u8 = 3;
 const MOVED: u8 = 4;
+const ANALYZED: u8 = 5;
 
 /// Largest frame body either side accepts (names and error texts are short).
 pub const MAX_FRAME: usize = 64 * 1024;
@@ -54,11 +72,11 @@ impl Request {
             }
             Request::Think { board } => {
                 w.u8(THINK);
-                w.u64(board.black);
-                w.u64(board.white);
-                w.u64(board.legal);
-                w.u8(board.to_move);
-                w.u32(board.time_limit_ms);
+                w.board(board);
+            }
+            Request::Analyze { board } => {
+                w.u8(ANALYZE);
+                w.board(board);
             }
         }
         w.finish()
@@ -68,16 +86,8 @@ impl Request {
         let mut r = Reader(body);
         let request = match r.u8()? {
             NEW_GAME => Request::NewGame { level: Some(r.u32()?).filter(|&l| l != 0) },
-            THINK => Request::Think {
-                board: OthelloBoard {
-                    black: r.u64()?,
-                    white: r.u64()?,
-                    legal: r.u64()?,
-                    to_move: r.u8()?,
-                    reserved: [0; 3],
-                    time_limit_ms: r.u32()?,
-                },
-            },
+            THINK => Request::Think { board: r.board()? },
+            ANALYZE => Request::Analyze { board: r.board()? },
             _ => return Err(DecodeError("unknown request tag")),
         };
         r.end()?;
@@ -90,11 +100,11 @@ impl Response {
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::frame();
         match self {
-            Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load } => {
+            Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load, analysis } => {
                 w.u8(LOADED);
                 w.u32(*abi_version);
                 w.u32(*levels);
-                w.u8(u8::from(*search_info) | u8::from(*last_error) << 1);
+                w.u8(u8::from(*search_info) | u8::from(*last_error) << 1 | u8::from(*analysis) << 2);
                 w.u64(*memory_after_load);
             }
             Response::LoadFailed { reason } => {
@@ -122,6 +132,21 @@ impl Response {
                 }
                 w.opt_str(error.as_deref());
             }
+            Response::Analyzed { returned, values, error } => {
+                w.u8(ANALYZED);
+                w.u32(*returned);
+                // At most the capacity: the loader never reads more.
+                let values = &values[..values.len().min(OTHELLO_ANALYZE_CAPACITY as usize)];
+                w.u32(values.len() as u32);
+                for value in values {
+                    w.u8(value.mv);
+                    w.u32(value.flags);
+                    w.u32(value.depth);
+                    w.u64(value.eval.to_bits());
+                    w.u64(value.win_rate.to_bits());
+                }
+                w.opt_str(error.as_deref());
+            }
         }
         w.finish()
     }
@@ -137,6 +162,7 @@ impl Response {
                     search_info: flags & 1 != 0,
                     last_error: flags & 2 != 0,
                     memory_after_load,
+                    analysis: flags & 4 != 0,
                 }
             }
             LOAD_FAILED => Response::LoadFailed { reason: r.str()? },
@@ -156,6 +182,26 @@ impl Response {
                     }),
                 };
                 Response::Moved { byte, info, error: r.opt_str()? }
+            }
+            ANALYZED => {
+                let returned = r.u32()?;
+                let count = r.u32()?;
+                if count > OTHELLO_ANALYZE_CAPACITY {
+                    return Err(DecodeError("more analysis values than the capacity"));
+                }
+                let mut values = Vec::with_capacity(count as usize);
+                for _ in 0..count {
+                    values.push(OthelloMoveValue {
+                        size: std::mem::size_of::<OthelloMoveValue>() as u32,
+                        mv: r.u8()?,
+                        reserved: [0; 3],
+                        flags: r.u32()?,
+                        depth: r.u32()?,
+                        eval: f64::from_bits(r.u64()?),
+                        win_rate: f64::from_bits(r.u64()?),
+                    });
+                }
+                Response::Analyzed { returned, values, error: r.opt_str()? }
             }
             _ => return Err(DecodeError("unknown response tag")),
         };
@@ -183,6 +229,13 @@ impl Writer {
     }
     fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn board(&mut self, board: &OthelloBoard) {
+        self.u64(board.black);
+        self.u64(board.white);
+        self.u64(board.legal);
+        self.u8(board.to_move);
+        self.u32(board.time_limit_ms);
     }
     fn str(&mut self, s: &str) {
         // Texts come from bots: cut them so a frame always fits.
@@ -232,6 +285,16 @@ impl Reader<'_> {
     fn u64(&mut self) -> Result<u64, DecodeError> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
     }
+    fn board(&mut self) -> Result<OthelloBoard, DecodeError> {
+        Ok(OthelloBoard {
+            black: self.u64()?,
+            white: self.u64()?,
+            legal: self.u64()?,
+            to_move: self.u8()?,
+            reserved: [0; 3],
+            time_limit_ms: self.u32()?,
+        })
+    }
     fn str(&mut self) -> Result<String, DecodeError> {
         let len = self.u32()? as usize;
         Ok(String::from_utf8_lossy(self.take(len)?).into_owned())
@@ -259,8 +322,12 @@ mod tests {
     #[test]
     fn every_message_survives_the_channel() {
         let board = OthelloBoard::new(&othello_sdk::Position::start(), 250);
-        for request in [Request::NewGame { level: Some(3) }, Request::NewGame { level: None }, Request::Think { board }]
-        {
+        for request in [
+            Request::NewGame { level: Some(3) },
+            Request::NewGame { level: None },
+            Request::Think { board },
+            Request::Analyze { board },
+        ] {
             assert_eq!(Request::decode(body(&request.encode())), Ok(request));
         }
         let info =
@@ -272,11 +339,26 @@ mod tests {
                 search_info: true,
                 last_error: false,
                 memory_after_load: 7 << 20,
+                analysis: true,
             },
             Response::LoadFailed { reason: "missing symbol `think`".into() },
             Response::Started { name: Some("Bot ✓".into()), error: None },
             Response::Moved { byte: 0xFE, info: Some(info), error: Some("panicked: boom".into()) },
             Response::Moved { byte: 0x23, info: None, error: None },
+            Response::Analyzed {
+                returned: 1000,
+                values: vec![OthelloMoveValue {
+                    size: 32,
+                    mv: 0x88,
+                    flags: 3,
+                    depth: 7,
+                    eval: -4.5,
+                    win_rate: 0.25,
+                    ..Default::default()
+                }],
+                error: None,
+            },
+            Response::Analyzed { returned: u32::MAX, values: Vec::new(), error: Some("panicked: no".into()) },
         ] {
             assert_eq!(Response::decode(body(&response.encode())), Ok(response));
         }

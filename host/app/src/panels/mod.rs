@@ -1,5 +1,7 @@
 //! The panels around the board; each draws from and acts on the app.
 
+pub mod analysis;
+pub mod editor;
 pub mod eval_graph;
 pub mod ladder;
 pub mod matches;

@@ -4,20 +4,22 @@
 //!
 //! Supported: `nboard N` (answered with `set myname`), `set depth N` (the bot's level, clamped to
 //! the levels it has), `set game GGF`, `set contempt` (ignored), `move F5[/eval/time]`, `go`
-//! (`nodestats` when the bot reports nodes, then `=== F5/eval/time`), `hint N` (one `search` line
-//! with the bot's choice, then `status`), `ping N` → `pong N`, `learn` → `learned`, `analyze`
+//! (`nodestats` when the bot reports nodes, then `=== F5/eval/time`), `hint N` (a bot with the
+//! analysis export: one `search MOVE EVAL 0 DEPTH` line for each of the N best moves, `DEPTH@100%`
+//! for an exact value as Edax writes it; a bot without: one `search` line with its choice; then
+//! `status`), `ping N` → `pong N`, `learn` → `learned`, `analyze`
 //! (acknowledged with a status line), `quit`. Anything else is answered with a status line and
 //! otherwise ignored.
 
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
-use othello_sdk::{Move, Position};
+use othello_sdk::{Move, MoveValue, Position};
 
 use super::protocol::{GuiCommand, format_move_reply, format_search_line, parse_gui_command};
 use crate::ggf;
 use crate::referee::validate;
-use crate::seat::{Failure, Reply, Seat, Termination};
+use crate::seat::{AnalysisError, Failure, Reply, Seat, Termination};
 
 /// Opens the bot's seat at a level (`None` = its default); called again after a failure or a
 /// change of level.
@@ -116,6 +118,7 @@ impl Session<'_> {
                 }
                 Err(why) => vec![why],
             },
+            GuiCommand::Hint(count) if self.analyzes() => self.hints(count),
             GuiCommand::Hint(_) => match self.think() {
                 Ok(Answer { mv, reply, warning }) => warning
                     .into_iter()
@@ -163,6 +166,46 @@ impl Session<'_> {
         }
     }
 
+    /// The bot (opened if need be) has the analysis export.
+    fn analyzes(&mut self) -> bool {
+        self.seat().is_ok_and(|seat| seat.analyzes())
+    }
+
+    /// `hint N` with the analysis export: the `search` lines of the N best moves, then `status`.
+    fn hints(&mut self, count: u32) -> Vec<String> {
+        let position = self.position;
+        if position.is_game_over() {
+            return vec!["status the game is over: no move to hint".to_owned()];
+        }
+        let time_limit = self.options.time_limit;
+        let result = self.seat().map(|_| ()).and_then(|()| {
+            let seat = self.seat.as_mut().expect("open");
+            if std::mem::take(&mut self.game_changed) {
+                seat.new_game()?;
+            }
+            Ok(seat.analyze(&position, time_limit))
+        });
+        let analysis = match result {
+            Ok(Ok(analysis)) => analysis,
+            Ok(Err(AnalysisError::Failed(failure))) | Err(failure) => {
+                self.seat = None;
+                let _ = writeln!(self.diagnostics, "othello nboard: {failure}");
+                return vec![status_failure(&failure)];
+            }
+            Ok(Err(error)) => return vec![format!("status no hint: {error}")],
+        };
+        if let Some(first) = analysis.rejected.first() {
+            let count = analysis.rejected.len();
+            let _ =
+                writeln!(self.diagnostics, "othello nboard: {count} analysis value(s) left out, the first: {first}");
+        }
+        if position.must_pass() {
+            return vec![format_search_line(Move::Pass, None), "status".to_owned()];
+        }
+        let shown = (count.max(1) as usize).min(analysis.values.len());
+        analysis.values[..shown].iter().map(format_hint_line).chain(["status".to_owned()]).collect()
+    }
+
     /// Asks the bot for a move in the current position; the error is a status line, and the
     /// failure with the bot's stderr tail goes to the diagnostics.
     fn think(&mut self) -> Result<Answer, String> {
@@ -206,6 +249,23 @@ struct Answer {
     reply: Reply,
     warning: Option<String>,
 }
+
+/// One `search MOVE EVAL 0 DEPTH` line of a hint, in NBoard's form: the eval in discs from the
+/// side to move's view (a win rate alone is put on the disc scale, 50 % = 0 and 100 % = +64, so
+/// the GUI orders the moves right), and the depth `D@100%` for an exact value, as Edax writes it.
+fn format_hint_line(value: &MoveValue) -> String {
+    let eval = match (value.eval, value.win_rate) {
+        (Some(eval), _) => eval,
+        (None, Some(rate)) => (rate - 0.5) * 2.0 * WIN_RATE_DISC_SCALE,
+        (None, None) => 0.0,
+    };
+    let depth = value.depth.unwrap_or(0);
+    let depth = if value.exact { format!("{depth}@100%") } else { depth.to_string() };
+    format!("search {} {eval:.2} 0 {depth}", super::protocol::format_move(Move::Play(value.square)))
+}
+
+/// The disc difference a certain win is shown as when a bot reports win rates only.
+const WIN_RATE_DISC_SCALE: f64 = 64.0;
 
 /// A failure as one status line (the stderr tail would not fit a status bar).
 fn status_failure(failure: &Failure) -> String {

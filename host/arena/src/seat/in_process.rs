@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use othello_sdk::Position;
-use othello_sdk::abi::{OTHELLO_MOVE_ERROR, OthelloBoard};
+use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR, OthelloBoard};
 use othello_sdk::loader::BotLibrary;
 
+use super::analysis::{Analysis, AnalysisError, validate};
 use super::failure::{Failure, Termination, move_error_failure, overran};
 use super::player::{Reply, Seat};
 use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
@@ -24,6 +25,8 @@ pub struct InProcessSeat {
     bot: BotLibrary,
     name: String,
     levels: u32,
+    /// The library has the optional analysis export.
+    analysis: bool,
     level: Option<u32>,
     grace: Duration,
 }
@@ -31,12 +34,13 @@ pub struct InProcessSeat {
 impl InProcessSeat {
     pub fn open(spec: &SeatSpec) -> Result<InProcessSeat, Failure> {
         let bot = load_private_copy(&spec.library)?;
-        let levels = bot.features().levels;
+        let features = bot.features();
         // `init` runs with the first `new_game`, which gives the seat the bot's own name.
         Ok(InProcessSeat {
             bot,
             name: library_stem(&spec.library),
-            levels,
+            levels: features.levels,
+            analysis: features.analysis,
             level: spec.level,
             grace: spec.options.grace,
         })
@@ -102,4 +106,29 @@ impl Seat for InProcessSeat {
         }
         Ok(Reply { byte, elapsed, info: self.bot.search_info() })
     }
+
+    fn analyzes(&self) -> bool {
+        self.analysis
+    }
+
+    fn analyze(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Analysis, AnalysisError> {
+        let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
+        let board = OthelloBoard::new(position, limit_ms);
+        let started = Instant::now();
+        let raw = self.bot.analyze(&board).ok_or(AnalysisError::Unsupported)?;
+        let elapsed = started.elapsed();
+        if raw.returned == OTHELLO_ANALYZE_ERROR {
+            return Err(AnalysisError::Refused(analysis_error_reason(self.bot.last_error())));
+        }
+        if let Some(failure) = overran(elapsed, time_limit, self.grace) {
+            return Err(AnalysisError::Failed(failure));
+        }
+        let (values, rejected) = validate(position, raw.returned, &raw.values);
+        Ok(Analysis { values, rejected, elapsed })
+    }
+}
+
+/// The bot's reason for a failed analysis, or a note that it gave none.
+pub(crate) fn analysis_error_reason(last_error: Option<String>) -> String {
+    last_error.unwrap_or_else(|| "othello_analyze returned OTHELLO_ANALYZE_ERROR without saying why".to_owned())
 }

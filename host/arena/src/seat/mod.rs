@@ -5,6 +5,7 @@
 //! a human at the board as more implementations, with no change to the referee or the events.
 //! [`open_seat`] opens a bot library's seat from a [`SeatSpec`].
 
+mod analysis;
 mod failure;
 mod in_process;
 mod isolated;
@@ -15,6 +16,7 @@ mod runner_command;
 mod spec;
 mod stderr_tail;
 
+pub use analysis::{Analysis, AnalysisError, validate as validate_analysis};
 pub use failure::{Failure, Termination};
 pub use in_process::InProcessSeat;
 pub use isolated::{IsolatedSeat, Loaded, StopHandle};

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use othello_sdk::{Position, SearchInfo};
 
+use super::analysis::{Analysis, AnalysisError};
 use super::failure::Failure;
 
 /// A seat's answer to `think`.
@@ -29,4 +30,18 @@ pub trait Seat: Send {
     /// pass). `time_limit` is what the bot is told; seats that can enforce it
     /// give up after the limit plus their grace margin with a `timeout` failure.
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure>;
+
+    /// The bot can [`analyze`](Seat::analyze): it has the optional analysis export.
+    fn analyzes(&self) -> bool {
+        false
+    }
+
+    /// The value of every legal move of `position` (the side to move's view, best first),
+    /// searched within `time_limit`, checked by the host. Held to the time like `think`: a bot
+    /// that hangs past `time_limit` plus the grace is stopped ([`AnalysisError::Failed`], the
+    /// seat then needs a new game). The default: [`AnalysisError::Unsupported`].
+    fn analyze(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Analysis, AnalysisError> {
+        let _ = (position, time_limit);
+        Err(AnalysisError::Unsupported)
+    }
 }

@@ -10,14 +10,16 @@ mod stop;
 
 use std::time::{Duration, Instant};
 
-use othello_sdk::abi::{OTHELLO_MOVE_ERROR, OthelloBoard};
+use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR, OthelloBoard};
 use othello_sdk::{Position, SearchInfo};
 
 use othello_runner::protocol::{Request, Response};
 use process::{ChannelError, Exit, Runner, signal_name};
 pub use stop::StopHandle;
 
+use super::analysis::{Analysis, AnalysisError, validate};
 use super::failure::{Failure, Termination, move_error_failure};
+use super::in_process::analysis_error_reason;
 use super::player::{Reply, Seat};
 use super::runner_command::RunnerCommand;
 use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
@@ -37,6 +39,8 @@ pub struct Loaded {
     pub levels: u32,
     pub search_info: bool,
     pub last_error: bool,
+    /// The library has the optional analysis export.
+    pub analysis: bool,
     /// The runner's data size once loaded, in bytes: the memory limit minus
     /// this is what the bot can allocate.
     pub memory_after_load: u64,
@@ -197,6 +201,55 @@ impl Seat for IsolatedSeat {
         };
         Err(self.fail(failure))
     }
+
+    fn analyzes(&self) -> bool {
+        self.loaded.analysis
+    }
+
+    fn analyze(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Analysis, AnalysisError> {
+        if !self.loaded.analysis {
+            return Err(AnalysisError::Unsupported);
+        }
+        let budget = self.memory_budget();
+        let Some(runner) = self.runner.as_mut() else {
+            let gone = Failure::new(Termination::Crash, "the bot's runner is gone (a new game was not started)");
+            return Err(AnalysisError::Failed(gone));
+        };
+        let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
+        let board = OthelloBoard::new(position, limit_ms);
+        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.options.grace);
+        // Held to its time like a move: the same deadline, the same kill on a hang.
+        runner.set_frozen(false);
+        let started = Instant::now();
+        let answer = runner.send(&Request::Analyze { board }).and_then(|()| runner.receive(started + allowed));
+        let elapsed = started.elapsed();
+        if answer.is_ok() {
+            runner.set_frozen(true);
+        }
+        let failure = match answer {
+            Ok(Response::Analyzed { returned, values, error }) => {
+                if returned == OTHELLO_ANALYZE_ERROR {
+                    return Err(AnalysisError::Refused(analysis_error_reason(error)));
+                }
+                let (values, rejected) = validate(position, returned, &values);
+                return Ok(Analysis { values, rejected, elapsed });
+            }
+            Ok(other) => protocol_failure(&other),
+            Err(ChannelError::Timeout) => {
+                let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
+                Failure::new(
+                    Termination::Timeout,
+                    format!(
+                        "no analysis within {} ms ({limit} + grace {} ms); the bot was stopped",
+                        allowed.as_millis(),
+                        self.spec.options.grace.as_millis()
+                    ),
+                )
+            }
+            Err(error) => channel_failure(runner, error, "othello_analyze", allowed, budget).0,
+        };
+        Err(AnalysisError::Failed(self.fail(failure)))
+    }
 }
 
 /// Spawns a runner for `spec.library` and waits for the load report.
@@ -214,9 +267,9 @@ fn start_runner(
     })?;
     let deadline = Instant::now() + options.load_timeout;
     let failure = match runner.receive(deadline) {
-        Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {
+        Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load, analysis }) => {
             runner.set_frozen(true);
-            return Ok((runner, Loaded { abi_version, levels, search_info, last_error, memory_after_load }));
+            return Ok((runner, Loaded { abi_version, levels, search_info, last_error, analysis, memory_after_load }));
         }
         Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),
         Ok(other) => protocol_failure(&other),

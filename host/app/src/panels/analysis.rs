@@ -1,0 +1,76 @@
+//! Move evaluations: the "Show evaluations" toggle, the analysis bot, how to read the values, and
+//! how far the search has got.
+//!
+//! Values are shown from Black's point of view (positive = Black ahead, in discs; a win rate as
+//! Black's chance), like everywhere in the app; the ring marks the best move for the side to move.
+
+use egui::{RichText, Ui};
+use othello_arena::seat::library_stem;
+
+use crate::OthelloApp;
+use crate::analysis::{Status, black_view};
+
+/// Colour of an analysis failure.
+const ERROR_COLOR: egui::Color32 = egui::Color32::from_rgb(0xd0, 0x40, 0x40);
+/// Widest the bot drop-down gets, in points.
+const MAX_COMBO_WIDTH: f32 = 190.0;
+
+pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.heading("Analysis");
+    ui.checkbox(&mut app.settings.show_evaluations, "Show evaluations")
+        .on_hover_text("Values of every legal move on the board, from the analysis bot");
+    let analysers: Vec<(std::path::PathBuf, String)> =
+        app.plugins().iter().filter(|p| p.is_ok() && p.analysis).map(|p| (p.path.clone(), p.name.clone())).collect();
+    let selected = app.settings.analysis_bot.as_ref().map(|path| {
+        analysers.iter().find(|(p, _)| p == path).map_or_else(|| library_stem(path), |(_, name)| name.clone())
+    });
+    // The label on a line of its own: beside the drop-down it would be squeezed in a narrow panel.
+    ui.label("Analysis bot");
+    egui::ComboBox::from_id_salt("analysis-bot")
+        .width(ui.available_width().min(MAX_COMBO_WIDTH))
+        .selected_text(selected.unwrap_or_else(|| "choose…".to_owned()))
+        .show_ui(ui, |ui| {
+            for (path, name) in &analysers {
+                ui.selectable_value(&mut app.settings.analysis_bot, Some(path.clone()), name);
+            }
+        });
+    if analysers.is_empty() && !app.is_scanning_plugins() {
+        ui.weak("No loaded bot has the analysis export (Alpha-beta and MCTS have it).");
+    }
+    if !app.settings.show_evaluations {
+        return;
+    }
+    ui.label("+ = Black ahead (discs) · gold = exact · ring = best move for the side to move");
+    let position = app.game().viewed();
+    let values = app.analysis.values_for(&position);
+    if let Some(best) = values.first() {
+        let view = black_view(best, position.side_to_move());
+        let side = crate::color_name(position.side_to_move());
+        // An exact value says so in its description; a searched one gives its depth.
+        let depth = best.depth.filter(|_| !best.exact).map_or(String::new(), |d| format!(", depth {d}"));
+        ui.label(format!("Best for {side}: {} — {}{depth}", best.square, view.description()));
+    }
+    match app.analysis.status() {
+        Status::Off => {
+            if app.settings.analysis_bot.is_none() {
+                ui.weak("Choose an analysis bot to see the values.");
+            }
+        }
+        Status::Searching => {
+            ui.weak("Searching…");
+        }
+        Status::Deepening { budget_ms } => {
+            ui.weak(format!("Deepening (last search {budget_ms} ms)…"));
+        }
+        Status::Done => {
+            ui.weak("Search finished.");
+        }
+        Status::Failed(why) => {
+            ui.label(RichText::new(format!("Analysis failed: {why}")).color(ERROR_COLOR));
+        }
+    }
+    if let Some(first) = app.analysis.rejected().first() {
+        let count = app.analysis.rejected().len();
+        ui.label(RichText::new(format!("{count} value(s) from the bot left out: {first}")).color(ERROR_COLOR));
+    }
+}

@@ -1,0 +1,231 @@
+//! Move evaluations on the board and the position editor, through the real app with
+//! egui_kittest: the analysis bot's values appear on every legal square (Black's view), are
+//! dropped and recomputed after a move, go when turned off, and a hanging analysis is killed
+//! when the position changes; the editor and a pasted OBF line set up positions, and a malformed
+//! line is refused with its reason.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use othello_app::catalog::FolderSource;
+use othello_app::game_file::{self, Players};
+use othello_app::{Launch, OthelloApp, Settings};
+use othello_arena::ggf;
+use othello_sdk::{Color, Position};
+
+/// How long a test waits for a bot or the analysis before it fails (a guard, not a timing).
+const WAIT: Duration = Duration::from_secs(20);
+/// FFO problem #1, as Edax's OBF file writes it.
+const FFO_1: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+
+/// Values each legal move by the discs it flips.
+fn analyzer() -> PathBuf {
+    othello_testkit::fixture("analyzes")
+}
+
+fn launch(grace: Duration) -> Launch {
+    Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_arena::seat::SeatOptions { grace, ..othello_testkit::seat_options() },
+    }
+}
+
+fn app_with(settings: Settings, launch: Launch) -> Harness<'static, OthelloApp> {
+    Harness::builder().with_size([1200.0, 900.0]).build_eframe(move |cc| {
+        OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(Vec::new()), &launch)
+    })
+}
+
+fn evaluating(bot: &Path) -> Settings {
+    Settings { animate: false, show_evaluations: true, analysis_bot: Some(bot.to_owned()), ..Settings::default() }
+}
+
+fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
+    let started = Instant::now();
+    while !done(harness.state()) {
+        assert!(started.elapsed() < WAIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+        harness.step();
+    }
+    harness.step();
+}
+
+/// The analysis shows a value for every legal move of the position on the board.
+fn every_move_valued(app: &OthelloApp) -> bool {
+    let position = app.game().viewed();
+    let values = app.analysis().values_for(&position);
+    !values.is_empty() && values.len() as u32 == position.legal_moves().count()
+}
+
+/// The accessible labels of the board cells that show an evaluation.
+fn evaluated_cells(harness: &Harness<'_, OthelloApp>) -> Vec<String> {
+    harness
+        .query_all_by_role(Role::Button)
+        .filter_map(|node| node.accesskit_node().label())
+        .filter(|label| label.contains(", evaluation "))
+        .collect()
+}
+
+fn click_button(harness: &mut Harness<'_, OthelloApp>, label: &str) {
+    harness.get_by_role_and_label(Role::Button, label).click();
+    harness.step();
+    harness.step();
+}
+
+#[test]
+fn evaluations_appear_on_every_legal_square_and_are_recomputed_after_a_move() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the start position's values", every_move_valued);
+    let cells = evaluated_cells(&harness);
+    assert_eq!(cells.len(), 4, "{cells:?}");
+    for square in ["d3", "c4", "f5", "e6"] {
+        // Black to move, every move flips one disc: +1 for Black.
+        let label = cells.iter().find(|l| l.starts_with(&format!("{square}, "))).expect(square);
+        assert!(label.contains("+1 discs, Black's view"), "{label}");
+    }
+    assert_eq!(cells.iter().filter(|l| l.ends_with(", best move")).count(), 1, "one best move ringed");
+    assert!(harness.query_by_label_contains("+ = Black ahead (discs)").is_some(), "the legend says how to read them");
+
+    harness.get_by_label_contains("f5, evaluation").click();
+    // The frame that takes the click, then the first frame of the new position.
+    harness.step();
+    harness.step();
+    let after_f5 = harness.state().game().live();
+    assert_eq!(after_f5.side_to_move(), Color::White);
+    assert!(
+        evaluated_cells(&harness).iter().all(|l| !l.starts_with("d3") && !l.starts_with("c4")),
+        "the old position's values are gone at once"
+    );
+    wait_until(&mut harness, "the values after f5", every_move_valued);
+    let cells = evaluated_cells(&harness);
+    assert_eq!(cells.len() as u32, after_f5.legal_moves().count(), "{cells:?}");
+    // White to move, each move flips one disc: +1 for White is -1 from Black's view.
+    assert!(cells.iter().all(|l| l.contains("-1 discs, Black's view")), "{cells:?}");
+}
+
+#[test]
+fn turning_evaluations_off_removes_them_and_stops_the_analysis() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "values", every_move_valued);
+    harness.get_by_label("Show evaluations").click();
+    harness.step();
+    harness.step();
+    assert!(!harness.state().settings().show_evaluations);
+    assert!(evaluated_cells(&harness).is_empty());
+    assert!(!harness.state().analysis().is_running());
+    assert!(harness.state().analysis().values_for(&Position::start()).is_empty());
+}
+
+#[test]
+fn a_busy_analysis_is_killed_when_the_position_changes_and_when_turned_off() {
+    // The analysis never returns; a long grace keeps the host from stopping it on its own.
+    let hang = othello_testkit::fixture("analysis_hang");
+    let mut harness = app_with(evaluating(&hang), launch(Duration::from_secs(120)));
+    let first = wait_for_runner(&mut harness, &hang, &[]);
+    harness.get_by_label("f5").click();
+    harness.step();
+    harness.step();
+    assert!(othello_testkit::wait_until_gone(first), "the analysis of the old position was killed");
+    let second = wait_for_runner(&mut harness, &hang, &[first]);
+    harness.get_by_label("Show evaluations").click();
+    harness.step();
+    harness.step();
+    assert!(othello_testkit::wait_until_gone(second), "turning evaluations off killed the analysis");
+}
+
+/// The analysis runner of `library` other than `old`, once it runs.
+fn wait_for_runner(harness: &mut Harness<'_, OthelloApp>, library: &Path, old: &[u32]) -> u32 {
+    let started = Instant::now();
+    loop {
+        let runners: Vec<u32> =
+            othello_testkit::runners_of(library).into_iter().filter(|pid| !old.contains(pid)).collect();
+        if let [runner] = runners[..] {
+            return runner;
+        }
+        assert!(started.elapsed() < WAIT, "no analysis runner: {runners:?}");
+        std::thread::sleep(Duration::from_millis(5));
+        harness.step();
+    }
+}
+
+#[test]
+fn the_editor_sets_up_a_position_to_play_from_and_it_is_saved_with_its_board() {
+    let mut harness = app_with(Settings { animate: false, ..Settings::default() }, launch(othello_testkit::TEST_GRACE));
+    click_button(&mut harness, "Edit position");
+    assert!(harness.state().editor().is_some());
+    click_button(&mut harness, "Clear board");
+    for (tool, squares) in [("Black disc", ["a1", "c1"]), ("White disc", ["b1", "b2"])] {
+        click_button(&mut harness, tool);
+        for square in squares {
+            harness.get_by_label(square).click();
+            harness.step();
+        }
+    }
+    click_button(&mut harness, "Empty");
+    harness.get_by_label("c1").click();
+    harness.step();
+    click_button(&mut harness, "Black disc");
+    harness.get_by_label("d1").click();
+    harness.step();
+    click_button(&mut harness, "Black to move");
+    let expected = Position::from_board_string(&format!("XO-X{}-O{} X", "-".repeat(4), "-".repeat(54))).unwrap();
+    assert_eq!(harness.state().editor().unwrap().draft(), expected);
+    click_button(&mut harness, "Play from here");
+    let game = harness.state().game();
+    assert!(harness.state().editor().is_none());
+    assert_eq!((game.start(), game.live(), game.moves().len()), (expected, expected, 0));
+
+    // Played on and saved, the game keeps its start: GGF's BO[] holds the board.
+    harness.get_by_label("c1").click();
+    harness.step();
+    let game = harness.state().game().clone();
+    assert_eq!(game.moves().len(), 1);
+    let text = game_file::to_ggf(&game, &Players { black: "A", white: "B", time_limit_ms: None });
+    let back = game_file::from_ggf(&ggf::parse(&text).unwrap()[0]).unwrap();
+    assert_eq!((back.start(), back.live()), (expected, game.live()), "{text}");
+}
+
+#[test]
+fn a_malformed_position_is_refused_with_its_reason_and_the_game_is_kept() {
+    let mut harness = app_with(Settings { animate: false, ..Settings::default() }, launch(othello_testkit::TEST_GRACE));
+    harness.get_by_label("f5").click();
+    harness.step();
+    let before = harness.state().game().live();
+    paste_position(&mut harness, &FFO_1.replace(" X", " Q"));
+    let message = harness.state().message().expect("a message").clone();
+    assert!(message.is_error && message.text.contains("`Q` is not a side to move"), "{message:?}");
+    paste_position(&mut harness, "--XXXX X");
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(message.contains("the board has 6 squares; it needs 64"), "{message}");
+    assert_eq!(harness.state().game().live(), before, "the game is kept");
+}
+
+#[test]
+fn a_pasted_ffo_position_is_analysed_on_every_legal_move() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    paste_position(&mut harness, &format!("{FFO_1}; g8:+18 h1:+12"));
+    let ffo = Position::from_board_string(FFO_1).unwrap();
+    assert_eq!(harness.state().game().start(), ffo);
+    wait_until(&mut harness, "the FFO position's values", |app| app.game().viewed() == ffo && every_move_valued(app));
+    let values = harness.state().analysis().values_for(&ffo).to_vec();
+    for value in &values {
+        assert_eq!(value.eval, Some(f64::from(ffo.flips(value.square).count())), "{value:?}");
+    }
+    let cells = evaluated_cells(&harness);
+    assert_eq!(cells.len() as u32, ffo.legal_moves().count(), "{cells:?}");
+}
+
+fn paste_position(harness: &mut Harness<'_, OthelloApp>, text: &str) {
+    let field = harness.get_by_label("Paste a position");
+    field.focus();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.get_by_label("Paste a position").type_text(text);
+    harness.step();
+    click_button(harness, "Set up pasted position");
+}

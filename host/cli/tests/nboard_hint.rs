@@ -1,0 +1,115 @@
+//! `othello nboard BOT` answering `hint N` as NBoard GUIs expect: with the bot's analysis export,
+//! one `search MOVE EVAL 0 DEPTH` line for each of the N best moves (`DEPTH@100%` when exact),
+//! then `status`; without it, the bot's chosen move as before.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use othello_arena::ggf::{self, GgfGame};
+use othello_sdk::{Position, Square, parse_transcript_from};
+use othello_testkit::fixture;
+
+/// A guard, not a timing: a session answers in well under a second.
+const SESSION_DEADLINE: Duration = Duration::from_secs(60);
+
+fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    for name in fixtures {
+        let source = fixture(name);
+        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// Runs `othello nboard BOT` on `script` and returns its output lines.
+fn session(dir: &Path, bot: &str, script: &[String]) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othello"))
+        .current_dir(dir)
+        .args(["nboard", bot])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    for line in script {
+        writeln!(input, "{line}").unwrap();
+    }
+    drop(input);
+    let output = BufReader::new(child.stdout.take().unwrap());
+    let (sender, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(output.lines().map(Result::unwrap).collect::<Vec<String>>());
+    });
+    let result = lines.recv_timeout(SESSION_DEADLINE);
+    if result.is_err() {
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    let lines = result.expect("the session ended");
+    assert!(status.success(), "{status}: {lines:?}");
+    lines
+}
+
+/// The `set game` line of a game starting at `position` with no moves.
+fn set_game(position: &Position) -> String {
+    let game = GgfGame {
+        black: "A".into(),
+        white: "B".into(),
+        start: *position,
+        moves: Vec::new(),
+        time_limit_ms: None,
+        started_at: 0,
+        result: None,
+    };
+    format!("set game {}", ggf::format(&game))
+}
+
+fn upper(square: Square) -> String {
+    square.to_string().to_uppercase()
+}
+
+#[test]
+fn hint_lists_the_best_moves_of_the_analysis() {
+    let dir = workspace(&["analyzes"]);
+    let position = parse_transcript_from(Position::start(), "f5d6c3d3c4").unwrap().1;
+    // The fixture values each move by its flips; the host lists them best first (ties in square
+    // order, as the fixture gives them).
+    let mut expected: Vec<(Square, u32)> =
+        position.legal_moves().into_iter().map(|s| (s, position.flips(s).count())).collect();
+    expected.sort_by_key(|&(_, flips)| std::cmp::Reverse(flips));
+    assert!(expected.len() > 3);
+    let lines = session(dir.path(), "analyzes", &[set_game(&position), "hint 3".to_owned()]);
+    let wanted: Vec<String> = expected[..3]
+        .iter()
+        .map(|(square, flips)| format!("search {} {flips}.00 0 1", upper(*square)))
+        .chain(["status".to_owned()])
+        .collect();
+    assert_eq!(lines, wanted);
+}
+
+#[test]
+fn an_exact_value_is_marked_with_at_100_percent() {
+    let dir = workspace(&["analyzes"]);
+    // One empty square, a1: black's last move flips b1.
+    let position = Position::from_board_string(&format!("-O{} X", "X".repeat(62))).unwrap();
+    let lines = session(dir.path(), "analyzes", &[set_game(&position), "hint 5".to_owned()]);
+    assert_eq!(lines, ["search A1 1.00 0 1@100%", "status"]);
+}
+
+#[test]
+fn a_bot_without_the_export_hints_its_chosen_move_and_garbage_is_left_out() {
+    let dir = workspace(&["first_legal", "analysis_garbage"]);
+    let position = parse_transcript_from(Position::start(), "f5d6").unwrap().1;
+    let first = position.legal_moves().first().unwrap();
+    let lines = session(dir.path(), "first_legal", &[set_game(&position), "hint 3".to_owned()]);
+    assert_eq!(lines, [format!("search {} 0.00 0 0", upper(first)), "status".to_owned()]);
+    // Only the garbage bot's one sound value is shown.
+    let lines = session(dir.path(), "analysis_garbage", &[set_game(&position), "hint 3".to_owned()]);
+    assert_eq!(lines, [format!("search {} 2.00 0 3", upper(first)), "status".to_owned()]);
+}
