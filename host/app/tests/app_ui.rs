@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use othello_app::catalog::FolderSource;
 use othello_app::{Ending, Game, Launch, OthelloApp, SeatChoice, Settings};
 use othello_arena::seat::Termination;
@@ -82,6 +82,48 @@ fn paste_transcript(harness: &mut Harness<'_, OthelloApp>, text: &str) {
     harness.step();
     harness.get_by_role_and_label(Role::Button, "Load transcript").click();
     settle(harness);
+    // Replacing a game in progress asks first.
+    if harness.state().confirmation().is_some() {
+        harness.get_by_role_and_label(Role::Button, "Load").click();
+        settle(harness);
+    }
+}
+
+/// A stand-in bot compiled from `tests/bots/standin.c` with these `-D` definitions, into a folder
+/// of its own named `tag` (so a test can scan just it).
+fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("app-ui-bots-{tag}"));
+    std::fs::create_dir_all(&folder).unwrap();
+    let library = folder.join(format!("lib{tag}.so"));
+    let partial = library.with_extension(format!("so.{}.partial", std::process::id()));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let status = std::process::Command::new("cc")
+        .args(["-O1", "-shared", "-fPIC", "-w", "-I"])
+        .arg(manifest.join("../../sdk/include"))
+        .args(defines.iter().map(|(name, value)| format!("-D{name}={value}")))
+        .arg(manifest.join("tests/bots/standin.c"))
+        .arg("-o")
+        .arg(&partial)
+        .status()
+        .expect("the C compiler `cc` runs");
+    assert!(status.success(), "compiling the stand-in bot failed");
+    std::fs::rename(&partial, &library).unwrap();
+    library
+}
+
+/// New game, confirmed if a game in progress makes the app ask (a bot may be thinking: no settle).
+fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    if harness.state().confirmation().is_some() {
+        harness.step();
+        harness.get_by_role_and_label(Role::Button, "Start new game").click();
+        harness.step();
+    }
+}
+
+fn is_enabled(harness: &Harness<'_, OthelloApp>, button: &str) -> bool {
+    !harness.get_by_role_and_label(Role::Button, button).accesskit_node().is_disabled()
 }
 
 #[test]
@@ -114,15 +156,53 @@ fn an_illegal_click_changes_nothing() {
     assert_eq!(harness.state().game().live(), position_after("f5"));
 }
 
+/// After these moves Black has no legal move.
+const BLACK_MUST_PASS: &str = "d3c3b3b2f5a3a1c1";
+const PASS_NOTICE: &str = "Black has no legal move and passes";
+
 #[test]
-fn a_pass_shows_its_notice() {
+fn a_pass_stays_on_screen_until_acknowledged_or_the_next_move() {
     let mut harness = app(humans(), Vec::new());
-    // After these moves black has no legal move; the app passes for the human and says so.
-    paste_transcript(&mut harness, "d3c3b3b2f5a3a1c1");
+    paste_transcript(&mut harness, BLACK_MUST_PASS);
     let game = harness.state().game();
     assert_eq!(game.moves().last().map(|m| (m.mv, m.color)), Some((Move::Pass, Color::Black)));
-    assert!(harness.query_by_label("Black has no legal move and passes").is_some());
-    assert!(harness.query_by_label_contains("White to move").is_some());
+    assert!(harness.query_by_label(PASS_NOTICE).is_some());
+    assert!(harness.query_by_label_contains("White 4 discs (Human), to move").is_some(), "the side to move is marked");
+    // Not a flash: it stays however many frames go by.
+    for _ in 0..5 {
+        harness.step();
+    }
+    assert!(harness.query_by_label(PASS_NOTICE).is_some());
+    harness.get_by_role_and_label(Role::Button, "OK").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label(PASS_NOTICE).is_none(), "acknowledged");
+
+    // The next move ends it too.
+    paste_transcript(&mut harness, BLACK_MUST_PASS);
+    assert!(harness.query_by_label(PASS_NOTICE).is_some());
+    let square = harness.state().game().live().legal_moves().into_iter().next().unwrap();
+    harness.get_by_label(&square.to_string()).click();
+    settle(&mut harness);
+    assert!(harness.query_by_label(PASS_NOTICE).is_none());
+
+    // Against a bot that answers at once, the human's pass stays until the human moves.
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    paste_transcript(&mut harness, BLACK_MUST_PASS);
+    wait_until(&mut harness, "the bot's move after the pass", |app| app.game().moves().len() == 10);
+    settle(&mut harness);
+    assert!(harness.query_by_label(PASS_NOTICE).is_some(), "still shown after the bot moved");
+}
+
+#[test]
+fn disc_counts_mark_the_side_to_move() {
+    let mut harness = app(humans(), Vec::new());
+    assert!(harness.query_by_label("Black 2 discs (Human), to move").is_some());
+    assert!(harness.query_by_label("White 2 discs (Human)").is_some());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label("Black 4 discs (Human)").is_some());
+    assert!(harness.query_by_label("White 1 discs (Human), to move").is_some());
 }
 
 #[test]
@@ -233,6 +313,7 @@ fn set_text(harness: &mut Harness<'_, OthelloApp>, label: &str, text: &str) {
 #[test]
 fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_keeps_the_game() {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-saved.ggf");
+    let _ = std::fs::remove_file(&path);
     let mut harness = app(humans(), Vec::new());
     for square in ["f5", "d6", "c3"] {
         harness.get_by_label(square).click();
@@ -245,6 +326,15 @@ fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_kee
     assert!(saved.starts_with("(;GM[Othello]") && !saved.contains("RE["), "unfinished, so no result: {saved}");
 
     harness.get_by_role_and_label(Role::Button, "New game").click();
+    settle(&mut harness);
+    // The game in progress is not thrown away without a yes.
+    assert!(harness.query_by_label("Start a new game?").is_some());
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6c3");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start new game").click();
     settle(&mut harness);
     assert!(harness.state().game().moves().is_empty());
     harness.get_by_role_and_label(Role::Button, "Open").click();
@@ -266,11 +356,21 @@ fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_kee
     settle(&mut harness);
     assert_eq!(harness.state().game().transcript(), "f5d6c3d3", "and it can be played on");
 
-    // A finished game round-trips exactly.
+    // A finished game round-trips exactly; saving over the file asks first.
     paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3f4");
     assert!(harness.state().game().is_over());
     harness.get_by_role_and_label(Role::Button, "Save").click();
     settle(&mut harness);
+    assert!(matches!(harness.state().confirmation(), Some(othello_app::Confirm::Overwrite(_))), "the file exists");
+    assert!(harness.query_by_role_and_label(Role::Button, "Replace").is_some());
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert!(std::fs::read_to_string(&path).unwrap().contains("B[f5"), "not replaced");
+    harness.get_by_role_and_label(Role::Button, "Save").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Replace").click();
+    settle(&mut harness);
+    assert!(std::fs::read_to_string(&path).unwrap().contains("B[f4"), "replaced");
     harness.get_by_role_and_label(Role::Button, "New game").click();
     settle(&mut harness);
     harness.get_by_role_and_label(Role::Button, "Open").click();
@@ -296,9 +396,11 @@ fn bot_against_bot_pauses_and_steps_one_move_at_a_time() {
     // A long delay between moves: nothing happens on its own during the test.
     let settings = Settings { black: bot(&first_legal), white: bot(&first_legal), bot_delay_ms: 60_000, ..humans() };
     let mut harness = app(settings, Vec::new());
+    assert!(harness.query_by_label_contains("Paused").is_none());
     harness.get_by_role_and_label(Role::Button, "Pause").click();
     settle(&mut harness);
     assert!(harness.query_by_role_and_label(Role::Button, "Resume").is_some());
+    assert!(harness.query_by_label_contains("Paused").is_some(), "the pause is shown");
 
     for expected in 1..=3 {
         harness.get_by_role_and_label(Role::Button, "Step").click();
@@ -425,8 +527,7 @@ fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
     let mut harness = app(settings, Vec::new());
     let first = thinking_runner(&mut harness, &hang);
 
-    harness.get_by_role_and_label(Role::Button, "New game").click();
-    harness.step();
+    start_new_game(&mut harness);
     assert_ended(first, "New game");
     let second = thinking_runner(&mut harness, &hang);
     assert_ne!(second, first, "the new game has a fresh runner");
@@ -441,16 +542,14 @@ fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
     assert_eq!(harness.state().game().transcript(), "f5", "back to the human's turn");
 
     // Abort while the bot thinks.
-    harness.get_by_role_and_label(Role::Button, "New game").click();
-    harness.step();
+    start_new_game(&mut harness);
     let fourth = thinking_runner(&mut harness, &hang);
     harness.get_by_role_and_label(Role::Button, "Abort").click();
     harness.step();
     assert_ended(fourth, "Abort");
 
     // A seat change while the bot thinks; the new player then plays normally.
-    harness.get_by_role_and_label(Role::Button, "New game").click();
-    harness.step();
+    start_new_game(&mut harness);
     let fifth = thinking_runner(&mut harness, &hang);
     harness.state_mut().set_seat(Color::Black, bot(&first_legal_bot()));
     harness.step();
@@ -464,4 +563,161 @@ fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
     let sixth = thinking_runner(&mut harness, &hang);
     drop(harness);
     assert_ended(sixth, "the app closed");
+}
+
+#[test]
+fn a_newcomer_plays_black_against_alpha_beta_at_a_middle_level_with_a_hint() {
+    let launch = Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_testkit::seat_options(),
+    };
+    let first_run = |folder: PathBuf| {
+        let launch = launch.clone();
+        Harness::builder()
+            .with_size([1200.0, 800.0])
+            .build_eframe(move |cc| OthelloApp::first_run(&cc.egui_ctx, FolderSource::Exact(vec![folder]), &launch))
+    };
+    let alpha_beta = standin_bot("alpha-beta", &[("BOT_NAME", "\"Alpha-beta\""), ("BOT_LEVELS", "10")]);
+    let other = standin_bot("newcomer-other", &[("BOT_NAME", "\"Other\""), ("BOT_LEVELS", "3")]);
+    std::fs::copy(&other, alpha_beta.parent().unwrap().join("libother.so")).unwrap();
+
+    let mut harness = first_run(alpha_beta.parent().unwrap().to_owned());
+    wait_until(&mut harness, "the newcomer's opponent", |app| !app.settings().white.is_human());
+    settle(&mut harness);
+    let settings = harness.state().settings();
+    assert!(settings.black.is_human());
+    let SeatChoice::Bot { path, level } = &settings.white else { unreachable!() };
+    assert_eq!((path.file_name().unwrap().to_str().unwrap(), *level), ("libalpha-beta.so", Some(5)));
+    assert!(harness.query_by_label_contains("Click a dotted square to move").is_some(), "the hint");
+    assert!(
+        harness.query_by_label_contains("level 5 of 10: looks 4 moves ahead").is_some(),
+        "the level says what it means"
+    );
+    // The hint's promise holds: the dotted squares are moves, and the bot answers.
+    harness.get_by_label("f5").click();
+    wait_until(&mut harness, "the bot's answer", |app| app.game().moves().len() == 2);
+
+    // Without the alpha-beta bot: the bot with the most levels, at its middle level.
+    let mut harness = first_run(other.parent().unwrap().to_owned());
+    wait_until(&mut harness, "the fallback opponent", |app| !app.settings().white.is_human());
+    assert!(matches!(&harness.state().settings().white, SeatChoice::Bot { level: Some(2), .. }));
+    assert!(harness.query_by_label_contains("level 2 of 3 (higher is stronger)").is_some());
+
+    // No bot at all: two humans, and the app says where bots come from.
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-no-bots");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut harness = first_run(empty);
+    wait_until(&mut harness, "the first scan", |app| !app.is_scanning_plugins());
+    settle(&mut harness);
+    assert!(harness.state().settings().white.is_human());
+    assert!(harness.state().message().unwrap().text.contains("No bot found"));
+}
+
+#[test]
+fn the_menu_bar_lists_the_commands_with_their_shortcuts() {
+    let mut harness = app(humans(), Vec::new());
+    for menu in ["Game", "Edit", "View", "Help"] {
+        assert!(harness.query_by_role_and_label(Role::Button, menu).is_some(), "{menu} menu");
+    }
+    harness.get_by_role_and_label(Role::Button, "Help").click();
+    settle(&mut harness);
+    harness.get_by_label("Keyboard shortcuts").click();
+    settle(&mut harness);
+    for (keys, what) in
+        [("Ctrl+N", "Pause / resume a bots' game"), ("Ctrl+Z", "Copy the transcript"), ("Ctrl+O", "Open a game file")]
+    {
+        assert!(harness.query_by_label(keys).is_some(), "{keys}");
+        assert!(harness.query_by_label(what).is_some(), "{what}");
+    }
+    // The Game menu.
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Game").click();
+    settle(&mut harness);
+    // Its commands are there besides the toolbar's.
+    assert_eq!(harness.query_all_by_role_and_label(Role::Button, "Swap colours").count(), 2);
+    let open = harness.query_all_by_label_contains("Open…").map(|n| format!("{n:?}")).collect::<Vec<_>>();
+    assert!(!open.is_empty() && open.iter().any(|n| n.contains("Ctrl+O")), "{open:?}");
+    harness.key_press(egui::Key::Escape);
+    settle(&mut harness);
+    // The shortcut does what the menu says, asking first as the game is under way.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    settle(&mut harness);
+    assert!(harness.query_by_label("Start a new game?").is_some());
+}
+
+#[test]
+fn resign_asks_first_is_unavailable_before_the_first_move_and_undo_takes_it_back() {
+    let mut harness = app(humans(), Vec::new());
+    assert!(!is_enabled(&harness, "Resign"), "nothing to resign before the first move");
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert!(is_enabled(&harness, "Resign"));
+    harness.get_by_role_and_label(Role::Button, "Resign").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label("Resign as White?").is_some());
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert!(!harness.state().game().is_over(), "cancelled");
+    harness.get_by_role_and_label(Role::Button, "Resign").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Resign now").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().ending(), Some(&Ending::Resigned(Color::White)));
+    assert!(harness.query_by_label_contains("White resigned: Black wins").is_some());
+
+    // Undo takes the resignation back: same position, no result, White to move and able to.
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    settle(&mut harness);
+    let game = harness.state().game();
+    assert!(!game.is_over() && game.transcript() == "f5");
+    assert!(harness.query_by_label_contains("White resigned").is_none(), "the banner is gone");
+    harness.get_by_label("d6").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6");
+}
+
+#[test]
+fn undo_after_a_finished_game_reopens_it_and_the_bot_plays_on() {
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    // Black wipes White out at move 9 (Black is the human).
+    paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3f4");
+    assert!(harness.query_by_label_contains("Black wins 64–0").is_some());
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    settle(&mut harness);
+    let game = harness.state().game();
+    assert_eq!((game.transcript().as_str(), game.is_over()), ("d3c3b3d2e1d6d7e3", false));
+    assert!(harness.query_by_label_contains("Black wins").is_none(), "the result banner is gone");
+    // Another move this time: the bot answers as in any game.
+    let other = harness.state().game().live().legal_moves().into_iter().find(|s| s.to_string() != "f4").unwrap();
+    harness.get_by_label(&other.to_string()).click();
+    wait_until(&mut harness, "the bot's answer", |app| app.game().moves().len() == 10 || app.game().is_over());
+}
+
+#[test]
+fn evaluations_read_for_black_in_the_read_out_and_the_graph_alike() {
+    // White reports +3 from its own point of view: -3 for Black.
+    let white = standin_bot("eval-plus-three", &[("BOT_EVAL", "3")]);
+    let settings = Settings { white: bot(&white), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    let eval_value = |harness: &Harness<'_, OthelloApp>| {
+        let row = harness.get_by_label("Eval for Black");
+        let value = harness
+            .query_all_by_label_contains("discs")
+            .chain(harness.query_all_by_label_contains("—"))
+            .find(|n| (n.rect().center().y - row.rect().center().y).abs() < 2.0)
+            .expect("the value next to its label");
+        (value.value().unwrap_or_default(), value.rect().width())
+    };
+    let (before, width_before) = eval_value(&harness);
+    assert_eq!(before.trim(), "—");
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+    settle(&mut harness);
+    let (after, width_after) = eval_value(&harness);
+    assert_eq!(after.trim(), "-3.0 discs");
+    assert_eq!(width_before, width_after, "the read-out keeps its width as the value changes");
+    assert!(harness.query_by_label_contains("Evaluation graph, move 2: -3.0 discs for Black").is_some());
 }

@@ -408,3 +408,13 @@ fn standings_table(ui: &mut Ui, standings: &Standings) {
         });
     });
 }
+
+impl MatchesState {
+    /// The match game shown on the board (stub).
+    pub fn viewer(&self) -> Option<()> {
+        None
+    }
+}
+
+pub fn show_viewer_info(_app: &mut OthelloApp, _ui: &mut Ui) {}
+pub fn show_viewer_board(_app: &mut OthelloApp, _ui: &mut Ui) {}

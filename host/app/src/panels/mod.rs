@@ -1,7 +1,10 @@
 //! The panels around the board; each draws from and acts on the app.
 
+pub mod confirm;
+pub mod engines;
 pub mod eval_graph;
 pub mod matches;
+pub mod menu;
 pub mod moves;
 pub mod players;
 pub mod plugins;
