@@ -189,6 +189,9 @@ impl OthelloApp {
 
     /// The app with `settings`, scanning `plugins`, running bots as `launch` says.
     pub fn with_config(ctx: &egui::Context, settings: Settings, plugins: FolderSource, launch: &Launch) -> OthelloApp {
+        // The desktop's file dialogs are for the real app; tests (exact plugin folders) use the
+        // path field and never wait on a dialog.
+        let plugins_are_standard = matches!(plugins, FolderSource::Standard { .. });
         let catalog = Catalog::new(plugins, launch.runner.clone(), launch.options, waker_factory(ctx)());
         let mut seating = launch.seating();
         seating.options.sandbox = effective_sandbox(launch.options.sandbox, &settings);
@@ -209,7 +212,7 @@ impl OthelloApp {
             confirm: None,
             help: Default::default(),
             loaded_names: None,
-            files: files::Files::new(),
+            files: files::Files::new(plugins_are_standard),
             sounds: sound::Sounds::new(),
             engine_form: None,
             launch_sandbox: launch.options.sandbox,
@@ -502,26 +505,31 @@ impl OthelloApp {
 
     fn board(&mut self, ui: &mut Ui) {
         let game = &self.session.game;
-        let position = game.viewed();
         let human = self.session.human_to_move();
         let hints = match human {
-            Some(_) if self.settings.show_legal_moves => position.legal_moves(),
+            Some(_) if self.settings.show_legal_moves => game.viewed().legal_moves(),
             _ => othello_sdk::Bitboard::EMPTY,
         };
-        let last = game.viewed_last_move();
-        let view = board::BoardView {
-            position,
-            hints,
-            last_move: last.and_then(|m| m.mv.square()),
-            flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
-            flip_progress: self.flip_progress(),
-            interactive: human.is_some(),
-        };
+        let view = board_view(game, hints, human.is_some(), self.flip_progress());
         let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
         if let Some(square) = clicked {
             // An illegal click changes nothing.
             self.session.click(square);
         }
+    }
+}
+
+/// The board showing `game`'s viewed position: the one place the app builds a [`board::BoardView`]
+/// (the Play game and a watched match game alike).
+fn board_view(game: &Game, hints: othello_sdk::Bitboard, interactive: bool, flip_progress: f32) -> board::BoardView {
+    let last = game.viewed_last_move();
+    board::BoardView {
+        position: game.viewed(),
+        hints,
+        last_move: last.and_then(|m| m.mv.square()),
+        flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
+        flip_progress,
+        interactive,
     }
 }
 

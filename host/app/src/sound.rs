@@ -107,27 +107,28 @@ impl Default for Sounds {
 
 #[cfg(feature = "sound")]
 mod player {
+    use std::num::NonZero;
+
     use super::{Cue, SAMPLE_RATE, samples};
 
-    /// The audio output, or nothing when the machine has no sound device (silently).
+    /// The audio output, or nothing when the machine has no sound device (then silently).
     pub struct Player {
-        stream: Option<rodio::OutputStream>,
+        sink: Option<rodio::MixerDeviceSink>,
     }
 
     impl Player {
         pub fn open() -> Player {
-            let stream = rodio::OutputStreamBuilder::open_default_stream().ok().map(|mut stream| {
-                stream.log_on_drop(false);
-                stream
+            let sink = rodio::DeviceSinkBuilder::open_default_sink().ok().map(|mut sink| {
+                sink.log_on_drop(false);
+                sink
             });
-            Player { stream }
+            Player { sink }
         }
 
         pub fn play(&self, cue: Cue) {
-            if let Some(stream) = &self.stream {
-                let buffer = rodio::buffer::SamplesBuffer::new(1, SAMPLE_RATE, samples(cue));
-                stream.mixer().add(buffer);
-            }
+            let (Some(sink), Some(rate)) = (&self.sink, NonZero::new(SAMPLE_RATE)) else { return };
+            let buffer = rodio::buffer::SamplesBuffer::new(NonZero::<u16>::MIN, rate, samples(cue));
+            sink.mixer().add(buffer);
         }
     }
 }

@@ -721,3 +721,124 @@ fn evaluations_read_for_black_in_the_read_out_and_the_graph_alike() {
     assert_eq!(width_before, width_after, "the read-out keeps its width as the value changes");
     assert!(harness.query_by_label_contains("Evaluation graph, move 2: -3.0 discs for Black").is_some());
 }
+
+/// The real app scanning `folder`, on the Matches tab once both of its bots are found.
+fn matches_tab(settings: Settings, folder: PathBuf, bots: usize) -> Harness<'static, OthelloApp> {
+    let mut harness = app(settings, vec![folder]);
+    harness.get_by_label("Matches").click();
+    wait_until(&mut harness, "the plugin scan", |app| app.plugins().iter().filter(|p| p.is_ok()).count() == bots);
+    settle(&mut harness);
+    harness
+}
+
+#[test]
+fn a_clean_sweep_shows_a_finite_honest_elo() {
+    let good = standin_bot("sweep-good", &[("BOT_NAME", "\"Good\"")]);
+    let bad = standin_bot("sweep-bad", &[("BOT_NAME", "\"Bad\""), ("BOT_ILLEGAL", "1")]);
+    std::fs::copy(&bad, good.parent().unwrap().join("libsweep-bad.so")).unwrap();
+    let mut settings = humans();
+    settings.matches.games = 4;
+    let mut harness = matches_tab(settings, good.parent().unwrap().to_owned(), 2);
+    harness.get_by_label_contains("Good").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Bad").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match", |app| !app.matches().is_running() && !app.matches().finished().is_empty());
+    settle(&mut harness);
+    let standings = harness.state().matches().standings().unwrap();
+    assert_eq!(standings.rows[0].score.wdl.wins, 4, "every game won");
+    // 4 straight wins: the score rate is above 0.05^(1/4) = 0.473 with 95 % confidence.
+    assert!(harness.query_by_label("> -19 (95%), no losses yet").is_some(), "a lower bound, not +inf");
+    assert!(harness.query_by_label("< +19 (95%), no wins yet").is_some());
+    assert!(harness.query_by_label_contains("inf").is_none());
+}
+
+#[test]
+fn a_running_match_game_is_watched_live_and_a_finished_one_replayed() {
+    let slow = standin_bot("watch-slow", &[("BOT_NAME", "\"Slow\""), ("BOT_THINK_MS", "25")]);
+    let other = standin_bot("watch-other", &[("BOT_NAME", "\"Other\""), ("BOT_THINK_MS", "25")]);
+    std::fs::copy(&other, slow.parent().unwrap().join("libwatch-other.so")).unwrap();
+    let mut settings = humans();
+    settings.matches.games = 2;
+    settings.matches.opening_plies = 0;
+    let mut harness = matches_tab(settings, slow.parent().unwrap().to_owned(), 2);
+    harness.get_by_label_contains("Slow").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Other").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "a game under way", |app| {
+        app.matches().live_games().values().any(|g| g.game.moves().len() >= 2)
+    });
+    assert!(harness.query_by_label_contains("Time left").is_some(), "an ETA line while running");
+    harness.get_by_role_and_label(Role::Button, "Watch").click();
+    harness.step();
+    let index = harness.state().matches().viewer().expect("a game on the board").index;
+    let seen = harness.state().matches().viewer().unwrap().game.moves().len();
+    // It follows the game as it is played.
+    wait_until(&mut harness, "live moves", |app| app.matches().viewer().unwrap().game.moves().len() >= seen + 3);
+    let viewed = harness.state().matches().viewer().unwrap().game.live();
+    let live = harness.state().matches().live_games().get(&index).map(|g| g.game.live());
+    assert!(live.is_none_or(|live| live == viewed), "the board shows the game as played");
+    assert!(harness.query_by_label_contains(&format!("Match game {} (live)", index + 1)).is_some());
+
+    wait_until(&mut harness, "the match's end", |app| !app.matches().is_running());
+    settle(&mut harness);
+    // The watched game ended on the board with its result.
+    let viewer = harness.state().matches().viewer().unwrap();
+    assert!(viewer.game.is_over());
+    let finished = harness.state().matches().finished();
+    let record = &finished.iter().find(|g| g.index == index).unwrap().record;
+    assert_eq!(viewer.game.live(), record.final_position());
+
+    // Replay the other game from its start.
+    let other_index = finished.iter().map(|g| g.index).find(|&i| i != index).unwrap();
+    let other_record = finished.iter().find(|g| g.index == other_index).unwrap().record.clone();
+    let replays = harness.query_all_by_role_and_label(Role::Button, "Replay").count();
+    assert_eq!(replays, 2);
+    // The list shows the most recent first; find the other game's line.
+    let [b, w] = other_record.result.discs;
+    let line = format!("{}. {} {b}–{w} {}", other_index + 1, other_record.black, other_record.white);
+    let row_y = harness.get_by_label(&line).rect().center().y;
+    harness
+        .query_all_by_role_and_label(Role::Button, "Replay")
+        .find(|b| (b.rect().center().y - row_y).abs() < 4.0)
+        .unwrap()
+        .click();
+    settle(&mut harness);
+    let viewer = harness.state().matches().viewer().unwrap();
+    assert_eq!(viewer.index, other_index);
+    assert_eq!(viewer.game.viewed(), other_record.start, "a replay starts at the first position");
+    harness.get_by_label(">|").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.viewed(), other_record.final_position());
+    assert!(harness.query_by_label_contains(&format!("Match game {} (replay)", other_index + 1)).is_some());
+    harness.get_by_role_and_label(Role::Button, "Back to my game").click();
+    settle(&mut harness);
+    assert!(harness.state().matches().viewer().is_none());
+}
+
+#[test]
+fn a_multi_game_file_opens_a_list_and_the_games_players_are_shown() {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-three-games.ggf");
+    let text: String = [("Alice", "Bob", "f5d6"), ("Carol", "Dave", "f5f6e6"), ("Erin", "Frank", "d3c3")]
+        .iter()
+        .map(|(black, white, moves)| {
+            let game = Game::from_transcript(moves).unwrap();
+            let players = othello_app::game_file::Players { black, white, time_limit_ms: None };
+            othello_app::game_file::to_ggf(&game, &players) + "\n"
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let mut harness = app(humans(), Vec::new());
+    set_text(&mut harness, "Game file", path.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game_picker().map(|p| p.games.len()), Some(3));
+    harness.get_by_label_contains("2. Carol – Dave, 3 moves").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5f6e6");
+    assert!(harness.query_by_label_contains("(Carol)").is_some(), "Black's name from the file");
+    assert!(harness.query_by_label_contains("(Dave), to move").is_some(), "White's name from the file");
+}

@@ -3,7 +3,8 @@
  *   BOT_NAME   the name init returns (default "Stand-in")
  *   BOT_LEVELS the number of levels (default 0: none)
  *   BOT_EVAL   the eval it reports, in discs for the side that moved (default 3)
- *   BOT_THINK_MS how long each think takes (default 0) */
+ *   BOT_THINK_MS how long each think takes (default 0)
+ *   BOT_ILLEGAL  1: answers an occupied square every time (loses every game by an illegal move) */
 #include <stdint.h>
 #include <time.h>
 #include "othello_bot.h"
@@ -20,6 +21,9 @@
 #ifndef BOT_THINK_MS
 #define BOT_THINK_MS 0
 #endif
+#ifndef BOT_ILLEGAL
+#define BOT_ILLEGAL 0
+#endif
 
 OTHELLO_EXPORT uint32_t othello_abi_version(void) { return OTHELLO_ABI_VERSION; }
 OTHELLO_EXPORT const char *init(void) { return BOT_NAME; }
@@ -33,6 +37,7 @@ OTHELLO_EXPORT uint8_t think(const OthelloBoard *board) {
         struct timespec pause = {BOT_THINK_MS / 1000, (long)(BOT_THINK_MS % 1000) * 1000000L};
         nanosleep(&pause, 0);
     }
+    if (BOT_ILLEGAL) return othello_move(3, 3); /* d4: occupied from the start */
     if (board->legal == 0) return OTHELLO_PASS;
     int sq = __builtin_ctzll(board->legal);
     return othello_move(sq / 8, sq % 8);
