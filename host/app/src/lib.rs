@@ -46,7 +46,7 @@ const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
 /// tab changes.
 const SIDE_PANEL_SHARE: f32 = 0.24;
 /// Narrowest and widest a side panel gets.
-const SIDE_PANEL_MIN: f32 = 180.0;
+const SIDE_PANEL_MIN: f32 = 186.0;
 const SIDE_PANEL_MAX: f32 = 320.0;
 /// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
 const MAX_STEPS_PER_FRAME: usize = 4;
@@ -252,6 +252,11 @@ impl OthelloApp {
         &self.settings
     }
 
+    /// The settings, to change (apply a sandbox change with [`OthelloApp::apply_sandbox`]).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
     pub fn session(&self) -> &Session {
         &self.session
     }
@@ -397,7 +402,6 @@ impl OthelloApp {
         }
         self.matches.update();
         self.poll_file_dialog();
-        self.sound_cues();
     }
 
     /// Sounds what happened since the last frame: a move, a pass, the end of the game. Moves taken
@@ -409,13 +413,15 @@ impl OthelloApp {
         if !self.settings.sound || self.session.last_applied().is_none() {
             return;
         }
+        // A few moves can come in one frame (a bot's answer, then a forced pass): a pass among them
+        // is what the ear should hear.
+        let new_moves = game.moves().get(moves_before..).filter(|_| now.0 > moves_before && now.0 <= moves_before + 2);
         let cue = if now.1 && !over_before {
             Some(sound::Cue::GameEnd)
-        } else if now.0 == moves_before + 1 {
-            let passed = game.moves().last().is_some_and(|m| m.mv == othello_sdk::Move::Pass);
-            Some(if passed { sound::Cue::Pass } else { sound::Cue::Move })
         } else {
-            None
+            new_moves.map(|moves| {
+                if moves.iter().any(|m| m.mv == othello_sdk::Move::Pass) { sound::Cue::Pass } else { sound::Cue::Move }
+            })
         };
         if let Some(cue) = cue {
             self.sounds.play(cue);
@@ -615,6 +621,8 @@ impl eframe::App for OthelloApp {
         panels::confirm::show(self, &ctx);
         panels::menu::help_windows(self, &ctx);
         panels::engines::form_window(self, &ctx);
+        // After the frame's clicks, so a move made in this frame sounds in this frame.
+        self.sound_cues();
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

@@ -689,7 +689,7 @@ fn undo_after_a_finished_game_reopens_it_and_the_bot_plays_on() {
     settle(&mut harness);
     let game = harness.state().game();
     assert_eq!((game.transcript().as_str(), game.is_over()), ("d3c3b3d2e1d6d7e3", false));
-    assert!(harness.query_by_label_contains("Black wins").is_none(), "the result banner is gone");
+    assert!(harness.query_by_label_contains("Black wins 64").is_none(), "the result banner is gone");
     // Another move this time: the bot answers as in any game.
     let other = harness.state().game().live().legal_moves().into_iter().find(|s| s.to_string() != "f4").unwrap();
     harness.get_by_label(&other.to_string()).click();
@@ -703,13 +703,13 @@ fn evaluations_read_for_black_in_the_read_out_and_the_graph_alike() {
     let settings = Settings { white: bot(&white), ..humans() };
     let mut harness = app(settings, Vec::new());
     let eval_value = |harness: &Harness<'_, OthelloApp>| {
-        let row = harness.get_by_label("Eval for Black");
+        let row = harness.get_by_label("Eval");
         let value = harness
-            .query_all_by_label_contains("discs")
+            .query_all_by_label_contains("-3.0")
             .chain(harness.query_all_by_label_contains("—"))
             .find(|n| (n.rect().center().y - row.rect().center().y).abs() < 2.0)
             .expect("the value next to its label");
-        (value.value().unwrap_or_default(), value.rect().width())
+        (value.value().unwrap_or_default(), value.rect().right())
     };
     let (before, width_before) = eval_value(&harness);
     assert_eq!(before.trim(), "—");
@@ -717,8 +717,8 @@ fn evaluations_read_for_black_in_the_read_out_and_the_graph_alike() {
     wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
     settle(&mut harness);
     let (after, width_after) = eval_value(&harness);
-    assert_eq!(after.trim(), "-3.0 discs");
-    assert_eq!(width_before, width_after, "the read-out keeps its width as the value changes");
+    assert_eq!(after.trim(), "-3.0");
+    assert_eq!(width_before, width_after, "the value's right edge stays put as it changes");
     assert!(harness.query_by_label_contains("Evaluation graph, move 2: -3.0 discs for Black").is_some());
 }
 
@@ -841,4 +841,123 @@ fn a_multi_game_file_opens_a_list_and_the_games_players_are_shown() {
     assert_eq!(harness.state().game().transcript(), "f5f6e6");
     assert!(harness.query_by_label_contains("(Carol)").is_some(), "Black's name from the file");
     assert!(harness.query_by_label_contains("(Dave), to move").is_some(), "White's name from the file");
+}
+
+#[test]
+fn sounds_mark_a_move_a_pass_and_the_end_and_mute_silences_them() {
+    use othello_app::sound::Cue;
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert_eq!((harness.state().sounds().last(), harness.state().sounds().count()), (Some(Cue::Move), 1));
+
+    // A loaded game makes no sound; White's c1 leaves Black without a move: a pass.
+    paste_transcript(&mut harness, "d3c3b3b2f5a3a1");
+    let count = harness.state().sounds().count();
+    harness.get_by_label("c1").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().moves().last().unwrap().mv, Move::Pass);
+    assert_eq!(harness.state().sounds().last(), Some(Cue::Pass));
+    assert!(harness.state().sounds().count() > count);
+
+    // The last move of a game: the end.
+    paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3");
+    harness.get_by_label("f4").click();
+    settle(&mut harness);
+    assert!(harness.state().game().is_over());
+    assert_eq!(harness.state().sounds().last(), Some(Cue::GameEnd));
+
+    // Muted: silence.
+    let mut harness = app(Settings { sound: false, ..humans() }, Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().sounds().count(), 0);
+}
+
+#[test]
+fn an_nboard_engine_added_in_the_app_plays_and_can_be_removed() {
+    let mut harness = app(humans(), Vec::new());
+    let buttons = harness.query_all_by_role_and_label(Role::Button, "Add engine…").count();
+    assert!(buttons >= 1);
+    harness.get_all_by_role_and_label(Role::Button, "Add engine…").last().unwrap().click();
+    settle(&mut harness);
+    // The fake engine of the arena's tests: answers f5 with an evaluation of +1.5 for itself.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/nboard");
+    set_text(&mut harness, "Engine name", "Fake");
+    set_text(&mut harness, "Engine command", "sh ./fake_engine.sh spaced");
+    set_text(&mut harness, "Engine working folder", script.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Add").click();
+    settle(&mut harness);
+    let engines = harness.state().settings().engines.clone();
+    assert_eq!(engines.len(), 1);
+    assert_eq!(engines[0].command, "sh ./fake_engine.sh spaced");
+
+    // As Black it makes the first move, from its working folder (its command is relative to it).
+    harness.state_mut().set_seat(Color::Black, SeatChoice::Bot { path: engines[0].seat_path(), level: None });
+    wait_until(&mut harness, "the engine's move", |app| app.game().moves().len() == 1);
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5");
+    assert!(harness.query_all_by_label_contains("+1.5").count() > 0, "its evaluation, for Black");
+
+    harness.get_by_role_and_label(Role::Button, "Remove").click();
+    settle(&mut harness);
+    assert!(harness.state().settings().engines.is_empty());
+    assert!(harness.state().settings().black.is_human(), "its seat goes back to a human");
+}
+
+#[test]
+fn the_sandbox_mode_is_a_setting_that_bots_run_with() {
+    let mut harness = app(Settings { white: bot(&first_legal_bot()), ..humans() }, Vec::new());
+    assert_eq!(harness.state().session().seating().options.sandbox, othello_arena::seat::SandboxMode::Auto);
+    harness.state_mut().settings_mut().sandbox = othello_app::settings::SandboxChoice::Off;
+    harness.state_mut().apply_sandbox();
+    assert_eq!(harness.state().session().seating().options.sandbox, othello_arena::seat::SandboxMode::Off);
+    // The bot restarted with it plays on.
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+}
+
+/// The rectangle the board's cells cover.
+fn board_rect(harness: &Harness<'_, OthelloApp>) -> egui::Rect {
+    harness.get_by_label("a1").rect().union(harness.get_by_label("h8").rect())
+}
+
+#[test]
+fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size_across_tabs() {
+    for (size, scale) in
+        [([760.0, 520.0], 1.0), ([760.0, 520.0], 2.0), ([1600.0, 1000.0], 1.0), ([1600.0, 1000.0], 1.5)]
+    {
+        let launch = Launch {
+            plugin_folders: Vec::new(),
+            runner: othello_testkit::runner_command(),
+            options: othello_testkit::seat_options(),
+        };
+        let mut harness = Harness::builder().with_size(size).with_pixels_per_point(scale).build_eframe(move |cc| {
+            OthelloApp::with_config(&cc.egui_ctx, humans(), FolderSource::Exact(Vec::new()), &launch)
+        });
+        settle(&mut harness);
+        let what = format!("{size:?} at scale {scale}");
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size.into());
+        let board = board_rect(&harness);
+        // Nothing runs off the window's sides (a too-wide widget would also push its panel
+        // over the board).
+        for node in harness.query_all(egui_kittest::kittest::By::new()) {
+            let Some(bounds) = node.accesskit_node().bounding_box() else { continue };
+            let (left, right) = (bounds.x0 as f32 / scale, bounds.x1 as f32 / scale);
+            let label = node.accesskit_node().label().unwrap_or_default();
+            assert!(left >= -0.5 && right <= size[0] + 0.5, "{what}: {label:?} {left}..{right} is cut");
+        }
+        assert!(screen.contains_rect(board), "{what}: the board {board:?} fits");
+        assert!(board.width() >= 300.0 && (board.width() - board.height()).abs() < 1.0, "{what}: {board:?}");
+        for label in ["Game", "Help", "New game", "Undo", "Abort", "Play", "Plugins", "Matches", "Eval", "Nodes"] {
+            let rect = harness.get_all_by_label(label).next().unwrap().rect();
+            assert!(screen.contains_rect(rect), "{what}: {label} {rect:?} is on screen");
+            assert!(!rect.intersects(board), "{what}: {label} {rect:?} does not overlap the board {board:?}");
+        }
+        for tab in ["Plugins", "Matches", "Play"] {
+            harness.get_by_role_and_label(Role::Button, tab).click();
+            settle(&mut harness);
+            assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size on the {tab} tab");
+        }
+    }
 }

@@ -27,10 +27,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 
 /// The graph of `game`; a click views the move clicked.
 pub fn show_game(game: &mut Game, ui: &mut Ui) {
-    ui.horizontal(|ui| {
-        ui.heading("Evaluation");
-        ui.label("for Black (+ = Black ahead)");
-    });
+    ui.heading("Evaluation");
+    ui.add(egui::Label::new(egui::RichText::new("For Black, in discs: + = Black ahead").small().weak()).wrap());
     let series = |value: fn(&PlayedMove) -> Option<f64>| -> Vec<(usize, f64)> {
         game.moves().iter().enumerate().filter_map(|(i, m)| value(m).map(|v| (i + 1, v))).collect()
     };

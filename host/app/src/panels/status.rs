@@ -26,7 +26,7 @@ const COUNT_SIZE: f32 = 26.0;
 /// Width of the frame around the side to move's count.
 const TO_MOVE_STROKE_WIDTH: f32 = 2.0;
 /// Characters of a read-out value (monospace, so the panel keeps its width as numbers change).
-const READOUT_WIDTH: usize = 14;
+const READOUT_WIDTH: usize = 8;
 /// Text shown for a value the search did not report.
 const NO_VALUE: &str = "—";
 
@@ -188,19 +188,27 @@ pub fn search_readout(ui: &mut Ui, game: &Game) {
         None => "No move yet".to_owned(),
     };
     ui.add(egui::Label::new(RichText::new(title).strong()).truncate());
+    ui.label(RichText::new("In discs for Black: + = Black ahead").small().weak());
     let values = Readout::of(played);
-    egui::Grid::new("search readout").num_columns(2).show(ui, |ui| {
-        for (label, value, hint) in [
-            ("Eval for Black", values.eval, "In discs from Black's point of view: + = Black ahead, - = White ahead; = marks an exact (solved) score"),
-            ("Black's chance", values.win_rate, "The bot's estimate of Black's chance to win"),
-            ("Depth", values.depth, "Plies searched"),
-            ("Nodes", values.nodes, "Positions (or playouts) searched"),
-        ] {
+    for (label, value, hint) in [
+        (
+            "Eval",
+            values.eval,
+            "In discs from Black's point of view: + = Black ahead, - = White ahead; = marks an exact (solved) score",
+        ),
+        ("Black wins", values.win_rate, "The bot's estimate of Black's chance to win"),
+        ("Depth", values.depth, "Plies searched"),
+        ("Nodes", values.nodes, "Positions (or playouts) searched"),
+    ] {
+        // The value is right-aligned in a fixed-width monospace field: digits stay put and the
+        // panel keeps its size as they change.
+        ui.horizontal(|ui| {
             ui.label(label).on_hover_text(hint);
-            ui.label(RichText::new(format!("{value:>READOUT_WIDTH$}")).monospace()).on_hover_text(hint);
-            ui.end_row();
-        }
-    });
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.label(RichText::new(format!("{value:>READOUT_WIDTH$}")).monospace()).on_hover_text(hint);
+            });
+        });
+    }
 }
 
 /// A move's search as the read-out shows it.
@@ -216,7 +224,7 @@ impl Readout {
         let info: Option<&SearchInfo> = played.and_then(|m| m.info.as_ref());
         let eval = played.and_then(PlayedMove::eval_for_black).map_or(NO_VALUE.to_owned(), |eval| {
             let exact = if info.is_some_and(|i| i.exact) { " =" } else { "" };
-            format!("{} discs{exact}", format_eval(eval))
+            format!("{}{exact}", format_eval(eval))
         });
         Readout {
             eval,
