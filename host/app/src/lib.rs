@@ -93,7 +93,7 @@ pub fn run(launch: Launch) -> Result<(), String> {
 }
 
 /// The left panel's tabs. A new tab is one variant here, its entry in [`Tab::ALL`] and
-/// [`Tab::title`], and its panel in [`OthelloApp::tab_contents`].
+/// [`Tab::title`], and its panel in `OthelloApp::tab_contents`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
     Play,
