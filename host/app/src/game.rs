@@ -290,6 +290,18 @@ impl Game {
         Some(mv)
     }
 
+    /// The game ended by resignation, forfeit or abort (not by the rules): it can be reopened.
+    pub fn can_reopen(&self) -> bool {
+        matches!(self.ending, Some(Ending::Resigned(_) | Ending::Forfeit { .. } | Ending::Aborted))
+    }
+
+    /// Takes back a resignation, forfeit or abort: the game goes on from its last move.
+    pub fn reopen(&mut self) {
+        if self.can_reopen() {
+            self.ending = None;
+        }
+    }
+
     pub fn can_redo(&self) -> bool {
         !self.redo.is_empty() && !self.is_over()
     }

@@ -42,13 +42,36 @@ pub struct Loaded {
 
 /// Reads the first game of a GGF file, finished or in progress.
 pub fn open(path: &Path) -> Result<Loaded, String> {
-    let mut games = ggf::parse_file(path)?;
+    open_at(path, 0)
+}
+
+/// Reads game `index` (0-based) of a GGF file.
+pub fn open_at(path: &Path, index: usize) -> Result<Loaded, String> {
+    let mut games = list(path)?;
+    if index >= games.len() {
+        return Err(format!("{} has {} games, not {}", path.display(), games.len(), index + 1));
+    }
+    let others = games.len() - 1;
+    let saved = games.swap_remove(index);
+    Ok(Loaded { game: from_ggf(&saved)?, black: saved.black, white: saved.white, others })
+}
+
+/// Every game of a GGF file (an error if it has none).
+pub fn list(path: &Path) -> Result<Vec<GgfGame>, String> {
+    let games = ggf::parse_file(path)?;
     if games.is_empty() {
         return Err(format!("{} holds no game", path.display()));
     }
-    let others = games.len() - 1;
-    let saved = games.swap_remove(0);
-    Ok(Loaded { game: from_ggf(&saved)?, black: saved.black, white: saved.white, others })
+    Ok(games)
+}
+
+/// One line about a game of a file, for a list to pick from: "3. Alice – Bob, 40 moves, 33-31".
+pub fn summary(number: usize, game: &GgfGame) -> String {
+    let result = match &game.result {
+        Some(outcome) => format!(", {}-{}", outcome.discs[0], outcome.discs[1]),
+        None => ", unfinished".to_owned(),
+    };
+    format!("{number}. {} – {}, {} moves{result}", game.black, game.white, game.moves.len())
 }
 
 /// The game of a GGF game: its moves, and how it ended (a game without a result goes on).

@@ -4,15 +4,20 @@
 //! [`run`] opens the window; [`OthelloApp`] is the eframe app. Runtime state (the game, bot
 //! workers, scans) lives in the app; only [`Settings`] are saved between runs.
 
+pub mod actions;
 pub mod analysis;
 mod board;
 pub mod catalog;
+pub mod files;
 pub mod game;
 pub mod game_file;
+pub mod levels;
 pub mod panels;
 mod players;
 pub mod session;
 pub mod settings;
+pub mod shortcuts;
+pub mod sound;
 
 use std::time::Duration;
 
@@ -20,6 +25,7 @@ use egui::{CentralPanel, Key, Panel, Ui};
 use othello_arena::seat::{Isolation, RunnerCommand, SeatOptions, Seating};
 use othello_sdk::Square;
 
+pub use self::actions::{Action, Confirm};
 pub use self::board::Orientation;
 use self::catalog::{Catalog, FolderSource};
 pub use self::game::{Ending, Game, GameResult};
@@ -37,13 +43,13 @@ const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
 const THINKING_REFRESH: Duration = Duration::from_millis(250);
 /// How often the settings are saved besides on exit (so a killed app loses little).
 const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
-/// Each side panel takes at most this share of the window's width.
-const SIDE_PANEL_MAX_SHARE: f32 = 0.27;
-/// Narrowest a side panel gets.
-const SIDE_PANEL_MIN: f32 = 180.0;
-/// Starting widths of the left (players, plugins, matches) and right (status, moves) panels.
-const LEFT_PANEL_WIDTH: f32 = 290.0;
-const RIGHT_PANEL_WIDTH: f32 = 300.0;
+/// Each side panel takes this share of the window's width, within the bounds below. The panels'
+/// widths depend on the window only (not on their contents), so the board keeps its size when the
+/// tab changes.
+const SIDE_PANEL_SHARE: f32 = 0.24;
+/// Narrowest and widest a side panel gets.
+const SIDE_PANEL_MIN: f32 = 186.0;
+const SIDE_PANEL_MAX: f32 = 320.0;
 /// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
 const MAX_STEPS_PER_FRAME: usize = 4;
 /// How long closing the app waits for a running match to end its bots.
@@ -88,13 +94,28 @@ pub fn run(launch: Launch) -> Result<(), String> {
     })
 }
 
-/// The left panel's tabs.
+/// The left panel's tabs. A new tab is one variant here, its entry in [`Tab::ALL`] and
+/// [`Tab::title`], and its panel in `OthelloApp::tab_contents`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
     Play,
     Plugins,
     Matches,
     Ladder,
+}
+
+impl Tab {
+    /// The tabs in the order shown.
+    pub const ALL: [Tab; 4] = [Tab::Play, Tab::Plugins, Tab::Matches, Tab::Ladder];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Play => "Play",
+            Tab::Plugins => "Plugins",
+            Tab::Matches => "Matches",
+            Tab::Ladder => "Ladder",
+        }
+    }
 }
 
 /// A message for the user in the bottom line: an error (red) or a confirmation.
@@ -129,13 +150,35 @@ pub struct OthelloApp {
     editor: Option<panels::editor::EditorState>,
     /// The position text field (OBF line).
     position_input: String,
+    /// First run (no saved settings): the opponent is chosen once the first plugin scan is done.
+    newcomer: bool,
+    /// An action waiting for the user's yes in a modal dialog.
+    confirm: Option<Confirm>,
+    /// The Help windows that are open.
+    help: panels::menu::HelpWindows,
+    /// The players' names of a game opened from a file, shown instead of the seats' names until
+    /// the next new game.
+    loaded_names: Option<[String; 2]>,
+    /// The open and save dialogs, and the list of a multi-game file's games.
+    files: files::Files,
+    sounds: sound::Sounds,
+    /// The "Add engine" form, while open.
+    engine_form: Option<panels::engines::EngineForm>,
+    /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
+    launch_sandbox: othello_arena::seat::SandboxMode,
+    /// Moves and whether the game was over at the last frame, to know what to sound.
+    heard: (usize, bool),
 }
 
 impl OthelloApp {
     /// The app with the settings saved by the last run.
+    /// On the first run (nothing saved) a newcomer's game is set up: see [`OthelloApp::first_run`].
     pub fn from_creation_context(cc: &eframe::CreationContext<'_>, launch: Launch) -> OthelloApp {
-        let settings = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY)).unwrap_or_default();
-        OthelloApp::new(&cc.egui_ctx, settings, launch)
+        let saved: Option<Settings> = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY));
+        let newcomer = saved.is_none();
+        let mut app = OthelloApp::new(&cc.egui_ctx, saved.unwrap_or_default(), launch);
+        app.newcomer = newcomer;
+        app
     }
 
     /// The app with `settings`, scanning the standard plugin folders and those of `launch`.
@@ -146,10 +189,24 @@ impl OthelloApp {
         app
     }
 
+    /// The app as a newcomer first sees it: Human (Black) against the sample alpha-beta bot (White)
+    /// at a middle level, once the plugin scan finds it; without it, the strongest other bot found
+    /// (by level count), or Human against Human with a pointer to the Plugins tab.
+    pub fn first_run(ctx: &egui::Context, plugins: FolderSource, launch: &Launch) -> OthelloApp {
+        let mut app = OthelloApp::with_config(ctx, Settings::default(), plugins, launch);
+        app.newcomer = true;
+        app
+    }
+
     /// The app with `settings`, scanning `plugins`, running bots as `launch` says.
     pub fn with_config(ctx: &egui::Context, settings: Settings, plugins: FolderSource, launch: &Launch) -> OthelloApp {
+        // The desktop's file dialogs are for the real app; tests (exact plugin folders) use the
+        // path field and never wait on a dialog.
+        let plugins_are_standard = matches!(plugins, FolderSource::Standard { .. });
         let catalog = Catalog::new(plugins, launch.runner.clone(), launch.options, waker_factory(ctx)());
-        let session = Session::new(&settings, launch.seating(), waker_factory(ctx));
+        let mut seating = launch.seating();
+        seating.options.sandbox = effective_sandbox(launch.options.sandbox, &settings);
+        let session = Session::new(&settings, seating, waker_factory(ctx));
         OthelloApp {
             settings,
             session,
@@ -166,11 +223,53 @@ impl OthelloApp {
             analysis: Default::default(),
             editor: None,
             position_input: String::new(),
+            newcomer: false,
+            confirm: None,
+            help: Default::default(),
+            loaded_names: None,
+            files: files::Files::new(plugins_are_standard),
+            sounds: sound::Sounds::new(),
+            engine_form: None,
+            launch_sandbox: launch.options.sandbox,
+            heard: (0, false),
         }
+    }
+
+    /// The sandbox mode the command line imposes for this run, if it gave one (other than `auto`).
+    pub fn command_line_sandbox(&self) -> Option<othello_arena::seat::SandboxMode> {
+        (self.launch_sandbox != othello_arena::seat::SandboxMode::Auto).then_some(self.launch_sandbox)
+    }
+
+    /// Runs the bots started from now on with the settings' sandbox mode (the seats restart).
+    pub fn apply_sandbox(&mut self) {
+        let mode = effective_sandbox(self.launch_sandbox, &self.settings);
+        if self.session.seating().options.sandbox != mode {
+            self.session.set_sandbox(mode, &self.settings);
+        }
+    }
+
+    /// The action waiting for confirmation, if any.
+    pub fn confirmation(&self) -> Option<&Confirm> {
+        self.confirm.as_ref()
+    }
+
+    /// The tab shown in the left panel.
+    pub fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    /// A game is under way: moves were played and it has not ended (discarding it loses them).
+    pub fn game_in_progress(&self) -> bool {
+        !self.game().moves().is_empty() && !self.game().is_over()
     }
 
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The settings, to change (apply a sandbox change with [`OthelloApp::apply_sandbox`]).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
     }
 
     pub fn session(&self) -> &Session {
@@ -231,6 +330,7 @@ impl OthelloApp {
     /// Starts a new game with the current seats.
     pub fn new_game(&mut self) {
         self.message = None;
+        self.loaded_names = None;
         self.session.restart(Game::default(), &self.settings);
     }
 
@@ -252,6 +352,7 @@ impl OthelloApp {
         match Game::from_transcript(text.trim()) {
             Ok(game) => {
                 let moves = game.moves().len();
+                self.loaded_names = None;
                 self.session.restart(game, &self.settings);
                 self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
             }
@@ -261,8 +362,12 @@ impl OthelloApp {
         }
     }
 
-    /// The name of the player of `color`: "Human" or the bot's name.
+    /// The name of the player of `color`: the name in the file of a game opened, else "Human" or
+    /// the bot's name.
     pub fn player_name(&self, color: othello_sdk::Color) -> String {
+        if let Some(names) = &self.loaded_names {
+            return names[usize::from(color == othello_sdk::Color::White)].clone();
+        }
         match self.session.seat(color) {
             session::Seat::Human => "Human".to_owned(),
             session::Seat::Bot(worker) => worker
@@ -279,21 +384,26 @@ impl OthelloApp {
         let players = game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
         let text = game_file::to_ggf(self.game(), &players) + "\n";
         match std::fs::write(path, text) {
-            Ok(()) => self.show_info(format!("Saved to {}", path.display())),
+            Ok(()) => {
+                self.settings.game_file = path.display().to_string();
+                self.show_info(format!("Saved to {}", path.display()));
+            }
             Err(e) => self.show_error(format!("Cannot save {}: {e}", path.display())),
         }
     }
 
-    /// Opens the first game of a GGF file; on error the current game is kept.
-    pub fn open_game(&mut self, path: &std::path::Path) {
-        match game_file::open(path) {
+    /// Opens game `index` of a GGF file; on error the current game is kept.
+    pub fn open_game_at(&mut self, path: &std::path::Path, index: usize) {
+        match game_file::open_at(path, index) {
             Ok(loaded) => {
                 let others = match loaded.others {
                     0 => String::new(),
-                    n => format!(" (the file has {n} more; the first was opened)"),
+                    n => format!(" (game {} of {})", index + 1, n + 1),
                 };
                 let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
                 self.session.restart(loaded.game, &self.settings);
+                self.loaded_names = Some([loaded.black, loaded.white]);
+                self.settings.game_file = path.display().to_string();
                 self.show_info(text);
             }
             Err(why) => self.show_error(format!("Not opened: {why}")),
@@ -311,6 +421,10 @@ impl OthelloApp {
     /// Moves the game on and decides when the next frame is needed.
     fn advance(&mut self, ctx: &egui::Context) {
         self.catalog.update();
+        if self.newcomer && !self.catalog.is_scanning() {
+            self.newcomer = false;
+            self.seat_newcomer_opponent();
+        }
         let bot_delay = Duration::from_millis(self.settings.bot_delay_ms);
         // A forced pass or a new move can make the next step due at once.
         let mut wake_in = None;
@@ -331,6 +445,7 @@ impl OthelloApp {
         }
         self.matches.update();
         self.follow_analysis();
+        self.poll_file_dialog();
     }
 
     /// Points the analysis at the position on the board (or stops it), and takes its news.
@@ -348,6 +463,35 @@ impl OthelloApp {
         self.analysis.update();
     }
 
+    /// Sounds what happened since the last frame: a move, a pass, the end of the game. Moves taken
+    /// back, a new game or a game loaded make no sound.
+    fn sound_cues(&mut self) {
+        let game = &self.session.game;
+        let now = (game.moves().len(), game.is_over());
+        let (moves_before, over_before) = std::mem::replace(&mut self.heard, now);
+        if !self.settings.sound || self.session.last_applied().is_none() {
+            return;
+        }
+        // A few moves can come in one frame (a bot's answer, then a forced pass): a pass among them
+        // is what the ear should hear.
+        let new_moves = game.moves().get(moves_before..).filter(|_| now.0 > moves_before && now.0 <= moves_before + 2);
+        let cue = if now.1 && !over_before {
+            Some(sound::Cue::GameEnd)
+        } else {
+            new_moves.map(|moves| {
+                if moves.iter().any(|m| m.mv == othello_sdk::Move::Pass) { sound::Cue::Pass } else { sound::Cue::Move }
+            })
+        };
+        if let Some(cue) = cue {
+            self.sounds.play(cue);
+        }
+    }
+
+    /// The app's sounds (what was played last).
+    pub fn sounds(&self) -> &sound::Sounds {
+        &self.sounds
+    }
+
     /// Progress of the flip animation of the viewed position's last move (1 = done).
     fn flip_progress(&self) -> f32 {
         if !self.settings.animate {
@@ -361,19 +505,42 @@ impl OthelloApp {
         }
     }
 
-    fn handle_keys(&mut self, ctx: &egui::Context) {
-        if ctx.egui_wants_keyboard_input() {
+    /// The newcomer's opponent (see [`OthelloApp::first_run`]), unless a game has begun meanwhile.
+    fn seat_newcomer_opponent(&mut self) {
+        if !self.game().moves().is_empty() || !self.settings.black.is_human() || !self.settings.white.is_human() {
             return;
         }
-        let command = |key| ctx.input_mut(|input| input.consume_key(egui::Modifiers::COMMAND, key));
-        if command(Key::Z) {
-            self.session.undo(&self.settings);
+        let usable = || self.catalog.entries().iter().filter(|e| e.is_ok());
+        let chosen = usable()
+            .find(|e| e.name == levels::ALPHA_BETA_NAME)
+            .or_else(|| usable().max_by_key(|e| e.levels))
+            .map(|e| (e.path.clone(), e.levels, e.name.clone()));
+        match chosen {
+            Some((path, count, name)) => {
+                let level = (count > 0).then(|| levels::middle(count));
+                self.settings.white = SeatChoice::Bot { path, level };
+                self.session.seat_players(&self.settings);
+                let level_text = level.map(|l| format!(" at level {l} of {count}")).unwrap_or_default();
+                self.show_info(format!("You play Black against {name}{level_text}. Change players in the Play tab."));
+            }
+            None => self.show_info(
+                "No bot found: two humans play. Build the sample bots (cargo run --release) or see the Plugins tab."
+                    .to_owned(),
+            ),
         }
-        if command(Key::Y) {
-            self.session.redo();
+    }
+
+    fn handle_keys(&mut self, ctx: &egui::Context) {
+        if self.confirm.is_some() {
+            return; // the dialog has the keyboard (Enter / Escape)
         }
-        if command(Key::N) {
-            self.new_game();
+        for (shortcut, action) in shortcuts::bindings() {
+            if ctx.input_mut(|input| input.consume_shortcut(&shortcut)) {
+                self.perform(action, ctx);
+            }
+        }
+        if ctx.egui_wants_keyboard_input() {
+            return;
         }
         let game = &mut self.session.game;
         ctx.input(|input| {
@@ -390,6 +557,22 @@ impl OthelloApp {
                 game.view_last();
             }
         });
+    }
+
+    /// The left panel's contents for the current tab.
+    fn tab_contents(&mut self, ui: &mut Ui) {
+        match self.tab {
+            Tab::Play => {
+                panels::players::show(self, ui);
+                ui.separator();
+                panels::analysis::show(self, ui);
+                ui.separator();
+                panels::editor::show(self, ui);
+            }
+            Tab::Plugins => panels::plugins::show(self, ui),
+            Tab::Matches => panels::matches::show(self, ui),
+            Tab::Ladder => panels::ladder::show(self, ui),
+        }
     }
 
     fn board(&mut self, ui: &mut Ui) {
@@ -412,26 +595,14 @@ impl OthelloApp {
             return;
         }
         let game = &self.session.game;
-        let position = game.viewed();
         let human = self.session.human_to_move();
         let hints = match human {
-            Some(_) if self.settings.show_legal_moves => position.legal_moves(),
+            Some(_) if self.settings.show_legal_moves => game.viewed().legal_moves(),
             _ => othello_sdk::Bitboard::EMPTY,
         };
-        let last = game.viewed_last_move();
-        let view = board::BoardView {
-            position,
-            hints,
-            last_move: last.and_then(|m| m.mv.square()),
-            flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
-            flip_progress: self.flip_progress(),
-            interactive: human.is_some(),
-            editing: false,
-            orientation: self.settings.orientation,
-            evaluations: Vec::new(),
-            best: None,
-        };
+        let view = board_view(game, hints, human.is_some(), self.flip_progress(), self.settings.orientation);
         let view = if self.settings.show_evaluations {
+            let position = game.viewed();
             let values = self.analysis.values_for(&position);
             let side = position.side_to_move();
             board::BoardView {
@@ -450,6 +621,42 @@ impl OthelloApp {
             // An illegal click changes nothing.
             self.session.click(square);
         }
+    }
+}
+
+/// The board showing `game`'s viewed position: the one place the app builds a [`board::BoardView`]
+/// (the Play game and a watched match game alike).
+fn board_view(
+    game: &Game,
+    hints: othello_sdk::Bitboard,
+    interactive: bool,
+    flip_progress: f32,
+    orientation: Orientation,
+) -> board::BoardView {
+    let last = game.viewed_last_move();
+    board::BoardView {
+        position: game.viewed(),
+        hints,
+        last_move: last.and_then(|m| m.mv.square()),
+        flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
+        flip_progress,
+        interactive,
+        editing: false,
+        orientation,
+        evaluations: Vec::new(),
+        best: None,
+    }
+}
+
+/// The sandbox mode the app's bots run with: `--sandbox` when the command line gave one other than
+/// the default `auto`, otherwise the settings' choice.
+fn effective_sandbox(
+    command_line: othello_arena::seat::SandboxMode,
+    settings: &Settings,
+) -> othello_arena::seat::SandboxMode {
+    match command_line {
+        othello_arena::seat::SandboxMode::Auto => settings.sandbox.mode(),
+        explicit => explicit,
     }
 }
 
@@ -483,46 +690,48 @@ impl eframe::App for OthelloApp {
         self.handle_keys(&ctx);
         self.advance(&ctx);
 
+        Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui));
         Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
         Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
-        // Side panels give way to the board in a small window.
-        let side_max = (ui.available_width() * SIDE_PANEL_MAX_SHARE).max(SIDE_PANEL_MIN);
-        Panel::left("side").default_size(LEFT_PANEL_WIDTH).size_range(SIDE_PANEL_MIN..=side_max).resizable(true).show(
-            ui,
-            |ui| {
-                ui.horizontal(|ui| {
-                    ui.selectable_value(&mut self.tab, Tab::Play, "Play");
-                    ui.selectable_value(&mut self.tab, Tab::Plugins, "Plugins");
-                    ui.selectable_value(&mut self.tab, Tab::Matches, "Matches");
-                    ui.selectable_value(&mut self.tab, Tab::Ladder, "Ladder");
-                });
-                ui.separator();
-                egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
-                    Tab::Play => {
-                        panels::players::show(self, ui);
-                        ui.separator();
-                        panels::analysis::show(self, ui);
-                        ui.separator();
-                        panels::editor::show(self, ui);
-                    }
-                    Tab::Plugins => panels::plugins::show(self, ui),
-                    Tab::Matches => panels::matches::show(self, ui),
-                    Tab::Ladder => panels::ladder::show(self, ui),
-                });
-            },
-        );
-        Panel::right("info")
-            .default_size(RIGHT_PANEL_WIDTH)
-            .size_range(SIDE_PANEL_MIN..=side_max)
-            .resizable(true)
-            .show(ui, |ui| {
+        let side = (ui.available_width() * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX);
+        Panel::left("side").exact_size(side).resizable(false).show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                for tab in Tab::ALL {
+                    ui.selectable_value(&mut self.tab, tab, tab.title());
+                }
+            });
+            ui.separator();
+            egui::ScrollArea::vertical().id_salt("tab").auto_shrink([false, false]).show(ui, |ui| {
+                ui.set_max_width(ui.available_width());
+                self.tab_contents(ui);
+            });
+        });
+        Panel::right("info").exact_size(side).resizable(false).show(ui, |ui| {
+            egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {
+                ui.set_max_width(ui.available_width());
+                if self.tab == Tab::Matches && self.matches.viewer().is_some() {
+                    panels::matches::show_viewer_info(self, ui);
+                    return;
+                }
                 panels::status::show(self, ui);
                 ui.separator();
                 panels::eval_graph::show(self, ui);
                 ui.separator();
                 panels::moves::show(self, ui);
             });
-        CentralPanel::default_margins().show(ui, |ui| self.board(ui));
+        });
+        CentralPanel::default_margins().show(ui, |ui| {
+            if self.tab == Tab::Matches && self.matches.viewer().is_some() {
+                panels::matches::show_viewer_board(self, ui);
+            } else {
+                self.board(ui);
+            }
+        });
+        panels::confirm::show(self, &ctx);
+        panels::menu::help_windows(self, &ctx);
+        panels::engines::form_window(self, &ctx);
+        // After the frame's clicks, so a move made in this frame sounds in this frame.
+        self.sound_cues();
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

@@ -37,6 +37,15 @@ pub struct Thinking {
     pub since: Instant,
 }
 
+/// A pass the user has not seen go by yet: shown until acknowledged or until a later move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PassNotice {
+    /// Who passed.
+    pub color: Color,
+    /// The ply of the pass (1-based: the pass is `moves()[ply - 1]`).
+    pub ply: usize,
+}
+
 /// The on-screen game with its seats.
 pub struct Session {
     pub game: Game,
@@ -51,6 +60,8 @@ pub struct Session {
     last_move_at: Instant,
     /// Ply of the last move applied, for the flip animation.
     last_applied: Option<(usize, Instant)>,
+    /// The last pass, until the user acknowledges it or a later move makes it old news.
+    pass_notice: Option<PassNotice>,
 }
 
 impl Session {
@@ -67,6 +78,7 @@ impl Session {
             step_once: false,
             last_move_at: Instant::now(),
             last_applied: None,
+            pass_notice: None,
         };
         session.seat_players(settings);
         session
@@ -75,6 +87,12 @@ impl Session {
     /// How this session runs its bots.
     pub fn seating(&self) -> &Seating {
         &self.seating
+    }
+
+    /// Runs bots with the sandbox `mode` from now on: both seats' bots restart with it.
+    pub fn set_sandbox(&mut self, mode: othello_arena::seat::SandboxMode, settings: &Settings) {
+        self.seating.options.sandbox = mode;
+        self.seat_players(settings);
     }
 
     pub fn seat(&self, color: Color) -> &Seat {
@@ -107,6 +125,7 @@ impl Session {
         self.game = game;
         self.paused = false;
         self.last_applied = None;
+        self.pass_notice = None;
         self.seat_players(settings);
     }
 
@@ -136,7 +155,22 @@ impl Session {
         if self.human_to_move().is_none() {
             return false;
         }
-        self.apply(Move::Play(square), None, None).is_ok()
+        let played = self.apply(Move::Play(square), None, None).is_ok();
+        if played {
+            // The human has moved on since the pass: it is old news.
+            self.pass_notice = None;
+        }
+        played
+    }
+
+    /// The pass still to be shown, if any.
+    pub fn pass_notice(&self) -> Option<PassNotice> {
+        self.pass_notice
+    }
+
+    /// The user has seen the pass.
+    pub fn acknowledge_pass(&mut self) {
+        self.pass_notice = None;
     }
 
     fn apply(
@@ -145,9 +179,17 @@ impl Session {
         elapsed: Option<Duration>,
         info: Option<othello_sdk::SearchInfo>,
     ) -> Result<(), othello_sdk::IllegalMove> {
+        let color = self.game.live().side_to_move();
         self.game.play(mv, elapsed, info)?;
         self.last_move_at = Instant::now();
-        self.last_applied = Some((self.game.moves().len(), Instant::now()));
+        let ply = self.game.moves().len();
+        self.last_applied = Some((ply, Instant::now()));
+        if mv == Move::Pass {
+            self.pass_notice = Some(PassNotice { color, ply });
+        } else if !self.has_human() {
+            // Nobody to acknowledge it in a bots' game: the next move ends the notice.
+            self.pass_notice = None;
+        }
         Ok(())
     }
 
@@ -169,22 +211,36 @@ impl Session {
         self.step_once = true;
     }
 
-    /// Takes back moves until a human is to move again (one move in a human-vs-human game).
+    /// Undo is possible: there is a human, and a move to take back or an ended game to reopen.
+    pub fn can_undo(&self) -> bool {
+        self.has_human() && (self.game.can_undo() || self.game.can_reopen())
+    }
+
+    /// Takes back moves until a human is to move again (one move in a human-vs-human game). A game
+    /// that ended by resignation, forfeit or abort is reopened first (that ending is what undo
+    /// takes back); a game the rules ended loses its last moves. Either way the result goes and
+    /// the game can continue.
     pub fn undo(&mut self, settings: &Settings) {
-        if !self.has_human() || !self.game.can_undo() {
+        if !self.can_undo() {
             return;
         }
-        let interrupted = self.pending.take().is_some();
-        while self.game.undo().is_some() {
-            if self.game.to_move().is_some_and(|c| self.seat(c).is_human()) {
-                break;
-            }
+        let mut restart_bots = self.pending.take().is_some();
+        if self.game.can_reopen() {
+            self.game.reopen();
+            // A bot that failed, or was stopped by the resignation or abort, starts afresh.
+            restart_bots = true;
+        } else {
+            self.game.undo();
         }
+        while !self.game.to_move().is_some_and(|c| self.seat(c).is_human()) && self.game.undo().is_some() {}
         self.game.view_last();
         self.last_applied = None;
-        if interrupted {
-            // The bot is busy with a position that no longer exists: its runner is killed with
-            // the old worker, and it starts afresh.
+        if self.pass_notice.is_some_and(|notice| notice.ply > self.game.moves().len()) {
+            self.pass_notice = None;
+        }
+        if restart_bots {
+            // A bot busy with a position that no longer exists: its runner is killed with the old
+            // worker, and it starts afresh.
             self.seat_players(settings);
         }
     }

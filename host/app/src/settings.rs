@@ -12,6 +12,8 @@ pub const DEFAULT_TIME_PER_MOVE_MS: u64 = 1000;
 pub const DEFAULT_BOT_DELAY_MS: u64 = 400;
 /// Default games per pairing in the Matches panel.
 pub const DEFAULT_MATCH_GAMES: u32 = 10;
+/// Default time per move of a match's bots, in milliseconds.
+pub const DEFAULT_MATCH_TIME_PER_MOVE_MS: u64 = 200;
 /// Default random opening plies of a match (pairs of games share an opening, colours swapped).
 pub const DEFAULT_OPENING_PLIES: u32 = 4;
 
@@ -55,6 +57,76 @@ pub struct Settings {
     pub analysis_bot: Option<PathBuf>,
     /// How the board is turned on screen.
     pub orientation: crate::board::Orientation,
+    /// Sound on a move, a pass and the end of a game (needs the `sound` build feature).
+    pub sound: bool,
+    /// How much the runner isolates each bot, as the command line's `--sandbox`.
+    pub sandbox: SandboxChoice,
+    /// NBoard engines added with "Add engine…", offered as players.
+    pub engines: Vec<Engine>,
+}
+
+/// The sandbox mode of the bots' runners: `auto`, `strict` or `off` (as `--sandbox`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxChoice {
+    /// Every layer the machine offers.
+    #[default]
+    Auto,
+    /// Every layer, or the bot does not start (the missing layer is named).
+    Strict,
+    /// A plain runner process.
+    Off,
+}
+
+impl SandboxChoice {
+    pub const ALL: [SandboxChoice; 3] = [SandboxChoice::Auto, SandboxChoice::Strict, SandboxChoice::Off];
+
+    pub fn mode(self) -> othello_arena::seat::SandboxMode {
+        use othello_arena::seat::SandboxMode;
+        match self {
+            SandboxChoice::Auto => SandboxMode::Auto,
+            SandboxChoice::Strict => SandboxMode::Strict,
+            SandboxChoice::Off => SandboxMode::Off,
+        }
+    }
+
+    pub fn from_mode(mode: othello_arena::seat::SandboxMode) -> SandboxChoice {
+        use othello_arena::seat::SandboxMode;
+        match mode {
+            SandboxMode::Auto => SandboxChoice::Auto,
+            SandboxMode::Strict => SandboxChoice::Strict,
+            SandboxMode::Off => SandboxChoice::Off,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.mode().as_str()
+    }
+}
+
+/// An NBoard engine (a program speaking the NBoard protocol, such as Edax) the user added.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Engine {
+    /// The name shown in the player choice.
+    pub name: String,
+    /// The command line that starts it in NBoard mode (`edax -q -nboard`).
+    pub command: String,
+    /// The folder it runs in (empty = the app's); engines often find their data files there.
+    pub working_folder: String,
+}
+
+impl Engine {
+    /// The arena's seat spec of this engine: `nboard:COMMAND`, run in its working folder
+    /// through `env -C` (the command is split like a shell does, so the folder is quoted).
+    pub fn seat_path(&self) -> PathBuf {
+        let folder = self.working_folder.trim();
+        if folder.is_empty() {
+            PathBuf::from(format!("nboard:{}", self.command.trim()))
+        } else {
+            let quoted = folder.replace('\'', "'\\''");
+            PathBuf::from(format!("nboard:env -C '{quoted}' {}", self.command.trim()))
+        }
+    }
 }
 
 impl Default for Settings {
@@ -72,6 +144,9 @@ impl Default for Settings {
             show_evaluations: false,
             analysis_bot: None,
             orientation: Default::default(),
+            sound: true,
+            sandbox: SandboxChoice::Auto,
+            engines: Vec::new(),
         }
     }
 }
@@ -88,11 +163,19 @@ pub struct MatchOptions {
     pub opening_plies: u32,
     /// Games played at once.
     pub concurrency: usize,
+    /// Time per move of the match's bots, 0 = unlimited (the match's own, not the Play tab's).
+    pub time_per_move_ms: u64,
 }
 
 impl Default for MatchOptions {
     fn default() -> MatchOptions {
-        MatchOptions { games: DEFAULT_MATCH_GAMES, rounds: 1, opening_plies: DEFAULT_OPENING_PLIES, concurrency: 1 }
+        MatchOptions {
+            games: DEFAULT_MATCH_GAMES,
+            rounds: 1,
+            opening_plies: DEFAULT_OPENING_PLIES,
+            concurrency: 1,
+            time_per_move_ms: DEFAULT_MATCH_TIME_PER_MOVE_MS,
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use othello_app::catalog::FolderSource;
 use othello_app::{Ending, Game, Launch, OthelloApp, SeatChoice, Settings};
 use othello_arena::seat::Termination;
@@ -82,6 +82,48 @@ fn paste_transcript(harness: &mut Harness<'_, OthelloApp>, text: &str) {
     harness.step();
     harness.get_by_role_and_label(Role::Button, "Load transcript").click();
     settle(harness);
+    // Replacing a game in progress asks first.
+    if harness.state().confirmation().is_some() {
+        harness.get_by_role_and_label(Role::Button, "Load").click();
+        settle(harness);
+    }
+}
+
+/// A stand-in bot compiled from `tests/bots/standin.c` with these `-D` definitions, into a folder
+/// of its own named `tag` (so a test can scan just it).
+fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("app-ui-bots-{tag}"));
+    std::fs::create_dir_all(&folder).unwrap();
+    let library = folder.join(format!("lib{tag}.so"));
+    let partial = library.with_extension(format!("so.{}.partial", std::process::id()));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let status = std::process::Command::new("cc")
+        .args(["-O1", "-shared", "-fPIC", "-w", "-I"])
+        .arg(manifest.join("../../sdk/include"))
+        .args(defines.iter().map(|(name, value)| format!("-D{name}={value}")))
+        .arg(manifest.join("tests/bots/standin.c"))
+        .arg("-o")
+        .arg(&partial)
+        .status()
+        .expect("the C compiler `cc` runs");
+    assert!(status.success(), "compiling the stand-in bot failed");
+    std::fs::rename(&partial, &library).unwrap();
+    library
+}
+
+/// New game, confirmed if a game in progress makes the app ask (a bot may be thinking: no settle).
+fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
+    harness.get_by_role_and_label(Role::Button, "New game").click();
+    harness.step();
+    if harness.state().confirmation().is_some() {
+        harness.step();
+        harness.get_by_role_and_label(Role::Button, "Start new game").click();
+        harness.step();
+    }
+}
+
+fn is_enabled(harness: &Harness<'_, OthelloApp>, button: &str) -> bool {
+    !harness.get_by_role_and_label(Role::Button, button).accesskit_node().is_disabled()
 }
 
 #[test]
@@ -114,15 +156,53 @@ fn an_illegal_click_changes_nothing() {
     assert_eq!(harness.state().game().live(), position_after("f5"));
 }
 
+/// After these moves Black has no legal move.
+const BLACK_MUST_PASS: &str = "d3c3b3b2f5a3a1c1";
+const PASS_NOTICE: &str = "Black has no legal move and passes";
+
 #[test]
-fn a_pass_shows_its_notice() {
+fn a_pass_stays_on_screen_until_acknowledged_or_the_next_move() {
     let mut harness = app(humans(), Vec::new());
-    // After these moves black has no legal move; the app passes for the human and says so.
-    paste_transcript(&mut harness, "d3c3b3b2f5a3a1c1");
+    paste_transcript(&mut harness, BLACK_MUST_PASS);
     let game = harness.state().game();
     assert_eq!(game.moves().last().map(|m| (m.mv, m.color)), Some((Move::Pass, Color::Black)));
-    assert!(harness.query_by_label("Black has no legal move and passes").is_some());
-    assert!(harness.query_by_label_contains("White to move").is_some());
+    assert!(harness.query_by_label(PASS_NOTICE).is_some());
+    assert!(harness.query_by_label_contains("White 4 discs (Human), to move").is_some(), "the side to move is marked");
+    // Not a flash: it stays however many frames go by.
+    for _ in 0..5 {
+        harness.step();
+    }
+    assert!(harness.query_by_label(PASS_NOTICE).is_some());
+    harness.get_by_role_and_label(Role::Button, "OK").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label(PASS_NOTICE).is_none(), "acknowledged");
+
+    // The next move ends it too.
+    paste_transcript(&mut harness, BLACK_MUST_PASS);
+    assert!(harness.query_by_label(PASS_NOTICE).is_some());
+    let square = harness.state().game().live().legal_moves().into_iter().next().unwrap();
+    harness.get_by_label(&square.to_string()).click();
+    settle(&mut harness);
+    assert!(harness.query_by_label(PASS_NOTICE).is_none());
+
+    // Against a bot that answers at once, the human's pass stays until the human moves.
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    paste_transcript(&mut harness, BLACK_MUST_PASS);
+    wait_until(&mut harness, "the bot's move after the pass", |app| app.game().moves().len() == 10);
+    settle(&mut harness);
+    assert!(harness.query_by_label(PASS_NOTICE).is_some(), "still shown after the bot moved");
+}
+
+#[test]
+fn disc_counts_mark_the_side_to_move() {
+    let mut harness = app(humans(), Vec::new());
+    assert!(harness.query_by_label("Black 2 discs (Human), to move").is_some());
+    assert!(harness.query_by_label("White 2 discs (Human)").is_some());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label("Black 4 discs (Human)").is_some());
+    assert!(harness.query_by_label("White 1 discs (Human), to move").is_some());
 }
 
 #[test]
@@ -233,6 +313,7 @@ fn set_text(harness: &mut Harness<'_, OthelloApp>, label: &str, text: &str) {
 #[test]
 fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_keeps_the_game() {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-saved.ggf");
+    let _ = std::fs::remove_file(&path);
     let mut harness = app(humans(), Vec::new());
     for square in ["f5", "d6", "c3"] {
         harness.get_by_label(square).click();
@@ -245,6 +326,15 @@ fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_kee
     assert!(saved.starts_with("(;GM[Othello]") && !saved.contains("RE["), "unfinished, so no result: {saved}");
 
     harness.get_by_role_and_label(Role::Button, "New game").click();
+    settle(&mut harness);
+    // The game in progress is not thrown away without a yes.
+    assert!(harness.query_by_label("Start a new game?").is_some());
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6c3");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start new game").click();
     settle(&mut harness);
     assert!(harness.state().game().moves().is_empty());
     harness.get_by_role_and_label(Role::Button, "Open").click();
@@ -266,11 +356,21 @@ fn a_game_saved_as_ggf_in_progress_or_finished_opens_again_and_a_broken_file_kee
     settle(&mut harness);
     assert_eq!(harness.state().game().transcript(), "f5d6c3d3", "and it can be played on");
 
-    // A finished game round-trips exactly.
+    // A finished game round-trips exactly; saving over the file asks first.
     paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3f4");
     assert!(harness.state().game().is_over());
     harness.get_by_role_and_label(Role::Button, "Save").click();
     settle(&mut harness);
+    assert!(matches!(harness.state().confirmation(), Some(othello_app::Confirm::Overwrite(_))), "the file exists");
+    assert!(harness.query_by_role_and_label(Role::Button, "Replace").is_some());
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert!(std::fs::read_to_string(&path).unwrap().contains("B[f5"), "not replaced");
+    harness.get_by_role_and_label(Role::Button, "Save").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Replace").click();
+    settle(&mut harness);
+    assert!(std::fs::read_to_string(&path).unwrap().contains("B[f4"), "replaced");
     harness.get_by_role_and_label(Role::Button, "New game").click();
     settle(&mut harness);
     harness.get_by_role_and_label(Role::Button, "Open").click();
@@ -296,9 +396,11 @@ fn bot_against_bot_pauses_and_steps_one_move_at_a_time() {
     // A long delay between moves: nothing happens on its own during the test.
     let settings = Settings { black: bot(&first_legal), white: bot(&first_legal), bot_delay_ms: 60_000, ..humans() };
     let mut harness = app(settings, Vec::new());
+    assert!(harness.query_by_label_contains("Paused").is_none());
     harness.get_by_role_and_label(Role::Button, "Pause").click();
     settle(&mut harness);
     assert!(harness.query_by_role_and_label(Role::Button, "Resume").is_some());
+    assert!(harness.query_by_label_contains("Paused").is_some(), "the pause is shown");
 
     for expected in 1..=3 {
         harness.get_by_role_and_label(Role::Button, "Step").click();
@@ -425,8 +527,7 @@ fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
     let mut harness = app(settings, Vec::new());
     let first = thinking_runner(&mut harness, &hang);
 
-    harness.get_by_role_and_label(Role::Button, "New game").click();
-    harness.step();
+    start_new_game(&mut harness);
     assert_ended(first, "New game");
     let second = thinking_runner(&mut harness, &hang);
     assert_ne!(second, first, "the new game has a fresh runner");
@@ -441,16 +542,14 @@ fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
     assert_eq!(harness.state().game().transcript(), "f5", "back to the human's turn");
 
     // Abort while the bot thinks.
-    harness.get_by_role_and_label(Role::Button, "New game").click();
-    harness.step();
+    start_new_game(&mut harness);
     let fourth = thinking_runner(&mut harness, &hang);
     harness.get_by_role_and_label(Role::Button, "Abort").click();
     harness.step();
     assert_ended(fourth, "Abort");
 
     // A seat change while the bot thinks; the new player then plays normally.
-    harness.get_by_role_and_label(Role::Button, "New game").click();
-    harness.step();
+    start_new_game(&mut harness);
     let fifth = thinking_runner(&mut harness, &hang);
     harness.state_mut().set_seat(Color::Black, bot(&first_legal_bot()));
     harness.step();
@@ -464,4 +563,401 @@ fn an_abandoned_think_ends_its_runner_and_the_next_game_gets_a_fresh_one() {
     let sixth = thinking_runner(&mut harness, &hang);
     drop(harness);
     assert_ended(sixth, "the app closed");
+}
+
+#[test]
+fn a_newcomer_plays_black_against_alpha_beta_at_a_middle_level_with_a_hint() {
+    let launch = Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_testkit::seat_options(),
+    };
+    let first_run = |folder: PathBuf| {
+        let launch = launch.clone();
+        Harness::builder()
+            .with_size([1200.0, 800.0])
+            .build_eframe(move |cc| OthelloApp::first_run(&cc.egui_ctx, FolderSource::Exact(vec![folder]), &launch))
+    };
+    let alpha_beta = standin_bot("alpha-beta", &[("BOT_NAME", "\"Alpha-beta\""), ("BOT_LEVELS", "10")]);
+    let other = standin_bot("newcomer-other", &[("BOT_NAME", "\"Other\""), ("BOT_LEVELS", "3")]);
+    std::fs::copy(&other, alpha_beta.parent().unwrap().join("libother.so")).unwrap();
+
+    let mut harness = first_run(alpha_beta.parent().unwrap().to_owned());
+    wait_until(&mut harness, "the newcomer's opponent", |app| !app.settings().white.is_human());
+    settle(&mut harness);
+    let settings = harness.state().settings();
+    assert!(settings.black.is_human());
+    let SeatChoice::Bot { path, level } = &settings.white else { unreachable!() };
+    assert_eq!((path.file_name().unwrap().to_str().unwrap(), *level), ("libalpha-beta.so", Some(5)));
+    assert!(harness.query_by_label_contains("Click a dotted square to move").is_some(), "the hint");
+    assert!(
+        harness.query_by_label_contains("level 5 of 10: looks 4 moves ahead").is_some(),
+        "the level says what it means"
+    );
+    // The hint's promise holds: the dotted squares are moves, and the bot answers.
+    harness.get_by_label("f5").click();
+    wait_until(&mut harness, "the bot's answer", |app| app.game().moves().len() == 2);
+
+    // Without the alpha-beta bot: the bot with the most levels, at its middle level.
+    let mut harness = first_run(other.parent().unwrap().to_owned());
+    wait_until(&mut harness, "the fallback opponent", |app| !app.settings().white.is_human());
+    assert!(matches!(&harness.state().settings().white, SeatChoice::Bot { level: Some(2), .. }));
+    assert!(harness.query_by_label_contains("level 2 of 3 (higher is stronger)").is_some());
+
+    // No bot at all: two humans, and the app says where bots come from.
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-no-bots");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut harness = first_run(empty);
+    wait_until(&mut harness, "the first scan", |app| !app.is_scanning_plugins());
+    settle(&mut harness);
+    assert!(harness.state().settings().white.is_human());
+    assert!(harness.state().message().unwrap().text.contains("No bot found"));
+}
+
+#[test]
+fn the_menu_bar_lists_the_commands_with_their_shortcuts() {
+    let mut harness = app(humans(), Vec::new());
+    for menu in ["Game", "Edit", "View", "Help"] {
+        assert!(harness.query_by_role_and_label(Role::Button, menu).is_some(), "{menu} menu");
+    }
+    harness.get_by_role_and_label(Role::Button, "Help").click();
+    settle(&mut harness);
+    harness.get_by_label("Keyboard shortcuts").click();
+    settle(&mut harness);
+    for (keys, what) in
+        [("Ctrl+N", "Pause / resume a bots' game"), ("Ctrl+Z", "Copy the transcript"), ("Ctrl+O", "Open a game file")]
+    {
+        assert!(harness.query_by_label(keys).is_some(), "{keys}");
+        assert!(harness.query_by_label(what).is_some(), "{what}");
+    }
+    // The Game menu.
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Game").click();
+    settle(&mut harness);
+    // Its commands are there besides the toolbar's.
+    assert_eq!(harness.query_all_by_role_and_label(Role::Button, "Swap colours").count(), 2);
+    let open = harness.query_all_by_label_contains("Open…").map(|n| format!("{n:?}")).collect::<Vec<_>>();
+    assert!(!open.is_empty() && open.iter().any(|n| n.contains("Ctrl+O")), "{open:?}");
+    harness.key_press(egui::Key::Escape);
+    settle(&mut harness);
+    // The shortcut does what the menu says, asking first as the game is under way.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    settle(&mut harness);
+    assert!(harness.query_by_label("Start a new game?").is_some());
+}
+
+#[test]
+fn resign_asks_first_is_unavailable_before_the_first_move_and_undo_takes_it_back() {
+    let mut harness = app(humans(), Vec::new());
+    assert!(!is_enabled(&harness, "Resign"), "nothing to resign before the first move");
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert!(is_enabled(&harness, "Resign"));
+    harness.get_by_role_and_label(Role::Button, "Resign").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label("Resign as White?").is_some());
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert!(!harness.state().game().is_over(), "cancelled");
+    harness.get_by_role_and_label(Role::Button, "Resign").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Resign now").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().ending(), Some(&Ending::Resigned(Color::White)));
+    assert!(harness.query_by_label_contains("White resigned: Black wins").is_some());
+
+    // Undo takes the resignation back: same position, no result, White to move and able to.
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    settle(&mut harness);
+    let game = harness.state().game();
+    assert!(!game.is_over() && game.transcript() == "f5");
+    assert!(harness.query_by_label_contains("White resigned").is_none(), "the banner is gone");
+    harness.get_by_label("d6").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6");
+}
+
+#[test]
+fn undo_after_a_finished_game_reopens_it_and_the_bot_plays_on() {
+    let settings = Settings { white: bot(&first_legal_bot()), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    // Black wipes White out at move 9 (Black is the human).
+    paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3f4");
+    assert!(harness.query_by_label_contains("Black wins 64–0").is_some());
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    settle(&mut harness);
+    let game = harness.state().game();
+    assert_eq!((game.transcript().as_str(), game.is_over()), ("d3c3b3d2e1d6d7e3", false));
+    assert!(harness.query_by_label_contains("Black wins 64").is_none(), "the result banner is gone");
+    // Another move this time: the bot answers as in any game.
+    let other = harness.state().game().live().legal_moves().into_iter().find(|s| s.to_string() != "f4").unwrap();
+    harness.get_by_label(&other.to_string()).click();
+    wait_until(&mut harness, "the bot's answer", |app| app.game().moves().len() == 10 || app.game().is_over());
+}
+
+#[test]
+fn evaluations_read_for_black_in_the_read_out_and_the_graph_alike() {
+    // White reports +3 from its own point of view: -3 for Black.
+    let white = standin_bot("eval-plus-three", &[("BOT_EVAL", "3")]);
+    let settings = Settings { white: bot(&white), ..humans() };
+    let mut harness = app(settings, Vec::new());
+    let eval_value = |harness: &Harness<'_, OthelloApp>| {
+        let row = harness.get_by_label("Eval");
+        let value = harness
+            .query_all_by_label_contains("-3.0")
+            .chain(harness.query_all_by_label_contains("—"))
+            .find(|n| (n.rect().center().y - row.rect().center().y).abs() < 2.0)
+            .expect("the value next to its label");
+        (value.value().unwrap_or_default(), value.rect().right())
+    };
+    let (before, width_before) = eval_value(&harness);
+    assert_eq!(before.trim(), "—");
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+    settle(&mut harness);
+    let (after, width_after) = eval_value(&harness);
+    assert_eq!(after.trim(), "-3.0");
+    assert_eq!(width_before, width_after, "the value's right edge stays put as it changes");
+    assert!(harness.query_by_label_contains("Evaluation graph, move 2: -3.0 discs for Black").is_some());
+}
+
+/// The real app scanning `folder`, on the Matches tab once both of its bots are found.
+fn matches_tab(settings: Settings, folder: PathBuf, bots: usize) -> Harness<'static, OthelloApp> {
+    let mut harness = app(settings, vec![folder]);
+    harness.get_by_label("Matches").click();
+    wait_until(&mut harness, "the plugin scan", |app| app.plugins().iter().filter(|p| p.is_ok()).count() == bots);
+    settle(&mut harness);
+    harness
+}
+
+#[test]
+fn a_clean_sweep_shows_a_finite_honest_elo() {
+    let good = standin_bot("sweep-good", &[("BOT_NAME", "\"Good\"")]);
+    let bad = standin_bot("sweep-bad", &[("BOT_NAME", "\"Bad\""), ("BOT_ILLEGAL", "1")]);
+    std::fs::copy(&bad, good.parent().unwrap().join("libsweep-bad.so")).unwrap();
+    let mut settings = humans();
+    settings.matches.games = 4;
+    let mut harness = matches_tab(settings, good.parent().unwrap().to_owned(), 2);
+    harness.get_by_label_contains("Good").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Bad").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match", |app| !app.matches().is_running() && !app.matches().finished().is_empty());
+    settle(&mut harness);
+    let standings = harness.state().matches().standings().unwrap();
+    assert_eq!(standings.rows[0].score.wdl.wins, 4, "every game won");
+    // 4 straight wins: the score rate is above 0.05^(1/4) = 0.473 with 95 % confidence.
+    assert!(harness.query_by_label("> -19 (95%), no losses yet").is_some(), "a lower bound, not +inf");
+    assert!(harness.query_by_label("< +19 (95%), no wins yet").is_some());
+    assert!(harness.query_by_label_contains("inf").is_none());
+}
+
+#[test]
+fn a_running_match_game_is_watched_live_and_a_finished_one_replayed() {
+    let slow = standin_bot("watch-slow", &[("BOT_NAME", "\"Slow\""), ("BOT_THINK_MS", "25")]);
+    let other = standin_bot("watch-other", &[("BOT_NAME", "\"Other\""), ("BOT_THINK_MS", "25")]);
+    std::fs::copy(&other, slow.parent().unwrap().join("libwatch-other.so")).unwrap();
+    let mut settings = humans();
+    settings.matches.games = 2;
+    settings.matches.opening_plies = 0;
+    let mut harness = matches_tab(settings, slow.parent().unwrap().to_owned(), 2);
+    harness.get_by_label_contains("Slow").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Other").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "a game under way", |app| {
+        app.matches().live_games().values().any(|g| g.game.moves().len() >= 2)
+    });
+    assert!(harness.query_by_label_contains("Time left").is_some(), "an ETA line while running");
+    harness.get_by_role_and_label(Role::Button, "Watch").click();
+    harness.step();
+    let index = harness.state().matches().viewer().expect("a game on the board").index;
+    let seen = harness.state().matches().viewer().unwrap().game.moves().len();
+    // It follows the game as it is played.
+    wait_until(&mut harness, "live moves", |app| app.matches().viewer().unwrap().game.moves().len() >= seen + 3);
+    let viewed = harness.state().matches().viewer().unwrap().game.live();
+    let live = harness.state().matches().live_games().get(&index).map(|g| g.game.live());
+    assert!(live.is_none_or(|live| live == viewed), "the board shows the game as played");
+    assert!(harness.query_by_label_contains(&format!("Match game {} (live)", index + 1)).is_some());
+
+    wait_until(&mut harness, "the match's end", |app| !app.matches().is_running());
+    settle(&mut harness);
+    // The watched game ended on the board with its result.
+    let viewer = harness.state().matches().viewer().unwrap();
+    assert!(viewer.game.is_over());
+    let finished = harness.state().matches().finished();
+    let record = &finished.iter().find(|g| g.index == index).unwrap().record;
+    assert_eq!(viewer.game.live(), record.final_position());
+
+    // Replay the other game from its start.
+    let other_index = finished.iter().map(|g| g.index).find(|&i| i != index).unwrap();
+    let other_record = finished.iter().find(|g| g.index == other_index).unwrap().record.clone();
+    let replays = harness.query_all_by_role_and_label(Role::Button, "Replay").count();
+    assert_eq!(replays, 2);
+    // The list shows the most recent first; find the other game's line.
+    let [b, w] = other_record.result.discs;
+    let line = format!("{}. {} {b}–{w} {}", other_index + 1, other_record.black, other_record.white);
+    let row_y = harness.get_by_label(&line).rect().center().y;
+    harness
+        .query_all_by_role_and_label(Role::Button, "Replay")
+        .find(|b| (b.rect().center().y - row_y).abs() < 4.0)
+        .unwrap()
+        .click();
+    settle(&mut harness);
+    let viewer = harness.state().matches().viewer().unwrap();
+    assert_eq!(viewer.index, other_index);
+    assert_eq!(viewer.game.viewed(), other_record.start, "a replay starts at the first position");
+    harness.get_by_label(">|").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.viewed(), other_record.final_position());
+    assert!(harness.query_by_label_contains(&format!("Match game {} (replay)", other_index + 1)).is_some());
+    harness.get_by_role_and_label(Role::Button, "Back to my game").click();
+    settle(&mut harness);
+    assert!(harness.state().matches().viewer().is_none());
+}
+
+#[test]
+fn a_multi_game_file_opens_a_list_and_the_games_players_are_shown() {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-three-games.ggf");
+    let text: String = [("Alice", "Bob", "f5d6"), ("Carol", "Dave", "f5f6e6"), ("Erin", "Frank", "d3c3")]
+        .iter()
+        .map(|(black, white, moves)| {
+            let game = Game::from_transcript(moves).unwrap();
+            let players = othello_app::game_file::Players { black, white, time_limit_ms: None };
+            othello_app::game_file::to_ggf(&game, &players) + "\n"
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let mut harness = app(humans(), Vec::new());
+    set_text(&mut harness, "Game file", path.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game_picker().map(|p| p.games.len()), Some(3));
+    harness.get_by_label_contains("2. Carol – Dave, 3 moves").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5f6e6");
+    assert!(harness.query_by_label_contains("(Carol)").is_some(), "Black's name from the file");
+    assert!(harness.query_by_label_contains("(Dave), to move").is_some(), "White's name from the file");
+}
+
+#[test]
+fn sounds_mark_a_move_a_pass_and_the_end_and_mute_silences_them() {
+    use othello_app::sound::Cue;
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert_eq!((harness.state().sounds().last(), harness.state().sounds().count()), (Some(Cue::Move), 1));
+
+    // A loaded game makes no sound; White's c1 leaves Black without a move: a pass.
+    paste_transcript(&mut harness, "d3c3b3b2f5a3a1");
+    let count = harness.state().sounds().count();
+    harness.get_by_label("c1").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().moves().last().unwrap().mv, Move::Pass);
+    assert_eq!(harness.state().sounds().last(), Some(Cue::Pass));
+    assert!(harness.state().sounds().count() > count);
+
+    // The last move of a game: the end.
+    paste_transcript(&mut harness, "d3c3b3d2e1d6d7e3");
+    harness.get_by_label("f4").click();
+    settle(&mut harness);
+    assert!(harness.state().game().is_over());
+    assert_eq!(harness.state().sounds().last(), Some(Cue::GameEnd));
+
+    // Muted: silence.
+    let mut harness = app(Settings { sound: false, ..humans() }, Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().sounds().count(), 0);
+}
+
+#[test]
+fn an_nboard_engine_added_in_the_app_plays_and_can_be_removed() {
+    let mut harness = app(humans(), Vec::new());
+    let buttons = harness.query_all_by_role_and_label(Role::Button, "Add engine…").count();
+    assert!(buttons >= 1);
+    harness.get_all_by_role_and_label(Role::Button, "Add engine…").last().unwrap().click();
+    settle(&mut harness);
+    // The fake engine of the arena's tests: answers f5 with an evaluation of +1.5 for itself.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/nboard");
+    set_text(&mut harness, "Engine name", "Fake");
+    set_text(&mut harness, "Engine command", "sh ./fake_engine.sh spaced");
+    set_text(&mut harness, "Engine working folder", script.to_str().unwrap());
+    harness.get_by_role_and_label(Role::Button, "Add").click();
+    settle(&mut harness);
+    let engines = harness.state().settings().engines.clone();
+    assert_eq!(engines.len(), 1);
+    assert_eq!(engines[0].command, "sh ./fake_engine.sh spaced");
+
+    // As Black it makes the first move, from its working folder (its command is relative to it).
+    harness.state_mut().set_seat(Color::Black, SeatChoice::Bot { path: engines[0].seat_path(), level: None });
+    wait_until(&mut harness, "the engine's move", |app| app.game().moves().len() == 1);
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5");
+    assert!(harness.query_all_by_label_contains("+1.5").count() > 0, "its evaluation, for Black");
+
+    harness.get_by_role_and_label(Role::Button, "Remove").click();
+    settle(&mut harness);
+    assert!(harness.state().settings().engines.is_empty());
+    assert!(harness.state().settings().black.is_human(), "its seat goes back to a human");
+}
+
+#[test]
+fn the_sandbox_mode_is_a_setting_that_bots_run_with() {
+    let mut harness = app(Settings { white: bot(&first_legal_bot()), ..humans() }, Vec::new());
+    assert_eq!(harness.state().session().seating().options.sandbox, othello_arena::seat::SandboxMode::Auto);
+    harness.state_mut().settings_mut().sandbox = othello_app::settings::SandboxChoice::Off;
+    harness.state_mut().apply_sandbox();
+    assert_eq!(harness.state().session().seating().options.sandbox, othello_arena::seat::SandboxMode::Off);
+    // The bot restarted with it plays on.
+    harness.get_by_label("d3").click();
+    wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
+}
+
+/// The rectangle the board's cells cover.
+fn board_rect(harness: &Harness<'_, OthelloApp>) -> egui::Rect {
+    harness.get_by_label("a1").rect().union(harness.get_by_label("h8").rect())
+}
+
+#[test]
+fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size_across_tabs() {
+    for (size, scale) in
+        [([760.0, 520.0], 1.0), ([760.0, 520.0], 2.0), ([1600.0, 1000.0], 1.0), ([1600.0, 1000.0], 1.5)]
+    {
+        let launch = Launch {
+            plugin_folders: Vec::new(),
+            runner: othello_testkit::runner_command(),
+            options: othello_testkit::seat_options(),
+        };
+        let mut harness = Harness::builder().with_size(size).with_pixels_per_point(scale).build_eframe(move |cc| {
+            OthelloApp::with_config(&cc.egui_ctx, humans(), FolderSource::Exact(Vec::new()), &launch)
+        });
+        settle(&mut harness);
+        let what = format!("{size:?} at scale {scale}");
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size.into());
+        let board = board_rect(&harness);
+        // Nothing runs off the window's sides (a too-wide widget would also push its panel
+        // over the board).
+        for node in harness.query_all(egui_kittest::kittest::By::new()) {
+            let Some(bounds) = node.accesskit_node().bounding_box() else { continue };
+            let (left, right) = (bounds.x0 as f32 / scale, bounds.x1 as f32 / scale);
+            let label = node.accesskit_node().label().unwrap_or_default();
+            assert!(left >= -0.5 && right <= size[0] + 0.5, "{what}: {label:?} {left}..{right} is cut");
+        }
+        assert!(screen.contains_rect(board), "{what}: the board {board:?} fits");
+        assert!(board.width() >= 300.0 && (board.width() - board.height()).abs() < 1.0, "{what}: {board:?}");
+        for label in ["Game", "Help", "New game", "Undo", "Abort", "Play", "Plugins", "Matches", "Eval", "Nodes"] {
+            let rect = harness.get_all_by_label(label).next().unwrap().rect();
+            assert!(screen.contains_rect(rect), "{what}: {label} {rect:?} is on screen");
+            assert!(!rect.intersects(board), "{what}: {label} {rect:?} does not overlap the board {board:?}");
+        }
+        for tab in ["Plugins", "Matches", "Play"] {
+            harness.get_by_role_and_label(Role::Button, tab).click();
+            settle(&mut harness);
+            assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size on the {tab} tab");
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Sense, Stroke, Ui, Vec2};
 
 use crate::OthelloApp;
-use crate::game::PlayedMove;
+use crate::game::{Game, PlayedMove};
 
 /// Height of the graph in points.
 const GRAPH_HEIGHT: f32 = 110.0;
@@ -22,8 +22,13 @@ const WIN_RATE_LINE: Color32 = Color32::from_rgb(0x70, 0xa8, 0xf0);
 const CURSOR: Color32 = Color32::from_rgb(0xe0, 0xc0, 0x40);
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+    show_game(&mut app.session.game, ui);
+}
+
+/// The graph of `game`; a click views the move clicked.
+pub fn show_game(game: &mut Game, ui: &mut Ui) {
     ui.heading("Evaluation");
-    let game = &mut app.session.game;
+    ui.add(egui::Label::new(egui::RichText::new("For Black, in discs: + = Black ahead").small().weak()).wrap());
     let series = |value: fn(&PlayedMove) -> Option<f64>| -> Vec<(usize, f64)> {
         game.moves().iter().enumerate().filter_map(|(i, m)| value(m).map(|v| (i + 1, v))).collect()
     };
@@ -74,14 +79,18 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 
     let ply_at =
         |x: f32| (((x - rect.left()) / rect.width() * plies).round().max(0.0) as usize).min(game.moves().len());
-    let response = response.accessible_name("Evaluation graph").on_hover_ui_at_pointer(|ui| {
+    let latest = match evals.last() {
+        Some(&(ply, eval)) => format!(", move {ply}: {} discs for Black", super::status::format_eval(eval)),
+        None => String::new(),
+    };
+    let response = response.accessible_name(format!("Evaluation graph{latest}")).on_hover_ui_at_pointer(|ui| {
         let Some(pointer) = ui.ctx().pointer_hover_pos() else { return };
         let ply = ply_at(pointer.x);
         match ply.checked_sub(1).map(|i| &game.moves()[i]) {
             Some(played) => {
                 let mut values = Vec::new();
                 if let Some(eval) = played.eval_for_black() {
-                    values.push(format!("{eval:+.1} discs"));
+                    values.push(format!("{} discs", super::status::format_eval(eval)));
                 }
                 if let Some(rate) = played.win_rate_for_black() {
                     values.push(format!("win {:.0}%", rate * 100.0));

@@ -1,7 +1,12 @@
 //! Matches between two bots and round robins, run in the background by the arena engine (the
-//! same as `othello match` / `othello tournament`), with progress, a live cross-table with
-//! Elo ± error, and export of the finished games as GGF.
+//! same as `othello match` / `othello tournament`), with progress and an ETA, a live cross-table
+//! with honest Elo, any running game watched live and any finished one replayed on the board, and
+//! export of the finished games as GGF.
+//!
+//! The panel keeps what it shows itself: the running games (from the engine's live moves) and the
+//! last [`MAX_KEPT_GAMES`] finished ones; it does not rely on the engine's summary holding games.
 
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,9 +15,10 @@ use std::time::{Duration, Instant};
 
 use egui::{Grid, RichText, Ui};
 
-use crate::OthelloApp;
+use crate::game::{Ending, Game};
 use crate::players::Waker;
-use othello_arena::event::stats::format_elo;
+use crate::{OthelloApp, color_name};
+use othello_arena::event::stats::format_elo_finite;
 use othello_arena::event::{
     ArenaEvent, EventProgress, EventSpec, FinishedGame, Format, OpeningSource, Participant, RunOptions, RunSummary,
     Standings,
@@ -28,6 +34,12 @@ const MAX_ROUNDS: u32 = 100;
 const MAX_CONCURRENCY: usize = 16;
 /// The seed of the random openings.
 const OPENING_SEED: u64 = 1;
+/// Finished games kept for replay and export (older ones still count in the standings).
+pub const MAX_KEPT_GAMES: usize = 2_000;
+/// Finished games listed in the panel (the most recent; all kept ones can be exported).
+const LISTED_FINISHED: usize = 50;
+/// Longest time per move offered, in milliseconds.
+const MAX_TIME_PER_MOVE_MS: u64 = 600_000;
 
 /// Match between the first two chosen bots, or round robin between all chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,17 +66,46 @@ impl Drop for Running {
     }
 }
 
+/// A game of the event being played now.
+pub struct LiveGame {
+    /// Participant indices.
+    pub black: usize,
+    pub white: usize,
+    pub game: Game,
+}
+
+/// The match game on the board instead of the Play game.
+pub struct Viewer {
+    /// The game's number in the schedule (0-based).
+    pub index: usize,
+    pub names: [String; 2],
+    /// The game as far as it has been played; it follows the live moves while running.
+    pub game: Game,
+    /// Moves listed last (the list scrolls to a new one).
+    listed: usize,
+}
+
 /// The Matches panel's state.
 pub struct MatchesState {
     /// Libraries chosen to take part, in order.
     chosen: Vec<PathBuf>,
+    /// The level chosen for each library with levels (default: its strongest).
+    levels: HashMap<PathBuf, u32>,
+    /// The games being played now, by index.
+    live: BTreeMap<usize, LiveGame>,
+    /// The participants' names of the running (or last) event.
+    names: Vec<String>,
+    /// When the event started (for the ETA).
+    started_at: Option<Instant>,
+    viewer: Option<Viewer>,
     kind: Kind,
     running: Option<Running>,
     /// The event being run or last run.
     spec: Option<EventSpec>,
     /// What the running (or last) event has done so far.
     progress: Option<EventProgress>,
-    finished: Vec<FinishedGame>,
+    /// The last finished games (at most [`MAX_KEPT_GAMES`]), in the order they finished.
+    finished: VecDeque<FinishedGame>,
     standings: Option<Standings>,
     status: String,
     export_path: String,
@@ -74,11 +115,16 @@ impl Default for MatchesState {
     fn default() -> MatchesState {
         MatchesState {
             chosen: Vec::new(),
+            levels: HashMap::new(),
+            live: BTreeMap::new(),
+            names: Vec::new(),
+            started_at: None,
+            viewer: None,
             kind: Kind::Match,
             running: None,
             spec: None,
             progress: None,
-            finished: Vec::new(),
+            finished: VecDeque::new(),
             standings: None,
             status: String::new(),
             export_path: "match.ggf".to_owned(),
@@ -98,22 +144,42 @@ impl MatchesState {
                         progress.record(&event);
                     }
                     match event {
+                        ArenaEvent::GameStarted { index, black, white, position } => {
+                            self.live.insert(index, LiveGame { black, white, game: Game::new(position) });
+                        }
+                        ArenaEvent::Moved { index, record, .. } => {
+                            if let Some(live) = self.live.get_mut(&index) {
+                                let _ = live.game.play(record.mv, Some(record.elapsed), record.info);
+                            }
+                            if let Some(viewer) = self.viewer.as_mut().filter(|v| v.index == index) {
+                                let _ = viewer.game.play(record.mv, Some(record.elapsed), record.info);
+                            }
+                        }
                         ArenaEvent::GameFinished(game) => {
-                            self.finished.push(game);
+                            self.live.remove(&game.index);
+                            if let Some(viewer) = self.viewer.as_mut().filter(|v| v.index == game.index) {
+                                viewer.game = game_of(&game);
+                                viewer.game.view_last();
+                            }
+                            if self.finished.len() == MAX_KEPT_GAMES {
+                                self.finished.pop_front();
+                            }
+                            self.finished.push_back(game);
                             changed = true;
                         }
                         ArenaEvent::SprtDecided { decision, llr } => {
                             self.status = format!("SPRT decided: {decision:?} (LLR {llr:.2})");
                         }
-                        ArenaEvent::GameStarted { .. } | ArenaEvent::Moved { .. } => {}
                     }
                 }
                 Ok(Progress::Done(summary)) => {
+                    let played = self.progress.as_ref().map_or(0, EventProgress::finished);
                     self.status = if summary.unplayed > 0 {
-                        format!("Stopped: {} games played, {} not played", summary.games.len(), summary.unplayed)
+                        format!("Stopped: {played} games played, {} not played", summary.unplayed)
                     } else {
-                        format!("Finished: {} games", summary.games.len())
+                        format!("Finished: {played} games")
                     };
+                    self.live.clear();
                     self.running = None;
                     break;
                 }
@@ -134,9 +200,52 @@ impl MatchesState {
         self.running.is_some()
     }
 
-    /// Games of the current (or last) event finished so far.
-    pub fn finished(&self) -> &[FinishedGame] {
-        &self.finished
+    /// The finished games of the current (or last) event the panel keeps (the most recent
+    /// [`MAX_KEPT_GAMES`]), in the order they finished.
+    pub fn finished(&self) -> Vec<&FinishedGame> {
+        self.finished.iter().collect()
+    }
+
+    /// The games being played now.
+    pub fn live_games(&self) -> &BTreeMap<usize, LiveGame> {
+        &self.live
+    }
+
+    /// The match game on the board, if one is watched or replayed.
+    pub fn viewer(&self) -> Option<&Viewer> {
+        self.viewer.as_ref()
+    }
+
+    /// Shows game `index` on the board: live if it is running, replayed if it is kept.
+    pub fn watch(&mut self, index: usize) {
+        let name = |i: usize| self.names.get(i).cloned().unwrap_or_default();
+        if let Some(live) = self.live.get(&index) {
+            let mut game = live.game.clone();
+            game.view_last();
+            self.viewer = Some(Viewer { index, names: [name(live.black), name(live.white)], game, listed: 0 });
+        } else if let Some(done) = self.finished.iter().find(|g| g.index == index) {
+            let mut game = game_of(done);
+            game.view_first();
+            let names = [done.record.black.clone(), done.record.white.clone()];
+            self.viewer = Some(Viewer { index, names, game, listed: 0 });
+        }
+    }
+
+    /// Back to the Play game on the board.
+    pub fn close_viewer(&mut self) {
+        self.viewer = None;
+    }
+
+    /// Estimated time until the event ends, once a game has finished.
+    pub fn eta(&self) -> Option<Duration> {
+        let progress = self.progress.as_ref()?;
+        let started = self.started_at?;
+        let done = progress.finished();
+        if done == 0 || self.running.is_none() {
+            return None;
+        }
+        let left = progress.scheduled().saturating_sub(done) as f64;
+        Some(started.elapsed().mul_f64(left / done as f64))
     }
 
     /// The standings of the current (or last) event.
@@ -145,7 +254,9 @@ impl MatchesState {
     }
 
     fn start(&mut self, spec: EventSpec, concurrency: usize, seating: &Seating, wake: Waker) {
-        let options = RunOptions { seating: seating.clone(), concurrency, live_moves: false };
+        // Live moves: any running game can be watched (a few events per move, no cost to speak of
+        // at the speeds people watch).
+        let options = RunOptions { seating: seating.clone(), concurrency, live_moves: true };
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, events) = channel();
         let thread_spec = spec.clone();
@@ -164,6 +275,10 @@ impl MatchesState {
                 self.standings = Some(progress.standings());
                 self.progress = Some(progress);
                 self.finished.clear();
+                self.live.clear();
+                self.viewer = None;
+                self.names = spec.participants.iter().map(|p| p.name.clone()).collect();
+                self.started_at = Some(Instant::now());
                 self.spec = Some(spec);
                 self.status = "Running…".to_owned();
                 self.running = Some(Running { stop, progress: events });
@@ -196,6 +311,7 @@ impl MatchesState {
     /// Writes the finished games as GGF, one per line.
     fn export(&self) -> Result<String, String> {
         let mut games: Vec<&FinishedGame> = self.finished.iter().collect();
+        // Kept games only: the export says how many.
         games.sort_by_key(|g| g.index);
         let text: String = games.iter().map(|g| ggf::write_game(&g.record) + "\n").collect();
         let path = PathBuf::from(self.export_path.trim());
@@ -238,23 +354,37 @@ fn setup(app: &mut OthelloApp, ui: &mut Ui) {
         ui.selectable_value(&mut state.kind, Kind::RoundRobin, "Round robin");
     });
     ui.label("Bots:");
-    let usable: Vec<(PathBuf, String)> =
-        app.catalog.entries().iter().filter(|e| e.is_ok()).map(|e| (e.path.clone(), e.name.clone())).collect();
+    let usable: Vec<(PathBuf, String, u32)> = app
+        .catalog
+        .entries()
+        .iter()
+        .filter(|e| e.is_ok())
+        .map(|e| (e.path.clone(), e.name.clone(), e.levels))
+        .collect();
     if usable.is_empty() {
         ui.small("No usable bots found (see Plugins).");
     }
-    for (path, name) in &usable {
+    for (path, name, levels) in &usable {
         let mut on = state.chosen.contains(path);
         let order = state.chosen.iter().position(|p| p == path).map(|i| format!(" ({})", i + 1)).unwrap_or_default();
-        if ui.checkbox(&mut on, format!("{name}{order}")).on_hover_text(path.display().to_string()).changed() {
-            if on {
-                state.chosen.push(path.clone());
-            } else {
-                state.chosen.retain(|p| p != path);
+        ui.horizontal_wrapped(|ui| {
+            if ui.checkbox(&mut on, format!("{name}{order}")).on_hover_text(path.display().to_string()).changed() {
+                if on {
+                    state.chosen.push(path.clone());
+                } else {
+                    state.chosen.retain(|p| p != path);
+                }
             }
-        }
+            if on && *levels > 0 {
+                let level = state.levels.entry(path.clone()).or_insert(*levels);
+                ui.label("level");
+                ui.add(egui::DragValue::new(level).range(1..=*levels))
+                    .accessible_name(format!("Level of {name}"))
+                    .on_hover_text(crate::levels::describe(name, *level, *levels));
+            }
+        });
     }
-    state.chosen.retain(|p| usable.iter().any(|(u, _)| u == p));
+    state.chosen.retain(|p| usable.iter().any(|(u, _, _)| u == p));
     Grid::new("match options").num_columns(2).show(ui, |ui| {
         ui.label("Games per pairing");
         ui.add(egui::DragValue::new(&mut options.games).range(1..=MAX_GAMES)).accessible_name("Games per pairing");
@@ -275,14 +405,17 @@ fn setup(app: &mut OthelloApp, ui: &mut Ui) {
         ui.add(egui::DragValue::new(&mut options.concurrency).range(1..=MAX_CONCURRENCY))
             .accessible_name("Games at once");
         ui.end_row();
+        ui.label("Time per move");
+        ui.add(
+            egui::DragValue::new(&mut options.time_per_move_ms)
+                .range(0..=MAX_TIME_PER_MOVE_MS)
+                .suffix(" ms")
+                .speed(10.0),
+        )
+        .accessible_name("Match time per move")
+        .on_hover_text("For this match's bots; 0 = unlimited");
+        ui.end_row();
     });
-    ui.small(format!(
-        "Time per move: {} (from Players)",
-        match app.settings.time_per_move_ms {
-            0 => "unlimited".to_owned(),
-            ms => format!("{ms} ms"),
-        }
-    ));
 }
 
 /// The chosen bots that take part (the first two for a match).
@@ -303,7 +436,9 @@ fn participants(app: &OthelloApp) -> Vec<Participant> {
                 n += 1;
             }
             names.push(name.clone());
-            Participant { name, library: entry.path.clone(), level: (entry.levels > 0).then_some(entry.levels) }
+            let level = (entry.levels > 0)
+                .then(|| app.matches.levels.get(&entry.path).copied().unwrap_or(entry.levels).clamp(1, entry.levels));
+            Participant { name, library: entry.path.clone(), level }
         })
         .collect()
 }
@@ -324,7 +459,7 @@ fn event_spec(app: &OthelloApp) -> EventSpec {
         format,
         openings,
         seed: OPENING_SEED,
-        time_limit_ms: (app.settings.time_per_move_ms > 0).then_some(app.settings.time_per_move_ms),
+        time_limit_ms: (options.time_per_move_ms > 0).then_some(options.time_per_move_ms),
         sprt: None,
     }
 }
@@ -338,12 +473,20 @@ fn progress(app: &mut OthelloApp, ui: &mut Ui) {
     let (done, scheduled) = state.progress.as_ref().map_or((0, 0), |p| (p.finished(), p.scheduled()));
     let fraction = if scheduled == 0 { 0.0 } else { done as f32 / scheduled as f32 };
     ui.add(egui::ProgressBar::new(fraction).text(format!("{done} / {scheduled} games")));
+    if state.running.is_some() {
+        let eta = match state.eta() {
+            Some(left) => format!("About {} left", format_duration(left)),
+            None => "Time left: estimating after the first game…".to_owned(),
+        };
+        ui.label(eta);
+    }
     if !state.status.is_empty() {
         ui.label(&state.status);
     }
     if let Some(standings) = &state.standings {
-        standings_table(ui, standings);
+        egui::ScrollArea::horizontal().id_salt("standings").show(ui, |ui| standings_table(ui, standings));
     }
+    games_list(state, ui);
     if done > 0 {
         let mut message = None;
         ui.horizontal(|ui| {
@@ -364,7 +507,7 @@ fn progress(app: &mut OthelloApp, ui: &mut Ui) {
 fn standings_table(ui: &mut Ui, standings: &Standings) {
     ui.label(RichText::new("Standings").strong());
     Grid::new("standings").striped(true).num_columns(6).show(ui, |ui| {
-        for header in ["#", "Bot", "Pts", "W-D-L", "Elo ± 95%", "Fail"] {
+        for header in ["#", "Bot", "Pts", "W-D-L", "Elo (95%)", "Fail"] {
             ui.label(RichText::new(header).strong());
         }
         ui.end_row();
@@ -374,7 +517,7 @@ fn standings_table(ui: &mut Ui, standings: &Standings) {
             ui.label(&row.name);
             ui.label(format!("{:.1}", row.points));
             ui.label(format!("{}-{}-{}", wdl.wins, wdl.draws, wdl.losses));
-            ui.label(format_elo(wdl.elo().filter(|_| row.games > 0), row.elo_error));
+            ui.label(format_elo_finite(wdl));
             ui.label(row.failures.to_string());
             ui.end_row();
         }
@@ -407,4 +550,131 @@ fn standings_table(ui: &mut Ui, standings: &Standings) {
             }
         });
     });
+}
+
+/// "1 h 05 min", "3 min 20 s", "12 s".
+fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min {:02} s", seconds / 60, seconds % 60),
+        _ => format!("{} h {:02} min", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+/// The game of a finished event game, with its result.
+fn game_of(finished: &FinishedGame) -> Game {
+    let record = &finished.record;
+    let mut game = Game::new(record.start);
+    for played in &record.moves {
+        if game.play(played.mv, Some(played.elapsed), played.info).is_err() {
+            break; // a record the referee wrote is legal; stop rather than show nonsense
+        }
+    }
+    if !game.is_over() {
+        game.end(Ending::from_outcome(&record.result));
+    }
+    game
+}
+
+/// The running games (Watch) and the last finished ones (Replay).
+fn games_list(state: &mut MatchesState, ui: &mut Ui) {
+    let mut watch = None;
+    if !state.live.is_empty() {
+        ui.add_space(4.0);
+        ui.label(RichText::new("Playing now").strong());
+        for (index, live) in &state.live {
+            ui.horizontal_wrapped(|ui| {
+                let name = |i: usize| state.names.get(i).map_or("?", String::as_str);
+                let watching = state.viewer.as_ref().is_some_and(|v| v.index == *index);
+                let label = if watching { "Watching" } else { "Watch" };
+                if ui.button(label).on_hover_text("Show this game on the board, live").clicked() {
+                    watch = Some(*index);
+                }
+                ui.label(format!(
+                    "{}. {} – {}, move {}",
+                    index + 1,
+                    name(live.black),
+                    name(live.white),
+                    live.game.moves().len()
+                ));
+            });
+        }
+    }
+    if !state.finished.is_empty() {
+        ui.add_space(4.0);
+        let kept = state.finished.len();
+        ui.label(RichText::new(format!("Finished games (last {})", kept.min(LISTED_FINISHED))).strong());
+        egui::ScrollArea::vertical().id_salt("finished games").max_height(200.0).show(ui, |ui| {
+            for done in state.finished.iter().rev().take(LISTED_FINISHED) {
+                ui.horizontal_wrapped(|ui| {
+                    let button = ui.button("Replay").on_hover_text("Show this game on the board");
+                    let record = &done.record;
+                    let [b, w] = record.result.discs;
+                    let end = match record.result.failure() {
+                        Some(failure) => format!(" ({})", failure.termination),
+                        None => String::new(),
+                    };
+                    let line = format!("{}. {} {b}–{w} {}{end}", done.index + 1, record.black, record.white);
+                    let response = ui.label(&line);
+                    if button.clicked() {
+                        watch = Some(done.index);
+                    }
+                    let _ = response;
+                });
+            }
+        });
+    }
+    if let Some(index) = watch {
+        state.watch(index);
+    }
+}
+
+/// The board of the watched match game (no moves can be made on it).
+pub fn show_viewer_board(app: &mut OthelloApp, ui: &mut Ui) {
+    let Some(viewer) = &app.matches.viewer else { return };
+    let view = crate::board_view(&viewer.game, othello_sdk::Bitboard::EMPTY, false, 1.0, app.settings().orientation);
+    ui.vertical_centered(|ui| view.show(ui));
+}
+
+/// The right panel while a match game is on the board: who plays, the score, the result, the
+/// evaluations and the moves.
+pub fn show_viewer_info(app: &mut OthelloApp, ui: &mut Ui) {
+    let running = app.matches.running.is_some();
+    let Some(viewer) = &mut app.matches.viewer else { return };
+    let live = app.matches.live.contains_key(&viewer.index);
+    ui.horizontal_wrapped(|ui| {
+        let state = if live { "live" } else { "replay" };
+        ui.heading(format!("Match game {} ({state})", viewer.index + 1));
+    });
+    if ui.button("Back to my game").on_hover_text("Show the Play game on the board").clicked() {
+        app.matches.viewer = None;
+        return;
+    }
+    let _ = running;
+    if let Some(result) = viewer.game.result() {
+        super::status::result_banner(ui, &result);
+    }
+    let game = &viewer.game;
+    let turn = game.is_viewing_live().then(|| game.to_move()).flatten().filter(|_| live);
+    super::status::score_row(ui, &game.viewed(), turn, &viewer.names);
+    if !game.is_viewing_live() {
+        ui.label(format!("Viewing move {} of {}", game.cursor(), game.moves().len()));
+    } else if let Some(color) = turn {
+        ui.label(
+            RichText::new(format!(
+                "{} to move ({})",
+                color_name(color),
+                viewer.names[usize::from(color == othello_sdk::Color::White)]
+            ))
+            .strong(),
+        );
+    }
+    super::status::search_readout(ui, game);
+    ui.separator();
+    super::eval_graph::show_game(&mut viewer.game, ui);
+    ui.separator();
+    ui.heading("Moves");
+    super::moves::navigation(&mut viewer.game, ui);
+    super::moves::list(&mut viewer.game, &mut viewer.listed, ui);
 }

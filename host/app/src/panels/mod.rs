@@ -2,9 +2,12 @@
 
 pub mod analysis;
 pub mod editor;
+pub mod confirm;
+pub mod engines;
 pub mod eval_graph;
 pub mod ladder;
 pub mod matches;
+pub mod menu;
 pub mod moves;
 pub mod players;
 pub mod plugins;

@@ -4,11 +4,19 @@
 use egui::{Grid, ScrollArea, Ui};
 use othello_sdk::Color;
 
-use crate::OthelloApp;
+use crate::{Game, OthelloApp};
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("Moves");
-    let game = &mut app.session.game;
+    navigation(&mut app.session.game, ui);
+    if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
+        app.session.play_on_from_viewed(&app.settings);
+    }
+    list(&mut app.session.game, &mut app.listed_moves, ui);
+}
+
+/// First / back / forward / last.
+pub fn navigation(game: &mut Game, ui: &mut Ui) {
     let (cursor, total) = (game.cursor(), game.moves().len());
     ui.horizontal(|ui| {
         if ui.add_enabled(cursor > 0, egui::Button::new("|<")).on_hover_text("First (Home)").clicked() {
@@ -24,15 +32,14 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             game.view_last();
         }
     });
-    if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
-        app.session.play_on_from_viewed(&app.settings);
-    }
+}
 
-    let game = &mut app.session.game;
+/// The numbered move list of `game`; a click views that move. `listed` remembers the moves
+/// listed last, so the list scrolls to a new move only when one was added.
+pub fn list(game: &mut Game, listed: &mut usize, ui: &mut Ui) {
     let mut view = None;
-    // Scroll to the newest move only when one was added, so the user can scroll freely.
-    let follow = game.is_viewing_live() && game.moves().len() != app.listed_moves;
-    app.listed_moves = game.moves().len();
+    let follow = game.is_viewing_live() && game.moves().len() != *listed;
+    *listed = game.moves().len();
     ScrollArea::vertical().id_salt("move list").auto_shrink([false, true]).show(ui, |ui| {
         if ui.selectable_label(game.cursor() == 0, "Start").clicked() {
             view = Some(0);

@@ -6,7 +6,7 @@ use egui::Ui;
 use othello_sdk::Color;
 
 use crate::OthelloApp;
-use crate::settings::SeatChoice;
+use crate::settings::{SandboxChoice, SeatChoice};
 use othello_arena::seat::library_stem;
 
 /// Longest time per move offered, in milliseconds.
@@ -40,8 +40,40 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         .accessible_name("Delay between bot moves");
     ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
     ui.checkbox(&mut app.settings.animate, "Animate flips");
+    ui.checkbox(&mut app.settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
+    sandbox_choice(app, ui);
     ui.separator();
     super::records::show(app, ui);
+    ui.separator();
+    super::engines::show(app, ui);
+}
+
+/// The sandbox mode of the bots' runners (`--sandbox` of the command line).
+fn sandbox_choice(app: &mut OthelloApp, ui: &mut Ui) {
+    let mut choice = app.settings.sandbox;
+    ui.horizontal(|ui| {
+        ui.label("Sandbox");
+        egui::ComboBox::new("sandbox", "")
+            .selected_text(choice.name())
+            .show_ui(ui, |ui| {
+                for option in SandboxChoice::ALL {
+                    ui.selectable_value(&mut choice, option, option.name());
+                }
+            })
+            .response
+            .on_hover_text(
+                "How bots are isolated (as --sandbox): auto = every layer this machine offers; \
+                 strict = every layer or the bot does not start; off = a plain process. \
+                 Applies to bots started from now on.",
+            );
+    });
+    if let Some(mode) = app.command_line_sandbox() {
+        ui.small(format!("--sandbox {} on the command line is used for this run", mode.as_str()));
+    }
+    if choice != app.settings.sandbox {
+        app.settings.sandbox = choice;
+        app.apply_sandbox();
+    }
 }
 
 fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
@@ -51,10 +83,12 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     };
     let label_of = |choice: &SeatChoice| match choice {
         SeatChoice::Human => "Human".to_owned(),
-        SeatChoice::Bot { path, .. } => {
-            app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone())
-        }
+        SeatChoice::Bot { path, .. } => match app.settings.engines.iter().find(|e| e.seat_path() == *path) {
+            Some(engine) => format!("{} (NBoard)", engine.name),
+            None => app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone()),
+        },
     };
+    let mut add_engine = false;
     let mut chosen = current.clone();
     ui.horizontal(|ui| {
         egui::ComboBox::new(("seat", color.name()), crate::color_name(color))
@@ -76,21 +110,36 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
                         chosen = choice;
                     }
                 }
+                for engine in &app.settings.engines {
+                    let choice = SeatChoice::Bot { path: engine.seat_path(), level: None };
+                    let label = format!("{} (NBoard)", engine.name);
+                    ui.selectable_value(&mut chosen, choice, label).on_hover_text(&engine.command);
+                }
+                ui.separator();
+                add_engine = ui.button("Add engine…").on_hover_text("A program speaking the NBoard protocol").clicked();
             });
     });
+    if add_engine {
+        super::engines::open_form(app, color);
+    }
     if let SeatChoice::Bot { path, level: Some(level) } = &current {
-        let levels = app.catalog.entry(path).map_or(*level, |e| e.levels.max(1));
+        let (levels, name) =
+            app.catalog.entry(path).map_or((*level, String::new()), |e| (e.levels.max(1), e.name.clone()));
         let mut new_level = *level;
         ui.horizontal(|ui| {
             ui.label("    level");
+            ui.spacing_mut().slider_width = (ui.available_width() - SLIDER_VALUE_ROOM).max(MIN_SLIDER_WIDTH);
             ui.add(egui::Slider::new(&mut new_level, 1..=levels))
                 .accessible_name(format!("{} level", crate::color_name(color)));
         });
+        ui.add(egui::Label::new(egui::RichText::new(crate::levels::describe(&name, new_level, levels)).small()).wrap());
         if new_level != *level {
             chosen = SeatChoice::Bot { path: path.clone(), level: Some(new_level) };
         }
     }
+    let is_engine = |path: &Path| othello_arena::seat::engine_command_of(path).is_some();
     if let SeatChoice::Bot { path, .. } = &current
+        && !is_engine(path)
         && app.catalog.entry(path).is_none()
         && !app.catalog.is_scanning()
     {

@@ -1,75 +1,86 @@
-//! Whose turn, disc counts, pass notices, the thinking indicator and the result banner.
+//! Whose turn, disc counts, pass notices, the thinking indicator, the search read-out and the
+//! result banner.
+//!
+//! Evaluations follow the app's one convention: from Black's point of view, positive = Black
+//! ahead, in discs; win rates are Black's chance. Bots report the mover's view; the app turns it.
 
-use egui::{Color32, Frame, RichText, Ui};
-use othello_sdk::{Color, Move, SearchInfo};
+use egui::{Color32, Frame, RichText, Stroke, Ui};
+use othello_sdk::{Color, Move, Position, SearchInfo};
 
-use crate::game::Ending;
+use crate::game::{Ending, Game, PlayedMove};
 use crate::players::WorkerState;
 use crate::session::Seat;
 use crate::{OthelloApp, color_name};
 
 const BANNER_FILL: Color32 = Color32::from_rgb(0x26, 0x4d, 0x7a);
 const FORFEIT_FILL: Color32 = Color32::from_rgb(0x7a, 0x2a, 0x26);
-const PASS_COLOR: Color32 = Color32::from_rgb(0xff, 0xc8, 0x50);
+const PASS_FILL: Color32 = Color32::from_rgb(0x6a, 0x50, 0x10);
+const PAUSED_COLOR: Color32 = Color32::from_rgb(0xff, 0xb0, 0x40);
+const TO_MOVE_STROKE: Color32 = Color32::from_rgb(0xf0, 0xc8, 0x40);
 const BUSY_TURNS_PER_SECOND: f32 = 1.0;
 /// How much of a circle the busy mark draws, and with how many segments.
 const BUSY_ARC_SHARE: f32 = 0.7;
 const BUSY_ARC_POINTS: usize = 12;
+/// Size of the disc counts, in points.
+const COUNT_SIZE: f32 = 26.0;
+/// Width of the frame around the side to move's count.
+const TO_MOVE_STROKE_WIDTH: f32 = 2.0;
+/// Characters of a read-out value (monospace, so the panel keeps its width as numbers change).
+const READOUT_WIDTH: usize = 8;
+/// Text shown for a value the search did not report.
+const NO_VALUE: &str = "—";
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let game = &app.session.game;
-    let viewed = game.viewed();
-    let (black, white) = viewed.disc_counts();
-
     if let Some(result) = game.result() {
-        let fill = if matches!(result.ending, Ending::Forfeit { .. }) { FORFEIT_FILL } else { BANNER_FILL };
-        Frame::new().fill(fill).inner_margin(8.0).corner_radius(4.0).show(ui, |ui| {
+        result_banner(ui, &result);
+    }
+    if let Some(notice) = app.session.pass_notice().filter(|_| app.session.game.is_viewing_live()) {
+        let mut acknowledged = false;
+        Frame::new().fill(PASS_FILL).inner_margin(6.0).corner_radius(4.0).show(ui, |ui| {
             ui.set_width(ui.available_width());
-            ui.label(RichText::new(result.headline()).strong().size(16.0).color(Color32::WHITE));
-            let how = match &result.ending {
-                Ending::Normal => "Neither side can move.".to_owned(),
-                Ending::Aborted => "No result.".to_owned(),
-                Ending::Resigned(_) | Ending::Forfeit { .. } => {
-                    format!("Scored {}–{}, as a forfeit is.", result.score.0, result.score.1)
-                }
-            };
-            ui.label(RichText::new(how).color(Color32::WHITE));
-            if let Ending::Forfeit { failure, .. } = &result.ending
-                && !failure.stderr_tail.is_empty()
-            {
-                let title = format!("The bot's last output ({} lines)", failure.stderr_tail.len());
-                egui::CollapsingHeader::new(RichText::new(title).color(Color32::WHITE)).show(ui, |ui| {
-                    for line in &failure.stderr_tail {
-                        ui.label(RichText::new(line).monospace().small().color(Color32::LIGHT_GRAY));
-                    }
-                });
-            }
+            ui.horizontal_wrapped(|ui| {
+                let who = seat_name(app, notice.color);
+                ui.label(
+                    RichText::new(format!("{} has no legal move and passes", color_name(notice.color)))
+                        .strong()
+                        .color(Color32::WHITE),
+                )
+                .on_hover_text(format!("{who} had no legal move at move {}", notice.ply));
+                acknowledged = ui.button("OK").on_hover_text("Dismiss the notice").clicked();
+            });
         });
-        ui.add_space(4.0);
+        if acknowledged {
+            app.session.acknowledge_pass();
+        }
     }
 
-    ui.horizontal(|ui| {
-        disc_icon(ui, Color::Black);
-        ui.label(RichText::new(format!("Black {black}")).size(16.0));
-        ui.add_space(8.0);
-        disc_icon(ui, Color::White);
-        ui.label(RichText::new(format!("White {white}")).size(16.0));
-    });
+    let game = &app.session.game;
+    let live_turn = game.is_viewing_live().then(|| game.to_move()).flatten();
+    let names = [seat_name(app, Color::Black), seat_name(app, Color::White)];
+    score_row(ui, &game.viewed(), live_turn, &names);
 
     if !game.is_viewing_live() {
-        ui.label(format!("Viewing move {} of {}", game.cursor(), game.moves().len()));
     } else if let Some(color) = game.to_move() {
-        ui.label(RichText::new(format!("{} to move ({})", color_name(color), seat_name(app, color))).strong());
-    }
-
-    if let Some(last) = game.viewed_last_move()
-        && last.mv == Move::Pass
-    {
         ui.label(
-            RichText::new(format!("{} has no legal move and passes", color_name(last.color)))
-                .color(PASS_COLOR)
+            RichText::new(format!("{} to move ({})", color_name(color), names[usize::from(color == Color::White)]))
                 .strong(),
         );
+    }
+    if app.session.human_to_move().is_some() && game.moves().is_empty() && app.settings.show_legal_moves {
+        ui.label(RichText::new("Click a dotted square to move.").strong().color(TO_MOVE_STROKE));
+    }
+    if app.session.paused && !game.is_over() {
+        ui.label(RichText::new("Paused").strong().size(16.0).color(PAUSED_COLOR))
+            .on_hover_text("Bots make no move until you press Resume or Step");
+    }
+    if !game.is_viewing_live() {
+        ui.label(format!("Viewing move {} of {}", game.cursor(), game.moves().len()));
+        if let Some(last) = game.viewed_last_move()
+            && last.mv == Move::Pass
+        {
+            ui.label(RichText::new(format!("{} passed here", color_name(last.color))).strong());
+        }
     }
 
     for color in Color::ALL {
@@ -81,11 +92,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             WorkerState::Thinking { since, .. } => {
                 ui.horizontal(|ui| {
                     busy_indicator(ui, *since);
-                    ui.label(format!("{} is thinking… {:.1} s", seat_name(app, color), since.elapsed().as_secs_f64()));
+                    ui.label(format!("{} is thinking…", seat_name(app, color)));
+                    ui.label(RichText::new(format!("{:>6.1} s", since.elapsed().as_secs_f64())).monospace());
                 });
-                if let Some(info) = &worker.last_info {
-                    ui.small(format!("last search: {}", describe_info(info)));
-                }
             }
             WorkerState::Failed(failure) if !game.is_over() => {
                 ui.colored_label(
@@ -96,11 +105,141 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             _ => {}
         }
     }
-    if let Some(info) = game.viewed_last_move().and_then(|m| m.info.as_ref().map(|i| (m, i))) {
-        let (played, info) = info;
-        let time = format!(" in {:.2} s", played.elapsed.as_secs_f64());
-        ui.small(format!("{} {}{time}: {}", color_name(played.color), played.mv, describe_info(info)));
+    search_readout(ui, game);
+}
+
+/// The result of an ended game in a coloured banner, with the forfeiting bot's last output.
+pub fn result_banner(ui: &mut Ui, result: &crate::GameResult) {
+    let fill = if matches!(result.ending, Ending::Forfeit { .. }) { FORFEIT_FILL } else { BANNER_FILL };
+    Frame::new().fill(fill).inner_margin(8.0).corner_radius(4.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.label(RichText::new(result.headline()).strong().size(16.0).color(Color32::WHITE));
+        let how = match &result.ending {
+            Ending::Normal => "Neither side can move.".to_owned(),
+            Ending::Aborted => "No result.".to_owned(),
+            Ending::Resigned(_) | Ending::Forfeit { .. } => {
+                format!("Scored {}–{}, as a forfeit is.", result.score.0, result.score.1)
+            }
+        };
+        ui.label(RichText::new(how).color(Color32::WHITE));
+        if let Ending::Forfeit { failure, .. } = &result.ending
+            && !failure.stderr_tail.is_empty()
+        {
+            let title = format!("The bot's last output ({} lines)", failure.stderr_tail.len());
+            egui::CollapsingHeader::new(RichText::new(title).color(Color32::WHITE)).show(ui, |ui| {
+                for line in &failure.stderr_tail {
+                    ui.label(RichText::new(line).monospace().small().color(Color32::LIGHT_GRAY));
+                }
+            });
+        }
+    });
+    ui.add_space(4.0);
+}
+
+/// Both disc counts, large, each with its player's name; the side to move (`turn`) is framed and
+/// says so.
+pub fn score_row(ui: &mut Ui, position: &Position, turn: Option<Color>, names: &[String; 2]) {
+    let (black, white) = position.disc_counts();
+    ui.columns(2, |columns| {
+        for (ui, (color, count)) in columns.iter_mut().zip([(Color::Black, black), (Color::White, white)]) {
+            let to_move = turn == Some(color);
+            let stroke = if to_move {
+                Stroke::new(TO_MOVE_STROKE_WIDTH, TO_MOVE_STROKE)
+            } else {
+                Stroke::new(TO_MOVE_STROKE_WIDTH, Color32::TRANSPARENT)
+            };
+            let name = &names[usize::from(color == Color::White)];
+            let response = Frame::new()
+                .stroke(stroke)
+                .inner_margin(4.0)
+                .corner_radius(4.0)
+                .show(ui, |ui| {
+                    ui.set_width(ui.available_width());
+                    ui.horizontal(|ui| {
+                        disc_icon(ui, color, COUNT_SIZE);
+                        ui.label(RichText::new(format!("{count:>2}")).monospace().size(COUNT_SIZE).strong());
+                    });
+                    ui.add(egui::Label::new(RichText::new(name).small()).truncate());
+                    let turn_text = if to_move { "to move" } else { "" };
+                    ui.label(RichText::new(turn_text).strong().color(TO_MOVE_STROKE));
+                })
+                .response;
+            let turn_text = if to_move { ", to move" } else { "" };
+            response.widget_info(|| {
+                egui::WidgetInfo::labeled(
+                    egui::Role::Label,
+                    true,
+                    format!("{} {count} discs ({name}){turn_text}", color_name(color)),
+                )
+            });
+        }
+    });
+}
+
+/// The search behind the viewed position's last move, in fixed rows of fixed-width values so the
+/// panel keeps its size as the numbers change.
+pub fn search_readout(ui: &mut Ui, game: &Game) {
+    let played = game.viewed_last_move();
+    let title = match played {
+        Some(m) if m.info.is_some() => {
+            format!("Search for {} {} ({:.2} s)", color_name(m.color), m.mv, m.elapsed.as_secs_f64())
+        }
+        Some(m) => format!("{} {}: no search reported", color_name(m.color), m.mv),
+        None => "No move yet".to_owned(),
+    };
+    ui.add(egui::Label::new(RichText::new(title).strong()).truncate());
+    ui.label(RichText::new("In discs for Black: + = Black ahead").small().weak());
+    let values = Readout::of(played);
+    for (label, value, hint) in [
+        (
+            "Eval",
+            values.eval,
+            "In discs from Black's point of view: + = Black ahead, - = White ahead; = marks an exact (solved) score",
+        ),
+        ("Black wins", values.win_rate, "The bot's estimate of Black's chance to win"),
+        ("Depth", values.depth, "Plies searched"),
+        ("Nodes", values.nodes, "Positions (or playouts) searched"),
+    ] {
+        // The value is right-aligned in a fixed-width monospace field: digits stay put and the
+        // panel keeps its size as they change.
+        ui.horizontal(|ui| {
+            ui.label(label).on_hover_text(hint);
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.label(RichText::new(format!("{value:>READOUT_WIDTH$}")).monospace()).on_hover_text(hint);
+            });
+        });
     }
+}
+
+/// A move's search as the read-out shows it.
+pub struct Readout {
+    pub eval: String,
+    pub win_rate: String,
+    pub depth: String,
+    pub nodes: String,
+}
+
+impl Readout {
+    pub fn of(played: Option<&PlayedMove>) -> Readout {
+        let info: Option<&SearchInfo> = played.and_then(|m| m.info.as_ref());
+        let eval = played.and_then(PlayedMove::eval_for_black).map_or(NO_VALUE.to_owned(), |eval| {
+            let exact = if info.is_some_and(|i| i.exact) { " =" } else { "" };
+            format!("{}{exact}", format_eval(eval))
+        });
+        Readout {
+            eval,
+            win_rate: played
+                .and_then(PlayedMove::win_rate_for_black)
+                .map_or(NO_VALUE.to_owned(), |rate| format!("{:.1} %", rate * 100.0)),
+            depth: info.and_then(|i| i.depth).map_or(NO_VALUE.to_owned(), |d| d.to_string()),
+            nodes: info.and_then(|i| i.nodes).map_or(NO_VALUE.to_owned(), human_count),
+        }
+    }
+}
+
+/// An evaluation in discs for Black, signed: `+3.5`, `-12.0`, `0.0`.
+pub fn format_eval(eval_for_black: f64) -> String {
+    if eval_for_black == 0.0 { "0.0".to_owned() } else { format!("{eval_for_black:+.1}") }
 }
 
 /// A busy mark turning with the time since `since`. Unlike egui's spinner it asks for no repaint
@@ -119,9 +258,8 @@ pub fn busy_indicator(ui: &mut Ui, since: std::time::Instant) {
     ui.painter().line(points, egui::Stroke::new(2.0, ui.visuals().strong_text_color()));
 }
 
-/// A small disc of `color` in the text line.
-pub fn disc_icon(ui: &mut Ui, color: Color) {
-    let size = ui.text_style_height(&egui::TextStyle::Body);
+/// A disc of `color`, `size` points across, in the text line.
+pub fn disc_icon(ui: &mut Ui, color: Color, size: f32) {
     let (rect, _) = ui.allocate_exact_size(egui::Vec2::splat(size), egui::Sense::hover());
     let fill = match color {
         Color::Black => Color32::from_gray(20),
@@ -131,32 +269,7 @@ pub fn disc_icon(ui: &mut Ui, color: Color) {
 }
 
 fn seat_name(app: &OthelloApp, color: Color) -> String {
-    match app.session.seat(color) {
-        Seat::Human => "Human".to_owned(),
-        Seat::Bot(worker) => worker
-            .name()
-            .map(str::to_owned)
-            .unwrap_or_else(|| othello_arena::seat::library_stem(&worker.spec().library)),
-    }
-}
-
-/// "depth 12 · eval +3.5 · 1.2 M nodes".
-pub fn describe_info(info: &SearchInfo) -> String {
-    let mut parts = Vec::new();
-    if let Some(depth) = info.depth {
-        parts.push(format!("depth {depth}"));
-    }
-    if let Some(eval) = info.eval {
-        let exact = if info.exact { " (exact)" } else { "" };
-        parts.push(format!("eval {eval:+.1}{exact}"));
-    }
-    if let Some(rate) = info.win_rate {
-        parts.push(format!("win {:.0}%", rate * 100.0));
-    }
-    if let Some(nodes) = info.nodes {
-        parts.push(format!("{} nodes", human_count(nodes)));
-    }
-    if parts.is_empty() { "no details".to_owned() } else { parts.join(" · ") }
+    app.player_name(color)
 }
 
 fn human_count(n: u64) -> String {

@@ -2,59 +2,49 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::OthelloApp;
+use crate::{Action, OthelloApp, shortcuts};
 
 const ERROR_COLOR: Color32 = Color32::from_rgb(0xff, 0x70, 0x60);
 const INFO_COLOR: Color32 = Color32::from_rgb(0x90, 0xd0, 0x90);
+const HINT_COLOR: Color32 = Color32::from_rgb(0xf0, 0xd0, 0x70);
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+    let ctx = ui.ctx().clone();
+    let mut chosen = None;
     ui.horizontal_wrapped(|ui| {
-        if ui.button("New game").clicked() {
-            app.new_game();
-        }
-        if ui.button("Swap colours").on_hover_text("Swap the players and start a new game").clicked() {
-            std::mem::swap(&mut app.settings.black, &mut app.settings.white);
-            app.new_game();
-        }
+        let mut button = |ui: &mut Ui, label: &str, action: Action, enabled: bool, hint: &str| {
+            let hover = match shortcuts::text(&ctx, &action) {
+                Some(keys) => format!("{hint} ({keys})"),
+                None => hint.to_owned(),
+            };
+            if ui.add_enabled(enabled, egui::Button::new(label)).on_hover_text(hover).clicked() {
+                chosen = Some(action);
+            }
+        };
+        let over = app.game().is_over();
+        button(ui, "New game", Action::NewGame, true, "Start a new game with these players");
+        button(ui, "Swap colours", Action::SwapColours, true, "Swap the players and start a new game");
         ui.separator();
-        let session = &app.session;
-        let undo_enabled = session.has_human() && session.game.can_undo();
-        if ui.add_enabled(undo_enabled, egui::Button::new("Undo")).on_hover_text("Ctrl+Z").clicked() {
-            app.session.undo(&app.settings);
-        }
-        let redo_enabled = app.session.has_human() && app.session.game.can_redo();
-        if ui.add_enabled(redo_enabled, egui::Button::new("Redo")).on_hover_text("Ctrl+Y").clicked() {
-            app.session.redo();
-        }
-        let going_on = !app.session.game.is_over();
-        if ui.add_enabled(going_on, egui::Button::new("Resign")).on_hover_text("The side to move resigns").clicked() {
-            app.session.resign(&app.settings);
-        }
-        if ui
-            .add_enabled(going_on, egui::Button::new("Abort"))
-            .on_hover_text("Stop the game without a result")
-            .clicked()
-        {
-            app.session.abort(&app.settings);
-        }
+        button(ui, "Undo", Action::Undo, app.session.can_undo(), "Take back to your last turn");
+        let redo = app.session.has_human() && app.game().can_redo();
+        button(ui, "Redo", Action::Redo, redo, "Replay what was taken back");
+        let resign_hint = if app.game().moves().is_empty() { "Play a move first" } else { "The side to move resigns" };
+        button(ui, "Resign", Action::Resign, app.can_resign(), resign_hint);
+        button(ui, "Abort", Action::Abort, !over, "Stop the game without a result");
         if !app.session.has_human() {
             ui.separator();
             let label = if app.session.paused { "Resume" } else { "Pause" };
-            if ui.add_enabled(going_on, egui::Button::new(label)).clicked() {
-                app.session.paused = !app.session.paused;
-            }
-            if ui
-                .add_enabled(going_on && app.session.paused, egui::Button::new("Step"))
-                .on_hover_text("Play one move")
-                .clicked()
-            {
-                app.session.step();
-            }
+            button(ui, label, Action::TogglePause, !over, "Pause or resume the bots");
+            button(ui, "Step", Action::Step, !over && app.session.paused, "Play one move");
         }
     });
+    if let Some(action) = chosen {
+        app.perform(action, &ctx);
+    }
 }
 
-/// The message line at the bottom: the last error (red) or confirmation, until dismissed.
+/// The message line at the bottom: the last error (red) or confirmation until dismissed, else a
+/// hint for what to do next.
 pub fn message_line(app: &mut OthelloApp, ui: &mut Ui) {
     ui.horizontal(|ui| match app.message.clone() {
         Some(message) => {
@@ -62,10 +52,23 @@ pub fn message_line(app: &mut OthelloApp, ui: &mut Ui) {
             if ui.small_button("x").on_hover_text("Dismiss").clicked() {
                 app.message = None;
             }
-            ui.label(RichText::new(&message.text).color(color));
+            ui.add(egui::Label::new(RichText::new(&message.text).color(color)).truncate());
         }
         None => {
-            ui.weak("Arrow keys: step through the moves. Home / End: first / last position.");
+            let hint = next_step_hint(app);
+            ui.add(egui::Label::new(RichText::new(hint).color(HINT_COLOR)).truncate());
         }
     });
+}
+
+/// What to do now, in one line.
+fn next_step_hint(app: &OthelloApp) -> &'static str {
+    let game = app.game();
+    match app.session.human_to_move() {
+        Some(_) if app.session.game.live().must_pass() => "No legal move: the pass is played for you.",
+        Some(_) if app.settings.show_legal_moves => "Your move: the dots are your legal moves.",
+        Some(_) => "Your move: click an empty square that flips discs.",
+        None if game.is_over() => "Game over: New game (Ctrl+N) to play again, or step through the moves.",
+        None => "Arrow keys: step through the moves. Home / End: first / last position.",
+    }
 }

@@ -97,6 +97,51 @@ pub fn format_elo(elo: Option<f64>, error: Option<f64>) -> String {
     }
 }
 
+/// The one-sided confidence of the bound shown for a perfect (or null) score.
+const PERFECT_SCORE_CONFIDENCE: f64 = 0.95;
+
+/// An Elo value people can read, always finite: `+70.4 ± 70.6`; for a side that won every game
+/// the honest statement is a lower bound, `> +182 (95%), no losses yet` (the exact one-sided
+/// bound: all `n` wins happen with chance at most 5 % when the score rate is below
+/// `0.05^(1/n)`); for one that lost every game, `< -182 (95%), no wins yet`. When the 95 %
+/// interval reaches a perfect score on one side only, that side's bound is left open:
+/// `+382 (95%: ≥ +125)`.
+pub fn format_elo_finite(wdl: Wdl) -> String {
+    let games = wdl.games();
+    if games == 0 {
+        return "-".to_owned();
+    }
+    let bound = || elo_from_score((1.0 - PERFECT_SCORE_CONFIDENCE).powf(1.0 / games as f64));
+    if wdl.wins == games {
+        return format!("> {:+.0} (95%), no losses yet", bound());
+    }
+    if wdl.losses == games {
+        return format!("< {:+.0} (95%), no wins yet", -bound());
+    }
+    let Some(elo) = wdl.elo() else { return "-".to_owned() };
+    match wdl.elo_error() {
+        Some(error) if error.is_finite() => format!("{elo:+.1} ± {error:.1}"),
+        _ => {
+            // The interval's one end is a perfect (or null) score: give the other end only.
+            let n = games as f64;
+            let mu = wdl.score().unwrap_or(0.5);
+            let variance = (wdl.wins as f64 * (1.0 - mu).powi(2)
+                + wdl.draws as f64 * (0.5 - mu).powi(2)
+                + wdl.losses as f64 * mu.powi(2))
+                / n;
+            let margin = Z_95 * (variance / n).sqrt();
+            let (low, high) = (elo_from_score(mu - margin), elo_from_score(mu + margin));
+            if low.is_finite() {
+                format!("{elo:+.0} (95%: ≥ {low:+.0})")
+            } else if high.is_finite() {
+                format!("{elo:+.0} (95%: ≤ {high:+.0})")
+            } else {
+                format!("{elo:+.0} (95%: unbounded yet)")
+            }
+        }
+    }
+}
+
 /// SPRT parameters: H0 "the Elo difference is `elo0`" against H1 "it is `elo1`",
 /// with error rates `alpha` (accept H1 wrongly) and `beta` (accept H0 wrongly).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -197,6 +242,24 @@ impl fmt::Display for Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finite_elo_text_is_honest_for_perfect_and_null_scores() {
+        let wdl = |wins, draws, losses| Wdl { wins, draws, losses };
+        // 10 straight wins: the score rate is above 0.05^(1/10) = 0.741 (+183 Elo) with 95 % confidence.
+        assert_eq!(format_elo_finite(wdl(10, 0, 0)), "> +183 (95%), no losses yet");
+        assert_eq!(format_elo_finite(wdl(0, 0, 10)), "< -183 (95%), no wins yet");
+        assert_eq!(format_elo_finite(wdl(0, 0, 0)), "-");
+        assert_eq!(format_elo_finite(wdl(5, 0, 5)), format_elo(wdl(5, 0, 5).elo(), wdl(5, 0, 5).elo_error()));
+        for wins in 0..12 {
+            for draws in 0..4 {
+                for losses in 0..12 {
+                    let text = format_elo_finite(wdl(wins, draws, losses));
+                    assert!(!text.contains("inf") && !text.contains("NaN"), "{wins}-{draws}-{losses}: {text}");
+                }
+            }
+        }
+    }
 
     fn close(a: f64, b: f64, tolerance: f64) -> bool {
         (a - b).abs() <= tolerance

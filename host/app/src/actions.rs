@@ -1,0 +1,161 @@
+//! The app's commands, shared by the menu bar, the toolbar and the keyboard shortcuts, and the
+//! confirmation that the ones discarding a game in progress (or resigning it) ask for first.
+
+use std::path::PathBuf;
+
+use othello_sdk::Color;
+
+use crate::{OthelloApp, Tab};
+
+/// A command the user can give from the menu, a button or a shortcut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    NewGame,
+    /// Swap the players and start a new game.
+    SwapColours,
+    /// Open a game file (the file dialog, or the path field without one).
+    Open,
+    /// Save the game (the file dialog, or the path field without one).
+    Save,
+    Undo,
+    Redo,
+    /// The side to move resigns.
+    Resign,
+    /// Stop the game without a result.
+    Abort,
+    TogglePause,
+    /// Let one bot move while paused.
+    Step,
+    CopyTranscript,
+    ShowTab(Tab),
+    Quit,
+}
+
+/// What happens once the user says yes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirm {
+    /// An action that replaces the game in progress.
+    Discard(Discard),
+    /// The side to move resigns.
+    Resign(Color),
+    /// Saving over an existing file.
+    Overwrite(PathBuf),
+}
+
+/// The ways to replace the game on the board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Discard {
+    NewGame,
+    SwapColours,
+    LoadTranscript(String),
+    /// Open the game at this index of a game file.
+    Open(PathBuf, usize),
+}
+
+impl Confirm {
+    /// The dialog's question, its explanation and the label of the button that goes ahead.
+    pub fn texts(&self) -> (String, String, &'static str) {
+        let lost = "The game in progress will be lost (save it first to keep it).";
+        match self {
+            Confirm::Discard(Discard::NewGame) => ("Start a new game?".into(), lost.into(), "Start new game"),
+            Confirm::Discard(Discard::SwapColours) => {
+                ("Swap colours and start a new game?".into(), lost.into(), "Swap and start")
+            }
+            Confirm::Discard(Discard::LoadTranscript(_)) => ("Load the transcript?".into(), lost.into(), "Load"),
+            Confirm::Discard(Discard::Open(path, _)) => {
+                (format!("Open a game from {}?", path.display()), lost.into(), "Discard and open")
+            }
+            Confirm::Resign(color) => (
+                format!("Resign as {}?", crate::color_name(*color)),
+                format!("{} wins the game. Undo takes the resignation back.", crate::color_name(!*color)),
+                "Resign now",
+            ),
+            Confirm::Overwrite(path) => {
+                (format!("Replace {}?", path.display()), "The file exists; saving replaces it.".into(), "Replace")
+            }
+        }
+    }
+}
+
+impl OthelloApp {
+    /// Does `action`, asking first when it would discard a game in progress or resign.
+    pub fn perform(&mut self, action: Action, ctx: &egui::Context) {
+        match action {
+            Action::NewGame => self.discard_with(Discard::NewGame),
+            Action::SwapColours => self.discard_with(Discard::SwapColours),
+            Action::Open => self.open_dialog(),
+            Action::Save => self.save_dialog(),
+            Action::Undo => self.session.undo(&self.settings),
+            Action::Redo => self.session.redo(),
+            Action::Resign => {
+                if self.can_resign()
+                    && let Some(color) = self.game().to_move()
+                {
+                    self.confirm = Some(Confirm::Resign(color));
+                }
+            }
+            Action::Abort => {
+                if !self.game().is_over() {
+                    self.session.abort(&self.settings);
+                }
+            }
+            Action::TogglePause => {
+                if !self.session.has_human() && !self.game().is_over() {
+                    self.session.paused = !self.session.paused;
+                }
+            }
+            Action::Step => {
+                if self.session.paused {
+                    self.session.step();
+                }
+            }
+            Action::CopyTranscript => {
+                let transcript = self.game().transcript();
+                ctx.copy_text(transcript.clone());
+                let shown = if transcript.is_empty() { "(no moves yet)".to_owned() } else { transcript };
+                self.show_info(format!("Copied: {shown}"));
+            }
+            Action::ShowTab(tab) => self.tab = tab,
+            Action::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+        }
+    }
+
+    /// Resigning makes sense: the game goes on and its first move was played.
+    pub fn can_resign(&self) -> bool {
+        !self.game().is_over() && !self.game().moves().is_empty()
+    }
+
+    /// Replaces the game as `discard` says, after a confirmation if a game is in progress.
+    pub fn discard_with(&mut self, discard: Discard) {
+        if self.game_in_progress() {
+            self.confirm = Some(Confirm::Discard(discard));
+        } else {
+            self.go_ahead(Confirm::Discard(discard));
+        }
+    }
+
+    /// The user said yes to `confirm` (or no question was needed).
+    pub fn go_ahead(&mut self, confirm: Confirm) {
+        self.confirm = None;
+        match confirm {
+            Confirm::Discard(Discard::NewGame) => self.new_game(),
+            Confirm::Discard(Discard::SwapColours) => {
+                std::mem::swap(&mut self.settings.black, &mut self.settings.white);
+                self.new_game();
+            }
+            Confirm::Discard(Discard::LoadTranscript(text)) => self.load_transcript(&text),
+            Confirm::Discard(Discard::Open(path, index)) => self.open_game_at(&path, index),
+            Confirm::Resign(color) => {
+                if self.game().to_move() == Some(color) {
+                    self.session.resign(&self.settings);
+                }
+            }
+            Confirm::Overwrite(path) => self.save_game(&path),
+        }
+    }
+
+    /// The user said no: nothing changes.
+    pub fn cancel_confirmation(&mut self) {
+        self.confirm = None;
+    }
+}
