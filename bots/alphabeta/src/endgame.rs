@@ -21,6 +21,7 @@ use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::eval::EVAL_SCALE;
+use crate::mpc;
 use crate::ordering::{MAX_MOVES, MoveList, ScoredMove, fastest_first_value, odd_quadrants, shallow_search};
 use crate::stability::stable_discs;
 use crate::tt::{NO_MOVE, TranspositionTable};
@@ -187,6 +188,9 @@ pub struct Solver<'a> {
     /// no node has to initialise a move array of its own.
     move_stack: Vec<ScoredMove>,
     stack_top: usize,
+    /// How sure a cut must be ([`mpc::SELECTIVITIES`] index; [`mpc::EXACT`]
+    /// for none: an exact solve).
+    selectivity: usize,
 }
 
 impl<'a> Solver<'a> {
@@ -199,6 +203,7 @@ impl<'a> Solver<'a> {
             aborted: false,
             move_stack: vec![ScoredMove::default(); MOVE_STACK_SIZE],
             stack_top: 0,
+            selectivity: mpc::EXACT,
         }
     }
 
@@ -206,6 +211,28 @@ impl<'a> Solver<'a> {
     pub fn with_deadline(mut self, deadline: Option<Instant>) -> Solver<'a> {
         self.deadline = deadline;
         self
+    }
+
+    /// Searches from now on cut subtrees that a shallow search says, with the
+    /// confidence of [`mpc::SELECTIVITIES`]`[selectivity]`, fail outside the
+    /// window (Multi-ProbCut); [`mpc::EXACT`] for exact results again. The
+    /// table keeps which selectivity each bound was found at: a bound found
+    /// with cuts never decides an exact search (its best move still orders it).
+    pub fn set_selectivity(&mut self, selectivity: usize) {
+        self.selectivity = selectivity.min(mpc::EXACT);
+    }
+
+    /// The table "depth" of a result at this many empties: selectivity first,
+    /// so that exact results outrank selective ones.
+    #[inline(always)]
+    fn quality(&self, empties: u32) -> u32 {
+        self.selectivity as u32 * mpc::QUALITY_STEP + empties
+    }
+
+    /// Whether a stored result is sure enough for the current search.
+    #[inline(always)]
+    fn trusted(&self, stored_depth: u8) -> bool {
+        stored_depth as u32 >= self.selectivity as u32 * mpc::QUALITY_STEP
     }
 
     /// The deadline passed during a search: its results are meaningless.
@@ -326,7 +353,11 @@ impl<'a> Solver<'a> {
             && let Some(entry) = self.tt.probe(player, opponent)
         {
             hash_move = entry.best_move;
-            let (lower, upper) = (entry.lower as i32, entry.upper as i32);
+            let (lower, upper) = if self.trusted(entry.depth) {
+                (entry.lower as i32, entry.upper as i32)
+            } else {
+                (-SCORE_MAX, SCORE_MAX)
+            };
             if lower >= beta {
                 return lower;
             }
@@ -338,6 +369,15 @@ impl<'a> Solver<'a> {
             }
             alpha = alpha.max(lower);
             beta = beta.min(upper);
+        }
+
+        // Multi-ProbCut: a shallow search far enough outside the window
+        // predicts the result (selective searches only).
+        if self.selectivity < mpc::EXACT
+            && empties >= mpc::MIN_EMPTIES
+            && let Some(score) = mpc::probcut(player, opponent, empties, alpha, beta, self.selectivity)
+        {
+            return score;
         }
 
         let moves = legal_moves(player, opponent);
@@ -391,6 +431,7 @@ impl<'a> Solver<'a> {
             for m in &self.move_stack[base..end] {
                 let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
                 if let Some(child) = self.tt.probe(next_player, next_opponent)
+                    && self.trusted(child.depth)
                     && -(child.upper as i32) >= beta
                 {
                     let (score, square) = (-(child.upper as i32), m.square);
@@ -463,7 +504,8 @@ impl<'a> Solver<'a> {
     #[inline(always)]
     fn stored(&mut self, player: u64, opponent: u64, empties: u32, alpha: i32, beta: i32, score: i32, best: u8) -> i32 {
         if empties >= TT_MIN_EMPTIES {
-            self.tt.store(player, opponent, empties, alpha, beta, score, best, SCORE_MAX);
+            let quality = self.quality(empties);
+            self.tt.store(player, opponent, quality, alpha, beta, score, best, SCORE_MAX);
         }
         score
     }

@@ -15,6 +15,7 @@
 //! | `tt.rs` | transposition table |
 //! | `search.rs` | midgame search, [`Searcher`] |
 //! | `endgame.rs` | exact solver |
+//! | `mpc.rs` | Multi-ProbCut: selective searches before the exact one |
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
 //!
@@ -45,6 +46,7 @@ pub mod board;
 pub mod endgame;
 pub mod eval;
 pub mod level;
+pub mod mpc;
 pub mod ordering;
 pub mod patterns;
 pub mod search;

@@ -13,6 +13,7 @@ use othello_sdk::{Move, Position, Square, legal_moves};
 use crate::board::{SCORE_MAX, final_score, play};
 use crate::endgame::Solver;
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
+use crate::mpc;
 use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
 use crate::tt::{NO_MOVE, TranspositionTable};
 
@@ -31,6 +32,9 @@ const NODES_PER_CLOCK_CHECK: u64 = 1 << 12;
 const SOLVE_GUESS_DEPTH: u32 = 12;
 /// Plies below the number of empties for the guess (deeper is wasted).
 const SOLVE_GUESS_MARGIN: u32 = 10;
+/// From this many empties on, selective (Multi-ProbCut) searches precede the
+/// exact one.
+const SELECTIVE_MIN_EMPTIES: u32 = 18;
 
 /// What a midgame search found.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -146,32 +150,15 @@ impl Searcher {
         }
 
         let mut solver = Solver::new(&mut self.endgame_tt).with_deadline(deadline);
-        // MTD(f): null-window tests "is the score at least v?" until the bounds
-        // meet. Scores are even, so the window (v - 1, v) decides it. Tests
-        // climb from below in steps of 2: a test that fails high is much
-        // cheaper than one that fails low (which must refute every move), so
-        // bigger steps that overshoot were measured to cost more than they save.
-        let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
-        let mut best_square = None;
-        let mut test = guess;
-        while lower < upper {
-            let (score, square) = solver.solve_root(player, opponent, test - 1, test);
-            if solver.aborted() {
-                return None;
-            }
-            if score >= test {
-                lower = score;
-                best_square = square;
-                test = lower + 2;
-            } else {
-                upper = score;
-                test = upper;
-            }
+        // Selective searches first (Multi-ProbCut, rising confidence): cheap,
+        // and they leave the exact search good move orders and a close guess.
+        let first_selectivity = if empties >= SELECTIVE_MIN_EMPTIES { 0 } else { mpc::EXACT };
+        let mut solved = (guess, None);
+        for selectivity in first_selectivity..=mpc::EXACT {
+            solver.set_selectivity(selectivity);
+            solved = mtd(&mut solver, player, opponent, solved.0)?;
         }
-        if best_square.is_none() && legal_moves(player, opponent) != 0 {
-            // Every test failed low (a lost position at -64): any move reaching -64 will do.
-            best_square = solver.solve_root(player, opponent, lower - 1, lower).1;
-        }
+        let (lower, best_square) = solved;
         let score = lower;
         nodes += solver.nodes;
         let best_move = best_square.map_or(Move::Pass, |sq| Move::Play(Square::new(sq as u8).expect("a square")));
@@ -356,4 +343,37 @@ impl Searcher {
         self.midgame_tt.store(player, opponent, depth, original_alpha, beta, best.0, best.1, INFINITY);
         best.0
     }
+}
+
+/// MTD(f): null-window tests "is the score at least v?" from `guess` until
+/// the bounds meet: (score, best move). `None` if the solver's deadline passed.
+///
+/// Scores are even, so the window (v - 1, v) decides it. Tests climb from
+/// below in steps of 2: a test that fails high is much cheaper than one that
+/// fails low (which must refute every move), so bigger steps that overshoot
+/// were measured to cost more than they save.
+fn mtd(solver: &mut Solver, player: u64, opponent: u64, guess: i32) -> Option<(i32, Option<usize>)> {
+    let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
+    let mut best_square = None;
+    let mut test = guess.clamp(-SCORE_MAX, SCORE_MAX);
+    test += test & 1;
+    while lower < upper {
+        let (score, square) = solver.solve_root(player, opponent, test - 1, test);
+        if solver.aborted() {
+            return None;
+        }
+        if score >= test {
+            lower = score;
+            best_square = square;
+            test = lower + 2;
+        } else {
+            upper = score;
+            test = upper;
+        }
+    }
+    if best_square.is_none() && legal_moves(player, opponent) != 0 {
+        // Every test failed low (a lost position at -64): any move reaching -64 will do.
+        best_square = solver.solve_root(player, opponent, lower - 1, lower).1;
+    }
+    Some((lower, best_square))
 }
