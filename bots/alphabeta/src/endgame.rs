@@ -15,6 +15,7 @@
 //! side to move. Searches are principal-variation searches: most of the tree
 //! is searched with a null window.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use othello_sdk::{flips, legal_moves};
@@ -178,7 +179,7 @@ fn flips_if_adjacent(player: u64, opponent: u64, square: usize) -> u64 {
 
 /// The exact solver. Borrow a transposition table, search, read `nodes`.
 pub struct Solver<'a> {
-    tt: &'a mut TranspositionTable,
+    tt: &'a TranspositionTable,
     /// Positions visited so far.
     pub nodes: u64,
     deadline: Option<Instant>,
@@ -191,10 +192,11 @@ pub struct Solver<'a> {
     /// How sure a cut must be ([`mpc::SELECTIVITIES`] index; [`mpc::EXACT`]
     /// for none: an exact solve).
     selectivity: usize,
+    stop: Option<&'a AtomicBool>,
 }
 
 impl<'a> Solver<'a> {
-    pub fn new(tt: &'a mut TranspositionTable) -> Solver<'a> {
+    pub fn new(tt: &'a TranspositionTable) -> Solver<'a> {
         Solver {
             tt,
             nodes: 0,
@@ -204,7 +206,15 @@ impl<'a> Solver<'a> {
             move_stack: vec![ScoredMove::default(); MOVE_STACK_SIZE],
             stack_top: 0,
             selectivity: mpc::EXACT,
+            stop: None,
         }
+    }
+
+    /// Gives up (see [`Solver::aborted`]) once `stop` is set (a helper
+    /// thread's signal that the main thread has finished).
+    pub fn with_stop(mut self, stop: &'a AtomicBool) -> Solver<'a> {
+        self.stop = Some(stop);
+        self
     }
 
     /// Gives up (see [`Solver::aborted`]) once `deadline` has passed.
@@ -318,7 +328,9 @@ impl<'a> Solver<'a> {
     fn clock_check(&mut self) {
         if self.nodes >= self.next_clock_check {
             self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
-            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                || self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+            {
                 self.aborted = true;
             }
         }
@@ -753,16 +765,16 @@ mod tests {
 
     #[test]
     fn agrees_with_plain_minimax_on_random_endgames() {
-        let mut tt = TranspositionTable::new(12);
+        let tt = TranspositionTable::new(12);
         for seed in 0..300 {
             let empties = 1 + (seed % 11) as u32;
             let (p, o) = random_position(seed, empties);
             let expected = reference_solve(p, o);
-            let mut solver = Solver::new(&mut tt);
+            let mut solver = Solver::new(&tt);
             let (score, _) = solver.solve_root(p, o, -SCORE_MAX, SCORE_MAX);
             assert_eq!(score, expected, "seed {seed}, {empties} empties");
             // Null-window tests around the score agree too.
-            let mut solver = Solver::new(&mut tt);
+            let mut solver = Solver::new(&tt);
             assert!(solver.search(p, o, expected - 1, expected, false) >= expected);
             assert!(solver.search(p, o, expected, expected + 1, false) <= expected);
         }

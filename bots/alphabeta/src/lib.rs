@@ -18,6 +18,7 @@
 //! | `mpc.rs` | Multi-ProbCut: selective searches before the exact one |
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
+//! | `threads.rs` | how many search threads (`ALPHABETA_THREADS`, default 1) |
 //!
 //! ## A move, step by step ([`AlphaBetaBot::think`])
 //! 1. No legal move: pass.
@@ -51,6 +52,7 @@ pub mod ordering;
 pub mod patterns;
 pub mod search;
 pub mod stability;
+pub mod threads;
 pub mod time;
 pub mod tt;
 
@@ -82,7 +84,9 @@ impl Default for AlphaBetaBot {
 impl AlphaBetaBot {
     /// A bot whose level noise is reproducible.
     pub fn with_seed(seed: u64) -> AlphaBetaBot {
-        AlphaBetaBot { searcher: Searcher::new(), level: Level::strongest(), rng: seed | 1, info: None }
+        let mut searcher = Searcher::new();
+        searcher.set_threads(threads::threads_from_env());
+        AlphaBetaBot { searcher, level: Level::strongest(), rng: seed | 1, info: None }
     }
 
     /// The next pseudo-random number (xorshift64).
