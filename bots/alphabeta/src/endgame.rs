@@ -15,12 +15,14 @@
 //! side to move. Searches are principal-variation searches: most of the tree
 //! is searched with a null window.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::eval::EVAL_SCALE;
+use crate::mpc;
 use crate::ordering::{MAX_MOVES, MoveList, ScoredMove, fastest_first_value, odd_quadrants, shallow_search};
 use crate::stability::stable_discs;
 use crate::tt::{NO_MOVE, TranspositionTable};
@@ -177,7 +179,7 @@ fn flips_if_adjacent(player: u64, opponent: u64, square: usize) -> u64 {
 
 /// The exact solver. Borrow a transposition table, search, read `nodes`.
 pub struct Solver<'a> {
-    tt: &'a mut TranspositionTable,
+    tt: &'a TranspositionTable,
     /// Positions visited so far.
     pub nodes: u64,
     deadline: Option<Instant>,
@@ -187,10 +189,14 @@ pub struct Solver<'a> {
     /// no node has to initialise a move array of its own.
     move_stack: Vec<ScoredMove>,
     stack_top: usize,
+    /// How sure a cut must be ([`mpc::SELECTIVITIES`] index; [`mpc::EXACT`]
+    /// for none: an exact solve).
+    selectivity: usize,
+    stop: Option<&'a AtomicBool>,
 }
 
 impl<'a> Solver<'a> {
-    pub fn new(tt: &'a mut TranspositionTable) -> Solver<'a> {
+    pub fn new(tt: &'a TranspositionTable) -> Solver<'a> {
         Solver {
             tt,
             nodes: 0,
@@ -199,13 +205,44 @@ impl<'a> Solver<'a> {
             aborted: false,
             move_stack: vec![ScoredMove::default(); MOVE_STACK_SIZE],
             stack_top: 0,
+            selectivity: mpc::EXACT,
+            stop: None,
         }
+    }
+
+    /// Gives up (see [`Solver::aborted`]) once `stop` is set (a helper
+    /// thread's signal that the main thread has finished).
+    pub fn with_stop(mut self, stop: &'a AtomicBool) -> Solver<'a> {
+        self.stop = Some(stop);
+        self
     }
 
     /// Gives up (see [`Solver::aborted`]) once `deadline` has passed.
     pub fn with_deadline(mut self, deadline: Option<Instant>) -> Solver<'a> {
         self.deadline = deadline;
         self
+    }
+
+    /// Searches from now on cut subtrees that a shallow search says, with the
+    /// confidence of [`mpc::SELECTIVITIES`]`[selectivity]`, fail outside the
+    /// window (Multi-ProbCut); [`mpc::EXACT`] for exact results again. The
+    /// table keeps which selectivity each bound was found at: a bound found
+    /// with cuts never decides an exact search (its best move still orders it).
+    pub fn set_selectivity(&mut self, selectivity: usize) {
+        self.selectivity = selectivity.min(mpc::EXACT);
+    }
+
+    /// The table "depth" of a result at this many empties: selectivity first,
+    /// so that exact results outrank selective ones.
+    #[inline(always)]
+    fn quality(&self, empties: u32) -> u32 {
+        self.selectivity as u32 * mpc::QUALITY_STEP + empties
+    }
+
+    /// Whether a stored result is sure enough for the current search.
+    #[inline(always)]
+    fn trusted(&self, stored_depth: u8) -> bool {
+        stored_depth as u32 >= self.selectivity as u32 * mpc::QUALITY_STEP
     }
 
     /// The deadline passed during a search: its results are meaningless.
@@ -291,7 +328,9 @@ impl<'a> Solver<'a> {
     fn clock_check(&mut self) {
         if self.nodes >= self.next_clock_check {
             self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
-            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                || self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+            {
                 self.aborted = true;
             }
         }
@@ -326,7 +365,11 @@ impl<'a> Solver<'a> {
             && let Some(entry) = self.tt.probe(player, opponent)
         {
             hash_move = entry.best_move;
-            let (lower, upper) = (entry.lower as i32, entry.upper as i32);
+            let (lower, upper) = if self.trusted(entry.depth) {
+                (entry.lower as i32, entry.upper as i32)
+            } else {
+                (-SCORE_MAX, SCORE_MAX)
+            };
             if lower >= beta {
                 return lower;
             }
@@ -338,6 +381,15 @@ impl<'a> Solver<'a> {
             }
             alpha = alpha.max(lower);
             beta = beta.min(upper);
+        }
+
+        // Multi-ProbCut: a shallow search far enough outside the window
+        // predicts the result (selective searches only).
+        if self.selectivity < mpc::EXACT
+            && empties >= mpc::MIN_EMPTIES
+            && let Some(score) = mpc::probcut(player, opponent, empties, alpha, beta, self.selectivity)
+        {
+            return score;
         }
 
         let moves = legal_moves(player, opponent);
@@ -391,6 +443,7 @@ impl<'a> Solver<'a> {
             for m in &self.move_stack[base..end] {
                 let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
                 if let Some(child) = self.tt.probe(next_player, next_opponent)
+                    && self.trusted(child.depth)
                     && -(child.upper as i32) >= beta
                 {
                     let (score, square) = (-(child.upper as i32), m.square);
@@ -463,7 +516,8 @@ impl<'a> Solver<'a> {
     #[inline(always)]
     fn stored(&mut self, player: u64, opponent: u64, empties: u32, alpha: i32, beta: i32, score: i32, best: u8) -> i32 {
         if empties >= TT_MIN_EMPTIES {
-            self.tt.store(player, opponent, empties, alpha, beta, score, best, SCORE_MAX);
+            let quality = self.quality(empties);
+            self.tt.store(player, opponent, quality, alpha, beta, score, best, SCORE_MAX);
         }
         score
     }
@@ -711,16 +765,16 @@ mod tests {
 
     #[test]
     fn agrees_with_plain_minimax_on_random_endgames() {
-        let mut tt = TranspositionTable::new(12);
+        let tt = TranspositionTable::new(12);
         for seed in 0..300 {
             let empties = 1 + (seed % 11) as u32;
             let (p, o) = random_position(seed, empties);
             let expected = reference_solve(p, o);
-            let mut solver = Solver::new(&mut tt);
+            let mut solver = Solver::new(&tt);
             let (score, _) = solver.solve_root(p, o, -SCORE_MAX, SCORE_MAX);
             assert_eq!(score, expected, "seed {seed}, {empties} empties");
             // Null-window tests around the score agree too.
-            let mut solver = Solver::new(&mut tt);
+            let mut solver = Solver::new(&tt);
             assert!(solver.search(p, o, expected - 1, expected, false) >= expected);
             assert!(solver.search(p, o, expected, expected + 1, false) <= expected);
         }

@@ -15,9 +15,11 @@
 //! | `tt.rs` | transposition table |
 //! | `search.rs` | midgame search, [`Searcher`] |
 //! | `endgame.rs` | exact solver |
+//! | `mpc.rs` | Multi-ProbCut: selective searches before the exact one |
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
 //! | `analyze.rs` | the value of every legal move (the analysis export) |
+//! | `threads.rs` | how many search threads (`ALPHABETA_THREADS`, default 1) |
 //!
 //! ## A move, step by step ([`AlphaBetaBot::think`])
 //! 1. No legal move: pass.
@@ -47,10 +49,12 @@ pub mod board;
 pub mod endgame;
 pub mod eval;
 pub mod level;
+pub mod mpc;
 pub mod ordering;
 pub mod patterns;
 pub mod search;
 pub mod stability;
+pub mod threads;
 pub mod time;
 pub mod tt;
 
@@ -82,7 +86,9 @@ impl Default for AlphaBetaBot {
 impl AlphaBetaBot {
     /// A bot whose level noise is reproducible.
     pub fn with_seed(seed: u64) -> AlphaBetaBot {
-        AlphaBetaBot { searcher: Searcher::new(), level: Level::strongest(), rng: seed | 1, info: None }
+        let mut searcher = Searcher::new();
+        searcher.set_threads(threads::threads_from_env());
+        AlphaBetaBot { searcher, level: Level::strongest(), rng: seed | 1, info: None }
     }
 
     /// The next pseudo-random number (xorshift64).

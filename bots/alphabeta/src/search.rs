@@ -6,6 +6,7 @@
 //! carries bounds and best moves from one iteration to the next, so each
 //! iteration starts with the previous one's best line.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use othello_sdk::{Move, Position, Square, legal_moves};
@@ -13,9 +14,12 @@ use othello_sdk::{Move, Position, Square, legal_moves};
 use crate::board::{SCORE_MAX, final_score, play};
 use crate::endgame::Solver;
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
+use crate::mpc;
 use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
 use crate::tt::{NO_MOVE, TranspositionTable};
 
+/// The most threads a search uses.
+pub const MAX_THREADS: usize = 64;
 /// Default transposition-table sizes (log2 of entries, 32 bytes each).
 pub const MIDGAME_TABLE_BITS: u32 = 20;
 pub const ENDGAME_TABLE_BITS: u32 = 20;
@@ -31,6 +35,9 @@ const NODES_PER_CLOCK_CHECK: u64 = 1 << 12;
 const SOLVE_GUESS_DEPTH: u32 = 12;
 /// Plies below the number of empties for the guess (deeper is wasted).
 const SOLVE_GUESS_MARGIN: u32 = 10;
+/// From this many empties on, selective (Multi-ProbCut) searches precede the
+/// exact one.
+const SELECTIVE_MIN_EMPTIES: u32 = 18;
 
 /// What a midgame search found.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,17 +78,15 @@ impl Limits {
     }
 }
 
-/// Search state: transposition tables and counters. Reuse one across moves
+/// Search state: transposition tables and settings. Reuse one across moves
 /// and games (the tables are the costly part to allocate).
 pub struct Searcher {
     midgame_tt: TranspositionTable,
     endgame_tt: TranspositionTable,
-    nodes: u64,
-    deadline: Option<Instant>,
-    next_clock_check: u64,
-    aborted: bool,
     /// Per-root-move score offsets (level noise), by square.
     root_noise: Option<[i32; 64]>,
+    /// Threads per search (1: no helpers).
+    threads: usize,
 }
 
 impl Default for Searcher {
@@ -99,12 +104,23 @@ impl Searcher {
         Searcher {
             midgame_tt: TranspositionTable::new(midgame_bits),
             endgame_tt: TranspositionTable::new(endgame_bits),
-            nodes: 0,
-            deadline: None,
-            next_clock_check: 0,
-            aborted: false,
             root_noise: None,
+            threads: 1,
         }
+    }
+
+    /// Searches on `threads` threads from now on (at least 1, at most
+    /// [`MAX_THREADS`]): lazy SMP, helpers search the same tree and share the
+    /// transposition tables, the main thread's result is the answer. With
+    /// more than one thread, node counts and (rarely) moves of equal value
+    /// vary from run to run.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, MAX_THREADS);
+    }
+
+    /// Threads per search.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Forgets all stored results (for a new game).
@@ -145,44 +161,100 @@ impl Searcher {
             guess += guess & 1; // final scores are even
         }
 
-        let mut solver = Solver::new(&mut self.endgame_tt).with_deadline(deadline);
-        // MTD(f): null-window tests "is the score at least v?" until the bounds
-        // meet. Scores are even, so the window (v - 1, v) decides it. Tests
-        // climb from below in steps of 2: a test that fails high is much
-        // cheaper than one that fails low (which must refute every move), so
-        // bigger steps that overshoot were measured to cost more than they save.
-        let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
-        let mut best_square = None;
-        let mut test = guess;
-        while lower < upper {
-            let (score, square) = solver.solve_root(player, opponent, test - 1, test);
-            if solver.aborted() {
-                return None;
+        // Selective searches first (Multi-ProbCut, rising confidence): cheap,
+        // and they leave the exact search good move orders and a close guess.
+        let first_selectivity = if empties >= SELECTIVE_MIN_EMPTIES { 0 } else { mpc::EXACT };
+        let solve = |solver: &mut Solver| -> Option<(i32, Option<usize>)> {
+            let mut solved = (guess, None);
+            for selectivity in first_selectivity..=mpc::EXACT {
+                solver.set_selectivity(selectivity);
+                solved = mtd(solver, player, opponent, solved.0)?;
             }
-            if score >= test {
-                lower = score;
-                best_square = square;
-                test = lower + 2;
-            } else {
-                upper = score;
-                test = upper;
-            }
-        }
-        if best_square.is_none() && legal_moves(player, opponent) != 0 {
-            // Every test failed low (a lost position at -64): any move reaching -64 will do.
-            best_square = solver.solve_root(player, opponent, lower - 1, lower).1;
-        }
-        let score = lower;
-        nodes += solver.nodes;
+            Some(solved)
+        };
+        let tt = &self.endgame_tt;
+        let stop = AtomicBool::new(false);
+        let (solved, solver_nodes) = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..self.threads)
+                .map(|_| {
+                    let (solve, stop) = (&solve, &stop);
+                    scope.spawn(move || {
+                        let mut solver = Solver::new(tt).with_deadline(deadline).with_stop(stop);
+                        solve(&mut solver);
+                        solver.nodes
+                    })
+                })
+                .collect();
+            let mut solver = Solver::new(tt).with_deadline(deadline);
+            let solved = solve(&mut solver);
+            stop.store(true, Ordering::Relaxed);
+            let helper_nodes: u64 = helpers.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+            (solved, solver.nodes + helper_nodes)
+        });
+        let (score, best_square) = solved?;
+        nodes += solver_nodes;
         let best_move = best_square.map_or(Move::Pass, |sq| Move::Play(Square::new(sq as u8).expect("a square")));
         Some(Solution { best_move, score, nodes })
     }
 
     /// Iterative deepening to `limits`, returning the result of the deepest
-    /// completed iteration (at least depth 1, even past a deadline).
+    /// completed iteration (at least depth 1, even past a deadline). Node
+    /// counts include the helper threads'.
     pub fn search(&mut self, position: &Position, limits: &Limits) -> SearchResult {
-        let (player, opponent) = (position.player().0, position.opponent().0);
         self.midgame_tt.new_search();
+        let tt = &self.midgame_tt;
+        if self.threads <= 1 {
+            return Worker::new(tt, self.root_noise, None).iterate(position, limits, 0);
+        }
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..self.threads)
+                .map(|helper| {
+                    let stop = &stop;
+                    // Helpers keep to the hard deadline only; odd ones start a
+                    // ply deeper, so that the threads' trees differ more.
+                    let limits = Limits { soft_deadline: None, max_nodes: None, ..*limits };
+                    scope.spawn(move || {
+                        let mut worker = Worker::new(tt, None, Some(stop));
+                        worker.iterate(position, &limits, (helper % 2) as u32);
+                        worker.nodes
+                    })
+                })
+                .collect();
+            let mut result = Worker::new(tt, self.root_noise, None).iterate(position, limits, 0);
+            stop.store(true, Ordering::Relaxed);
+            result.nodes += helpers.into_iter().map(|h| h.join().unwrap_or(0)).sum::<u64>();
+            result
+        })
+    }
+}
+
+/// One thread's midgame search on a shared table.
+struct Worker<'a> {
+    midgame_tt: &'a TranspositionTable,
+    nodes: u64,
+    deadline: Option<Instant>,
+    next_clock_check: u64,
+    aborted: bool,
+    /// Per-root-move score offsets (level noise), by square.
+    root_noise: Option<[i32; 64]>,
+    /// A helper stops when this is set (the main thread has finished).
+    stop: Option<&'a AtomicBool>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        midgame_tt: &'a TranspositionTable,
+        root_noise: Option<[i32; 64]>,
+        stop: Option<&'a AtomicBool>,
+    ) -> Worker<'a> {
+        Worker { midgame_tt, nodes: 0, deadline: None, next_clock_check: 0, aborted: false, root_noise, stop }
+    }
+
+    /// The iterative deepening of [`Searcher::search`]; iterations start at
+    /// depth `1 + skip` (depth 1 always completes, except in a stopped helper).
+    fn iterate(&mut self, position: &Position, limits: &Limits, skip: u32) -> SearchResult {
+        let (player, opponent) = (position.player().0, position.opponent().0);
         self.nodes = 0;
         let moves = legal_moves(player, opponent);
         let empties = position.empty().count();
@@ -197,9 +269,9 @@ impl Searcher {
         let mut result: Option<SearchResult> = None;
         // Searching deeper than the game lasts changes nothing (passes aside).
         let max_depth = limits.max_depth.clamp(1, empties.max(1) + 2);
-        for depth in 1..=max_depth {
+        for depth in (1 + skip).min(max_depth)..=max_depth {
             // Depth 1 always completes: it is the fallback move.
-            self.deadline = if depth == 1 { None } else { limits.hard_deadline };
+            self.deadline = if depth == 1 && self.stop.is_none() { None } else { limits.hard_deadline };
             self.aborted = false;
             self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
             let (score, square) = self.root(player, opponent, depth);
@@ -214,7 +286,8 @@ impl Searcher {
                 break;
             }
         }
-        let mut result = result.expect("depth 1 always completes");
+        // Only a stopped helper can end without a result; nobody reads it.
+        let mut result = result.unwrap_or(SearchResult { best_move: Move::Pass, score: 0, depth: 0, nodes: 0 });
         result.nodes = self.nodes;
         result
     }
@@ -291,7 +364,9 @@ impl Searcher {
         self.nodes += 1;
         if self.nodes >= self.next_clock_check {
             self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
-            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                || self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+            {
                 self.aborted = true;
             }
         }
@@ -356,4 +431,37 @@ impl Searcher {
         self.midgame_tt.store(player, opponent, depth, original_alpha, beta, best.0, best.1, INFINITY);
         best.0
     }
+}
+
+/// MTD(f): null-window tests "is the score at least v?" from `guess` until
+/// the bounds meet: (score, best move). `None` if the solver's deadline passed.
+///
+/// Scores are even, so the window (v - 1, v) decides it. Tests climb from
+/// below in steps of 2: a test that fails high is much cheaper than one that
+/// fails low (which must refute every move), so bigger steps that overshoot
+/// were measured to cost more than they save.
+fn mtd(solver: &mut Solver, player: u64, opponent: u64, guess: i32) -> Option<(i32, Option<usize>)> {
+    let (mut lower, mut upper) = (-SCORE_MAX, SCORE_MAX);
+    let mut best_square = None;
+    let mut test = guess.clamp(-SCORE_MAX, SCORE_MAX);
+    test += test & 1;
+    while lower < upper {
+        let (score, square) = solver.solve_root(player, opponent, test - 1, test);
+        if solver.aborted() {
+            return None;
+        }
+        if score >= test {
+            lower = score;
+            best_square = square;
+            test = lower + 2;
+        } else {
+            upper = score;
+            test = upper;
+        }
+    }
+    if best_square.is_none() && legal_moves(player, opponent) != 0 {
+        // Every test failed low (a lost position at -64): any move reaching -64 will do.
+        best_square = solver.solve_root(player, opponent, lower - 1, lower).1;
+    }
+    Some((lower, best_square))
 }

@@ -9,36 +9,105 @@
 //! A bucket is one 64-byte cache line: a probe costs at most one memory
 //! access, and [`TranspositionTable::prefetch`] can start that access early
 //! (the endgame solver asks for its children's buckets before it needs them).
+//!
+//! ## Shared between threads, without locks
+//! Searches on several threads (lazy SMP, see [`crate::search`]) share one
+//! table. An entry is three machine words written and read one by one with
+//! relaxed atomics (plain loads and stores on x86-64): the packed data, and
+//! each half of the position XORed with the data. Two threads writing the
+//! same slot at once may leave words of both; a reader then finds that the
+//! keys, un-XORed with the data it read, no longer spell its position, and
+//! treats the slot as empty. So a torn entry is never used; at worst a result
+//! is lost.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::board::hash;
 
 /// "No move" in [`Entry::best_move`].
 pub const NO_MOVE: u8 = 0xFF;
 
-/// One stored position (24 bytes).
-#[derive(Clone, Copy, Debug)]
+/// One stored position, as read from the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
-    player: u64,
-    opponent: u64,
     /// The score is at least `lower` and at most `upper`.
     pub lower: i16,
     pub upper: i16,
     /// Square of the best move found, or [`NO_MOVE`].
     pub best_move: u8,
-    /// Search depth (plies, or empties for exact solves) the bounds are valid for.
+    /// Search depth (plies, or a quality for exact solves: see
+    /// `endgame::Solver`) the bounds are valid for.
     pub depth: u8,
     /// Which search stored it ([`TranspositionTable::new_search`]).
     date: u8,
 }
 
 impl Entry {
-    const EMPTY: Entry = Entry { player: 0, opponent: 0, lower: 0, upper: 0, best_move: NO_MOVE, depth: 0, date: 0 };
+    /// The entry's fields in one word.
+    #[inline(always)]
+    fn pack(self) -> u64 {
+        (self.lower as u16 as u64)
+            | (self.upper as u16 as u64) << 16
+            | (self.best_move as u64) << 32
+            | (self.depth as u64) << 40
+            | (self.date as u64) << 48
+    }
+
+    #[inline(always)]
+    fn unpack(data: u64) -> Entry {
+        Entry {
+            lower: data as u16 as i16,
+            upper: (data >> 16) as u16 as i16,
+            best_move: (data >> 32) as u8,
+            depth: (data >> 40) as u8,
+            date: (data >> 48) as u8,
+        }
+    }
+}
+
+/// One slot: the packed [`Entry`] and the position's halves XORed with it.
+#[derive(Default)]
+struct Slot {
+    player_key: AtomicU64,
+    opponent_key: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    /// The slot's entry if it holds this position (whole, not torn).
+    #[inline(always)]
+    fn read(&self, player: u64, opponent: u64) -> Option<Entry> {
+        let data = self.data.load(Relaxed);
+        let hit = self.player_key.load(Relaxed) ^ data == player && self.opponent_key.load(Relaxed) ^ data == opponent;
+        // An empty slot (all zero) reads as the empty board, which no search stores.
+        hit.then(|| Entry::unpack(data))
+    }
+
+    /// The slot's entry whatever position it holds (for replacement choices).
+    #[inline(always)]
+    fn entry(&self) -> Entry {
+        Entry::unpack(self.data.load(Relaxed))
+    }
+
+    #[inline(always)]
+    fn write(&self, player: u64, opponent: u64, entry: Entry) {
+        let data = entry.pack();
+        self.data.store(data, Relaxed);
+        self.player_key.store(player ^ data, Relaxed);
+        self.opponent_key.store(opponent ^ data, Relaxed);
+    }
+
+    fn clear(&self) {
+        self.data.store(0, Relaxed);
+        self.player_key.store(0, Relaxed);
+        self.opponent_key.store(0, Relaxed);
+    }
 }
 
 /// The slots one position may use, in one cache line.
-#[derive(Clone, Copy)]
+#[derive(Default)]
 #[repr(align(64))]
-struct Bucket([Entry; 2]);
+struct Bucket([Slot; 2]);
 
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
@@ -48,15 +117,18 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of `2^bits` entries (32 bytes each: two in a 64-byte bucket).
+    /// A table of `2^bits` entries (two in a 64-byte bucket).
     pub fn new(bits: u32) -> TranspositionTable {
         let bucket_bits = bits.max(1) - 1;
-        TranspositionTable { buckets: vec![Bucket([Entry::EMPTY; 2]); 1 << bucket_bits], bucket_bits, date: 1 }
+        let buckets = (0..1usize << bucket_bits).map(|_| Bucket::default()).collect();
+        TranspositionTable { buckets, bucket_bits, date: 1 }
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        self.buckets.fill(Bucket([Entry::EMPTY; 2]));
+        for bucket in &self.buckets {
+            bucket.0.iter().for_each(Slot::clear);
+        }
         self.date = 1;
     }
 
@@ -67,9 +139,9 @@ impl TranspositionTable {
     }
 
     #[inline(always)]
-    fn bucket(&self, player: u64, opponent: u64) -> usize {
+    fn bucket(&self, player: u64, opponent: u64) -> &Bucket {
         // The shift is at most 63 (bucket_bits ≥ 0), and the result < 2^bucket_bits.
-        (hash(player, opponent) >> (63 - self.bucket_bits) >> 1) as usize
+        &self.buckets[(hash(player, opponent) >> (63 - self.bucket_bits) >> 1) as usize]
     }
 
     /// Starts loading this position's bucket into the cache (a hint: no
@@ -79,7 +151,7 @@ impl TranspositionTable {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let bucket: *const Bucket = &self.buckets[self.bucket(player, opponent)];
+            let bucket: *const Bucket = self.bucket(player, opponent);
             // SAFETY: a prefetch only hints the cache; the pointer is to a live element.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast()) };
         }
@@ -90,8 +162,8 @@ impl TranspositionTable {
     /// The entry for this position, if stored.
     #[inline]
     pub fn probe(&self, player: u64, opponent: u64) -> Option<Entry> {
-        let bucket = &self.buckets[self.bucket(player, opponent)].0;
-        bucket.iter().find(|entry| entry.player == player && entry.opponent == opponent).copied()
+        let bucket = &self.bucket(player, opponent).0;
+        bucket[0].read(player, opponent).or_else(|| bucket[1].read(player, opponent))
     }
 
     /// Stores the result `score` of a search of this position to `depth` with
@@ -101,7 +173,7 @@ impl TranspositionTable {
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn store(
-        &mut self,
+        &self,
         player: u64,
         opponent: u64,
         depth: u32,
@@ -118,25 +190,25 @@ impl TranspositionTable {
         } else {
             (score, score)
         };
+        let (lower, upper) = (lower as i16, upper as i16);
         let depth = depth.min(u8::MAX as u32) as u8;
         let date = self.date;
-        let index = self.bucket(player, opponent);
-        let bucket = &mut self.buckets[index].0;
+        let bucket = &self.bucket(player, opponent).0;
 
         // Same position: tighten the bounds at equal depth, replace them if deeper.
-        for entry in bucket.iter_mut() {
-            if entry.player == player && entry.opponent == opponent {
+        for slot in bucket {
+            if let Some(mut entry) = slot.read(player, opponent) {
                 if depth == entry.depth {
-                    entry.lower = entry.lower.max(lower as i16);
-                    entry.upper = entry.upper.min(upper as i16);
+                    entry.lower = entry.lower.max(lower);
+                    entry.upper = entry.upper.min(upper);
                     if entry.lower > entry.upper {
                         // Inconsistent (a search that was cut short): trust the new result.
-                        entry.lower = lower as i16;
-                        entry.upper = upper as i16;
+                        entry.lower = lower;
+                        entry.upper = upper;
                     }
                 } else if depth > entry.depth {
-                    entry.lower = lower as i16;
-                    entry.upper = upper as i16;
+                    entry.lower = lower;
+                    entry.upper = upper;
                     entry.depth = depth;
                 } else {
                     return;
@@ -145,14 +217,15 @@ impl TranspositionTable {
                     entry.best_move = best_move;
                 }
                 entry.date = date;
+                slot.write(player, opponent, entry);
                 return;
             }
         }
 
         // A new position: replace an entry from an older search, else the shallower one.
-        let priority = |e: &Entry| ((e.date == date) as u32) << 8 | e.depth as u32;
-        let victim = if priority(&bucket[0]) <= priority(&bucket[1]) { 0 } else { 1 };
-        bucket[victim] = Entry { player, opponent, lower: lower as i16, upper: upper as i16, best_move, depth, date };
+        let priority = |e: Entry| ((e.date == date) as u32) << 8 | e.depth as u32;
+        let victim = if priority(bucket[0].entry()) <= priority(bucket[1].entry()) { 0 } else { 1 };
+        bucket[victim].write(player, opponent, Entry { lower, upper, best_move, depth, date });
     }
 }
 
@@ -162,7 +235,7 @@ mod tests {
 
     #[test]
     fn stores_bounds_by_window() {
-        let mut tt = TranspositionTable::new(4);
+        let tt = TranspositionTable::new(4);
         tt.store(1, 2, 5, 0, 10, -3, 7, 64);
         let e = tt.probe(1, 2).unwrap();
         assert_eq!((e.lower, e.upper, e.best_move, e.depth), (-64, -3, 7, 5));
@@ -170,5 +243,44 @@ mod tests {
         let e = tt.probe(1, 2).unwrap();
         assert_eq!((e.lower, e.upper, e.best_move), (-8, -3, 7));
         assert!(tt.probe(2, 1).is_none());
+    }
+
+    #[test]
+    fn entries_pack_and_unpack_unchanged() {
+        let entry = Entry { lower: -6400, upper: 31, best_move: NO_MOVE, depth: 200, date: 9 };
+        assert_eq!(Entry::unpack(entry.pack()), entry);
+    }
+
+    #[test]
+    fn a_torn_entry_is_not_a_hit() {
+        let tt = TranspositionTable::new(4);
+        tt.store(1, 2, 5, 0, 10, 4, 7, 64);
+        // Another thread's data word lands between the keys of this entry.
+        let slot = tt.bucket(1, 2).0.iter().find(|s| s.read(1, 2).is_some()).unwrap();
+        slot.data.store(Entry { lower: 9, upper: 9, best_move: 3, depth: 5, date: 1 }.pack(), Relaxed);
+        assert!(tt.probe(1, 2).is_none());
+    }
+
+    #[test]
+    fn threads_share_one_table() {
+        let tt = TranspositionTable::new(10);
+        std::thread::scope(|scope| {
+            for thread in 0..2u64 {
+                let tt = &tt;
+                scope.spawn(move || {
+                    for i in 1..=300u64 {
+                        tt.store(i, thread + 1000, 3, -64, 64, i as i32 % 60, 0, 64);
+                    }
+                });
+            }
+        });
+        // Every entry read back is one a thread wrote, whole.
+        for thread in 0..2u64 {
+            for i in 1..=300u64 {
+                if let Some(entry) = tt.probe(i, thread + 1000) {
+                    assert_eq!((entry.lower, entry.upper, entry.depth), ((i % 60) as i16, (i % 60) as i16, 3));
+                }
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! endgame problems #1–#19 (14 to 16 empties), read from the crate's copy of
 //! the FFO file.
 
-use alphabeta::Searcher;
+use alphabeta::{Limits, Searcher};
 use othello_sdk::{Move, Position};
 
 const FFO_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ffo.txt");
@@ -58,4 +58,32 @@ fn solving_is_deterministic() {
     let first = Searcher::new().solve(&problem.position);
     let second = Searcher::new().solve(&problem.position);
     assert_eq!(first, second);
+}
+
+/// Lazy SMP: helper threads share the tables, the answers stay exact.
+#[test]
+fn two_threads_solve_exactly_too() {
+    let mut searcher = Searcher::new();
+    searcher.set_threads(2);
+    for problem in problems().iter().filter(|p| (1..=19).contains(&p.id)) {
+        searcher.clear();
+        let solution = searcher.solve(&problem.position);
+        assert_eq!(solution.score, problem.score, "FFO #{}: score with two threads", problem.id);
+        let Move::Play(square) = solution.best_move else { panic!("FFO #{}: passed", problem.id) };
+        assert!(problem.best_moves.contains(&square.to_string()), "FFO #{}: {square} with two threads", problem.id);
+    }
+}
+
+/// A midgame search on two threads completes the iterations one thread does
+/// and plays a legal move.
+#[test]
+fn two_thread_midgame_search_plays_a_legal_move() {
+    let mut searcher = Searcher::new();
+    searcher.set_threads(2);
+    for problem in problems().iter().filter(|p| (20..=25).contains(&p.id)) {
+        let result = searcher.search(&problem.position, &Limits::depth(7));
+        let single = Searcher::new().search(&problem.position, &Limits::depth(7));
+        assert_eq!(result.depth, single.depth, "FFO #{}: the same iterations as one thread", problem.id);
+        assert!(problem.position.is_legal(result.best_move), "FFO #{}: {:?}", problem.id, result.best_move);
+    }
 }

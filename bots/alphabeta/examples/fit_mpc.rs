@@ -1,0 +1,135 @@
+//! Fits the Multi-ProbCut error model of the endgame solver to exact results.
+//!
+//! ```text
+//! cargo run --release -p bot-alphabeta --example fit_mpc -- [GAMES]
+//! ```
+//!
+//! Plays GAMES (default 200) noisy shallow self-play games and solves
+//! positions with [`MIN_EMPTIES`]..=[`MAX_EMPTIES`] empties exactly. For each
+//! one it also runs the shallow pattern searches ProbCut uses
+//! ([`shallow_search`] at depths 0..=[`MAX_SHALLOW_DEPTH`]) and collects the
+//! error `exact − shallow` in discs. It prints the error's mean and standard
+//! deviation per (empties, depth), and the least-squares fit
+//! `sigma = a + b·empties + c·depth` that `src/mpc.rs` uses: copy the three
+//! numbers into [`alphabeta::mpc`]'s constants by hand.
+
+// Matrix code reads best with explicit indices.
+#![allow(clippy::needless_range_loop)]
+
+use alphabeta::Searcher;
+use alphabeta::eval::score_to_discs;
+use alphabeta::ordering::shallow_search;
+use alphabeta::search::Limits;
+use othello_sdk::{Move, Position};
+
+const MIN_EMPTIES: u32 = 12;
+const MAX_EMPTIES: u32 = 20;
+const MAX_SHALLOW_DEPTH: u32 = 6;
+/// Root noise of the self-play moves, in centi-discs: varied, plausible games.
+const MOVE_NOISE: u64 = 300;
+const MOVE_DEPTH: u32 = 2;
+/// One position in this many is solved (positions of one game are alike).
+const SAMPLE_ONE_IN: u64 = 3;
+/// Beyond any evaluation.
+const WINDOW: i32 = 1 << 20;
+
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Solves `a x = b` (small, dense) by Gaussian elimination with pivoting.
+fn solve_linear(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs())).unwrap();
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..n {
+            let factor = a[row][col] / a[col][col];
+            for k in col..n {
+                a[row][k] -= factor * a[col][k];
+            }
+            b[row] -= factor * b[col];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let sum: f64 = (row + 1..n).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - sum) / a[row][row];
+    }
+    x
+}
+
+fn main() {
+    let games: usize = std::env::args().nth(1).map_or(200, |s| s.parse().expect("GAMES is a number"));
+    let started = std::time::Instant::now();
+    let mut searcher = Searcher::new();
+    let mut state = 0x3C6E_F372_FE94_F82Bu64;
+    let depths = MAX_SHALLOW_DEPTH as usize + 1;
+    // errors[empties][depth]: exact − shallow, in discs.
+    let mut errors = vec![vec![Vec::<f64>::new(); depths]; MAX_EMPTIES as usize + 1];
+    for game in 0..games {
+        let mut pos = Position::start();
+        while !pos.is_game_over() {
+            if pos.legal_moves().is_empty() {
+                pos.play(Move::Pass);
+                continue;
+            }
+            let empties = pos.empty().count();
+            if (MIN_EMPTIES..=MAX_EMPTIES).contains(&empties) && next(&mut state).is_multiple_of(SAMPLE_ONE_IN) {
+                let (p, o) = (pos.player().0, pos.opponent().0);
+                let exact = searcher.solve(&pos).score as f64;
+                for depth in 0..depths {
+                    let value = shallow_search::<true>(p, o, depth as u32, -WINDOW, WINDOW);
+                    errors[empties as usize][depth].push(exact - score_to_discs(value));
+                }
+            }
+            let mut noise = [0i32; 64];
+            for value in &mut noise {
+                *value = (next(&mut state) % (2 * MOVE_NOISE + 1)) as i32 - MOVE_NOISE as i32;
+            }
+            searcher.set_root_noise(Some(noise));
+            let result = searcher.search(&pos, &Limits::depth(MOVE_DEPTH));
+            searcher.set_root_noise(None);
+            pos.play(result.best_move);
+        }
+        if game % 20 == 19 {
+            eprintln!("{} games, {:.0} s", game + 1, started.elapsed().as_secs_f64());
+        }
+    }
+
+    println!("error exact − shallow search, discs: mean / standard deviation (samples)");
+    print!("{:>7}", "empties");
+    for depth in 0..depths {
+        print!(" {:>15}", format!("depth {depth}"));
+    }
+    println!();
+    let (mut normal, mut rhs) = (vec![vec![0.0; 3]; 3], vec![0.0; 3]);
+    for empties in MIN_EMPTIES as usize..=MAX_EMPTIES as usize {
+        print!("{empties:>7}");
+        for depth in 0..depths {
+            let e = &errors[empties][depth];
+            let n = e.len() as f64;
+            let mean = e.iter().sum::<f64>() / n.max(1.0);
+            let sigma = (e.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+            print!(" {:>15}", format!("{mean:+.1}/{sigma:.1} ({})", e.len()));
+            if e.len() >= 2 {
+                // Weighted by the samples behind each cell.
+                let x = [1.0, empties as f64, depth as f64];
+                for i in 0..3 {
+                    rhs[i] += n * x[i] * sigma;
+                    for j in 0..3 {
+                        normal[i][j] += n * x[i] * x[j];
+                    }
+                }
+            }
+        }
+        println!();
+    }
+    let fit = solve_linear(normal, rhs);
+    println!("sigma = {:.4} + {:.4} * empties + {:.4} * depth   (discs)", fit[0], fit[1], fit[2]);
+    println!("{games} games in {:.0} s", started.elapsed().as_secs_f64());
+}

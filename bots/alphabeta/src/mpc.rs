@@ -1,0 +1,76 @@
+//! Multi-ProbCut for the endgame solver: selective searches that order the
+//! exact one.
+//!
+//! A shallow search with the pattern evaluation predicts the exact score of
+//! a position up to an error whose spread `sigma` grows with the empties and
+//! shrinks with the shallow depth. When the prediction lies `t · sigma` beyond
+//! the window, the subtree is assumed to fail the same way and is cut.
+//!
+//! The solver runs a few such *selective* searches, at rising confidence `t`
+//! ([`SELECTIVITIES`]), before the exact one (as Edax and Egaroucid do): each
+//! is much cheaper than an exact search and leaves best moves in the table,
+//! so that the exact search finds its cut-offs sooner. Bounds found with cuts
+//! never decide an exact search (see `Solver::set_selectivity`).
+//!
+//! The error model was fitted from data by
+//! `cargo run --release -p bot-alphabeta --example fit_mpc`.
+
+use crate::eval::{EVAL_LIMIT, EVAL_SCALE};
+use crate::ordering::shallow_search;
+
+/// The confidence of each selective search, in standard deviations of the
+/// prediction error (1.5 ≈ 87 % of cuts right). Measured on FFO #40–#44 and
+/// #47 (nodes of the whole solve): one pass at 1.5 saved 20 %; one at 1.0
+/// 9 %; at 2.0, or 1.0 then 2.0, or 1.1, 1.5 and 2.0, cost more than they
+/// saved (the evaluation errs by about 8 discs at these depths, so cuts
+/// need wide margins).
+pub const SELECTIVITIES: [f64; 1] = [1.5];
+/// The selectivity index of exact searches (no cuts).
+pub const EXACT: usize = SELECTIVITIES.len();
+/// Table depths of results are `selectivity · QUALITY_STEP + empties`.
+pub const QUALITY_STEP: u32 = 64;
+/// Fewer empties than this: no ProbCut (the subtree is cheap to search).
+pub const MIN_EMPTIES: u32 = 12;
+/// The error's standard deviation in discs:
+/// `SIGMA_BASE + SIGMA_PER_EMPTY · empties + SIGMA_PER_DEPTH · depth`,
+/// fitted by `examples/fit_mpc.rs`.
+pub const SIGMA_BASE: f64 = 7.99;
+pub const SIGMA_PER_EMPTY: f64 = 0.199;
+pub const SIGMA_PER_DEPTH: f64 = -0.753;
+/// Every this many empties add a ply to the shallow search.
+pub const EMPTIES_PER_SHALLOW_PLY: u32 = 4;
+/// Shallow-search depth bounds.
+pub const MIN_SHALLOW_DEPTH: u32 = 1;
+pub const MAX_SHALLOW_DEPTH: u32 = 6;
+
+/// The shallow-search depth at this many empties.
+#[inline]
+pub fn shallow_depth(empties: u32) -> u32 {
+    (empties / EMPTIES_PER_SHALLOW_PLY).clamp(MIN_SHALLOW_DEPTH, MAX_SHALLOW_DEPTH)
+}
+
+/// The prediction error's standard deviation in centi-discs.
+#[inline]
+pub fn sigma(empties: u32, depth: u32) -> f64 {
+    (SIGMA_BASE + SIGMA_PER_EMPTY * empties as f64 + SIGMA_PER_DEPTH * depth as f64) * EVAL_SCALE as f64
+}
+
+/// `Some(bound)` when a shallow search says, with the confidence of
+/// `SELECTIVITIES[selectivity]`, that the exact score of the position lies
+/// outside (`alpha`, `beta`) (disc differences): `beta` for above, `alpha`
+/// for below. `None` to search on.
+pub fn probcut(player: u64, opponent: u64, empties: u32, alpha: i32, beta: i32, selectivity: usize) -> Option<i32> {
+    let depth = shallow_depth(empties);
+    let margin = (SELECTIVITIES[selectivity] * sigma(empties, depth)) as i32;
+    // Fail high: the shallow value is at least beta + margin.
+    let high = beta * EVAL_SCALE + margin;
+    if high < EVAL_LIMIT && shallow_search::<true>(player, opponent, depth, high - 1, high) >= high {
+        return Some(beta);
+    }
+    // Fail low: the shallow value is at most alpha - margin.
+    let low = alpha * EVAL_SCALE - margin;
+    if low > -EVAL_LIMIT && shallow_search::<true>(player, opponent, depth, low, low + 1) <= low {
+        return Some(alpha);
+    }
+    None
+}
