@@ -10,6 +10,8 @@
 //! no terminal or GUI library.
 
 mod child;
+#[cfg(windows)]
+mod platform;
 pub mod protocol;
 pub mod sandbox;
 
@@ -75,7 +77,10 @@ fn print_sandbox_report() -> i32 {
     0
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(windows)]
+use platform::windows::print_sandbox_report;
+
+#[cfg(not(any(target_os = "linux", windows)))]
 fn print_sandbox_report() -> i32 {
     println!("{}", sandbox::Layer::unsupported().to_line());
     0
