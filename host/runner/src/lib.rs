@@ -19,6 +19,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 pub use child::{Options, run as serve};
+#[cfg(windows)]
+pub use platform::windows::MEMORY_LIMIT_EXIT_CODE;
 use sandbox::Mode;
 
 /// The subcommand under which a program that embeds the runner serves it

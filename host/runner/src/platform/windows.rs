@@ -11,6 +11,7 @@
 
 use std::fs::File;
 use std::os::windows::io::{FromRawHandle, RawHandle};
+use std::time::Duration;
 
 use windows_sys::Win32::Foundation::{
     CloseHandle, DUPLICATE_SAME_ACCESS, DuplicateHandle, GENERIC_READ, HANDLE, INVALID_HANDLE_VALUE,
@@ -20,20 +21,100 @@ use windows_sys::Win32::System::Console::{
     GetStdHandle, STD_ERROR_HANDLE, STD_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, SetStdHandle,
 };
 use windows_sys::Win32::System::Diagnostics::Debug::{
-    SEM_FAILCRITICALERRORS, SEM_NOGPFAULTERRORBOX, SEM_NOOPENFILEERRORBOX, SetErrorMode,
+    EXCEPTION_EXECUTE_HANDLER, EXCEPTION_POINTERS, SEM_FAILCRITICALERRORS, SEM_NOGPFAULTERRORBOX,
+    SEM_NOOPENFILEERRORBOX, SetErrorMode, SetUnhandledExceptionFilter,
 };
-use windows_sys::Win32::System::Threading::GetCurrentProcess;
+use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
+use windows_sys::Win32::System::Memory::{MEM_COMMIT, MEM_PRIVATE, MEMORY_BASIC_INFORMATION, VirtualQuery};
+use windows_sys::Win32::System::Threading::{GetCurrentProcess, TerminateProcess};
 
 use crate::child::Options;
 use crate::sandbox::{Layer, Report, layer};
 
-/// The runner's set-up before the bot's library is loaded: no crash dialogs (a crash ends the
-/// process at once with its exception code as exit code), and the memory limit, which on Windows
-/// is the host's Job Object: nothing to do here.
-pub(crate) fn limit_resources(_memory_limit_mb: u64) -> Result<(), String> {
-    // SAFETY: SetErrorMode only changes this process's error mode flags.
-    unsafe { SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX) };
+/// The exit code of a runner that went over its memory limit where the Job Object's limit does not
+/// hold (Wine): the host reads it as `out-of-memory`.
+pub const MEMORY_LIMIT_EXIT_CODE: u32 = 0xE0DE_0001;
+/// How often the memory guard under Wine looks at the runner's size.
+const WINE_MEMORY_CHECK_INTERVAL: Duration = Duration::from_millis(10);
+/// Stack of the memory guard thread (it only adds numbers).
+const WINE_GUARD_STACK: usize = 64 * 1024;
+
+/// The runner's set-up before the bot's library is loaded: a crash ends the process at once with
+/// its exception code as exit code (no error dialog, no debugger), and the memory limit, which on
+/// Windows is the host's Job Object (under Wine, which does not enforce it, a guard thread).
+pub(crate) fn limit_resources(memory_limit_mb: u64) -> Result<(), String> {
+    // SAFETY: SetErrorMode only changes this process's error mode flags; the filter is a plain
+    // function that runs once, on the crashing thread.
+    unsafe {
+        SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+        SetUnhandledExceptionFilter(Some(exit_with_exception_code));
+    }
+    if memory_limit_mb > 0 && running_under_wine() {
+        guard_memory_under_wine(memory_limit_mb.saturating_mul(1024 * 1024))?;
+    }
     Ok(())
+}
+
+/// Ends the process with the code of an exception nobody handled (an access violation ends it
+/// with 0xC0000005), before anything else can run: no dialog, no debugger, whatever the system's
+/// settings, and the same under Wine as on Windows.
+unsafe extern "system" fn exit_with_exception_code(info: *const EXCEPTION_POINTERS) -> i32 {
+    // SAFETY: the system passes valid exception pointers to the filter; the process ends here.
+    unsafe {
+        let code = (*(*info).ExceptionRecord).ExceptionCode as u32;
+        TerminateProcess(GetCurrentProcess(), code);
+    }
+    EXCEPTION_EXECUTE_HANDLER
+}
+
+/// Whether this is Wine (its ntdll exports `wine_get_version`).
+fn running_under_wine() -> bool {
+    let ntdll: Vec<u16> = "ntdll.dll".encode_utf16().chain([0]).collect();
+    // SAFETY: ntdll is loaded in every process; both names are NUL-terminated and outlive the calls.
+    unsafe {
+        let module = GetModuleHandleW(ntdll.as_ptr());
+        !module.is_null() && GetProcAddress(module, c"wine_get_version".as_ptr().cast()).is_some()
+    }
+}
+
+/// Wine accepts a Job Object's memory limit but does not enforce it (Wine 8), and its memory
+/// counters do not follow what a process allocates. What it does keep exact is the state of every
+/// page: a thread adds up the runner's committed private memory (`VirtualQuery`) and ends the
+/// runner with [`MEMORY_LIMIT_EXIT_CODE`] once it is over the limit.
+fn guard_memory_under_wine(limit_bytes: u64) -> Result<(), String> {
+    std::thread::Builder::new()
+        .name("memory-guard".into())
+        .stack_size(WINE_GUARD_STACK)
+        .spawn(move || {
+            loop {
+                if committed_private_bytes() > limit_bytes {
+                    // SAFETY: ends this process at once; the bot may be in any state.
+                    unsafe { TerminateProcess(GetCurrentProcess(), MEMORY_LIMIT_EXIT_CODE) };
+                }
+                std::thread::sleep(WINE_MEMORY_CHECK_INTERVAL);
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| format!("starting the memory guard: {e}"))
+}
+
+/// The process's committed private memory, region by region.
+fn committed_private_bytes() -> u64 {
+    let mut total = 0u64;
+    let mut address: usize = 0;
+    let mut region = MEMORY_BASIC_INFORMATION::default();
+    let size = size_of::<MEMORY_BASIC_INFORMATION>();
+    // SAFETY: VirtualQuery only describes this process's address space into `region`.
+    while unsafe { VirtualQuery(address as *const _, &mut region, size) } == size {
+        if region.State == MEM_COMMIT && region.Type == MEM_PRIVATE {
+            total += region.RegionSize as u64;
+        }
+        match (region.BaseAddress as usize).checked_add(region.RegionSize) {
+            Some(next) if next > address => address = next,
+            _ => break,
+        }
+    }
+    total
 }
 
 /// Moves the channel off the standard handles: returns (requests, responses).

@@ -61,6 +61,9 @@ impl Exit {
         if self.killed {
             return "was ended by the host".to_owned();
         }
+        if self.status == othello_runner::MEMORY_LIMIT_EXIT_CODE {
+            return "was ended by the runner's memory guard".to_owned();
+        }
         match exception_name(self.status) {
             Some(exception) => format!("crashed with exception {exception}"),
             None => format!("exited with code {}", self.status),
@@ -216,7 +219,8 @@ impl Runner {
 
     /// Whether a process of the runner's job was refused memory by the job's limit.
     pub fn hit_memory_limit(&mut self) -> bool {
-        self.job.hit_memory_limit()
+        let guard_ended_it = self.exit.is_some_and(|exit| exit.status == othello_runner::MEMORY_LIMIT_EXIT_CODE);
+        self.job.hit_memory_limit() || guard_ended_it
     }
 
     /// The child's process id (it stays ours until the runner is reaped).
