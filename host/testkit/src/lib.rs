@@ -6,7 +6,9 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use othello_arena::seat::{RUNNER_EXECUTABLE, RunnerCommand, SandboxMode, SeatOptions, SeatSpec, Seating};
+#[cfg(target_os = "linux")]
+use othello_arena::seat::RUNNER_EXECUTABLE;
+use othello_arena::seat::{RunnerCommand, SandboxMode, SeatOptions, SeatSpec, Seating};
 
 /// The folder of the build profile the running test belongs to (`target/debug`): test
 /// executables live in its `deps/` folder.
