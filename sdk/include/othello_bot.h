@@ -9,7 +9,12 @@
  * bottom); bit (8 * row + col) of a bitboard; a1 = bit 0, h8 = bit 63.
  * Moves: one byte, (row << 4) | col, or OTHELLO_PASS (0xFF).
  *
- * Build (Linux):  cc -O2 -shared -fPIC -I path/to/sdk/include my_bot.c -o libmy_bot.so
+ * The header compiles unchanged with gcc and clang (Linux, macOS), MinGW gcc
+ * and MSVC (Windows), as C or C++. Build (one line each):
+ *   Linux:          gcc -O2 -shared -fPIC -I path/to/sdk/include my_bot.c -o libmy_bot.so
+ *   macOS:          clang -O2 -shared -fPIC -I path/to/sdk/include my_bot.c -o libmy_bot.dylib
+ *   Windows, MSVC:  cl /O2 /LD /I path\to\sdk\include my_bot.c   (makes my_bot.dll)
+ *   Windows, MinGW: x86_64-w64-mingw32-gcc -O2 -shared -I path/to/sdk/include my_bot.c -o my_bot.dll
  */
 #ifndef OTHELLO_BOT_H
 #define OTHELLO_BOT_H
@@ -20,10 +25,16 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
+/* Marks a function as exported from the bot's library. The declarations below
+ * carry it, so a definition in a file that includes this header is exported
+ * even without it (MSVC and MinGW need dllexport; gcc and clang built with
+ * -fvisibility=hidden need the default visibility). */
+#if defined(_WIN32) || defined(__CYGWIN__)
 #define OTHELLO_EXPORT __declspec(dllexport)
-#else
+#elif defined(__GNUC__) || defined(__clang__)
 #define OTHELLO_EXPORT __attribute__((visibility("default")))
+#else
+#define OTHELLO_EXPORT
 #endif
 
 #define OTHELLO_ABI_VERSION 1u
@@ -133,7 +144,31 @@ OTHELLO_EXPORT uint32_t othello_analyze(const OthelloBoard *board, OthelloMoveVa
 
 /* ---- Helpers for C authors ---------------------------------------------- */
 
-static inline int othello_popcount(uint64_t b) { return __builtin_popcountll(b); }
+/* Helpers are `static inline`: not part of the ABI, nothing is exported. They
+ * use compiler built-ins where there are some (gcc, clang, MinGW) and plain C
+ * elsewhere (MSVC has no __builtin_popcountll), with the same results. */
+
+/* The number of set bits of b (discs, moves). */
+static inline int othello_popcount(uint64_t b) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(b);
+#else
+    b = b - ((b >> 1) & 0x5555555555555555ull);
+    b = (b & 0x3333333333333333ull) + ((b >> 2) & 0x3333333333333333ull);
+    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((b * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* The index (0..63) of the lowest set bit of b: the first square of a set of
+ * moves. b must not be 0. */
+static inline int othello_ctz(uint64_t b) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(b);
+#else
+    return othello_popcount((b & (~b + 1)) - 1); /* the bits below the lowest one */
+#endif
+}
 
 static inline uint8_t othello_move(int row, int col) { return (uint8_t)((row << 4) | col); }
 

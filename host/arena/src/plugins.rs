@@ -21,7 +21,7 @@ pub fn plugin_folders(extra: &[PathBuf]) -> Vec<PathBuf> {
     }
     let mut seen = Vec::new();
     folders.retain(|folder| {
-        let Ok(canonical) = folder.canonicalize() else { return false };
+        let Ok(canonical) = folder.canonicalize().map(|c| readable_path(&c)) else { return false };
         if !canonical.is_dir() || seen.contains(&canonical) {
             return false;
         }
@@ -45,7 +45,7 @@ pub fn scan(folders: &[PathBuf]) -> Vec<PathBuf> {
             .collect();
         files.sort();
         for file in files {
-            let canonical = file.canonicalize().unwrap_or_else(|_| file.clone());
+            let canonical = file.canonicalize().map_or_else(|_| file.clone(), |c| readable_path(&c));
             if !seen.contains(&canonical) {
                 seen.push(canonical.clone());
                 found.push(canonical);
@@ -55,9 +55,40 @@ pub fn scan(folders: &[PathBuf]) -> Vec<PathBuf> {
     found
 }
 
-/// Has the platform's shared-library extension (`.so`, `.dylib`, `.dll`).
+/// Has the platform's shared-library extension (`.so` on Linux, `.dylib` on macOS, `.dll` on
+/// Windows, where file names ignore case: `MyBot.DLL` too).
 pub fn is_library_file(path: &Path) -> bool {
-    path.extension().is_some_and(|ext| ext == std::env::consts::DLL_EXTENSION)
+    has_library_extension(path, std::env::consts::DLL_EXTENSION, cfg!(windows))
+}
+
+fn has_library_extension(path: &Path, extension: &str, ignore_case: bool) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|ext| if ignore_case { ext.eq_ignore_ascii_case(extension) } else { ext == extension })
+}
+
+/// `canonicalize` on Windows gives verbatim paths (`\\?\C:\bots\my_bot.dll`): shown to people and
+/// passed on as the same path without the prefix where it means the same (drive paths, shares).
+fn readable_path(canonical: &Path) -> PathBuf {
+    match canonical.to_str().and_then(without_verbatim_prefix) {
+        Some(plain) => PathBuf::from(plain),
+        None => canonical.to_path_buf(),
+    }
+}
+
+/// `\\?\C:\x` → `C:\x`, `\\?\UNC\server\share\x` → `\\server\share\x`; `None` for anything else (kept
+/// verbatim: longer than the classic path limit, or not a drive or share path).
+fn without_verbatim_prefix(path: &str) -> Option<String> {
+    /// Longest path Windows programs accept without the verbatim prefix (MAX_PATH, less the NUL).
+    const CLASSIC_PATH_LIMIT: usize = 259;
+    let rest = path.strip_prefix(r"\\?\")?;
+    let plain = if let Some(share) = rest.strip_prefix(r"UNC\") {
+        format!(r"\\{share}")
+    } else {
+        let drive = rest.as_bytes();
+        (drive.len() >= 3 && drive[0].is_ascii_alphabetic() && &drive[1..3] == br":\").then(|| rest.to_owned())?
+    };
+    (plain.len() <= CLASSIC_PATH_LIMIT).then_some(plain)
 }
 
 /// Whether a library is a usable bot.
@@ -164,7 +195,7 @@ pub fn resolve(
     }
     let as_path = Path::new(name);
     if as_path.is_file() {
-        return Ok(as_path.canonicalize().unwrap_or_else(|_| as_path.to_path_buf()));
+        return Ok(as_path.canonicalize().map_or_else(|_| as_path.to_path_buf(), |c| readable_path(&c)));
     }
     let files = scan(folders);
     if let Some(file) = files.iter().find(|f| library_stem(f) == name || f.file_name().is_some_and(|n| n == name)) {
@@ -189,4 +220,33 @@ pub fn resolve(
             format!("known bots: {}", known.join(", "))
         }
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libraries_are_found_by_the_platform_extension() {
+        assert!(has_library_extension(Path::new("plugins/librandom.so"), "so", false));
+        assert!(!has_library_extension(Path::new("plugins/random.so.1"), "so", false));
+        assert!(!has_library_extension(Path::new("plugins/notes.txt"), "so", false));
+        // Windows: no `lib` prefix, and the extension in any case.
+        assert!(has_library_extension(Path::new(r"plugins\MyBot.DLL"), "dll", true));
+        assert!(has_library_extension(Path::new(r"plugins\my_bot.dll"), "dll", true));
+        assert!(!has_library_extension(Path::new(r"plugins\my_bot.exe"), "dll", true));
+        assert!(is_library_file(Path::new(&format!("x.{}", std::env::consts::DLL_EXTENSION))));
+    }
+
+    #[test]
+    fn windows_verbatim_paths_are_shown_plain_where_they_mean_the_same() {
+        assert_eq!(without_verbatim_prefix(r"\\?\C:\bots\my_bot.dll").as_deref(), Some(r"C:\bots\my_bot.dll"));
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\UNC\server\share\bot.dll").as_deref(),
+            Some(r"\\server\share\bot.dll")
+        );
+        assert_eq!(without_verbatim_prefix(r"\\?\Volume{1234}\bot.dll"), None);
+        assert_eq!(without_verbatim_prefix(&format!(r"\\?\C:\{}", "x".repeat(300))), None);
+        assert_eq!(without_verbatim_prefix("/usr/lib/othello/librandom.so"), None);
+    }
 }

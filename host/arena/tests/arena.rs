@@ -140,6 +140,7 @@ fn ggf_and_json_round_trip_real_games() {
 /// Stopping an event ends a bot that is thinking with no time limit at once: its runner is killed,
 /// the game is abandoned (not scored as a loss), and the run returns.
 #[test]
+#[cfg(target_os = "linux")] // finds the runner in /proc
 fn stopping_an_event_ends_a_thinking_bot_at_once() {
     let hang = fixture("hang");
     let spec = EventSpec {

@@ -1,5 +1,7 @@
 //! Every way a bot can fail ends as a named loss; the host survives, and the
 //! next game of the match (with the same seats) is played normally.
+// Linux: signals, /proc and the Linux sandbox (Windows: tests/windows.rs).
+#![cfg(target_os = "linux")]
 
 use othello_arena::record::GameRecord;
 use othello_arena::referee::{Opening, play_game};

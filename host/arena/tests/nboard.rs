@@ -1,5 +1,7 @@
 //! NBoard seats against the scripted test engine (`host/testkit/nboard/fake_engine.sh`): replies
 //! in the forms real engines send, and every failure as a named loss with the engine ended.
+// Linux: the scripted engine is a shell script, and process checks read /proc.
+#![cfg(target_os = "linux")]
 
 use othello_arena::nboard::protocol::engine_command;
 use othello_arena::referee::{Opening, play_game};

@@ -7,25 +7,34 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
+#[cfg(target_os = "linux")]
 use std::os::fd::AsRawFd;
+#[cfg(unix)]
 use std::os::fd::{FromRawFd, RawFd};
+#[cfg(unix)]
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
+#[cfg(unix)]
 use std::time::Duration;
 
 use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR};
 use othello_sdk::loader::BotLibrary;
 
+#[cfg(windows)]
+use crate::platform::windows::{data_size, enter_sandbox, limit_resources, private_channel, watch_parent};
 use crate::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 #[cfg(target_os = "linux")]
 use crate::sandbox;
 use crate::sandbox::Mode;
 
 /// How often the child checks that the host is still alive.
+#[cfg(unix)]
 const PARENT_CHECK_INTERVAL: Duration = Duration::from_millis(250);
 /// Stack of the watchdog thread (it only sleeps and compares two numbers).
+#[cfg(unix)]
 const WATCHDOG_STACK: usize = 64 * 1024;
 /// Field of /proc/self/statm with the data + stack size.
+#[cfg(unix)]
 const STATM_DATA_FIELD: usize = 5;
 /// Exit code when the channel breaks (host gone or garbage received).
 const EXIT_CHANNEL_BROKEN: i32 = 70;
@@ -150,7 +159,7 @@ fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String
     Ok((requests, responses, statm))
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String> {
     if options.sandbox == Mode::Strict {
         return Err("--sandbox strict: the sandbox exists on Linux only".to_owned());
@@ -181,6 +190,7 @@ fn read_frame(input: &mut impl Read, body: &mut Vec<u8>) -> bool {
 /// mappings), which is what a bot allocates; unlike an address-space limit it
 /// does not count code or the address ranges glibc reserves for each thread's
 /// malloc arena, so bots with threads are not punished for reservations.
+#[cfg(unix)]
 fn limit_resources(memory_limit_mb: u64) -> Result<(), String> {
     set_limit(libc::RLIMIT_CORE as libc::c_int, 0)?;
     if memory_limit_mb > 0 {
@@ -190,6 +200,7 @@ fn limit_resources(memory_limit_mb: u64) -> Result<(), String> {
 }
 
 /// Sets a soft and hard limit (the resource type differs between libcs, hence `as _`).
+#[cfg(unix)]
 fn set_limit(resource: libc::c_int, value: u64) -> Result<(), String> {
     let limit = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
     // SAFETY: setrlimit reads a valid rlimit struct; it only affects this process.
@@ -200,6 +211,7 @@ fn set_limit(resource: libc::c_int, value: u64) -> Result<(), String> {
 }
 
 /// Moves the channel off fds 0 and 1: returns (requests, responses).
+#[cfg(unix)]
 fn private_channel() -> Result<(File, File), String> {
     let requests = duplicate(libc::STDIN_FILENO)?;
     let responses = duplicate(libc::STDOUT_FILENO)?;
@@ -220,6 +232,7 @@ fn private_channel() -> Result<(File, File), String> {
 }
 
 /// A close-on-exec duplicate of `fd` above the standard descriptors.
+#[cfg(unix)]
 fn duplicate(fd: RawFd) -> Result<RawFd, String> {
     // SAFETY: F_DUPFD_CLOEXEC on an open fd returns a new fd or -1.
     let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
@@ -233,6 +246,7 @@ fn duplicate(fd: RawFd) -> Result<RawFd, String> {
 ///
 /// A raw pthread that never allocates, so it adds nothing to the memory the
 /// bot is measured by.
+#[cfg(unix)]
 pub(crate) fn watch_parent() {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
@@ -268,6 +282,7 @@ pub(crate) fn watch_parent() {
 
 /// This process's data size (what the memory limit counts) in bytes, 0 if unknown, from its
 /// open /proc/self/statm (opened before a sandbox hides /proc).
+#[cfg(unix)]
 fn data_size(statm: &File) -> u64 {
     // statm: size resident shared text lib data dt, in pages.
     let mut text = [0u8; 128];

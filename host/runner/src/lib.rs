@@ -10,6 +10,8 @@
 //! no terminal or GUI library.
 
 mod child;
+#[cfg(windows)]
+mod platform;
 pub mod protocol;
 pub mod sandbox;
 
@@ -17,6 +19,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 pub use child::{Options, run as serve};
+#[cfg(windows)]
+pub use platform::windows::MEMORY_LIMIT_EXIT_CODE;
 use sandbox::Mode;
 
 /// The subcommand under which a program that embeds the runner serves it
@@ -75,7 +79,10 @@ fn print_sandbox_report() -> i32 {
     0
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(windows)]
+use platform::windows::print_sandbox_report;
+
+#[cfg(not(any(target_os = "linux", windows)))]
 fn print_sandbox_report() -> i32 {
     println!("{}", sandbox::Layer::unsupported().to_line());
     0

@@ -109,6 +109,13 @@ pub mod layer {
     pub const SECCOMP: &str = "seccomp";
     pub const CGROUP: &str = "cgroup";
     pub const FREEZER: &str = "freezer";
+    /// Windows: the host's Job Object around each runner (memory and process limits, UI
+    /// restrictions, everything killed with it).
+    pub const JOB_OBJECT: &str = "job-object";
+    /// Windows: the channel's handles cannot be inherited by the bot's child processes.
+    pub const PRIVATE_HANDLES: &str = "private-handles";
+    /// Windows: a crash ends the runner at once, without an error dialog waiting for a click.
+    pub const NO_ERROR_DIALOGS: &str = "no-error-dialogs";
 }
 
 /// The outcome of every layer tried so far.
@@ -129,6 +136,7 @@ impl Report {
         self.layers.iter().filter(|l| !l.is_active())
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn is_active(&self, name: &str) -> bool {
         self.layers.iter().any(|l| l.name == name && l.is_active())
     }

@@ -6,7 +6,9 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use othello_arena::seat::{RUNNER_EXECUTABLE, RunnerCommand, SandboxMode, SeatOptions, SeatSpec, Seating};
+#[cfg(target_os = "linux")]
+use othello_arena::seat::RUNNER_EXECUTABLE;
+use othello_arena::seat::{RunnerCommand, SandboxMode, SeatOptions, SeatSpec, Seating};
 
 /// The folder of the build profile the running test belongs to (`target/debug`): test
 /// executables live in its `deps/` folder.
@@ -75,9 +77,27 @@ fn fixture_dir() -> PathBuf {
 
 static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// Compiles `tests/fixtures/NAME.c` into `libNAME.so` (once per test process).
+/// The file name of the library `stem` on this platform: `libNAME.so`, `libNAME.dylib`,
+/// `NAME.dll` (Windows libraries have no prefix).
+pub fn library_file_name(stem: &str) -> String {
+    format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// Windows: a folder of fixtures already built (`NAME.dll`, by CI with MinGW when the tests run
+/// under Wine, where no C compiler can be started). Without it they are built with `gcc`.
+pub const PREBUILT_FIXTURES_VAR: &str = "OTHELLO_TEST_FIXTURES";
+
+/// Compiles `tests/fixtures/NAME.c` into `libNAME.so` (`NAME.dll` on Windows; once per test
+/// process).
 pub fn fixture(name: &str) -> PathBuf {
-    let out = fixture_dir().join(format!("lib{name}.so"));
+    if cfg!(windows)
+        && let Some(prebuilt) = std::env::var_os(PREBUILT_FIXTURES_VAR)
+    {
+        let path = Path::new(&prebuilt).join(library_file_name(name));
+        assert!(path.is_file(), "{} is missing (built with MinGW by .ci/run)", path.display());
+        return path;
+    }
+    let out = fixture_dir().join(library_file_name(name));
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if built.iter().any(|b| b == name) {
         return out;
@@ -93,7 +113,7 @@ pub fn fixture(name: &str) -> PathBuf {
 /// Compiles `fixtures/NAME.c` with `-D` definitions into `libNAME-TAG.so` (`TAG` tells the variants
 /// apart; every call compiles). For hostile fixtures that need the host's pid, a port or a path.
 pub fn fixture_with(name: &str, tag: &str, defines: &[(&str, String)]) -> PathBuf {
-    let out = fixture_dir().join(format!("lib{name}-{tag}.so"));
+    let out = fixture_dir().join(library_file_name(&format!("{name}-{tag}")));
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let source = manifest.join("fixtures").join(format!("{name}.c"));
     let include = manifest.join("../../sdk/include");
@@ -106,9 +126,15 @@ pub fn fixture_with(name: &str, tag: &str, defines: &[(&str, String)]) -> PathBu
 /// name and renamed into place, as other test processes may build it too.
 fn compile(source_and_include: &[PathBuf; 2], out: &Path, defines: &[String]) {
     let [source, include] = source_and_include;
-    let partial = out.with_extension(format!("so.{}.partial", std::process::id()));
-    let status = Command::new("cc")
-        .args(["-O1", "-shared", "-fPIC", "-pthread", "-w"])
+    let partial = out.with_extension(format!("{}.{}.partial", std::env::consts::DLL_EXTENSION, std::process::id()));
+    // Windows: MinGW's gcc; its thread library linked in, so the DLL needs no other DLL.
+    let (compiler, flags): (&str, &[&str]) = if cfg!(windows) {
+        ("gcc", &["-O1", "-shared", "-static", "-pthread", "-w"])
+    } else {
+        ("cc", &["-O1", "-shared", "-fPIC", "-pthread", "-w"])
+    };
+    let status = Command::new(compiler)
+        .args(flags)
         .args(defines)
         .arg("-I")
         .arg(include)
@@ -116,14 +142,19 @@ fn compile(source_and_include: &[PathBuf; 2], out: &Path, defines: &[String]) {
         .arg("-o")
         .arg(&partial)
         .status()
-        .expect("the C compiler `cc` runs");
+        .unwrap_or_else(|e| panic!("the C compiler `{compiler}` does not run: {e}"));
     assert!(status.success(), "compiling {} failed", source.display());
     std::fs::rename(&partial, out).unwrap();
 }
 
 /// The C example bot of the sdk (plays random legal moves).
 pub fn random_bot() -> PathBuf {
-    let out = fixture_dir().join("librandom_c.so");
+    if cfg!(windows)
+        && let Some(prebuilt) = std::env::var_os(PREBUILT_FIXTURES_VAR)
+    {
+        return Path::new(&prebuilt).join(library_file_name("random_c"));
+    }
+    let out = fixture_dir().join(library_file_name("random_c"));
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if !built.iter().any(|b| b == "random_c") {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -135,7 +166,7 @@ pub fn random_bot() -> PathBuf {
 
 /// A file with the library extension that is not a library.
 pub fn not_a_library() -> PathBuf {
-    let out = fixture_dir().join(format!("libnotes{}.so", std::process::id()));
+    let out = fixture_dir().join(library_file_name(&format!("notes{}", std::process::id())));
     std::fs::write(&out, "these are my notes, not a bot\n").unwrap();
     out
 }
@@ -145,11 +176,13 @@ pub fn not_a_library() -> PathBuf {
 pub const STOP_DEADLINE: Duration = Duration::from_secs(5);
 
 /// The process `pid` no longer exists: it ended and was reaped (a zombie still has its /proc entry).
+#[cfg(target_os = "linux")]
 pub fn process_is_gone(pid: u32) -> bool {
     !Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Waits up to [`STOP_DEADLINE`] for `pid` to be gone.
+#[cfg(target_os = "linux")]
 pub fn wait_until_gone(pid: u32) -> bool {
     let started = std::time::Instant::now();
     while started.elapsed() < STOP_DEADLINE {
@@ -162,6 +195,7 @@ pub fn wait_until_gone(pid: u32) -> bool {
 }
 
 /// The runner children of this test process that run `library` (read from /proc).
+#[cfg(target_os = "linux")]
 pub fn runners_of(library: &Path) -> Vec<u32> {
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
@@ -181,6 +215,7 @@ pub fn runners_of(library: &Path) -> Vec<u32> {
 }
 
 /// `runner`, as a program that embeds the runner is started (`othello runner …`).
+#[cfg(target_os = "linux")]
 fn othello_runner_subcommand() -> &'static [u8] {
     b"runner"
 }

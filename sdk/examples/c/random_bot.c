@@ -17,6 +17,6 @@ uint8_t think(const OthelloBoard *board) {
     int pick = rand() % count;
     uint64_t moves = board->legal;
     while (pick--) moves &= moves - 1; /* drop the lowest move `pick` times */
-    int sq = __builtin_ctzll(moves);
+    int sq = othello_ctz(moves);
     return othello_move(sq / 8, sq % 8);
 }

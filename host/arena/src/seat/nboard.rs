@@ -13,6 +13,7 @@
 //! not play their own reply on their board (Edax's `go` leaves it): it is sent back with `move`.
 
 use std::io::{BufRead, BufReader, Write};
+#[cfg(unix)]
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
@@ -295,18 +296,22 @@ struct Engine {
     lines: Receiver<String>,
     stderr: Arc<StderrTail>,
     reaped: Option<std::process::ExitStatus>,
+    /// Everything the engine started, killed with it.
+    #[cfg(windows)]
+    job: super::isolated::Job,
 }
 
 impl Engine {
     fn spawn(command: &[String]) -> std::io::Result<Engine> {
-        let mut child = Command::new(&command[0])
-            .args(&command[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // A group of its own: killing the group ends whatever the engine started too.
-            .process_group(0)
-            .spawn()?;
+        let mut command_line = Command::new(&command[0]);
+        command_line.args(&command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        // A group of its own: killing the group ends whatever the engine started too.
+        #[cfg(unix)]
+        command_line.process_group(0);
+        let mut child = command_line.spawn()?;
+        // Windows: a job of its own, for the same reason.
+        #[cfg(windows)]
+        let job = super::isolated::engine_job(&child)?;
         let input = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -331,7 +336,15 @@ impl Engine {
             Ok(stderr) => (stderr, spawned),
             Err(e) => (Arc::new(StderrTail::default()), Err(e)),
         };
-        let mut engine = Engine { child, commands, lines, stderr, reaped: None };
+        let mut engine = Engine {
+            child,
+            commands,
+            lines,
+            stderr,
+            reaped: None,
+            #[cfg(windows)]
+            job,
+        };
         if let Err(e) = spawned {
             engine.kill();
             return Err(e);
@@ -368,7 +381,11 @@ impl Engine {
     /// The failure of an engine that closed its output or input: how it ended, once it has.
     fn exit_failure(&mut self, phase: &str) -> Failure {
         let status = self.wait_exit();
-        let how = match (status.code(), std::os::unix::process::ExitStatusExt::signal(&status)) {
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        #[cfg(not(unix))]
+        let signal: Option<i32> = None;
+        let how = match (status.code(), signal) {
             (Some(code), _) => format!("the engine exited with code {code}"),
             (None, Some(signal)) => format!("the engine was killed by signal {signal}"),
             (None, None) => format!("the engine ended ({status})"),
@@ -387,6 +404,7 @@ impl Engine {
     }
 
     /// The engine has ended (it is left unreaped, so its process group id stays reserved).
+    #[cfg(unix)]
     fn has_exited(&self) -> bool {
         if self.reaped.is_some() {
             return true;
@@ -400,7 +418,26 @@ impl Engine {
         found == 0 && unsafe { info.si_pid() } != 0
     }
 
+    /// The engine has ended.
+    #[cfg(windows)]
+    fn has_exited(&self) -> bool {
+        self.reaped.is_some() || super::isolated::has_ended(&self.child)
+    }
+
+    /// Kills the engine and everything it started (its job), and reaps the engine.
+    #[cfg(windows)]
+    fn kill(&mut self) -> std::process::ExitStatus {
+        if let Some(status) = self.reaped {
+            return status;
+        }
+        self.job.terminate();
+        let status = self.child.wait().expect("a killed child can be reaped");
+        self.reaped = Some(status);
+        status
+    }
+
     /// Kills the engine's whole process group and reaps the engine.
+    #[cfg(unix)]
     fn kill(&mut self) -> std::process::ExitStatus {
         if let Some(status) = self.reaped {
             return status;

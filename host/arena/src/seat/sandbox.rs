@@ -41,6 +41,12 @@ pub fn sandbox_report(runner: &RunnerCommand) -> Result<Vec<SandboxLayer>, Strin
             layer.state = super::cgroup::freezer_availability();
         }
     }
+    #[cfg(windows)]
+    for layer in &mut layers {
+        if layer.name == othello_runner::sandbox::layer::JOB_OBJECT {
+            layer.state = super::isolated::job_availability(super::DEFAULT_MEMORY_LIMIT_MB);
+        }
+    }
     Ok(layers)
 }
 
@@ -71,13 +77,15 @@ impl ScratchDir {
     /// Creates it in the system's temporary folder, readable and writable by the runner's user
     /// only (when the host is root, that is the unprivileged user the runner becomes).
     pub(crate) fn create() -> std::io::Result<ScratchDir> {
-        use std::os::unix::fs::DirBuilderExt;
         let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("othello-scratch-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path); // a leftover of a crashed host with the same pid
         static SWEPT: std::sync::Once = std::sync::Once::new();
         SWEPT.call_once(|| sweep_stale(&std::env::temp_dir(), "othello-scratch-", |p| std::fs::remove_dir_all(p)));
-        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700).create(&path)?;
+        #[cfg(not(unix))]
+        std::fs::create_dir(&path)?;
         let scratch = ScratchDir { path };
         #[cfg(target_os = "linux")]
         if nix_is_root() {
@@ -112,8 +120,17 @@ pub(crate) fn sweep_stale(folder: &Path, prefix: &str, remove: impl Fn(&Path) ->
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
+        if !process_exists(pid) {
             let _ = remove(&entry.path());
         }
     }
 }
+
+/// Whether a process `pid` exists (a zombie counts).
+#[cfg(unix)]
+fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[cfg(windows)]
+use super::isolated::process_exists;

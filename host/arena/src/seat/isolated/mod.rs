@@ -5,8 +5,16 @@
 //! One child serves a seat for many games (`init` is called before each);
 //! after any failure the child is killed and the next game gets a fresh one.
 
+#[cfg(unix)]
 mod process;
+#[cfg(unix)]
 mod stop;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub(crate) use windows::{engine_job, has_ended, job::Job, job::availability as job_availability, process_exists};
+#[cfg(windows)]
+use windows::{process, stop};
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +22,9 @@ use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR, OthelloBoard};
 use othello_sdk::{Position, SearchInfo};
 
 use othello_runner::protocol::{Request, Response};
-use process::{ChannelError, Exit, Runner, signal_name};
+#[cfg(unix)]
+use process::signal_name;
+use process::{ChannelError, Exit, Runner};
 pub use stop::StopHandle;
 
 use super::analysis::{Analysis, AnalysisError, validate};
@@ -345,7 +355,11 @@ struct MemoryBudget {
 /// (C's malloc returns NULL there, Rust's allocator aborts).
 fn classify_exit(exit: Exit, phase: &str, budget: MemoryBudget, stderr_tail: &[String]) -> Failure {
     let memory_limit_mb = budget.limit_mb;
+    #[cfg(unix)]
     let status = exit.status;
+    #[cfg(windows)]
+    let how = exit.describe();
+    #[cfg(unix)]
     let how = if libc::WIFSIGNALED(status) {
         format!("killed by {}", signal_name(libc::WTERMSIG(status)))
     } else if libc::WIFEXITED(status) {
