@@ -72,7 +72,7 @@ fn the_ladder_tab_rates_a_bot_shows_it_and_replays_its_games() {
 
     harness.get_by_label("Rate First legal").click();
     harness.step();
-    assert!(harness.state().ladder().is_rating());
+    assert!(harness.state().ladder().is_rating(), "Rate started a session: {:?}", harness.state().ladder().status());
     wait_until(&mut harness, "the rating session", |app| !app.ladder().is_rating());
     let placement = harness.state().ladder().placement().expect("a placement").clone();
     assert_eq!(placement.progress.games, 4);
@@ -95,7 +95,7 @@ fn the_ladder_tab_rates_a_bot_shows_it_and_replays_its_games() {
     harness.step();
     let moves: Vec<_> = harness.state().game().moves().iter().map(|m| m.mv).collect();
     let expected: Vec<_> = stored.moves.iter().map(|m| m.mv).collect();
-    assert_eq!(moves, expected, "the stored game is on the board");
+    assert_eq!(moves, expected, "the stored game is on the board: {:?}", harness.state().message());
     assert_eq!(harness.state().game().start(), stored.start);
     assert!(harness.state().game().is_over());
     let message = harness.state().message().expect("a notice").text.clone();
