@@ -58,6 +58,10 @@ pub struct LadderArgs {
     /// With --seed-pool: the pool instead of the sample bots.
     #[arg(requires = "seed_pool")]
     pub bots: Vec<String>,
+    /// Print every game of the bot named NAME (`Name` or `Name@LEVEL`, as the leaderboard
+    /// shows it; every version) as GGF, one game per line, newest first.
+    #[arg(long, value_name = "NAME")]
+    pub games: Option<String>,
     /// Seed of the seeding games' openings.
     #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -84,6 +88,9 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
         seed(global, &mut ladder, &pool, args.seed, sample)?;
     }
     let board = leaderboard(&ladder)?;
+    if let Some(name) = &args.games {
+        return print_games(&ladder, &board, name);
+    }
     if let Some(dir) = &args.html {
         let page = othello_ladder::html::write_page(dir, &board, &ladder.history()?)?;
         eprintln!("Page written to {}", page.display());
@@ -101,6 +108,28 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
     if args.html.is_none() || args.seed_pool {
         print!("{}", table(&board));
         println!("Ladder: {}", ladder.path().display());
+    }
+    Ok(())
+}
+
+/// `--games NAME`: the GGF of every game of the entries shown as `name`.
+fn print_games(ladder: &Ladder, board: &Leaderboard, name: &str) -> Result<(), String> {
+    let entries: Vec<i64> = board.rows.iter().filter(|r| r.name.eq_ignore_ascii_case(name)).map(|r| r.entry).collect();
+    if entries.is_empty() {
+        let names: Vec<&str> = board.rows.iter().map(|r| r.name.as_str()).collect();
+        return Err(format!("no bot `{name}` on the ladder; it has {}", names.join(", ")));
+    }
+    let mut games = Vec::new();
+    for entry in entries {
+        games.extend(ladder.games_of(entry)?);
+    }
+    games.sort_by_key(|g| std::cmp::Reverse(g.id));
+    games.dedup_by_key(|g| g.id); // a game between two versions of the bot is listed once
+    let mut out = std::io::stdout().lock();
+    for game in games {
+        if writeln!(out, "{}", game.ggf).is_err() {
+            break; // the reader went away
+        }
     }
     Ok(())
 }

@@ -111,6 +111,12 @@ fn rate_places_a_strong_and_a_weak_bot_in_the_right_order_and_the_ladder_shows_t
     assert!(page.contains("<svg") && page.contains("<polyline") && page.contains("Corners v1"), "{page}");
     assert!(!page.contains("<script"), "no script needed");
 
+    // Its games, as GGF.
+    let ggf = stdout(&othello(dir.path(), &["ladder", "--games", "gifts"]));
+    assert_eq!(ggf.lines().count() as u64, row(&rows, "Gifts")["games"].as_u64().unwrap());
+    assert!(ggf.lines().all(|l| l.starts_with("(;GM[Othello]") && l.contains("Gifts")), "{ggf}");
+    assert!(!othello(dir.path(), &["ladder", "--games", "nobody"]).status.success());
+
     // A rebuilt bot is a second version beside the first; a bot rated twice stays one entry.
     let corners = dir.path().join("plugins/libcorners.so");
     let mut bytes = std::fs::read(&corners).unwrap();

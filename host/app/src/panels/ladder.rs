@@ -31,9 +31,16 @@ const OPENING_SEED: u64 = 1;
 
 /// What the workers report.
 enum Report {
-    Board(Result<Leaderboard, String>),
-    Games { entry: i64, games: Result<Vec<StoredGame>, String> },
-    Seeding { games: u32, total: u32 },
+    /// The leaderboard of the ladder at this path.
+    Board(PathBuf, Result<Leaderboard, String>),
+    Games {
+        entry: i64,
+        games: Result<Vec<StoredGame>, String>,
+    },
+    Seeding {
+        games: u32,
+        total: u32,
+    },
     Progress(Progress),
     Rated(Box<Result<Placement, String>>),
 }
@@ -154,7 +161,8 @@ impl LadderState {
         }
         loop {
             match self.reports.try_recv() {
-                Ok(Report::Board(board)) => {
+                Ok(Report::Board(path, _)) if Some(&path) != self.path.as_ref() => {} // another file was chosen since
+                Ok(Report::Board(_, board)) => {
                     self.loading = false;
                     match board {
                         Ok(board) => {
@@ -211,7 +219,7 @@ impl LadderState {
         let sender = self.sender.clone();
         spawn("ladder", move || {
             let board = Ladder::open(&path).and_then(|ladder| leaderboard(&ladder));
-            let _ = sender.send(Report::Board(board));
+            let _ = sender.send(Report::Board(path, board));
             wake();
         });
     }
