@@ -71,7 +71,7 @@ fn evaluated_cells(harness: &Harness<'_, OthelloApp>) -> Vec<String> {
 }
 
 fn click_button(harness: &mut Harness<'_, OthelloApp>, label: &str) {
-    harness.get_by_role_and_label(Role::Button, label).click();
+    harness.get_by_role_and_label(Role::Button, label).click_accesskit();
     harness.step();
     harness.step();
 }

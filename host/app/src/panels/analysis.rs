@@ -25,7 +25,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         analysers.iter().find(|(p, _)| p == path).map_or_else(|| library_stem(path), |(_, name)| name.clone())
     });
     // The label on a line of its own: beside the drop-down it would be squeezed in a narrow panel.
-    ui.label("Analysis bot");
+    let label = ui.label("Analysis bot");
     egui::ComboBox::from_id_salt("analysis-bot")
         .width(ui.available_width().min(MAX_COMBO_WIDTH))
         .selected_text(selected.unwrap_or_else(|| "choose…".to_owned()))
@@ -33,7 +33,10 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             for (path, name) in &analysers {
                 ui.selectable_value(&mut app.settings.analysis_bot, Some(path.clone()), name);
             }
-        });
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text("The bot that values every legal move (a bot with the analysis export)");
     if analysers.is_empty() && !app.is_scanning_plugins() {
         ui.weak("No loaded bot has the analysis export (Alpha-beta and MCTS have it).");
     }

@@ -1,8 +1,8 @@
 //! The panels around the board; each draws from and acts on the app.
 
 pub mod analysis;
-pub mod editor;
 pub mod confirm;
+pub mod editor;
 pub mod engines;
 pub mod eval_graph;
 pub mod ladder;
