@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use othello_arena::event::EventProgress;
 
 /// How often the bar is moved (moving it for every game of a fast event would cost more than the
@@ -25,9 +25,12 @@ impl ProgressDisplay {
             let bar = ProgressBar::new(progress.scheduled() as u64);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{bar:30} {human_pos}/{human_len} games  {per_sec:>12}  ETA {eta:>4}  {elapsed_precise}  {wide_msg}",
+                    "{bar:30} {human_pos}/{human_len} games  {rate}  ETA {eta:>4}  {elapsed_precise}  {wide_msg}",
                 )
-                .expect("valid template"),
+                .expect("valid template")
+                .with_key("rate", |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                    let _ = write!(out, "{:>7.0} games/s", state.per_sec());
+                }),
             );
             bar.set_position(progress.finished() as u64);
             bar.reset_eta();
