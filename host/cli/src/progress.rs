@@ -101,3 +101,27 @@ fn clock(duration: Duration) -> String {
     let seconds = duration.as_secs();
     format!("{}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello_arena::event::{EventSpec, Format, OpeningSource, Participant, Plan};
+
+    #[test]
+    fn a_progress_line_says_how_far_how_fast_and_how_long_still() {
+        let participant = |name: &str| Participant { name: name.to_owned(), library: "x.so".into(), level: None };
+        let spec = EventSpec {
+            participants: vec![participant("A"), participant("B")],
+            format: Format::Match { games: 1000 },
+            openings: OpeningSource::None,
+            seed: 1,
+            time_limit_ms: None,
+            sprt: None,
+        };
+        let progress = EventProgress::of_plan(&Plan::new(&spec, None));
+        // 250 games in 5 s: 50 games/s, 1000 left take 20 s.
+        let line = progress_line(&progress, Duration::from_secs(5), 250);
+        assert_eq!(line, "progress: 0/1000 games (0.0 %), 50 games/s, ETA 0:00:20, leader: A (0.0 points)");
+        assert_eq!(clock(Duration::from_secs(3 * 3600 + 62)), "3:01:02");
+    }
+}
