@@ -10,12 +10,13 @@
 #   ISOLATED_SIZES="10000 100000"  games of the isolated runs ("" to skip them)
 #   CONCURRENCY=2                  --concurrency
 #   OUTPUTS=1                      also stream every game to --state, --out (GGF) and --json
+#   ARGS="--sandbox off"           more options for every run
 #   BUILD=0                        do not build first
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${1:-3}
-SIZES=${SIZES:-"10000 100000 1000000"}
+SIZES=${SIZES-"10000 100000 1000000"}
 ISOLATED_SIZES=${ISOLATED_SIZES-"10000 100000"}
 CONCURRENCY=${CONCURRENCY:-2}
 OUTPUTS=${OUTPUTS:-0}
@@ -37,6 +38,8 @@ bench() {
         rm -rf "$scratch/state" "$scratch/games.ggf"
         local args=(match random random --games "$games" --concurrency "$CONCURRENCY" --progress-interval 0)
         [ "$mode" = in-process ] && args+=(--in-process)
+        # shellcheck disable=SC2206 # ARGS is split into words on purpose
+        args+=(${ARGS:-})
         local out=/dev/null
         if [ "$OUTPUTS" = 1 ]; then
             args+=(--state "$scratch/state" --out "$scratch/games.ggf" --json)
@@ -54,6 +57,6 @@ bench() {
             mode, games, wall, games / wall, wall / games * 1e6, rss / 1024, walls }'
 }
 
-echo "random vs random, --concurrency $CONCURRENCY, outputs: $([ "$OUTPUTS" = 1 ] && echo 'state + GGF + JSON' || echo none), median of $RUNS runs, $(nproc) cores"
+echo "random vs random, --concurrency $CONCURRENCY ${ARGS:-}, outputs: $([ "$OUTPUTS" = 1 ] && echo 'state + GGF + JSON' || echo none), median of $RUNS runs, $(nproc) cores"
 for games in $SIZES; do bench in-process "$games"; done
 for games in $ISOLATED_SIZES; do bench isolated "$games"; done

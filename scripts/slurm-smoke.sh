@@ -5,7 +5,7 @@
 # played in one process, prints the times, and stops the daemons it started.
 #
 #   sudo apt-get install slurm-wlm munge     (once; the script needs root to run the daemons)
-#   scripts/slurm-smoke.sh [SHARDS] [GAMES]  (default 4 shards, 100000 games)
+#   scripts/slurm-smoke.sh [SHARDS] [GAMES]  (default 4 shards, 100000 games; BUILD=0: no build)
 #
 # CI does not run it. Nothing outside a scratch folder is changed, except that munge gets a key
 # in /etc/munge if it has none.
@@ -20,7 +20,7 @@ for tool in slurmctld slurmd sbatch munged; do
     command -v "$tool" >/dev/null || { echo "needs $tool: apt-get install slurm-wlm munge" >&2; exit 2; }
 done
 [ "$(id -u)" = 0 ] || { echo "run as root (it starts slurmctld, slurmd and munged)" >&2; exit 2; }
-cargo build --release -p othello-cli -p bot-random >&2
+[ "${BUILD:-1}" = 1 ] && cargo build --release -p othello-cli -p bot-random >&2
 
 work=$(mktemp -d /tmp/othello-slurm.XXXXXX)
 chmod 755 "$work"
@@ -111,7 +111,8 @@ cat merge.log
 single_start=$(date +%s.%N)
 $OTHELLO match random random --in-process --games "$GAMES" --openings random:8 --seed 7 --progress-interval 0 >single.txt
 single_end=$(date +%s.%N)
-if diff <(sed -n '/games played/,$p' merge.log | grep -v 'Games written') <(sed -n '/games played/,$p' single.txt); then
+report() { sed -n '/games played/,$p' "$1" | grep -v -e '^Games written' -e '^$'; }
+if diff <(report merge.log) <(report single.txt); then
     echo "OK: the merge of $SHARDS shards equals the single run"
 else
     echo "MISMATCH between the merge and the single run" >&2

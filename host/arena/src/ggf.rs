@@ -119,6 +119,8 @@ pub fn write_game_to(out: &mut impl std::io::Write, game: &GameRecord) -> std::i
     out.write_all(line.as_bytes())
 }
 
+const NANOS_PER_CENTISECOND: u128 = 10_000_000;
+
 /// Room for a typical game's line (60 moves with times), so writing it allocates once.
 const LINE_CAPACITY: usize = 1024;
 
@@ -160,7 +162,9 @@ fn write_line_into(out: &mut String, game: &Line<'_>) {
         if let Some(eval) = record.info.and_then(|i| i.eval) {
             let _ = write!(out, "{eval:.2}");
         }
-        let _ = write!(out, "/{:.2}]", record.elapsed.as_secs_f64());
+        // Centiseconds as integers: formatting a float per move was a tenth of writing a game.
+        let centiseconds = (record.elapsed.as_nanos() + NANOS_PER_CENTISECOND / 2) / NANOS_PER_CENTISECOND;
+        let _ = write!(out, "/{}.{:02}]", centiseconds / 100, centiseconds % 100);
     }
     out.push_str(";)");
 }

@@ -110,12 +110,15 @@ pub fn run_event(
     let outcome = play(&event.spec, &options, plan, &stop, &mut sink);
     sink.display.finish();
     sink.flush();
-    if let Some(state) = &mut sink.state {
-        state.checkpoint(&sink.plan)?;
-    }
+    let saved = match &mut sink.state {
+        Some(state) => state.checkpoint(&sink.plan),
+        None => Ok(()),
+    };
+    // The first failure says what went wrong (a full disk fails the checkpoint too).
     if let Some(e) = sink.error {
         return Err(e);
     }
+    saved?;
     if sink.reader_gone {
         return Ok(());
     }
@@ -251,12 +254,17 @@ impl Streamer<'_> {
     }
 
     fn finished(&mut self, game: FinishedGame) {
-        self.plan.record(&game);
+        // After a failure to save, games still arriving are not saved after a gap either.
+        if self.error.is_some() {
+            return;
+        }
         if let Some(state) = &mut self.state
             && let Err(e) = state.append(&game)
         {
             return self.fail(e);
         }
+        // Counted for checkpoints only once in the log.
+        self.plan.record(&game);
         if let Some(ggf) = &mut self.ggf
             && let Err(e) = ggf.write(&game)
         {

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use othello_arena::event::EventProgress;
 
 /// How often the bar is moved (moving it for every game of a fast event would cost more than the
@@ -25,9 +25,12 @@ impl ProgressDisplay {
             let bar = ProgressBar::new(progress.scheduled() as u64);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{bar:30} {human_pos}/{human_len} games  {per_sec:>12}  ETA {eta:>4}  {elapsed_precise}  {wide_msg}",
+                    "{bar:30} {human_pos}/{human_len} games  {rate}  ETA {eta:>4}  {elapsed_precise}  {wide_msg}",
                 )
-                .expect("valid template"),
+                .expect("valid template")
+                .with_key("rate", |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                    let _ = write!(out, "{:>7.0} games/s", state.per_sec());
+                }),
             );
             bar.set_position(progress.finished() as u64);
             bar.reset_eta();
@@ -97,4 +100,28 @@ pub fn progress_line(progress: &EventProgress, elapsed: Duration, finished_now: 
 fn clock(duration: Duration) -> String {
     let seconds = duration.as_secs();
     format!("{}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello_arena::event::{EventSpec, Format, OpeningSource, Participant, Plan};
+
+    #[test]
+    fn a_progress_line_says_how_far_how_fast_and_how_long_still() {
+        let participant = |name: &str| Participant { name: name.to_owned(), library: "x.so".into(), level: None };
+        let spec = EventSpec {
+            participants: vec![participant("A"), participant("B")],
+            format: Format::Match { games: 1000 },
+            openings: OpeningSource::None,
+            seed: 1,
+            time_limit_ms: None,
+            sprt: None,
+        };
+        let progress = EventProgress::of_plan(&Plan::new(&spec, None));
+        // 250 games in 5 s: 50 games/s, 1000 left take 20 s.
+        let line = progress_line(&progress, Duration::from_secs(5), 250);
+        assert_eq!(line, "progress: 0/1000 games (0.0 %), 50 games/s, ETA 0:00:20, leader: A (0.0 points)");
+        assert_eq!(clock(Duration::from_secs(3 * 3600 + 62)), "3:01:02");
+    }
 }

@@ -217,8 +217,8 @@ fn ctrl_c_prints_the_standings_so_far_and_leaves_a_resumable_event() {
         assert!(Instant::now() < deadline, "no game finished");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(sent.success());
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let output = child.wait_with_output().unwrap();
     let (out, err) = (String::from_utf8_lossy(&output.stdout), stderr(&output));
     assert_eq!(output.status.code(), Some(130), "{err}");

@@ -171,7 +171,8 @@ pub fn play(
     let seats_stop = StopHandle::new().ok();
     let starts = sink.wants_game_starts();
     std::thread::scope(|scope| {
-        let (events, received) = mpsc::channel::<Vec<ArenaEvent>>();
+        // Bounded: workers faster than the caller's thread wait rather than queue games without end.
+        let (events, received) = mpsc::sync_channel::<Vec<ArenaEvent>>(EVENT_QUEUE);
         for _ in 0..workers {
             let events = events.clone();
             let (pending, seats_stop) = (&pending, seats_stop.as_ref());
@@ -252,9 +253,14 @@ struct Control<'a> {
 /// together with the next one: waking that thread for each of 50,000 games a second would cost
 /// more than the games. A game that takes longer is sent at once.
 const BATCH_WINDOW: Duration = Duration::from_millis(10);
+/// Most finished games sent in one message.
+const BATCH_MAX: usize = 64;
+/// Messages waiting for the caller's thread before workers wait for it: with [`BATCH_MAX`], at
+/// most a few thousand finished games are held in memory, however far behind the caller falls.
+const EVENT_QUEUE: usize = 32;
 
 /// One worker: takes the next pending game until none is left or `stop` is set.
-fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &mpsc::Sender<Vec<ArenaEvent>>) {
+fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &mpsc::SyncSender<Vec<ArenaEvent>>) {
     let Control { pending, stop, seats_stop, starts } = control;
     let mut seats: HashMap<usize, Box<dyn Seat>> = HashMap::new();
     let time_limit = spec.time_limit();
@@ -315,7 +321,10 @@ fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &m
                 white: game.white,
                 record,
             }));
-            if last_sent.elapsed() >= BATCH_WINDOW || game_started.elapsed() >= BATCH_WINDOW {
+            if finished.len() >= BATCH_MAX
+                || last_sent.elapsed() >= BATCH_WINDOW
+                || game_started.elapsed() >= BATCH_WINDOW
+            {
                 send(&mut finished, &mut last_sent);
             }
         }

@@ -107,7 +107,7 @@ pub fn same_event(a: &EventSpec, b: &EventSpec) -> Result<(), String> {
         return Err(format!("the bots differ: {} against {}", bots(a), bots(b)));
     }
     if a.format != b.format {
-        return Err(format!("the schedules differ: {:?} against {:?}", a.format, b.format));
+        return Err(format!("the schedules differ: {} against {}", describe(a.format), describe(b.format)));
     }
     if a.seed != b.seed {
         return Err(format!("the seeds differ: {} against {}", a.seed, b.seed));
@@ -122,4 +122,14 @@ pub fn same_event(a: &EventSpec, b: &EventSpec) -> Result<(), String> {
         return Err("the SPRT settings differ".to_owned());
     }
     Ok(())
+}
+
+/// `a match of 100 games`, `a tournament of 2 rounds of 4 games a pair`.
+fn describe(format: super::Format) -> String {
+    match format {
+        super::Format::Match { games } => format!("a match of {games} games"),
+        super::Format::Tournament { rounds, games_per_pair } => {
+            format!("a tournament of {rounds} rounds of {games_per_pair} games a pair")
+        }
+    }
 }

@@ -150,7 +150,7 @@ impl Iterator for ScheduleIter {
                 (first, second)
             }
         };
-        let (black, white) = if game % 2 == 0 { (first, second) } else { (second, first) };
+        let (black, white) = if game.is_multiple_of(2) { (first, second) } else { (second, first) };
         let pair = pairing * layout.pairs_per_pairing() + game / 2;
         Some(ScheduledGame { index, black, white, opening: self.openings.opening(pair) })
     }

@@ -180,14 +180,16 @@ impl StateDir {
     }
 
     /// Records a finished game: written to the log with one `write` before returning, so a
-    /// process killed any time after has it.
+    /// process killed any time after has it. A write that fails (a full disk) is taken back, so
+    /// the log never holds a cut line before others; the game is not saved.
     pub fn append(&mut self, game: &FinishedGame) -> Result<(), String> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, game).expect("games serialize");
         self.line.push(b'\n');
-        self.games
-            .write_all(&self.line)
-            .map_err(|e| format!("cannot save game {} in {}: {e}", game.index + 1, self.dir.display()))?;
+        if let Err(e) = self.games.write_all(&self.line) {
+            let _ = self.games.set_len(self.log_bytes);
+            return Err(format!("cannot save game {} in {}: {e}", game.index + 1, self.dir.display()));
+        }
         self.log_bytes += self.line.len() as u64;
         Ok(())
     }
@@ -308,9 +310,15 @@ fn open_games(dir: &Path) -> Result<File, String> {
 /// Replaces `dir/name` with `bytes` all at once: a crash leaves the old file or the new one.
 fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     let temporary = dir.join(format!("{name}.tmp"));
-    let mut file = File::create(&temporary)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
+    let written = File::create(&temporary).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    if let Err(e) = written {
+        // A full disk leaves no half-written file behind.
+        let _ = std::fs::remove_file(&temporary);
+        return Err(e);
+    }
     std::fs::rename(&temporary, dir.join(name))?;
     sync_dir(dir)
 }
