@@ -174,14 +174,15 @@ impl Standings {
     pub fn to_text(&self) -> String {
         let width = self.rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(4).max(4);
         let mut out = format!(
-            "{:>3}  {:<width$}  {:>5}  {:>6}  {:>5}  {:>5}  {:>5}  {:>11}  {:>15}  {:>8}\n",
+            "{:>3}  {:<width$}  {:>5}  {:>6}  {:>5}  {:>5}  {:>5}  {:>11}  {:>27}  {:>8}\n",
             "#", "Name", "Games", "Points", "W", "D", "L", "Discs", "Elo", "Failures"
         );
         for (rank, row) in self.rows.iter().enumerate() {
             let wdl = row.score.wdl;
-            let elo = super::stats::format_elo(wdl.elo().filter(|_| row.games > 0), row.elo_error);
+            // Always finite: a perfect score is shown as a one-sided bound, never `+inf`.
+            let elo = super::stats::format_elo_finite(wdl);
             out += &format!(
-                "{:>3}  {:<width$}  {:>5}  {:>6.1}  {:>5}  {:>5}  {:>5}  {:>11}  {:>15}  {:>8}\n",
+                "{:>3}  {:<width$}  {:>5}  {:>6.1}  {:>5}  {:>5}  {:>5}  {:>11}  {:>27}  {:>8}\n",
                 rank + 1,
                 row.name,
                 row.games,
