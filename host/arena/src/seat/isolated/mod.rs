@@ -94,8 +94,10 @@ impl IsolatedSeat {
         let budget = self.memory_budget();
         let runner = self.runner.as_mut().expect("a runner is running");
         let deadline = Instant::now() + self.spec.options.load_timeout;
+        // The request waits in the pipe while the bot is thawed: it wakes once, to read it.
+        let sent = runner.send(&Request::NewGame { level: self.spec.level });
         runner.set_frozen(false);
-        let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
+        let answer = sent.and_then(|()| runner.receive(deadline));
         if answer.is_ok() {
             runner.set_frozen(true);
         }
@@ -165,19 +167,24 @@ impl Seat for IsolatedSeat {
         };
         let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
         let board = OthelloBoard::new(position, limit_ms);
-        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.options.grace);
-        // The seat's processes run only while it is on move (a freezer, where the machine has one).
-        runner.set_frozen(false);
+        let grace = time_limit.map_or(Duration::ZERO, |t| self.spec.options.grace_for(t));
+        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + grace);
+        // The seat's processes run only while it is on move (a freezer, where the machine has
+        // one). The request is written first, so the thawed bot wakes once, to read it.
+        let cpu_before = runner.cpu_time();
         let started = Instant::now();
-        let answer = runner.send(&Request::Think { board }).and_then(|()| runner.receive(started + allowed));
+        let sent = runner.send(&Request::Think { board });
+        runner.set_frozen(false);
+        let answer = sent.and_then(|()| runner.receive(started + allowed));
         let elapsed = started.elapsed();
         if answer.is_ok() {
             runner.set_frozen(true);
         }
+        let cpu = runner.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
         let failure = match answer {
             Ok(Response::Moved { byte, info, error }) => {
                 if byte != OTHELLO_MOVE_ERROR {
-                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from) });
+                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu });
                 }
                 move_error_failure(error)
             }
@@ -189,7 +196,7 @@ impl Seat for IsolatedSeat {
                     format!(
                         "no move within {} ms ({limit} + grace {} ms); the bot was stopped",
                         allowed.as_millis(),
-                        self.spec.options.grace.as_millis()
+                        grace.as_millis()
                     ),
                 )
             }
