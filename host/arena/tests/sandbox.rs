@@ -385,9 +385,10 @@ fn with_ponder_an_idle_seat_keeps_running() {
         assert_ne!(is_frozen(spinners[0]), Some(true));
         let ticks = || {
             let stat = std::fs::read_to_string(format!("/proc/{}/stat", spinners[0])).unwrap_or_default();
-            let fields: Vec<u64> =
-                stat.rsplit_once(')').map_or("", |s| s.1).split_whitespace().filter_map(|f| f.parse().ok()).collect();
-            fields.get(10).copied().unwrap_or(0)
+            // After the command: state, ppid, … utime (12th), stime (13th), in clock ticks.
+            let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |s| s.1).split_whitespace().collect();
+            let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+            field(11) + field(12)
         };
         let idle = ticks();
         wait_for("the idle seat's spinner running on", || ticks() > idle);

@@ -18,12 +18,14 @@
 //! joins the limits and clock cgroups before it executes, and its keeper moves the jailed
 //! processes into the freezer cgroup (in v2, a `bot` child of the runner's cgroup).
 
-use std::cell::Cell;
 use std::ffi::CString;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::idle_freezer::{Freezable, freeze_after_delay};
 use std::time::{Duration, Instant};
 
 /// Memory the runner itself and the loaded libraries may use on top of the bot's limit (the
@@ -66,8 +68,50 @@ struct Freezer {
     folder: PathBuf,
     version: Version,
     control: File,
-    /// What was last written, so a seat that stays frozen costs nothing.
-    frozen: Cell<Option<bool>>,
+    state: Mutex<FreezerState>,
+}
+
+#[derive(Debug, Default)]
+struct FreezerState {
+    /// What was last written, so a seat that stays frozen (or thawed) costs nothing.
+    frozen: Option<bool>,
+    /// Moves on with every thaw: a freeze scheduled before it is void.
+    generation: u64,
+}
+
+impl Freezer {
+    fn new(folder: PathBuf, version: Version, control: File) -> Arc<Freezer> {
+        Arc::new(Freezer { folder, version, control, state: Mutex::new(FreezerState::default()) })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, FreezerState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes the state under the lock (so a thaw and a late freeze never cross).
+    fn write(&self, state: &mut FreezerState, frozen: bool) {
+        if state.frozen == Some(frozen) {
+            return;
+        }
+        let value: &[u8] = match (self.version, frozen) {
+            (Version::V1, true) => b"FROZEN",
+            (Version::V1, false) => b"THAWED",
+            (Version::V2, true) => b"1",
+            (Version::V2, false) => b"0",
+        };
+        // Unknown after a failed write: the next call writes again.
+        let written = self.control.write_at(value, 0).is_ok_and(|n| n == value.len());
+        state.frozen = written.then_some(frozen);
+    }
+}
+
+impl Freezable for Freezer {
+    fn freeze_if_still(&self, generation: u64) {
+        let mut state = self.state();
+        if state.generation == generation {
+            self.write(&mut state, true);
+        }
+    }
 }
 
 /// The CPU time of the runner's whole tree: a counter file, kept open.
@@ -86,7 +130,7 @@ pub(crate) struct RunnerCgroup {
     version: Version,
     /// `cgroup.procs` of each folder the runner joins before exec.
     join: Vec<CString>,
-    freezer: Option<Freezer>,
+    freezer: Option<Arc<Freezer>>,
     cpu: Option<CpuClock>,
     /// The runner's v2 folder (its `cgroup.kill` ends the whole tree at once).
     v2_folder: Option<PathBuf>,
@@ -233,7 +277,7 @@ impl RunnerCgroup {
         // v2 asks for write access to both `cgroup.procs` (the common ancestor's too).
         give_to_runner(&[runner.join("cgroup.procs"), folder.join("cgroup.procs"), folder.join("cgroup.freeze")]);
         if let Ok(control) = std::fs::OpenOptions::new().write(true).open(folder.join("cgroup.freeze")) {
-            self.freezer = Some(Freezer { folder, version: Version::V2, control, frozen: Cell::new(None) });
+            self.freezer = Some(Freezer::new(folder, Version::V2, control));
         }
     }
 
@@ -246,7 +290,7 @@ impl RunnerCgroup {
         }
         give_to_runner(&[folder.join("cgroup.procs"), folder.join("freezer.state")]);
         if let Ok(control) = std::fs::OpenOptions::new().write(true).open(folder.join("freezer.state")) {
-            self.freezer = Some(Freezer { folder, version: Version::V1, control, frozen: Cell::new(None) });
+            self.freezer = Some(Freezer::new(folder, Version::V1, control));
         }
     }
 
@@ -281,18 +325,20 @@ impl RunnerCgroup {
     /// a freeze completes as the processes reach a safe point.
     pub(crate) fn set_frozen(&self, frozen: bool) {
         let Some(freezer) = &self.freezer else { return };
-        if freezer.frozen.get() == Some(frozen) {
-            return;
+        let mut state = freezer.state();
+        state.generation += 1;
+        freezer.write(&mut state, frozen);
+    }
+
+    /// Freezes the bot's processes a moment from now ([`FREEZE_DELAY`](super::idle_freezer::FREEZE_DELAY)),
+    /// unless they are thawed before: a seat asked to move again at once is never frozen.
+    pub(crate) fn freeze_soon(&self) {
+        let Some(freezer) = &self.freezer else { return };
+        let generation = freezer.state().generation;
+        let target: Arc<dyn Freezable> = freezer.clone();
+        if !freeze_after_delay(&target, generation) {
+            self.set_frozen(true);
         }
-        let value: &[u8] = match (freezer.version, frozen) {
-            (Version::V1, true) => b"FROZEN",
-            (Version::V1, false) => b"THAWED",
-            (Version::V2, true) => b"1",
-            (Version::V2, false) => b"0",
-        };
-        // Unknown after a failed write: the next call writes again.
-        let written = freezer.control.write_at(value, 0).is_ok_and(|n| n == value.len());
-        freezer.frozen.set(written.then_some(frozen));
     }
 
     /// CPU time used so far by the runner's whole tree (`None` without a clock).

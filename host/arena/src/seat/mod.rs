@@ -23,7 +23,11 @@ pub use open::{open_seat, open_seat_stoppable};
 pub use player::{Reply, Seat};
 #[cfg(target_os = "linux")]
 mod cgroup;
+#[cfg(target_os = "linux")]
+mod idle_freezer;
 mod sandbox;
+#[cfg(target_os = "linux")]
+pub use idle_freezer::FREEZE_DELAY;
 pub use runner_command::{RUNNER_EXECUTABLE, RunnerCommand, RunnerNotFound};
 pub use sandbox::{SandboxLayer, require_every_layer, sandbox_report};
 pub use spec::{

@@ -99,7 +99,7 @@ impl IsolatedSeat {
         runner.set_frozen(false);
         let answer = sent.and_then(|()| runner.receive(deadline));
         if answer.is_ok() {
-            runner.set_frozen(true);
+            runner.freeze_soon();
         }
         let result = match answer {
             Ok(Response::Started { name: Some(name), .. }) => {
@@ -178,7 +178,13 @@ impl Seat for IsolatedSeat {
         let answer = sent.and_then(|()| runner.receive(started + allowed));
         let elapsed = started.elapsed();
         if answer.is_ok() {
-            runner.set_frozen(true);
+            // With a clock the opponent's time is at stake: frozen at once. Without one, a
+            // moment later (a fast game then never pays for the freezer).
+            if time_limit.is_some() {
+                runner.set_frozen(true);
+            } else {
+                runner.freeze_soon();
+            }
         }
         let cpu = runner.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
         let failure = match answer {
@@ -222,7 +228,7 @@ fn start_runner(
     let deadline = Instant::now() + options.load_timeout;
     let failure = match runner.receive(deadline) {
         Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load }) => {
-            runner.set_frozen(true);
+            runner.freeze_soon();
             return Ok((runner, Loaded { abi_version, levels, search_info, last_error, memory_after_load }));
         }
         Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),

@@ -231,6 +231,16 @@ impl Runner {
         None
     }
 
+    /// Freezes the bot's processes a moment from now unless the seat is asked to move again
+    /// first (see [`FREEZE_DELAY`](crate::seat::FREEZE_DELAY)); nothing without a freezer or with
+    /// pondering allowed.
+    pub fn freeze_soon(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze) {
+            cgroup.freeze_soon();
+        }
+    }
+
     /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
     pub fn hit_memory_limit(&self) -> bool {
         #[cfg(target_os = "linux")]
