@@ -22,6 +22,8 @@ const DEFAULT_SECONDS: f64 = 3.0;
 const ROUND_TRIPS: usize = 20_000;
 /// Runners started for the set-up figure.
 const SETUPS: usize = 30;
+/// Time limit of the timed round trips (the random bot answers at once).
+const TIMED_LIMIT: Duration = Duration::from_secs(1);
 /// Slices of the budget in which sandbox off and on take turns.
 const SLICES: u32 = 10;
 
@@ -62,20 +64,24 @@ fn main() {
         let mut seat = open_seat(&spec).expect("the random bot loads");
         seat.new_game().expect("init");
         let position = Position::start();
-        let mut times: Vec<Duration> = (0..ROUND_TRIPS)
-            .map(|_| {
-                let started = Instant::now();
-                seat.think(&position, None).expect("think");
-                started.elapsed()
-            })
-            .collect();
+        // Untimed, and with a clock (where an idle seat is frozen at once after each answer).
+        for (kind, limit) in [("untimed", None), ("timed", Some(TIMED_LIMIT))] {
+            let mut times: Vec<Duration> = (0..ROUND_TRIPS)
+                .map(|_| {
+                    let started = Instant::now();
+                    seat.think(&position, limit).expect("think");
+                    started.elapsed()
+                })
+                .collect();
+            let (median, p99) = median_and_p99(&mut times);
+            println!(
+                "isolated, sandbox {sandbox:>4}: {kind} think round trip median {:.1} µs, p99 {:.1} µs (target median \
+                 ≤ 30 µs)",
+                median * 1e6,
+                p99 * 1e6
+            );
+        }
         drop(seat);
-        let (median, p99) = median_and_p99(&mut times);
-        println!(
-            "isolated, sandbox {sandbox:>4}: think round trip median {:.1} µs, p99 {:.1} µs (target median ≤ 30 µs)",
-            median * 1e6,
-            p99 * 1e6
-        );
 
         let mut setups: Vec<Duration> = (0..SETUPS)
             .map(|_| {
