@@ -32,14 +32,22 @@ struct Pending {
 
 /// The queue of freezes to do and the thread doing them (started at the first one).
 struct Scheduler {
-    queue: Mutex<VecDeque<Pending>>,
+    queue: Mutex<Queue>,
     wake: Condvar,
+}
+
+#[derive(Default)]
+struct Queue {
+    pending: VecDeque<Pending>,
+    /// The thread waits with no deadline (it had nothing to do): only then does a new freeze
+    /// need to wake it; otherwise it finds the freeze when it wakes for an earlier one.
+    idle: bool,
 }
 
 fn scheduler() -> &'static Scheduler {
     static SCHEDULER: OnceLock<Scheduler> = OnceLock::new();
     static STARTED: std::sync::Once = std::sync::Once::new();
-    let scheduler = SCHEDULER.get_or_init(|| Scheduler { queue: Mutex::new(VecDeque::new()), wake: Condvar::new() });
+    let scheduler = SCHEDULER.get_or_init(|| Scheduler { queue: Mutex::new(Queue::default()), wake: Condvar::new() });
     STARTED.call_once(|| {
         let spawned = std::thread::Builder::new().name("idle-freezer".to_owned()).spawn(move || scheduler.run());
         if spawned.is_err() {
@@ -58,14 +66,17 @@ impl Scheduler {
         loop {
             // Freezes due within the batch are done now (early is allowed: the seat is idle).
             let now = Instant::now() + BATCH;
-            match queue.front() {
-                None => queue = self.wake.wait(queue).unwrap_or_else(|p| p.into_inner()),
+            match queue.pending.front() {
+                None => {
+                    queue.idle = true;
+                    queue = self.wake.wait(queue).unwrap_or_else(|p| p.into_inner());
+                }
                 Some(next) if next.due > now => {
                     let wait = next.due - now;
                     queue = self.wake.wait_timeout(queue, wait).unwrap_or_else(|p| p.into_inner()).0;
                 }
                 Some(_) => {
-                    let due = queue.pop_front().expect("a pending freeze");
+                    let due = queue.pending.pop_front().expect("a pending freeze");
                     drop(queue);
                     if let Some(target) = due.target.upgrade() {
                         target.freeze_if_still(due.generation);
@@ -88,10 +99,10 @@ pub(crate) fn freeze_after_delay(target: &Arc<dyn Freezable>, generation: u64) -
     let mut queue = scheduler.queue.lock().unwrap_or_else(|p| p.into_inner());
     // Due times only grow (one delay for all), so the queue stays in order; the thread needs a
     // wake-up only when it was waiting for nothing.
-    let was_empty = queue.is_empty();
-    queue.push_back(pending);
+    queue.pending.push_back(pending);
+    let wake = std::mem::take(&mut queue.idle);
     drop(queue);
-    if was_empty {
+    if wake {
         scheduler.wake.notify_one();
     }
     true

@@ -100,6 +100,8 @@ impl IsolatedSeat {
         let answer = sent.and_then(|()| runner.receive(deadline));
         if answer.is_ok() {
             runner.freeze_soon();
+            // The first move's CPU time counts from here, not from the library's loading.
+            runner.cpu_since_last();
         }
         let result = match answer {
             Ok(Response::Started { name: Some(name), .. }) => {
@@ -171,7 +173,6 @@ impl Seat for IsolatedSeat {
         let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + grace);
         // The seat's processes run only while it is on move (a freezer, where the machine has
         // one). The request is written first, so the thawed bot wakes once, to read it.
-        let cpu_before = runner.cpu_time();
         let started = Instant::now();
         let sent = runner.send(&Request::Think { board });
         runner.set_frozen(false);
@@ -186,7 +187,7 @@ impl Seat for IsolatedSeat {
                 runner.freeze_soon();
             }
         }
-        let cpu = runner.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+        let cpu = runner.cpu_since_last();
         let failure = match answer {
             Ok(Response::Moved { byte, info, error }) => {
                 if byte != OTHELLO_MOVE_ERROR {

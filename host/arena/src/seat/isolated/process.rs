@@ -58,6 +58,8 @@ pub struct Runner {
     stop: Option<StopHandle>,
     /// Freeze the bot while its seat is not on move (not when pondering is allowed).
     freeze: bool,
+    /// The tree's CPU time when last read (each move is charged what was used since).
+    cpu_mark: Option<Duration>,
     /// The sandboxed bot's private folder; removed after the runner (declared after `child`, so
     /// dropped after the runner is killed and reaped in `drop`).
     _scratch: Option<ScratchDir>,
@@ -126,6 +128,7 @@ impl Runner {
             exit: None,
             stop,
             freeze: !options.ponder,
+            cpu_mark: None,
             _scratch: scratch,
             #[cfg(target_os = "linux")]
             cgroup,
@@ -221,12 +224,17 @@ impl Runner {
         let _ = frozen;
     }
 
-    /// CPU time used so far by the runner's whole process tree, from its cgroup (`None` without
-    /// one: sandbox off, or no writable CPU clock here).
-    pub fn cpu_time(&self) -> Option<Duration> {
+    /// CPU time used by the runner's whole process tree since the last call (the first call
+    /// starts the count and returns `None`), from its cgroup; `None` without one (sandbox off, or
+    /// no writable CPU clock here). One read of the clock per move: what a bot uses while idle
+    /// (pondering) is charged to its next move.
+    pub fn cpu_since_last(&mut self) -> Option<Duration> {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &self.cgroup {
-            return cgroup.cpu_time();
+            let now = cgroup.cpu_time();
+            let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
+            self.cpu_mark = now;
+            return since;
         }
         None
     }
