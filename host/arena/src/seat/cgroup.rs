@@ -126,8 +126,9 @@ struct CpuClock {
 pub(crate) struct RunnerCgroup {
     /// Every folder made, parents before children (removed in reverse).
     folders: Vec<PathBuf>,
-    /// The version that holds the memory and process limits.
-    version: Version,
+    /// The version that holds the memory and process limits, or why there are none (a plain
+    /// user on a v2-only desktop may still have the freezer, clock and kill of v2's core files).
+    limits: Result<Version, String>,
     /// `cgroup.procs` of each folder the runner joins before exec.
     join: Vec<CString>,
     freezer: Option<Arc<Freezer>>,
@@ -139,6 +140,7 @@ pub(crate) struct RunnerCgroup {
 /// Which cgroup version limits each runner's tree here, and what does the freezer and CPU clock.
 pub fn availability() -> Result<String, String> {
     let probe = RunnerCgroup::create(1, None)?;
+    let version = probe.limits.clone()?;
     let (cpu, kill) = (
         probe
             .cpu
@@ -148,7 +150,7 @@ pub fn availability() -> Result<String, String> {
     );
     Ok(format!(
         "cgroup v{}: memory and process limits over each runner's whole process tree; {cpu}{kill}",
-        probe.version.number()
+        version.number()
     ))
 }
 
@@ -195,23 +197,33 @@ impl RunnerCgroup {
     /// Creates the cgroup(s) with the limits (`memory_limit_mb` 0: processes only). `freezer`
     /// forces the freezer's version (tests); `None` prefers v2.
     pub(crate) fn create(memory_limit_mb: u64, freezer: Option<Version>) -> Result<RunnerCgroup, String> {
+        RunnerCgroup::create_with(memory_limit_mb, freezer, true)
+    }
+
+    /// [`RunnerCgroup::create`]; without `limits`, as where no limits can be written (a plain user
+    /// on a v2-only desktop), for the tests.
+    fn create_with(memory_limit_mb: u64, freezer: Option<Version>, limits: bool) -> Result<RunnerCgroup, String> {
         let name = format!("{NAME_PREFIX}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
         let memory = (memory_limit_mb > 0).then(|| memory_limit_mb.saturating_mul(1024 * 1024) + MEMORY_SLACK);
         let mut cgroup = RunnerCgroup {
             folders: Vec::new(),
-            version: Version::V2,
+            limits: Ok(Version::V2),
             join: Vec::new(),
             freezer: None,
             cpu: None,
             v2_folder: None,
         };
         // A failure part-way drops `cgroup`, which removes what was made.
-        let limits_v2 = cgroup.limits_v2(&name, memory);
+        let limits_v2 = if limits { cgroup.limits_v2(&name, memory) } else { Err("not asked".to_owned()) };
         if let Err(v2) = limits_v2 {
-            cgroup.version = Version::V1;
-            cgroup.limits_v1(&name, memory).map_err(|v1| format!("{v2}; {v1}"))?;
-            // The core v2 interface (freezer, clock, kill) without controllers, if writable.
-            let _ = cgroup.core_v2(&name);
+            cgroup.limits = match limits {
+                true => cgroup.limits_v1(&name, memory).map(|()| Version::V1).map_err(|v1| format!("{v2}; {v1}")),
+                false => Err(v2),
+            };
+            // The core v2 interface (freezer, clock, kill) needs no controller: used when writable.
+            if let (Err(core), Err(limits)) = (cgroup.core_v2(&name), &cgroup.limits) {
+                return Err(format!("{limits}; {core}"));
+            }
         }
         if freezer != Some(Version::V1) && cgroup.v2_folder.is_some() {
             cgroup.freezer_v2();
@@ -371,9 +383,14 @@ impl RunnerCgroup {
         Ok(())
     }
 
-    /// The cgroup version of the limits.
-    pub(crate) fn version(&self) -> u8 {
-        self.version.number()
+    /// The cgroup version of the memory and process limits (`None`: the cgroup has none).
+    pub(crate) fn limits_version(&self) -> Option<u8> {
+        self.limits.as_ref().ok().map(|v| v.number())
+    }
+
+    /// Why the cgroup has no memory and process limits (`None` when it has them).
+    pub(crate) fn limits_missing(&self) -> Option<&str> {
+        self.limits.as_ref().err().map(String::as_str)
     }
 
     /// What moves the calling process into the cgroup, for `pre_exec`.
@@ -387,7 +404,8 @@ impl RunnerCgroup {
         let read = |file: &str| {
             self.folders.iter().find_map(|folder| std::fs::read_to_string(folder.join(file)).ok()).unwrap_or_default()
         };
-        if self.version == Version::V1 {
+        let Ok(version) = self.limits else { return false };
+        if version == Version::V1 {
             // `oom_kill N` (Linux 4.13+) counts only kills; the failure count also counts page
             // cache reclaimed at the limit, so it is the fallback only.
             let control = read("memory.oom_control");
@@ -552,8 +570,8 @@ mod tests {
         fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
     }
 
-    fn freeze_count_and_kill(version: Version) {
-        let cgroup = match RunnerCgroup::create(64, Some(version)) {
+    fn freeze_count_and_kill(version: Version, limits: bool) {
+        let cgroup = match RunnerCgroup::create_with(64, Some(version), limits) {
             Ok(cgroup) if cgroup.freezer.as_ref().is_some_and(|f| f.version == version) => cgroup,
             other => {
                 eprintln!("not tested: no writable cgroup {version:?} freezer here ({:?})", other.err());
@@ -588,11 +606,18 @@ mod tests {
 
     #[test]
     fn the_v2_freezer_freezes_counts_and_kills_the_tree() {
-        freeze_count_and_kill(Version::V2);
+        freeze_count_and_kill(Version::V2, true);
+    }
+
+    /// A plain user on a v2-only desktop: no limits can be written, but v2's core files freeze,
+    /// count and kill all the same.
+    #[test]
+    fn without_limits_the_v2_core_still_freezes_counts_and_kills() {
+        freeze_count_and_kill(Version::V2, false);
     }
 
     #[test]
     fn the_v1_freezer_freezes_counts_and_kills_the_tree() {
-        freeze_count_and_kill(Version::V1);
+        freeze_count_and_kill(Version::V1, true);
     }
 }

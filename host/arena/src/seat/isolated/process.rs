@@ -94,16 +94,26 @@ impl Runner {
         let cgroup = match options.sandbox {
             SandboxMode::Off => None,
             SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
-            SandboxMode::Strict => Some(RunnerCgroup::create(options.memory_limit_mb, None).map_err(|why| {
-                std::io::Error::other(format!(
-                    "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
-                ))
-            })?),
+            SandboxMode::Strict => {
+                let cgroup = RunnerCgroup::create(options.memory_limit_mb, None);
+                let missing = match &cgroup {
+                    Ok(cgroup) => cgroup.limits_missing().map(str::to_owned),
+                    Err(why) => Some(why.clone()),
+                };
+                if let Some(why) = missing {
+                    return Err(std::io::Error::other(format!(
+                        "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
+                    )));
+                }
+                cgroup.ok()
+            }
         };
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &cgroup {
             use std::os::unix::process::CommandExt;
-            command_line.arg("--cgroup").arg(format!("v{}", cgroup.version()));
+            if let Some(version) = cgroup.limits_version() {
+                command_line.arg("--cgroup").arg(format!("v{version}"));
+            }
             // With --ponder the bot's processes stay where the runner is, never frozen.
             if let Some(freezer) = cgroup.freezer().filter(|_| !options.ponder) {
                 command_line.arg("--freezer").arg(freezer);
