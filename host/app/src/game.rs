@@ -235,8 +235,10 @@ impl Game {
         let color = position.side_to_move();
         let flipped = position.try_play(mv)?;
         let following = self.is_viewing_live();
-        let played =
-            PlayedMove { record: MoveRecord { color, mv, elapsed: elapsed.unwrap_or_default(), info }, flipped };
+        let played = PlayedMove {
+            record: MoveRecord { color, mv, elapsed: elapsed.unwrap_or_default(), info, cpu: None },
+            flipped,
+        };
         // A move that is what redo would replay keeps the rest of the redo line.
         if self.redo.last().is_some_and(|next| next.mv == mv) {
             self.redo.pop();

@@ -1,5 +1,7 @@
 //! Benchmark (not a test): random-vs-random games per second in process and
-//! with isolated runners (sandbox off, then on), the median `think` round trip
+//! with isolated runners (sandbox off and on, measured alternately in short
+//! slices so that a busy machine's drift hits both alike; the median of the
+//! slices and of the on/off ratios are printed), the median `think` round trip
 //! to a runner and the set-up time of one runner, in both sandbox modes.
 //!
 //! `cargo run --release -p othello-arena --example throughput [SECONDS]`
@@ -11,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use othello_arena::referee::{Opening, play_game};
-use othello_arena::seat::{RunnerCommand, SandboxMode, SeatOptions, SeatSpec, open_seat};
+use othello_arena::seat::{RunnerCommand, SandboxMode, Seat, SeatOptions, SeatSpec, open_seat};
 use othello_sdk::Position;
 
 /// How long each measurement runs unless given on the command line.
@@ -20,6 +22,10 @@ const DEFAULT_SECONDS: f64 = 3.0;
 const ROUND_TRIPS: usize = 20_000;
 /// Runners started for the set-up figure.
 const SETUPS: usize = 30;
+/// Time limit of the timed round trips (the random bot answers at once).
+const TIMED_LIMIT: Duration = Duration::from_secs(1);
+/// Slices of the budget in which sandbox off and on take turns.
+const SLICES: u32 = 10;
 
 fn main() {
     // The isolated seats start this same executable as their runner (`throughput runner …`).
@@ -28,30 +34,54 @@ fn main() {
     let budget = Duration::from_secs_f64(seconds);
     let bot = othello_testkit::random_bot();
 
-    let in_process = games_per_second(&SeatSpec::in_process(&bot), budget);
+    let mut in_process_seats = [
+        open_seat(&SeatSpec::in_process(&bot)).expect("the random bot loads"),
+        open_seat(&SeatSpec::in_process(&bot)).expect("the random bot loads"),
+    ];
+    let in_process = games_per_second(&mut in_process_seats, budget);
     println!("in process: {in_process:>10.0} games/s (target ≥ 50,000)");
+    let spec =
+        |sandbox| SeatSpec::isolated(&bot, runner()).with_options(SeatOptions { sandbox, ..SeatOptions::default() });
+    let (off, on) = (spec(SandboxMode::Off), spec(SandboxMode::Auto));
+    let mut off_seats =
+        [open_seat(&off).expect("the random bot loads"), open_seat(&off).expect("the random bot loads")];
+    let mut on_seats = [open_seat(&on).expect("the random bot loads"), open_seat(&on).expect("the random bot loads")];
+    let (mut off_rates, mut on_rates, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..SLICES {
+        let off_rate = games_per_second(&mut off_seats, budget / SLICES);
+        let on_rate = games_per_second(&mut on_seats, budget / SLICES);
+        off_rates.push(off_rate);
+        on_rates.push(on_rate);
+        ratios.push(on_rate / off_rate);
+    }
+    drop((off_seats, on_seats));
+    println!("isolated, sandbox  off: {:>10.0} games/s (median of {SLICES} slices)", median(&mut off_rates));
+    println!("isolated, sandbox auto: {:>10.0} games/s (target ≥ 1,000)", median(&mut on_rates));
+    println!("isolated, sandbox on/off: {:.2} (median ratio of the alternated slices)", median(&mut ratios));
     for sandbox in [SandboxMode::Off, SandboxMode::Auto] {
-        let spec = SeatSpec::isolated(&bot, runner()).with_options(SeatOptions { sandbox, ..SeatOptions::default() });
-        let isolated = games_per_second(&spec, budget);
-        println!("isolated, sandbox {sandbox:>4}: {isolated:>10.0} games/s (target ≥ 1,000)");
+        let spec = spec(sandbox);
 
         let mut seat = open_seat(&spec).expect("the random bot loads");
         seat.new_game().expect("init");
         let position = Position::start();
-        let mut times: Vec<Duration> = (0..ROUND_TRIPS)
-            .map(|_| {
-                let started = Instant::now();
-                seat.think(&position, None).expect("think");
-                started.elapsed()
-            })
-            .collect();
+        // Untimed, and with a clock (where an idle seat is frozen at once after each answer).
+        for (kind, limit) in [("untimed", None), ("timed", Some(TIMED_LIMIT))] {
+            let mut times: Vec<Duration> = (0..ROUND_TRIPS)
+                .map(|_| {
+                    let started = Instant::now();
+                    seat.think(&position, limit).expect("think");
+                    started.elapsed()
+                })
+                .collect();
+            let (median, p99) = median_and_p99(&mut times);
+            println!(
+                "isolated, sandbox {sandbox:>4}: {kind} think round trip median {:.1} µs, p99 {:.1} µs (target median \
+                 ≤ 30 µs)",
+                median * 1e6,
+                p99 * 1e6
+            );
+        }
         drop(seat);
-        let (median, p99) = median_and_p99(&mut times);
-        println!(
-            "isolated, sandbox {sandbox:>4}: think round trip median {:.1} µs, p99 {:.1} µs (target median ≤ 30 µs)",
-            median * 1e6,
-            p99 * 1e6
-        );
 
         let mut setups: Vec<Duration> = (0..SETUPS)
             .map(|_| {
@@ -82,10 +112,14 @@ fn runner() -> RunnerCommand {
     RunnerCommand::new(std::env::current_exe().expect("own path")).with_arg(othello_runner::RUNNER_SUBCOMMAND)
 }
 
-/// Plays games between two seats of `spec` for about `budget`.
-fn games_per_second(spec: &SeatSpec, budget: Duration) -> f64 {
-    let mut black = open_seat(spec).expect("the random bot loads");
-    let mut white = open_seat(spec).expect("the random bot loads");
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Plays games between two seats for about `budget`.
+fn games_per_second(seats: &mut [Box<dyn Seat>; 2], budget: Duration) -> f64 {
+    let [black, white] = seats;
     let opening = Opening::none();
     let started = Instant::now();
     let mut games = 0u64;

@@ -307,6 +307,7 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
                 mv: Move::Pass,
                 elapsed: Duration::ZERO,
                 info: None,
+                cpu: None,
             });
             position.play_unchecked(Move::Pass);
         }
@@ -328,7 +329,7 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
             None => Duration::ZERO,
         };
         let info = eval.map(|eval| SearchInfo { eval: Some(eval), ..SearchInfo::default() });
-        moves.push(MoveRecord { color, mv, elapsed, info });
+        moves.push(MoveRecord { color, mv, elapsed, info, cpu: None });
     }
     let result = match (position.is_game_over(), get("RE")) {
         (true, _) => Some(Outcome::normal(&position)),
@@ -497,7 +498,7 @@ mod tests {
                 let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[state as usize % legal.len()]) };
                 let color = position.side_to_move();
                 position.play(mv);
-                moves.push(MoveRecord { color, mv, elapsed: Duration::from_millis(10), info: None });
+                moves.push(MoveRecord { color, mv, elapsed: Duration::from_millis(10), info: None, cpu: None });
             }
             if moves.iter().any(|m| m.mv == Move::Pass) {
                 return GameRecord {
@@ -578,7 +579,7 @@ mod tests {
     /// Moves as GGF gives them back: times to the hundredth of a second.
     fn read_back(moves: &[MoveRecord]) -> Vec<MoveRecord> {
         let centis = |d: Duration| Duration::from_secs_f64((d.as_secs_f64() * 100.0).round() / 100.0);
-        moves.iter().map(|m| MoveRecord { elapsed: centis(m.elapsed), ..m.clone() }).collect()
+        moves.iter().map(|m| MoveRecord { elapsed: centis(m.elapsed), cpu: None, ..m.clone() }).collect()
     }
 
     #[test]

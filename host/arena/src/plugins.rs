@@ -171,12 +171,41 @@ pub fn probe(path: &Path, runner: &RunnerCommand, options: &SeatOptions) -> Plug
     info
 }
 
-/// Probes many libraries at once (each in its own child).
+/// Probes many libraries at once (each in its own child). Different libraries whose bots give
+/// the same name are told apart by their file ([`tell_apart`]).
 pub fn probe_all(paths: &[PathBuf], runner: &RunnerCommand, options: &SeatOptions) -> Vec<PluginInfo> {
-    std::thread::scope(|scope| {
+    let mut infos: Vec<PluginInfo> = std::thread::scope(|scope| {
         let probes: Vec<_> = paths.iter().map(|path| scope.spawn(move || probe(path, runner, options))).collect();
         probes.into_iter().map(|probe| probe.join().expect("probing never panics")).collect()
-    })
+    });
+    let named: Vec<(String, PathBuf)> = infos.iter().map(|i| (i.name.clone(), i.path.clone())).collect();
+    for (info, name) in infos.iter_mut().zip(tell_apart(&named)) {
+        info.name = name;
+    }
+    infos
+}
+
+/// The names of `(name, library)` pairs with different libraries of one name (ignoring case)
+/// told apart: `Alpha-beta (libfake.so)`, or by the whole path when the file names are the same
+/// too. A library listed twice keeps its name (an event numbers its second seat).
+pub fn tell_apart(named: &[(String, PathBuf)]) -> Vec<String> {
+    let others = |name: &str, library: &Path| -> Vec<&PathBuf> {
+        named.iter().filter(|(n, l)| n.eq_ignore_ascii_case(name) && l != library).map(|(_, l)| l).collect()
+    };
+    named
+        .iter()
+        .map(|(name, library)| {
+            if others(name, library).is_empty() {
+                return name.clone();
+            }
+            let file = library.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            if others(name, library).iter().any(|l| l.file_name().is_some_and(|f| f.to_string_lossy() == file)) {
+                format!("{name} ({})", library.display())
+            } else {
+                format!("{name} ({file})")
+            }
+        })
+        .collect()
 }
 
 /// Finds the library a command-line name means (as an absolute path, so it
@@ -248,5 +277,21 @@ mod tests {
         assert_eq!(without_verbatim_prefix(r"\\?\Volume{1234}\bot.dll"), None);
         assert_eq!(without_verbatim_prefix(&format!(r"\\?\C:\{}", "x".repeat(300))), None);
         assert_eq!(without_verbatim_prefix("/usr/lib/othello/librandom.so"), None);
+    }
+
+    #[test]
+    fn different_libraries_with_one_name_are_told_apart_by_their_file() {
+        let named = |pairs: &[(&str, &str)]| -> Vec<(String, PathBuf)> {
+            pairs.iter().map(|(n, l)| (n.to_string(), PathBuf::from(l))).collect()
+        };
+        let names = tell_apart(&named(&[
+            ("Alpha-beta", "/bots/libalphabeta.so"),
+            ("alpha-beta", "/tmp/libfake.so"),
+            ("Random", "/bots/librandom.so"),
+            ("Random", "/bots/librandom.so"),
+        ]));
+        assert_eq!(names, ["Alpha-beta (libalphabeta.so)", "alpha-beta (libfake.so)", "Random", "Random"]);
+        let same_file = tell_apart(&named(&[("X", "/a/libx.so"), ("X", "/b/libx.so")]));
+        assert_eq!(same_file, ["X (/a/libx.so)", "X (/b/libx.so)"]);
     }
 }

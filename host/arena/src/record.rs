@@ -21,6 +21,10 @@ pub struct MoveRecord {
     pub elapsed: Duration,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<SearchInfo>,
+    /// CPU time of the bot's whole process tree for this move, where the seat measured it
+    /// (absent in older records and in GGF, which has no field for it).
+    #[serde(rename = "cpu_ns", default, skip_serializing_if = "Option::is_none", with = "serde_opt_duration")]
+    pub cpu: Option<Duration>,
 }
 
 /// How a finished game ended: who won, the final discs and why it ended. The one result type of
@@ -335,6 +339,23 @@ mod serde_position {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Position, D::Error> {
         Position::from_board_string(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+mod serde_opt_duration {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+
+    /// Nanoseconds, when known.
+    pub fn serialize<S: Serializer>(duration: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match duration {
+            Some(d) => s.serialize_some(&(d.as_nanos().min(u64::MAX as u128) as u64)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_nanos))
     }
 }
 

@@ -49,7 +49,7 @@ fn random_game(seed: u64, ending: Ending, names: [String; 2], time_limit_s: Opti
                 let eval = f64::from(rng.below(12_801) as i32 - 6_400) / 100.0;
                 let info = (rng.below(2) == 0).then_some(SearchInfo { eval: Some(eval), ..SearchInfo::default() });
                 let elapsed = Duration::from_millis(10 * u64::from(rng.below(500)));
-                referee.submit(Ok(Reply { byte: mv.to_byte(), elapsed, info }));
+                referee.submit(Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu: None }));
             }
         }
         ply += 1;
@@ -162,7 +162,7 @@ fn the_referee_scores_a_seat_that_failed_before_its_first_move() {
     assert_eq!((outcome.winner, outcome.discs, outcome.loser()), (Some(Color::Black), [64, 0], Some(Color::White)));
     assert_eq!(outcome.detail(), "file too short");
     // Answers after the end change nothing.
-    assert!(referee.submit(Ok(Reply { byte: 0x23, elapsed: Duration::ZERO, info: None })).is_none());
+    assert!(referee.submit(Ok(Reply { byte: 0x23, elapsed: Duration::ZERO, info: None, cpu: None })).is_none());
     assert!(referee.moves().is_empty());
     assert_eq!(*referee.position(), Position::start());
 }

@@ -159,6 +159,8 @@ fn writes_land_only_in_the_scratch_folder_which_is_removed_afterwards() {
     assert!(!library_dir.join("escaped-from-write-outside").exists());
     assert_eq!(std::fs::read(&hostile).unwrap(), library_bytes, "the library was changed");
     assert!(scratch_marks().is_empty(), "the scratch folder outlived its runner");
+    // Its relative write never lands in the test's working folder (the package's folder).
+    assert!(!Path::new("written-by-write-outside").exists(), "the bot wrote into the host's working folder");
 }
 
 /// Processes named `name` (their `comm`), seen from the host.
@@ -170,11 +172,23 @@ fn processes_named(name: &str) -> Vec<u32> {
         .collect()
 }
 
-/// The `freezer.state` file of the v1 freezer cgroup of `pid`.
-fn freezer_state(pid: u32) -> Option<PathBuf> {
+/// Whether `pid` is frozen by the freezer it is in: cgroup v2 (`cgroup.events` says `frozen 1`)
+/// or v1 (`freezer.state` says `FROZEN`); `None` when it is in neither's cgroup.
+fn is_frozen(pid: u32) -> Option<bool> {
     let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
-    let path = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()))?;
-    Some(Path::new("/sys/fs/cgroup/freezer").join(path.trim_start_matches('/')).join("freezer.state"))
+    let path_of =
+        |prefix: &str| cgroups.lines().find_map(|l| l.strip_prefix(prefix).map(|p| p.trim_start_matches('/')));
+    let v2 = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(|root| Path::new(root).join(path_of("0::").unwrap_or("-")).join("cgroup.events"))
+        .find_map(|events| std::fs::read_to_string(events).ok())
+        .filter(|events| events.contains("frozen 1") || path_of("0::").is_some_and(|p| p.ends_with("/bot")));
+    if let Some(events) = v2 {
+        return Some(events.contains("frozen 1"));
+    }
+    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()))?;
+    let state = Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state");
+    Some(std::fs::read_to_string(state).ok()?.trim() == "FROZEN")
 }
 
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
@@ -202,10 +216,8 @@ fn a_forked_setsid_spinner_dies_with_its_runner() {
         assert_eq!(spinners.len(), 1, "the spinner runs");
         if has_layers("spinner (frozen)", &["freezer"]) {
             // The hostile seat is not on move: its whole tree, the spinner too, is frozen.
-            let state = freezer_state(spinners[0]).expect("the spinner is in a freezer cgroup");
-            wait_for("the idle seat's spinner being frozen", || {
-                std::fs::read_to_string(&state).is_ok_and(|s| s.trim() == "FROZEN")
-            });
+            assert!(is_frozen(spinners[0]).is_some(), "the spinner is in a freezer cgroup");
+            wait_for("the idle seat's spinner being frozen", || is_frozen(spinners[0]) == Some(true));
         }
         assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
     }
@@ -256,11 +268,12 @@ fn the_sandbox_off_still_plays_and_strict_reports_what_is_missing() {
     let strict = isolated(&random_bot())
         .with_options(othello_arena::seat::SeatOptions { sandbox: SandboxMode::Strict, ..seat_options() });
     match (layers.iter().find(|l| !l.is_active()), open_seat(&strict)) {
-        (Some(missing), Err(failure)) => {
+        (Some(_), Err(failure)) => {
             assert_eq!(failure.termination, Termination::LoadError);
             // Named by the host (the cgroup is its to make) or by the runner (on its stderr).
             let text = format!("{}\n{}", failure.detail, failure.stderr_tail.join("\n"));
-            assert!(text.contains(&format!("`{}` is missing", missing.name)), "{failure:?}");
+            let missing = layers.iter().filter(|l| !l.is_active());
+            assert!(missing.clone().any(|m| text.contains(&format!("`{}` is missing", m.name))), "{failure:?}");
         }
         (None, Ok(mut seat)) => assert!(seat.new_game().is_ok()),
         (missing, opened) => panic!("strict mode disagrees with the report: {missing:?} / {:?}", opened.err()),
@@ -334,4 +347,63 @@ fn the_bot_process_has_only_its_channel_open() {
     assert!(open.iter().all(|(_, target)| *target != leaked), "the host's pipe reached the bot: {open:?}");
     // stdin (/dev/null), stdout (= stderr), stderr, requests, responses, /proc/self/statm.
     assert!(open.len() <= 6, "{open:?}");
+}
+
+/// The CPU time of each move is recorded, counted over the bot's whole tree by its cgroup: a bot
+/// that burns 20 ms of CPU per move is charged at least that, every move.
+#[test]
+fn each_move_records_the_cpu_time_of_the_bot() {
+    if !has_layers("burns_cpu", &["cgroup"]) {
+        return;
+    }
+    let mut busy = open_seat(&isolated(&fixture("burns_cpu"))).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let record = play_game(busy.as_mut(), good.as_mut(), &Opening::none(), None);
+    assert_played_out(&record);
+    for mv in &record.moves {
+        let cpu = mv.cpu.unwrap_or_else(|| panic!("no CPU time for {mv:?}"));
+        if mv.color == othello_sdk::Color::Black {
+            assert!(cpu >= Duration::from_millis(20), "{mv:?}");
+        }
+    }
+}
+
+/// With pondering allowed, an idle seat is not frozen: its spinner keeps running while the
+/// opponent is on move (by default it is frozen: `a_forked_setsid_spinner_dies_with_its_runner`).
+#[test]
+fn with_ponder_an_idle_seat_keeps_running() {
+    if !has_layers("spinner (ponder)", &["pid-namespace", "freezer"]) {
+        return;
+    }
+    let name = format!("pond{}", std::process::id() % 100_000_000);
+    let hostile = fixture_with("spinner", "ponder", &[("SPINNER_NAME", format!("\"{name}\""))]);
+    let ponder = othello_arena::seat::SeatOptions { ponder: true, ..seat_options() };
+    {
+        let mut bad = open_seat(&isolated(&hostile).with_options(ponder)).unwrap();
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        assert_played_out(&play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+        let spinners = processes_named(&name);
+        assert_eq!(spinners.len(), 1, "the spinner runs");
+        assert_ne!(is_frozen(spinners[0]), Some(true));
+        let ticks = || {
+            let stat = std::fs::read_to_string(format!("/proc/{}/stat", spinners[0])).unwrap_or_default();
+            // After the command: state, ppid, … utime (12th), stime (13th), in clock ticks.
+            let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |s| s.1).split_whitespace().collect();
+            let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+            field(11) + field(12)
+        };
+        let idle = ticks();
+        wait_for("the idle seat's spinner running on", || ticks() > idle);
+    }
+    wait_for("the spinner dying with its runner", || processes_named(&name).is_empty());
+}
+
+/// Two libraries whose bots give the same name (a fake "Alpha-beta") are told apart by their file.
+#[test]
+fn two_libraries_with_one_name_are_told_apart() {
+    let fake = |tag: &str| fixture_with("named", tag, &[("NAME", "\"Alpha-beta\"".to_owned())]);
+    let libraries = [fake("real"), fake("fake")];
+    let infos = othello_arena::plugins::probe_all(&libraries, &runner_command(), &seat_options());
+    let names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["Alpha-beta (libnamed-real.so)", "Alpha-beta (libnamed-fake.so)"]);
 }

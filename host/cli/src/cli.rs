@@ -11,8 +11,8 @@ use othello_arena::nboard::engine::{ServeOptions, serve};
 use othello_arena::nboard::protocol::{display_name, engine_command, split_command};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
-    DEFAULT_GRACE, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand, SandboxMode, SeatOptions,
-    Seating, library_stem, open_seat, sandbox_report,
+    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand,
+    SandboxMode, SeatOptions, Seating, library_stem, open_seat, require_every_layer, sandbox_report,
 };
 
 use crate::event_run::run_event;
@@ -52,9 +52,14 @@ pub struct GlobalOptions {
     /// Time per move given to the bots, in milliseconds (0 = no limit).
     #[arg(long, value_name = "T", default_value_t = DEFAULT_TIME_MS, global = true)]
     pub time_ms: u64,
-    /// Margin over the time limit before a bot loses on time, in milliseconds.
+    /// Smallest margin over the time limit before a bot loses on time, in milliseconds. The
+    /// margin is the larger of this and --grace-percent of the limit (for a fixed margin:
+    /// --grace-percent 0 --grace-ms MS).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_GRACE.as_millis() as u64, global = true)]
     pub grace_ms: u64,
+    /// Margin over the time limit as a share of it, in percent (see --grace-ms).
+    #[arg(long, value_name = "P", default_value_t = DEFAULT_GRACE_PERCENT, global = true)]
+    pub grace_percent: u32,
     /// Memory limit of each bot process, in MiB (0 = none).
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_LIMIT_MB, global = true)]
     pub memory_mb: u64,
@@ -69,6 +74,10 @@ pub struct GlobalOptions {
     /// them), `strict` (refuse to start when a layer is missing) or `off` (a plain process).
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = SandboxMode::parse, global = true)]
     pub sandbox: SandboxMode,
+    /// Let bots compute while their opponent is on move (pondering). By default the processes of
+    /// a sandboxed bot are frozen while it is not on move.
+    #[arg(long, global = true)]
+    pub ponder: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -198,9 +207,11 @@ impl GlobalOptions {
     pub fn seat_options(&self) -> SeatOptions {
         SeatOptions {
             grace: Duration::from_millis(self.grace_ms),
+            grace_percent: self.grace_percent,
             memory_limit_mb: self.memory_mb,
             load_timeout: Duration::from_millis(self.load_timeout_ms),
             sandbox: self.sandbox,
+            ponder: self.ponder,
         }
     }
 
@@ -391,6 +402,9 @@ mod tests {
             "1234",
             "--grace-ms",
             "321",
+            "--grace-percent",
+            "15",
+            "--ponder",
         ])
         .unwrap();
         let launch = cli.global.app_launch().unwrap();
@@ -399,6 +413,8 @@ mod tests {
         assert_eq!(launch.options.memory_limit_mb, 77);
         assert_eq!(launch.options.load_timeout, Duration::from_millis(1234));
         assert_eq!(launch.options.grace, Duration::from_millis(321));
+        assert_eq!(launch.options.grace_for(Duration::from_secs(10)), Duration::from_millis(1500));
+        assert!(launch.options.ponder);
         assert_eq!(launch.runner.program(), std::env::current_exe().unwrap());
         assert_eq!(launch.runner.args(), [othello_runner::RUNNER_SUBCOMMAND]);
         assert_eq!(launch.plugin_folders, [PathBuf::from("my-bots")]);

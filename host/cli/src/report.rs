@@ -22,6 +22,26 @@ pub struct GameLine<'a> {
     pub detail: &'a str,
     /// The whole game from the standard start, passes omitted.
     pub moves: String,
+    /// Every move the bots played (after the opening; passes included) with its wall time and,
+    /// where measured, the CPU time of the bot's whole process tree.
+    pub move_times: Vec<MoveTime>,
+}
+
+/// Milliseconds to the microsecond (what the clocks resolve).
+fn milliseconds(duration: std::time::Duration) -> f64 {
+    duration.as_micros() as f64 / 1e3
+}
+
+/// One move's times in a `--json` game line.
+#[derive(Debug, Serialize)]
+pub struct MoveTime {
+    /// `f5`, or `pass`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub wall_ms: f64,
+    /// Absent where the seat cannot measure it (sandbox off, NBoard engines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
 }
 
 impl<'a> GameLine<'a> {
@@ -38,6 +58,15 @@ impl<'a> GameLine<'a> {
             loser: result.loser().map(|c| if c == othello_sdk::Color::Black { "black" } else { "white" }),
             detail: result.detail(),
             moves: record.transcript(),
+            move_times: record
+                .moves
+                .iter()
+                .map(|m| MoveTime {
+                    mv: m.mv.to_string(),
+                    wall_ms: milliseconds(m.elapsed),
+                    cpu_ms: m.cpu.map(milliseconds),
+                })
+                .collect(),
         }
     }
 }

@@ -116,7 +116,8 @@ fn match_json_and_ggf_output() {
     let lines = json_lines(&stdout(&othello(dir.path(), &args)));
     assert_eq!(lines.len(), 5);
     let keys: Vec<&str> = lines[0].as_object().unwrap().keys().map(String::as_str).collect();
-    let mut expected = ["black", "detail", "game", "loser", "moves", "result", "score", "termination", "white"];
+    let mut expected =
+        ["black", "detail", "game", "loser", "move_times", "moves", "result", "score", "termination", "white"];
     expected.sort();
     assert_eq!(keys, expected);
     let mut numbers: Vec<u64> = lines[..4].iter().map(|g| g["game"].as_u64().unwrap()).collect();
@@ -131,6 +132,13 @@ fn match_json_and_ggf_output() {
         assert_eq!(game["black"], if first_legal_black { "First legal" } else { "Random (C)" });
         // Games 1-2 and 3-4 share an opening: the first three moves.
         assert!(game["moves"].as_str().unwrap().len() >= 6);
+        // Every move played, with its wall time and (in a cgroup) the CPU time of its bot.
+        let times = game["move_times"].as_array().unwrap();
+        let played: Vec<&str> = times.iter().map(|t| t["move"].as_str().unwrap()).filter(|m| *m != "pass").collect();
+        assert!(game["moves"].as_str().unwrap().ends_with(&played.concat()), "{game}");
+        assert!(!played.is_empty(), "the bots' moves, after the 3-move opening: {game}");
+        assert!(times.iter().all(|t| t["wall_ms"].as_f64().unwrap() >= 0.0));
+        assert!(times.iter().all(|t| t.get("cpu_ms").is_none_or(|c| c.as_f64().unwrap() >= 0.0)));
     }
     let by_number = |n: u64| lines.iter().find(|g| g["game"] == n).unwrap()["moves"].as_str().unwrap()[..6].to_owned();
     assert_eq!(by_number(1), by_number(2));
@@ -367,4 +375,23 @@ fn a_reader_that_goes_away_ends_the_event_quietly() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Two libraries whose bots give one name (a fake "Alpha-beta") are told apart by their file in
+/// `list`, in a match's output, its JSON and its GGF.
+#[test]
+fn two_libraries_with_one_name_are_told_apart_everywhere() {
+    let dir = workspace(&[]);
+    for tag in ["real", "fake"] {
+        let library = fixture_with("named", tag, &[("NAME", "\"Alpha-beta\"".to_owned())]);
+        std::fs::copy(&library, dir.path().join("plugins").join(library.file_name().unwrap())).unwrap();
+    }
+    let (real, fake) = ("Alpha-beta (libnamed-real.so)", "Alpha-beta (libnamed-fake.so)");
+    let list = stdout(&othello(dir.path(), &["list"]));
+    assert!(list.contains(real) && list.contains(fake), "{list}");
+    let args = ["match", "named-real", "named-fake", "--games", "2", "--json", "--out", "games.ggf"];
+    let lines = json_lines(&stdout(&othello(dir.path(), &args)));
+    assert_eq!((lines[0]["black"].as_str(), lines[0]["white"].as_str()), (Some(real), Some(fake)));
+    let games = othello_arena::ggf::read_file(&dir.path().join("games.ggf")).unwrap();
+    assert!(games.iter().all(|g| [real, fake].contains(&g.black.as_str()) && g.black != g.white));
 }

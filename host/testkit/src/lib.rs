@@ -44,9 +44,11 @@ pub const TEST_GRACE: Duration = Duration::from_millis(800);
 pub fn seat_options() -> SeatOptions {
     SeatOptions {
         grace: TEST_GRACE,
+        grace_percent: othello_arena::seat::DEFAULT_GRACE_PERCENT,
         memory_limit_mb: TEST_MEMORY_LIMIT_MB,
         load_timeout: TEST_LOAD_TIMEOUT,
         sandbox: SandboxMode::Auto,
+        ponder: false,
     }
 }
 

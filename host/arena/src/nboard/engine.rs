@@ -330,7 +330,12 @@ mod tests {
                 nodes: Some(42),
                 ..othello_sdk::SearchInfo::default()
             };
-            Ok(Reply { byte: self.answer.unwrap_or(first.to_byte()), elapsed: Duration::ZERO, info: Some(info) })
+            Ok(Reply {
+                byte: self.answer.unwrap_or(first.to_byte()),
+                elapsed: Duration::ZERO,
+                info: Some(info),
+                cpu: None,
+            })
         }
     }
 

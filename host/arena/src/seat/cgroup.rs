@@ -1,12 +1,31 @@
-//! A cgroup per runner, created by the host before the runner starts and removed after it ended:
-//! memory and process limits over the bot's whole process tree (shared memory and children
-//! included). cgroup v2 is used when its hierarchy has the controllers, else v1
-//! (`/sys/fs/cgroup/memory`, `/sys/fs/cgroup/pids`); where neither can be written (no root, no
-//! delegation), runners go without, and [`availability`] says why.
+//! A cgroup per runner, created by the host before the runner starts and removed after it ended.
+//!
+//! Three jobs, each done by whichever cgroup version this machine offers for it (detected at run
+//! time, reported by [`availability`] and [`freezer_availability`]):
+//! - **limits**: memory and process limits over the bot's whole process tree (shared memory and
+//!   children included): cgroup v2 when its hierarchy delegates the `memory` and `pids`
+//!   controllers, else v1 (`/sys/fs/cgroup/memory`, `/sys/fs/cgroup/pids`);
+//! - **freezer**: the bot's processes are frozen while its seat is not on move;
+//! - **CPU clock and kill**: the CPU time of the whole tree, and killing all of it at once.
+//!
+//! The freezer, the CPU clock and the kill need no controller in cgroup v2 (`cgroup.freeze`,
+//! `cpu.stat`, `cgroup.kill` are core files), so a writable v2 hierarchy is used for them even
+//! when the controllers are on v1 (a hybrid machine: v2 at `/sys/fs/cgroup/unified`). Without
+//! one, the v1 `freezer` and `cpuacct` controllers do it. Where nothing can be written (no root,
+//! no delegation), runners go without, and the reports say why.
+//!
+//! The runner's keeper must stay outside the freezer (it acts when the host dies): the runner
+//! joins the limits and clock cgroups before it executes, and its keeper moves the jailed
+//! processes into the freezer cgroup (in v2, a `bot` child of the runner's cgroup).
 
 use std::ffi::CString;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::idle_freezer::{Freezable, freeze_after_delay};
 use std::time::{Duration, Instant};
 
 /// Memory the runner itself and the loaded libraries may use on top of the bot's limit (the
@@ -16,38 +35,136 @@ const MEMORY_SLACK: u64 = 64 * 1024 * 1024;
 const MAX_PIDS: u64 = 300;
 /// How long the processes of an ended runner may take to die before the cgroup is removed.
 const REMOVE_WAIT: Duration = Duration::from_secs(2);
+/// Where cgroup v1 controllers are mounted, one folder each.
 const V1_ROOT: &str = "/sys/fs/cgroup";
-const V2_ROOT: &str = "/sys/fs/cgroup";
-const V2_UNIFIED: &str = "/sys/fs/cgroup/unified";
+/// Where a v2 hierarchy may be mounted: alone (a v2-only machine) or beside v1 (hybrid).
+const V2_ROOTS: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
+/// The v2 child cgroup of a runner that holds the bot's processes (frozen as one).
+const V2_BOT_FOLDER: &str = "bot";
+/// Prefix of every cgroup a host makes (with its pid, so leftovers of killed hosts are swept).
+const NAME_PREFIX: &str = "othello-runner-";
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// The cgroup of one runner: one folder per controller (v1) or one folder (v2).
+/// Which cgroup version does a job; the v2 interface is preferred where both exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Version {
+    V1,
+    V2,
+}
+
+impl Version {
+    fn number(self) -> u8 {
+        match self {
+            Version::V1 => 1,
+            Version::V2 => 2,
+        }
+    }
+}
+
+/// The freezer of the bot's processes: its control file, kept open (a write per move).
+#[derive(Debug)]
+struct Freezer {
+    folder: PathBuf,
+    version: Version,
+    control: File,
+    state: Mutex<FreezerState>,
+}
+
+#[derive(Debug, Default)]
+struct FreezerState {
+    /// What was last written, so a seat that stays frozen (or thawed) costs nothing.
+    frozen: Option<bool>,
+    /// Moves on with every thaw: a freeze scheduled before it is void.
+    generation: u64,
+}
+
+impl Freezer {
+    fn new(folder: PathBuf, version: Version, control: File) -> Arc<Freezer> {
+        Arc::new(Freezer { folder, version, control, state: Mutex::new(FreezerState::default()) })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, FreezerState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes the state under the lock (so a thaw and a late freeze never cross).
+    fn write(&self, state: &mut FreezerState, frozen: bool) {
+        if state.frozen == Some(frozen) {
+            return;
+        }
+        let value: &[u8] = match (self.version, frozen) {
+            (Version::V1, true) => b"FROZEN",
+            (Version::V1, false) => b"THAWED",
+            (Version::V2, true) => b"1",
+            (Version::V2, false) => b"0",
+        };
+        // Unknown after a failed write: the next call writes again.
+        let written = self.control.write_at(value, 0).is_ok_and(|n| n == value.len());
+        state.frozen = written.then_some(frozen);
+    }
+}
+
+impl Freezable for Freezer {
+    fn freeze_if_still(&self, generation: u64) {
+        let mut state = self.state();
+        if state.generation == generation {
+            self.write(&mut state, true);
+        }
+    }
+}
+
+/// The CPU time of the runner's whole tree: a counter file, kept open.
+#[derive(Debug)]
+struct CpuClock {
+    version: Version,
+    counter: File,
+}
+
+/// The cgroups of one runner.
 #[derive(Debug)]
 pub(crate) struct RunnerCgroup {
+    /// Every folder made, parents before children (removed in reverse).
     folders: Vec<PathBuf>,
-    /// The freezer cgroup (v1) of the bot's processes (the runner's keeper moves them in).
-    freezer: Option<PathBuf>,
-    version: u8,
-    /// `cgroup.procs` of each folder, for the child to join itself before exec.
+    /// The version that holds the memory and process limits, or why there are none (a plain
+    /// user on a v2-only desktop may still have the freezer, clock and kill of v2's core files).
+    limits: Result<Version, String>,
+    /// `cgroup.procs` of each folder the runner joins before exec.
     join: Vec<CString>,
+    freezer: Option<Arc<Freezer>>,
+    cpu: Option<CpuClock>,
+    /// The runner's v2 folder (its `cgroup.kill` ends the whole tree at once).
+    v2_folder: Option<PathBuf>,
 }
 
-/// Which cgroup version this machine offers to runners, or why none.
+/// Which cgroup version limits each runner's tree here, and what does the freezer and CPU clock.
 pub fn availability() -> Result<String, String> {
-    let probe = RunnerCgroup::create(1)?;
-    Ok(format!("cgroup v{}: memory and process limits over each runner's whole process tree", probe.version))
+    let probe = RunnerCgroup::create(1, None)?;
+    let version = probe.limits.clone()?;
+    let (cpu, kill) = (
+        probe
+            .cpu
+            .as_ref()
+            .map_or("no CPU clock".to_owned(), |c| format!("CPU time from cgroup v{}", c.version.number())),
+        if probe.v2_folder.is_some() { ", cgroup v2 kill" } else { "" },
+    );
+    Ok(format!(
+        "cgroup v{}: memory and process limits over each runner's whole process tree; {cpu}{kill}",
+        version.number()
+    ))
 }
 
-/// Whether the bots of idle seats can be frozen here (a v1 freezer hierarchy), or why not.
+/// Whether the bots of idle seats can be frozen here (and with which cgroup version), or why not.
 pub fn freezer_availability() -> Result<String, String> {
-    let probe = RunnerCgroup::create(1)?;
-    match probe.freezer() {
-        Some(_) => Ok("cgroup v1 freezer: a seat's processes are frozen while the opponent is on move".to_owned()),
-        None => Err(format!(
-            "no writable cgroup v1 freezer hierarchy (the cgroup v{} freezer is not supported yet)",
-            probe.version
+    let probe = RunnerCgroup::create(1, None)?;
+    match &probe.freezer {
+        Some(freezer) => Ok(format!(
+            "cgroup v{} freezer: a seat's processes are frozen while the opponent is on move",
+            freezer.version.number()
         )),
+        None => Err("no writable freezer: neither a cgroup v2 hierarchy nor a v1 freezer hierarchy can be written \
+                     here"
+            .to_owned()),
     }
 }
 
@@ -66,45 +183,81 @@ fn own_path(controller: &str) -> Option<String> {
     })
 }
 
+/// The folder of this process's own v2 cgroup, where a v2 hierarchy is mounted.
+fn v2_parent() -> Option<PathBuf> {
+    let own = own_path("")?;
+    V2_ROOTS
+        .iter()
+        .map(Path::new)
+        .find(|root| root.join("cgroup.controllers").exists())
+        .map(|root| root.join(own.trim_start_matches('/')))
+}
+
 impl RunnerCgroup {
-    /// Creates the cgroup(s) with the limits (`memory_limit_mb` 0: processes only).
-    pub(crate) fn create(memory_limit_mb: u64) -> Result<RunnerCgroup, String> {
-        let name = format!("othello-runner-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
-        let memory = (memory_limit_mb > 0).then(|| memory_limit_mb.saturating_mul(1024 * 1024) + MEMORY_SLACK);
-        match RunnerCgroup::create_v2(&name, memory) {
-            Ok(cgroup) => Ok(cgroup),
-            Err(v2) => RunnerCgroup::create_v1(&name, memory).map_err(|v1| format!("{v2}; {v1}")),
-        }
+    /// Creates the cgroup(s) with the limits (`memory_limit_mb` 0: processes only). `freezer`
+    /// forces the freezer's version (tests); `None` prefers v2.
+    pub(crate) fn create(memory_limit_mb: u64, freezer: Option<Version>) -> Result<RunnerCgroup, String> {
+        RunnerCgroup::create_with(memory_limit_mb, freezer, true)
     }
 
-    fn create_v2(name: &str, memory: Option<u64>) -> Result<RunnerCgroup, String> {
-        for root in [V2_ROOT, V2_UNIFIED] {
-            let Some(own) = own_path("") else { continue };
-            let parent = Path::new(root).join(own.trim_start_matches('/'));
-            let controllers = std::fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap_or_default();
-            if controllers.split_whitespace().any(|c| c == "memory")
-                && controllers.split_whitespace().any(|c| c == "pids")
-            {
-                let folder = parent.join(name);
-                let mut cgroup = RunnerCgroup { folders: Vec::new(), freezer: None, version: 2, join: Vec::new() };
-                cgroup.add(folder.clone())?;
-                if let Some(bytes) = memory {
-                    write(&folder.join("memory.max"), &bytes.to_string())?;
-                    let _ = write(&folder.join("memory.swap.max"), "0");
-                }
-                write(&folder.join("pids.max"), &MAX_PIDS.to_string())?;
-                return Ok(cgroup);
+    /// [`RunnerCgroup::create`]; without `limits`, as where no limits can be written (a plain user
+    /// on a v2-only desktop), for the tests.
+    fn create_with(memory_limit_mb: u64, freezer: Option<Version>, limits: bool) -> Result<RunnerCgroup, String> {
+        let name = format!("{NAME_PREFIX}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+        let memory = (memory_limit_mb > 0).then(|| memory_limit_mb.saturating_mul(1024 * 1024) + MEMORY_SLACK);
+        let mut cgroup = RunnerCgroup {
+            folders: Vec::new(),
+            limits: Ok(Version::V2),
+            join: Vec::new(),
+            freezer: None,
+            cpu: None,
+            v2_folder: None,
+        };
+        // A failure part-way drops `cgroup`, which removes what was made.
+        let limits_v2 = if limits { cgroup.limits_v2(&name, memory) } else { Err("not asked".to_owned()) };
+        if let Err(v2) = limits_v2 {
+            cgroup.limits = match limits {
+                true => cgroup.limits_v1(&name, memory).map(|()| Version::V1).map_err(|v1| format!("{v2}; {v1}")),
+                false => Err(v2),
+            };
+            // The core v2 interface (freezer, clock, kill) needs no controller: used when writable.
+            if let (Err(core), Err(limits)) = (cgroup.core_v2(&name), &cgroup.limits) {
+                return Err(format!("{limits}; {core}"));
             }
         }
-        Err("cgroup v2: no hierarchy here delegates the memory and pids controllers".to_owned())
+        if freezer != Some(Version::V1) && cgroup.v2_folder.is_some() {
+            cgroup.freezer_v2();
+        }
+        if cgroup.freezer.is_none() && freezer != Some(Version::V2) {
+            cgroup.freezer_v1(&name);
+        }
+        cgroup.cpu_clock(&name);
+        Ok(cgroup)
     }
 
-    fn create_v1(name: &str, memory: Option<u64>) -> Result<RunnerCgroup, String> {
-        let mut cgroup = RunnerCgroup { folders: Vec::new(), freezer: None, version: 1, join: Vec::new() };
+    /// v2 with the `memory` and `pids` controllers delegated: one folder does everything.
+    fn limits_v2(&mut self, name: &str, memory: Option<u64>) -> Result<(), String> {
+        let parent = v2_parent().ok_or("cgroup v2: no hierarchy mounted")?;
+        let controllers = std::fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap_or_default();
+        let has = |wanted: &str| controllers.split_whitespace().any(|c| c == wanted);
+        if !(has("memory") && has("pids")) {
+            return Err("cgroup v2: no hierarchy here delegates the memory and pids controllers".to_owned());
+        }
+        let folder = parent.join(name);
+        self.add(folder.clone(), true)?;
+        self.v2_folder = Some(folder.clone());
+        if let Some(bytes) = memory {
+            write(&folder.join("memory.max"), &bytes.to_string())?;
+            let _ = write(&folder.join("memory.swap.max"), "0");
+        }
+        write(&folder.join("pids.max"), &MAX_PIDS.to_string())
+    }
+
+    fn limits_v1(&mut self, name: &str, memory: Option<u64>) -> Result<(), String> {
         for controller in ["memory", "pids"] {
             let own = own_path(controller).ok_or_else(|| format!("cgroup v1: no {controller} controller"))?;
             let folder = Path::new(V1_ROOT).join(controller).join(own.trim_start_matches('/')).join(name);
-            cgroup.add(folder.clone())?;
+            self.add(folder.clone(), true)?;
             if controller == "memory" {
                 if let Some(bytes) = memory {
                     write(&folder.join("memory.limit_in_bytes"), &bytes.to_string())?;
@@ -114,53 +267,130 @@ impl RunnerCgroup {
                 write(&folder.join("pids.max"), &MAX_PIDS.to_string())?;
             }
         }
-        // The freezer is optional (the runner reports it missing): not joined before exec, as
-        // the keeper must stay outside it; it moves the bot's processes in itself.
-        if let Some(own) = own_path("freezer") {
-            let folder = Path::new(V1_ROOT).join("freezer").join(own.trim_start_matches('/')).join(name);
-            sweep_once(folder.parent().unwrap_or(&folder));
-            if std::fs::create_dir(&folder).is_ok() {
-                cgroup.freezer = Some(folder.clone());
-                // SAFETY: geteuid has no preconditions.
-                if unsafe { libc::geteuid() } == 0 {
-                    let id = othello_runner::sandbox::UNPRIVILEGED_ID;
-                    for file in ["cgroup.procs", "freezer.state"] {
-                        let _ = std::os::unix::fs::chown(folder.join(file), Some(id), Some(id));
-                    }
-                }
-            }
+        Ok(())
+    }
+
+    /// A v2 folder without controllers (the runner joins it): freezer, CPU clock and kill.
+    fn core_v2(&mut self, name: &str) -> Result<(), String> {
+        let folder = v2_parent().ok_or("cgroup v2: no hierarchy mounted")?.join(name);
+        self.add(folder.clone(), true)?;
+        self.v2_folder = Some(folder);
+        Ok(())
+    }
+
+    /// v2: the bot's processes go into a `bot` child of the runner's folder.
+    fn freezer_v2(&mut self) {
+        let Some(runner) = self.v2_folder.clone() else { return };
+        let folder = runner.join(V2_BOT_FOLDER);
+        if self.add(folder.clone(), false).is_err() {
+            return;
         }
-        Ok(cgroup)
+        // The keeper (no longer root) moves the init from the runner's folder into this one:
+        // v2 asks for write access to both `cgroup.procs` (the common ancestor's too).
+        give_to_runner(&[runner.join("cgroup.procs"), folder.join("cgroup.procs"), folder.join("cgroup.freeze")]);
+        if let Ok(control) = std::fs::OpenOptions::new().write(true).open(folder.join("cgroup.freeze")) {
+            self.freezer = Some(Freezer::new(folder, Version::V2, control));
+        }
+    }
+
+    /// v1: a folder in the `freezer` hierarchy, not joined before exec.
+    fn freezer_v1(&mut self, name: &str) {
+        let Some(own) = own_path("freezer") else { return };
+        let folder = Path::new(V1_ROOT).join("freezer").join(own.trim_start_matches('/')).join(name);
+        if self.add(folder.clone(), false).is_err() {
+            return;
+        }
+        give_to_runner(&[folder.join("cgroup.procs"), folder.join("freezer.state")]);
+        if let Ok(control) = std::fs::OpenOptions::new().write(true).open(folder.join("freezer.state")) {
+            self.freezer = Some(Freezer::new(folder, Version::V1, control));
+        }
+    }
+
+    /// v2's `cpu.stat` (core, no controller needed), else a v1 `cpuacct` folder.
+    fn cpu_clock(&mut self, name: &str) {
+        if let Some(folder) = &self.v2_folder
+            && let Ok(counter) = File::open(folder.join("cpu.stat"))
+        {
+            self.cpu = Some(CpuClock { version: Version::V2, counter });
+            return;
+        }
+        let Some(own) = own_path("cpuacct") else { return };
+        // `cpu,cpuacct` is one hierarchy on many machines, `cpuacct` alone on others.
+        let Some(root) = ["cpuacct", "cpu,cpuacct"].iter().map(|c| Path::new(V1_ROOT).join(c)).find(|p| p.exists())
+        else {
+            return;
+        };
+        let folder = root.join(own.trim_start_matches('/')).join(name);
+        if self.add(folder.clone(), true).is_ok()
+            && let Ok(counter) = File::open(folder.join("cpuacct.usage"))
+        {
+            self.cpu = Some(CpuClock { version: Version::V1, counter });
+        }
     }
 
     /// The freezer folder to give the runner (`--freezer`).
     pub(crate) fn freezer(&self) -> Option<&Path> {
-        self.freezer.as_deref()
+        self.freezer.as_ref().map(|f| f.folder.as_path())
     }
 
     /// Freezes or thaws the bot's processes (the keeper is outside the freezer). Returns at once;
     /// a freeze completes as the processes reach a safe point.
     pub(crate) fn set_frozen(&self, frozen: bool) {
-        if let Some(folder) = &self.freezer {
-            let _ = std::fs::write(folder.join("freezer.state"), if frozen { "FROZEN" } else { "THAWED" });
+        let Some(freezer) = &self.freezer else { return };
+        let mut state = freezer.state();
+        state.generation += 1;
+        freezer.write(&mut state, frozen);
+    }
+
+    /// Freezes the bot's processes a moment from now ([`FREEZE_DELAY`](super::idle_freezer::FREEZE_DELAY)),
+    /// unless they are thawed before: a seat asked to move again at once is never frozen.
+    pub(crate) fn freeze_soon(&self) {
+        let Some(freezer) = &self.freezer else { return };
+        let generation = freezer.state().generation;
+        let target: Arc<dyn Freezable> = freezer.clone();
+        if !freeze_after_delay(&target, generation) {
+            self.set_frozen(true);
         }
     }
 
-    fn add(&mut self, folder: PathBuf) -> Result<(), String> {
+    /// CPU time used so far by the runner's whole tree (`None` without a clock).
+    pub(crate) fn cpu_time(&self) -> Option<Duration> {
+        let clock = self.cpu.as_ref()?;
+        let mut text = [0u8; 512];
+        let read = clock.counter.read_at(&mut text, 0).ok()?;
+        let text = std::str::from_utf8(&text[..read]).ok()?;
+        match clock.version {
+            Version::V1 => text.trim().parse().ok().map(Duration::from_nanos),
+            Version::V2 => text
+                .lines()
+                .find_map(|l| l.strip_prefix("usage_usec "))
+                .and_then(|us| us.trim().parse().ok())
+                .map(Duration::from_micros),
+        }
+    }
+
+    fn add(&mut self, folder: PathBuf, joined: bool) -> Result<(), String> {
         if let Some(parent) = folder.parent() {
             sweep_once(parent);
         }
-        std::fs::create_dir(&folder)
-            .map_err(|e| format!("cgroup v{}: cannot create {}: {e}", self.version, folder.display()))?;
+        std::fs::create_dir(&folder).map_err(|e| format!("cgroup: cannot create {}: {e}", folder.display()))?;
         self.folders.push(folder.clone());
-        let procs = CString::new(folder.join("cgroup.procs").into_os_string().into_encoded_bytes())
-            .map_err(|_| "a cgroup path with a NUL byte".to_owned())?;
-        self.join.push(procs);
+        if joined {
+            let procs = CString::new(folder.join("cgroup.procs").into_os_string().into_encoded_bytes())
+                .map_err(|_| "a cgroup path with a NUL byte".to_owned())?;
+            self.join.push(procs);
+        }
         Ok(())
     }
 
-    pub(crate) fn version(&self) -> u8 {
-        self.version
+    /// The cgroup version of the memory and process limits (`None`: the cgroup has none).
+    pub(crate) fn limits_version(&self) -> Option<u8> {
+        self.limits.as_ref().ok().map(|v| v.number())
+    }
+
+    /// Why the cgroup has no memory and process limits (`None` when it has them).
+    pub(crate) fn limits_missing(&self) -> Option<&str> {
+        self.limits.as_ref().err().map(String::as_str)
     }
 
     /// What moves the calling process into the cgroup, for `pre_exec`.
@@ -174,7 +404,8 @@ impl RunnerCgroup {
         let read = |file: &str| {
             self.folders.iter().find_map(|folder| std::fs::read_to_string(folder.join(file)).ok()).unwrap_or_default()
         };
-        if self.version == 1 {
+        let Ok(version) = self.limits else { return false };
+        if version == Version::V1 {
             // `oom_kill N` (Linux 4.13+) counts only kills; the failure count also counts page
             // cache reclaimed at the limit, so it is the fallback only.
             let control = read("memory.oom_control");
@@ -190,11 +421,30 @@ impl RunnerCgroup {
         }
     }
 
+    /// Kills every process of the tree: at once through v2's `cgroup.kill` (Linux 5.14+, frozen
+    /// processes too), else one by one. True when `cgroup.kill` did it.
+    pub(crate) fn kill_all(&self) -> bool {
+        // Processes frozen by v1 do not die: thaw first (v2's frozen ones do).
+        if self.freezer.as_ref().is_some_and(|f| f.version == Version::V1) {
+            self.set_frozen(false);
+        }
+        if let Some(folder) = &self.v2_folder
+            && std::fs::write(folder.join("cgroup.kill"), "1").is_ok()
+        {
+            return true;
+        }
+        for pid in self.members() {
+            // SAFETY: kill has no memory preconditions; the pids are read from this runner's own
+            // cgroup, which only its processes can be in.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        false
+    }
+
     /// Every process still in the cgroup.
     fn members(&self) -> Vec<libc::pid_t> {
         self.folders
             .iter()
-            .chain(self.freezer.as_ref())
             .filter_map(|folder| std::fs::read_to_string(folder.join("cgroup.procs")).ok())
             .flat_map(|text| text.lines().filter_map(|l| l.trim().parse().ok()).collect::<Vec<_>>())
             .collect()
@@ -205,24 +455,29 @@ impl Drop for RunnerCgroup {
     /// Kills whatever is left in it and removes it (the runner itself was killed and reaped).
     fn drop(&mut self) {
         let deadline = Instant::now() + REMOVE_WAIT;
-        // Frozen processes do not die (v1): thaw first.
         self.set_frozen(false);
-        let freezer = self.freezer.take();
-        for folder in self.folders.iter().rev().chain(freezer.as_ref()) {
+        for folder in self.folders.clone().iter().rev() {
             loop {
                 if std::fs::remove_dir(folder).is_ok() || !folder.exists() {
                     break;
                 }
-                for pid in self.members() {
-                    // SAFETY: kill has no memory preconditions; the pids are read from this
-                    // runner's own cgroup, which only its processes can be in.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                }
+                self.kill_all();
                 if Instant::now() > deadline {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
+        }
+    }
+}
+
+/// Root hands the files the runner's keeper writes to the unprivileged user it becomes.
+fn give_to_runner(files: &[PathBuf]) {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let id = othello_runner::sandbox::UNPRIVILEGED_ID;
+        for file in files {
+            let _ = std::os::unix::fs::chown(file, Some(id), Some(id));
         }
     }
 }
@@ -248,16 +503,121 @@ fn join_self(join: &[CString]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Removes, once per folder and host process, the empty cgroups left by killed hosts.
+/// Removes, once per folder and host process, the empty cgroups left by killed hosts (their
+/// `bot` children first).
 fn sweep_once(parent: &Path) {
     static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
     let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
     if !swept.iter().any(|p| p == parent) {
         swept.push(parent.to_path_buf());
-        super::sandbox::sweep_stale(parent, "othello-runner-", |p| std::fs::remove_dir(p));
+        super::sandbox::sweep_stale(parent, NAME_PREFIX, |p| {
+            let _ = std::fs::remove_dir(p.join(V2_BOT_FOLDER));
+            std::fs::remove_dir(p)
+        });
     }
 }
 
 fn write(path: &Path, value: &str) -> Result<(), String> {
     std::fs::write(path, value).map_err(|e| format!("cannot write {value} to {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The freezer, the CPU clock and the kill of each cgroup version this machine offers, on a
+    //! spinning process (each test says so and passes where its version cannot be written).
+
+    use super::*;
+    use std::process::{Child, Command};
+
+    /// A generous guard for things that happen at once, never a pause.
+    const GUARD: Duration = Duration::from_secs(10);
+
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let started = Instant::now();
+        while !done() {
+            assert!(started.elapsed() < GUARD, "{what} did not happen within {GUARD:?}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// A shell spinning forever, joined to the cgroup's limits and clock, and moved into its
+    /// freezer as the runner's keeper would.
+    fn spinner(cgroup: &RunnerCgroup) -> Child {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new("sh");
+        command.args(["-c", "while :; do :; done"]);
+        // SAFETY: the joiner only makes async-signal-safe calls (see `join_self`).
+        unsafe { command.pre_exec(cgroup.joiner()) };
+        let child = command.spawn().expect("sh starts");
+        if let Some(folder) = cgroup.freezer() {
+            std::fs::write(folder.join("cgroup.procs"), child.id().to_string()).expect("joins the freezer");
+        }
+        child
+    }
+
+    fn is_frozen(cgroup: &RunnerCgroup) -> bool {
+        let freezer = cgroup.freezer.as_ref().unwrap();
+        match freezer.version {
+            Version::V1 => std::fs::read_to_string(freezer.folder.join("freezer.state")).unwrap().trim() == "FROZEN",
+            Version::V2 => std::fs::read_to_string(freezer.folder.join("cgroup.events")).unwrap().contains("frozen 1"),
+        }
+    }
+
+    /// The process's own CPU time (utime + stime, in clock ticks) from /proc.
+    fn ticks(pid: u32) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    }
+
+    fn freeze_count_and_kill(version: Version, limits: bool) {
+        let cgroup = match RunnerCgroup::create_with(64, Some(version), limits) {
+            Ok(cgroup) if cgroup.freezer.as_ref().is_some_and(|f| f.version == version) => cgroup,
+            other => {
+                eprintln!("not tested: no writable cgroup {version:?} freezer here ({:?})", other.err());
+                return;
+            }
+        };
+        let mut child = spinner(&cgroup);
+        let pid = child.id();
+        if cgroup.cpu.is_some() {
+            wait_for("the clock counting the spinner's CPU time", || {
+                cgroup.cpu_time().is_some_and(|t| t >= Duration::from_millis(20))
+            });
+        }
+        cgroup.set_frozen(true);
+        wait_for("the spinner being frozen", || is_frozen(&cgroup));
+        let (frozen_ticks, frozen_clock) = (ticks(pid), cgroup.cpu_time());
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(ticks(pid), frozen_ticks, "a frozen process ran");
+        assert_eq!(cgroup.cpu_time(), frozen_clock, "the clock of a frozen tree moved");
+        cgroup.set_frozen(false);
+        wait_for("the spinner running again", || ticks(pid) > frozen_ticks);
+        cgroup.set_frozen(true);
+        wait_for("the spinner being frozen again", || is_frozen(&cgroup));
+        // Killing the frozen tree works (v2 at once, v1 after a thaw).
+        assert_eq!(cgroup.kill_all(), cgroup.v2_folder.is_some());
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{status:?}");
+        let folders = cgroup.folders.clone();
+        drop(cgroup);
+        assert!(folders.iter().all(|f| !f.exists()), "the cgroups were removed");
+    }
+
+    #[test]
+    fn the_v2_freezer_freezes_counts_and_kills_the_tree() {
+        freeze_count_and_kill(Version::V2, true);
+    }
+
+    /// A plain user on a v2-only desktop: no limits can be written, but v2's core files freeze,
+    /// count and kill all the same.
+    #[test]
+    fn without_limits_the_v2_core_still_freezes_counts_and_kills() {
+        freeze_count_and_kill(Version::V2, false);
+    }
+
+    #[test]
+    fn the_v1_freezer_freezes_counts_and_kills_the_tree() {
+        freeze_count_and_kill(Version::V1, true);
+    }
 }

@@ -15,7 +15,7 @@ use othello_sdk::loader::BotLibrary;
 use super::analysis::{Analysis, AnalysisError, validate};
 use super::failure::{Failure, Termination, move_error_failure, overran};
 use super::player::{Reply, Seat};
-use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
+use super::spec::{SeatOptions, SeatSpec, library_stem, sanitize_bot_name};
 
 /// Copies made by this process so far (makes each copy's name unique).
 static COPIES: AtomicU64 = AtomicU64::new(0);
@@ -28,7 +28,7 @@ pub struct InProcessSeat {
     /// The library has the optional analysis export.
     analysis: bool,
     level: Option<u32>,
-    grace: Duration,
+    options: SeatOptions,
 }
 
 impl InProcessSeat {
@@ -42,7 +42,7 @@ impl InProcessSeat {
             levels: features.levels,
             analysis: features.analysis,
             level: spec.level,
-            grace: spec.options.grace,
+            options: spec.options,
         })
     }
 }
@@ -96,15 +96,19 @@ impl Seat for InProcessSeat {
         let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
         let board = OthelloBoard::new(position, limit_ms);
         let started = Instant::now();
+        let cpu_before = thread_cpu_time();
         let byte = self.bot.think(&board);
         let elapsed = started.elapsed();
+        // The calling thread's clock: threads the bot starts itself are not counted.
+        let cpu = thread_cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
         if byte == OTHELLO_MOVE_ERROR {
             return Err(move_error_failure(self.bot.last_error()));
         }
-        if let Some(failure) = overran(elapsed, time_limit, self.grace) {
+        let grace = time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t));
+        if let Some(failure) = overran(elapsed, time_limit, grace) {
             return Err(failure);
         }
-        Ok(Reply { byte, elapsed, info: self.bot.search_info() })
+        Ok(Reply { byte, elapsed, info: self.bot.search_info(), cpu })
     }
 
     fn analyzes(&self) -> bool {
@@ -120,7 +124,8 @@ impl Seat for InProcessSeat {
         if raw.returned == OTHELLO_ANALYZE_ERROR {
             return Err(AnalysisError::Refused(analysis_error_reason(self.bot.last_error())));
         }
-        if let Some(failure) = overran(elapsed, time_limit, self.grace) {
+        let grace = time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t));
+        if let Some(failure) = overran(elapsed, time_limit, grace) {
             return Err(AnalysisError::Failed(failure));
         }
         let (values, rejected) = validate(position, raw.returned, &raw.values);
@@ -131,4 +136,21 @@ impl Seat for InProcessSeat {
 /// The bot's reason for a failed analysis, or a note that it gave none.
 pub(crate) fn analysis_error_reason(last_error: Option<String>) -> String {
     last_error.unwrap_or_else(|| "othello_analyze returned OTHELLO_ANALYZE_ERROR without saying why".to_owned())
+}
+
+/// CPU time of the calling thread so far.
+#[cfg(unix)]
+fn thread_cpu_time() -> Option<Duration> {
+    // SAFETY: an all-zero timespec is a valid value to be overwritten.
+    let mut now: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) } != 0 {
+        return None;
+    }
+    Some(Duration::new(now.tv_sec.max(0) as u64, now.tv_nsec.clamp(0, 999_999_999) as u32))
+}
+
+#[cfg(not(unix))]
+fn thread_cpu_time() -> Option<Duration> {
+    None
 }

@@ -201,12 +201,13 @@ impl Seat for NboardSeat {
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
         // NBoard never asks an engine to pass: the host answers forced passes itself.
         if position.must_pass() {
-            return Ok(Reply { byte: Move::PASS_BYTE, elapsed: Duration::ZERO, info: None });
+            return Ok(Reply { byte: Move::PASS_BYTE, elapsed: Duration::ZERO, info: None, cpu: None });
         }
         let Some(engine) = self.engine.as_mut() else {
             return Err(Failure::new(Termination::Crash, "the engine is gone (a new game was not started)"));
         };
-        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.options.grace);
+        let grace = time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t));
+        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + grace);
         let started = Instant::now();
         let commands = match self.engine_position.and_then(|from| moves_between(from, *position)) {
             Some(moves) => moves.into_iter().map(|mv| format!("move {}", format_move(mv))).collect(),
@@ -224,14 +225,14 @@ impl Seat for NboardSeat {
                 // `move` with the opponent's; an illegal reply ends the game anyway.
                 self.engine_position = Some(*position);
                 let info = (info != SearchInfo::default()).then_some(info);
-                Ok(Reply { byte: mv.to_byte(), elapsed, info })
+                Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu: None })
             }
             Err(failure) if failure.termination == Termination::Timeout => {
                 let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
                 let detail = format!(
                     "no move within {} ms ({limit} + grace {} ms); the engine was stopped",
                     allowed.as_millis(),
-                    self.options.grace.as_millis()
+                    grace.as_millis()
                 );
                 Err(self.fail(Failure { detail, ..failure }))
             }

@@ -16,6 +16,9 @@ pub struct Reply {
     pub elapsed: Duration,
     /// The bot's report on its search, if it gives one.
     pub info: Option<SearchInfo>,
+    /// CPU time the bot's whole process tree used for this move, where the seat can measure it
+    /// (an isolated seat's cgroup; an in-process seat's thread clock).
+    pub cpu: Option<Duration>,
 }
 
 /// A player: something that is asked for a move on each of its turns.

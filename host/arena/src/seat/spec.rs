@@ -24,8 +24,12 @@ pub enum Isolation {
     InProcess,
 }
 
-/// Default grace margin over the time limit.
-pub const DEFAULT_GRACE: Duration = Duration::from_millis(500);
+/// Default smallest grace margin over the time limit (covers process start-up and scheduling of
+/// short limits).
+pub const DEFAULT_GRACE: Duration = Duration::from_millis(20);
+/// Default grace margin as a share of the time limit, in percent: with [`DEFAULT_GRACE`], a bot
+/// told 200 ms loses on time after 220 ms, one told 10 s after 11 s.
+pub const DEFAULT_GRACE_PERCENT: u32 = 10;
 /// Default memory limit of a bot's process, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
 /// Default time a library gets to load and answer `init`.
@@ -35,24 +39,40 @@ pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// event's, given with each `think`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SeatOptions {
-    /// How long past the time limit a bot may take before it loses on time (covers process and
-    /// scheduling overhead).
+    /// The smallest margin past the time limit a bot may take before it loses on time (covers
+    /// process and scheduling overhead); see [`SeatOptions::grace_for`].
     pub grace: Duration,
+    /// The margin as a share of the time limit, in percent (0: always [`SeatOptions::grace`]).
+    pub grace_percent: u32,
     /// Memory limit of the bot's process in MiB (0 = none); isolated seats only.
     pub memory_limit_mb: u64,
     /// Time a library gets to load, and `init` to return; isolated seats only.
     pub load_timeout: Duration,
     /// The runner's sandbox; isolated seats only (an in-process bot runs with the host's rights).
     pub sandbox: SandboxMode,
+    /// Let a bot compute while its opponent is on move (pondering). Off by default: the
+    /// processes of a seat not on move are frozen where the machine has a freezer (isolated
+    /// seats in the sandbox only).
+    pub ponder: bool,
+}
+
+impl SeatOptions {
+    /// How long past `time_limit` a bot may take before it loses on time: the larger of
+    /// [`SeatOptions::grace`] and [`SeatOptions::grace_percent`] of the limit.
+    pub fn grace_for(&self, time_limit: Duration) -> Duration {
+        self.grace.max(time_limit * self.grace_percent / 100)
+    }
 }
 
 impl Default for SeatOptions {
     fn default() -> SeatOptions {
         SeatOptions {
             grace: DEFAULT_GRACE,
+            grace_percent: DEFAULT_GRACE_PERCENT,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
             load_timeout: DEFAULT_LOAD_TIMEOUT,
             sandbox: SandboxMode::Auto,
+            ponder: false,
         }
     }
 }
@@ -160,6 +180,17 @@ pub fn sanitize_bot_name(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_grace_is_a_share_of_the_limit_with_a_floor() {
+        let options = SeatOptions::default();
+        assert_eq!(options.grace_for(Duration::from_millis(50)), Duration::from_millis(20));
+        assert_eq!(options.grace_for(Duration::from_millis(200)), Duration::from_millis(20));
+        assert_eq!(options.grace_for(Duration::from_millis(1000)), Duration::from_millis(100));
+        assert_eq!(options.grace_for(Duration::from_secs(10)), Duration::from_secs(1));
+        let fixed = SeatOptions { grace: Duration::from_millis(500), grace_percent: 0, ..options };
+        assert_eq!(fixed.grace_for(Duration::from_secs(60)), Duration::from_millis(500));
+    }
 
     #[test]
     fn bot_names_are_made_safe() {

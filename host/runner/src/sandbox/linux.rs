@@ -47,8 +47,8 @@ const EXIT_UNKNOWN: i32 = 70;
 /// Call it while the process is single-threaded (user namespaces require it).
 /// `scratch` is removed by the keeper once the jailed processes ended (the host removes it too;
 /// the keeper does it even when the host was killed).
-/// `freezer` is the freezer cgroup (v1) the host made for the jailed processes: the keeper moves
-/// the init into it (the keeper itself stays outside, so that it can always act).
+/// `freezer` is the freezer cgroup (v1 or v2) the host made for the bot's processes: the bot
+/// process joins it (the keeper and the init stay outside, so that the keeper can always act).
 pub fn enter(
     mode: Mode,
     library: Option<&Path>,
@@ -136,44 +136,14 @@ fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
 /// The bot does not run as PID 1 because the kernel protects a namespace's init from signals
 /// sent inside it: an `abort()` of the bot must still end it with SIGABRT.
 fn fork_jailed(report: &mut Report, scratch: Option<&Path>, freezer: Option<&Path>) -> Result<(), String> {
-    use std::io::{Read, Write};
     let (status_read, status_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
-    // The keeper tells the init whether it joined the freezer cgroup before the init goes on.
-    let (go_read, go_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
     match fork_guarded()? {
         Some(init) => {
             drop(status_write);
-            drop(go_read);
-            let joined = freezer.and_then(|folder| {
-                std::fs::write(folder.join("cgroup.procs"), init.to_string())
-                    .map_err(|e| format!("cannot join the freezer cgroup {}: {e}", folder.display()))
-                    .err()
-            });
-            let frozen_by = match (freezer, &joined) {
-                (Some(folder), None) => Some(folder),
-                _ => None,
-            };
-            let message = match (freezer, joined) {
-                (Some(_), None) => String::new(),
-                (None, _) => "the host gave this runner no freezer cgroup".to_owned(),
-                (Some(_), Some(why)) => why,
-            };
-            let _ = (&go_write).write_all(message.as_bytes());
-            drop(go_write);
-            keep(init, status_read, scratch, frozen_by)
+            keep(init, status_read, scratch, freezer)
         }
         None => {
             drop(status_read);
-            drop(go_write);
-            let mut message = String::new();
-            let _ = (&go_read).read_to_string(&mut message);
-            drop(go_read);
-            let frozen = if message.is_empty() {
-                Ok("the host freezes the whole tree while the opponent is on move".to_owned())
-            } else {
-                Err(message)
-            };
-            report.record(layer::FREEZER, frozen);
             report.record(
                 layer::PARENT_DEATH_SIGNAL,
                 Ok::<_, String>("killed (with all it started) when the runner's keeper dies".to_owned()),
@@ -192,11 +162,22 @@ fn fork_jailed(report: &mut Report, scratch: Option<&Path>, freezer: Option<&Pat
                 Some(bot) => init(bot, status_write),
                 None => {
                     drop(status_write);
+                    report.record(layer::FREEZER, join_freezer(freezer));
                     Ok(())
                 }
             }
         }
     }
+}
+
+/// The bot process moves itself into the freezer cgroup the host made, before any bot code runs
+/// (all it starts inherits it). The keeper and the init stay outside: the keeper must act when
+/// the host dies, and a frozen init would be woken twice per move for nothing.
+fn join_freezer(freezer: Option<&Path>) -> Result<String, String> {
+    let folder = freezer.ok_or("the host gave this runner no freezer cgroup")?;
+    std::fs::write(folder.join("cgroup.procs"), "0")
+        .map_err(|e| format!("cannot join the freezer cgroup {}: {e}", folder.display()))?;
+    Ok("the host freezes the bot's whole tree while the opponent is on move".to_owned())
 }
 
 /// Forks; the child is killed when its parent dies (checked once armed). Returns the child's id
@@ -572,8 +553,36 @@ fn seccomp() -> Result<String, String> {
     )
     .map_err(error)?;
     let program: BpfProgram = filter.try_into().map_err(error)?;
-    seccompiler::apply_filter(&program).map_err(|e| format!("seccomp: {e}"))?;
-    Ok("ptrace, process_vm_*, kcmp, mount, namespaces, keyrings, bpf, perf and io_uring denied; only \
-        Unix sockets; prlimit only of itself"
-        .to_owned())
+    let speculation = install_filter(&program)?;
+    Ok(format!(
+        "ptrace, process_vm_*, kcmp, mount, namespaces, keyrings, bpf, perf and io_uring denied; only \
+         Unix sockets; prlimit only of itself{speculation}"
+    ))
+}
+
+/// Installs the filter with `SECCOMP_FILTER_FLAG_SPEC_ALLOW` (Linux 4.17+), as container runtimes
+/// do: by default a seccomp filter also forces the speculative-execution mitigations (SSBD, and
+/// STIBP where `spectre_v2_user` is `seccomp`) on the process, which protect the bot's own secrets
+/// from other processes, not anything of the host, and cost on every context switch (two per
+/// move). Older kernels get the filter without the flag. seccompiler has no call taking flags.
+fn install_filter(program: &BpfProgram) -> Result<&'static str, String> {
+    #[repr(C)]
+    struct SockFprog {
+        len: libc::c_ushort,
+        filter: *const seccompiler::sock_filter,
+    }
+    let len = libc::c_ushort::try_from(program.len()).map_err(|_| "seccomp: the filter is too long".to_owned())?;
+    let fprog = SockFprog { len, filter: program.as_ptr() };
+    let install = |flags: libc::c_ulong| {
+        // SAFETY: the kernel copies the program from a valid sock_fprog pointing at `program`,
+        // which outlives the call; no-new-privs is set (lock_down does it first).
+        unsafe { libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &fprog as *const SockFprog) }
+    };
+    if install(libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW) == 0 {
+        return Ok("");
+    }
+    if install(0) == 0 {
+        return Ok(" (this kernel forces the speculation mitigations on it)");
+    }
+    Err(format!("seccomp: installing the filter failed: {}", std::io::Error::last_os_error()))
 }

@@ -108,10 +108,14 @@ impl IsolatedSeat {
         let budget = self.memory_budget();
         let runner = self.runner.as_mut().expect("a runner is running");
         let deadline = Instant::now() + self.spec.options.load_timeout;
+        // The request waits in the pipe while the bot is thawed: it wakes once, to read it.
+        let sent = runner.send(&Request::NewGame { level: self.spec.level });
         runner.set_frozen(false);
-        let answer = runner.send(&Request::NewGame { level: self.spec.level }).and_then(|()| runner.receive(deadline));
+        let answer = sent.and_then(|()| runner.receive(deadline));
         if answer.is_ok() {
-            runner.set_frozen(true);
+            runner.freeze_soon();
+            // The first move's CPU time counts from here, not from the library's loading.
+            runner.cpu_since_last();
         }
         let result = match answer {
             Ok(Response::Started { name: Some(name), .. }) => {
@@ -179,19 +183,29 @@ impl Seat for IsolatedSeat {
         };
         let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
         let board = OthelloBoard::new(position, limit_ms);
-        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.options.grace);
-        // The seat's processes run only while it is on move (a freezer, where the machine has one).
-        runner.set_frozen(false);
+        let grace = time_limit.map_or(Duration::ZERO, |t| self.spec.options.grace_for(t));
+        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + grace);
+        // The seat's processes run only while it is on move (a freezer, where the machine has
+        // one). The request is written first, so the thawed bot wakes once, to read it.
         let started = Instant::now();
-        let answer = runner.send(&Request::Think { board }).and_then(|()| runner.receive(started + allowed));
+        let sent = runner.send(&Request::Think { board });
+        runner.set_frozen(false);
+        let answer = sent.and_then(|()| runner.receive(started + allowed));
         let elapsed = started.elapsed();
         if answer.is_ok() {
-            runner.set_frozen(true);
+            // With a clock the opponent's time is at stake: frozen at once. Without one, a
+            // moment later (a fast game then never pays for the freezer).
+            if time_limit.is_some() {
+                runner.set_frozen(true);
+            } else {
+                runner.freeze_soon();
+            }
         }
+        let cpu = runner.cpu_since_last();
         let failure = match answer {
             Ok(Response::Moved { byte, info, error }) => {
                 if byte != OTHELLO_MOVE_ERROR {
-                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from) });
+                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu });
                 }
                 move_error_failure(error)
             }
@@ -203,7 +217,7 @@ impl Seat for IsolatedSeat {
                     format!(
                         "no move within {} ms ({limit} + grace {} ms); the bot was stopped",
                         allowed.as_millis(),
-                        self.spec.options.grace.as_millis()
+                        grace.as_millis()
                     ),
                 )
             }
@@ -278,7 +292,7 @@ fn start_runner(
     let deadline = Instant::now() + options.load_timeout;
     let failure = match runner.receive(deadline) {
         Ok(Response::Loaded { abi_version, levels, search_info, last_error, memory_after_load, analysis }) => {
-            runner.set_frozen(true);
+            runner.freeze_soon();
             return Ok((runner, Loaded { abi_version, levels, search_info, last_error, analysis, memory_after_load }));
         }
         Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),

@@ -56,6 +56,10 @@ pub struct Runner {
     exit: Option<Exit>,
     /// Ends every wait for the child when stopped.
     stop: Option<StopHandle>,
+    /// Freeze the bot while its seat is not on move (not when pondering is allowed).
+    freeze: bool,
+    /// The tree's CPU time when last read (each move is charged what was used since).
+    cpu_mark: Option<Duration>,
     /// The sandboxed bot's private folder; removed after the runner (declared after `child`, so
     /// dropped after the runner is killed and reaped in `drop`).
     _scratch: Option<ScratchDir>,
@@ -83,23 +87,35 @@ impl Runner {
             .arg("--sandbox")
             .arg(options.sandbox.as_str());
         if let Some(scratch) = &scratch {
-            command_line.arg("--scratch").arg(scratch.path());
+            // Its working folder from the start: a relative path never lands in the host's.
+            command_line.arg("--scratch").arg(scratch.path()).current_dir(scratch.path());
         }
         #[cfg(target_os = "linux")]
         let cgroup = match options.sandbox {
             SandboxMode::Off => None,
-            SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb).ok(),
-            SandboxMode::Strict => Some(RunnerCgroup::create(options.memory_limit_mb).map_err(|why| {
-                std::io::Error::other(format!(
-                    "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
-                ))
-            })?),
+            SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
+            SandboxMode::Strict => {
+                let cgroup = RunnerCgroup::create(options.memory_limit_mb, None);
+                let missing = match &cgroup {
+                    Ok(cgroup) => cgroup.limits_missing().map(str::to_owned),
+                    Err(why) => Some(why.clone()),
+                };
+                if let Some(why) = missing {
+                    return Err(std::io::Error::other(format!(
+                        "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
+                    )));
+                }
+                cgroup.ok()
+            }
         };
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &cgroup {
             use std::os::unix::process::CommandExt;
-            command_line.arg("--cgroup").arg(format!("v{}", cgroup.version()));
-            if let Some(freezer) = cgroup.freezer() {
+            if let Some(version) = cgroup.limits_version() {
+                command_line.arg("--cgroup").arg(format!("v{version}"));
+            }
+            // With --ponder the bot's processes stay where the runner is, never frozen.
+            if let Some(freezer) = cgroup.freezer().filter(|_| !options.ponder) {
                 command_line.arg("--freezer").arg(freezer);
             }
             let join = cgroup.joiner();
@@ -121,6 +137,8 @@ impl Runner {
             stderr,
             exit: None,
             stop,
+            freeze: !options.ponder,
+            cpu_mark: None,
             _scratch: scratch,
             #[cfg(target_os = "linux")]
             cgroup,
@@ -187,7 +205,7 @@ impl Runner {
         if let Some(exit) = self.exit {
             return exit;
         }
-        // Frozen processes do not die (cgroup v1): thaw first.
+        // Processes frozen by cgroup v1 do not die: thaw first.
         self.set_frozen(false);
         // SAFETY: the child is not reaped yet, so its pid is still ours.
         unsafe { libc::kill(self.pid(), libc::SIGKILL) };
@@ -210,10 +228,35 @@ impl Runner {
     /// uses no CPU.
     pub fn set_frozen(&self, frozen: bool) {
         #[cfg(target_os = "linux")]
-        if let Some(cgroup) = &self.cgroup {
+        if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze || !frozen) {
             cgroup.set_frozen(frozen);
         }
         let _ = frozen;
+    }
+
+    /// CPU time used by the runner's whole process tree since the last call (the first call
+    /// starts the count and returns `None`), from its cgroup; `None` without one (sandbox off, or
+    /// no writable CPU clock here). One read of the clock per move: what a bot uses while idle
+    /// (pondering) is charged to its next move.
+    pub fn cpu_since_last(&mut self) -> Option<Duration> {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            let now = cgroup.cpu_time();
+            let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
+            self.cpu_mark = now;
+            return since;
+        }
+        None
+    }
+
+    /// Freezes the bot's processes a moment from now unless the seat is asked to move again
+    /// first (see [`FREEZE_DELAY`](crate::seat::FREEZE_DELAY)); nothing without a freezer or with
+    /// pondering allowed.
+    pub fn freeze_soon(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze) {
+            cgroup.freeze_soon();
+        }
     }
 
     /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
