@@ -12,7 +12,7 @@ use othello_arena::nboard::protocol::{display_name, engine_command, split_comman
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
     DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand,
-    SandboxMode, SeatOptions, Seating, library_stem, open_seat, require_every_layer, sandbox_report,
+    SandboxMode, SeatOptions, Seating, library_stem, open_seat, sandbox_report,
 };
 
 use crate::event_run::run_event;
