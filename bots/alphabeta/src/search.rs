@@ -61,6 +61,15 @@ pub struct Solution {
     pub nodes: u64,
 }
 
+/// What a solve proves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SolveMode {
+    /// The final disc difference.
+    Exact,
+    /// Win, draw or loss only.
+    WinLossDraw,
+}
+
 /// Limits of one iterative-deepening search.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -147,6 +156,18 @@ impl Searcher {
     /// then close in on the exact value (aspiration), which is much cheaper
     /// than one search with the full window.
     pub fn solve_until(&mut self, position: &Position, deadline: Option<Instant>) -> Option<Solution> {
+        self.solve_in_mode(position, deadline, SolveMode::Exact)
+    }
+
+    /// Proves only whether the position is won, drawn or lost (a null-window
+    /// search around 0: much cheaper than the exact score), or gives up
+    /// (`None`) at the deadline. The solution's `score` is 1 for a win, 0 for
+    /// a draw and -1 for a loss; its move achieves that.
+    pub fn solve_wld_until(&mut self, position: &Position, deadline: Option<Instant>) -> Option<Solution> {
+        self.solve_in_mode(position, deadline, SolveMode::WinLossDraw)
+    }
+
+    fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
         self.endgame_tt.new_search();
@@ -169,7 +190,17 @@ impl Searcher {
             let mut solved = (guess, None);
             for selectivity in first_selectivity..=mpc::EXACT {
                 solver.set_selectivity(selectivity);
-                solved = mtd(solver, player, opponent, solved.0)?;
+                solved = match mode {
+                    SolveMode::Exact => mtd(solver, player, opponent, solved.0)?,
+                    SolveMode::WinLossDraw => {
+                        // Scores are even: the window (-1, 1) decides the sign exactly.
+                        let (score, square) = solver.solve_root(player, opponent, -1, 1);
+                        if solver.aborted() {
+                            return None;
+                        }
+                        (score.signum(), square)
+                    }
+                };
             }
             Some(solved)
         };
