@@ -4,7 +4,13 @@
 //! (best-ordered) move gets the full window, the others a null window that
 //! only asks "is it better?", re-searched when it is. A transposition table
 //! carries bounds and best moves from one iteration to the next, so each
-//! iteration starts with the previous one's best line.
+//! iteration starts with the previous one's best line, inside an aspiration
+//! window around the previous score. Multi-ProbCut ([`crate::mpc`]) cuts
+//! nodes that a search to half the depth places far outside the window.
+//!
+//! With [`Searcher::set_threads`] above 1, helper threads run the same
+//! search (lazy SMP) on the shared, lock-free tables and stop when the main
+//! thread finishes; only the main thread's result is used.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
