@@ -12,8 +12,14 @@
 //! so that the exact search finds its cut-offs sooner. Bounds found with cuts
 //! never decide an exact search (see `Solver::set_selectivity`).
 //!
-//! The error model was fitted from data by
-//! `cargo run --release -p bot-alphabeta --example fit_mpc`.
+//! The midgame search ([`crate::search`]) cuts the same way, predicting a
+//! search to some depth by one to half that depth ([`midgame_margin`]).
+//!
+//! Both error models were fitted from data by
+//! `cargo run --release -p bot-alphabeta --example fit_mpc -- 600` (endgame:
+//! 600 self-play games, 1,808 positions with 12–20 empties solved exactly;
+//! midgame: 150 games, 2,316 searches of positions with 22–52 empties; a few
+//! minutes on 1 core).
 
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE};
 use crate::ordering::shallow_search;
@@ -37,11 +43,31 @@ pub const MIN_EMPTIES: u32 = 12;
 pub const SIGMA_BASE: f64 = 7.99;
 pub const SIGMA_PER_EMPTY: f64 = 0.199;
 pub const SIGMA_PER_DEPTH: f64 = -0.753;
-/// Every this many empties add a ply to the shallow search.
-pub const EMPTIES_PER_SHALLOW_PLY: u32 = 4;
+/// Every this many empties add a ply to the shallow search (5 cut the solve's
+/// time on FFO #40–#44, #47 by 11 % against 4; 3 and 6 were slower).
+pub const EMPTIES_PER_SHALLOW_PLY: u32 = 5;
 /// Shallow-search depth bounds.
 pub const MIN_SHALLOW_DEPTH: u32 = 1;
 pub const MAX_SHALLOW_DEPTH: u32 = 6;
+
+/// The midgame search's cuts: confidence, in standard deviations.
+pub const MIDGAME_SELECTIVITY: f64 = 1.5;
+/// From this remaining depth on, the midgame search tries ProbCut.
+pub const MIDGAME_MIN_DEPTH: u32 = 3;
+/// The spread in discs of (search to `depth`) − (search to `depth / 2`):
+/// `MIDGAME_SIGMA_BASE + MIDGAME_SIGMA_PER_EMPTY · empties +
+/// MIDGAME_SIGMA_PER_DEPTH · depth`, fitted by `examples/fit_mpc.rs`.
+pub const MIDGAME_SIGMA_BASE: f64 = 7.39;
+pub const MIDGAME_SIGMA_PER_EMPTY: f64 = -0.112;
+pub const MIDGAME_SIGMA_PER_DEPTH: f64 = 0.168;
+
+/// The midgame ProbCut margin in centi-discs for a search to `depth` with
+/// this many empties.
+#[inline]
+pub fn midgame_margin(empties: u32, depth: u32) -> i32 {
+    let sigma = MIDGAME_SIGMA_BASE + MIDGAME_SIGMA_PER_EMPTY * empties as f64 + MIDGAME_SIGMA_PER_DEPTH * depth as f64;
+    (MIDGAME_SELECTIVITY * sigma.max(1.0) * EVAL_SCALE as f64) as i32
+}
 
 /// The shallow-search depth at this many empties.
 #[inline]

@@ -4,7 +4,13 @@
 //! (best-ordered) move gets the full window, the others a null window that
 //! only asks "is it better?", re-searched when it is. A transposition table
 //! carries bounds and best moves from one iteration to the next, so each
-//! iteration starts with the previous one's best line.
+//! iteration starts with the previous one's best line, inside an aspiration
+//! window around the previous score. Multi-ProbCut ([`crate::mpc`]) cuts
+//! nodes that a search to half the depth places far outside the window.
+//!
+//! With [`Searcher::set_threads`] above 1, helper threads run the same
+//! search (lazy SMP) on the shared, lock-free tables and stop when the main
+//! thread finishes; only the main thread's result is used.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -31,8 +37,11 @@ const SHALLOW_SORT_MIN_DEPTH: u32 = 4;
 const SHALLOW_SORT_DEPTH_DIVISOR: u32 = 4;
 /// How many nodes pass between two looks at the clock.
 const NODES_PER_CLOCK_CHECK: u64 = 1 << 12;
-/// Midgame depth searched to guess the score before an exact solve.
-const SOLVE_GUESS_DEPTH: u32 = 12;
+/// Half the width of the root's aspiration window, in centi-discs.
+const ASPIRATION_WINDOW: i32 = 3 * EVAL_SCALE;
+/// Midgame depth searched to guess the score before an exact solve (the
+/// selective search refines the guess; 8 was faster than 12, 6 or 4).
+const SOLVE_GUESS_DEPTH: u32 = 8;
 /// Plies below the number of empties for the guess (deeper is wasted).
 const SOLVE_GUESS_MARGIN: u32 = 10;
 /// From this many empties on, selective (Multi-ProbCut) searches precede the
@@ -58,6 +67,15 @@ pub struct Solution {
     /// Final disc difference with perfect play, mover's view.
     pub score: i32,
     pub nodes: u64,
+}
+
+/// What a solve proves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SolveMode {
+    /// The final disc difference.
+    Exact,
+    /// Win, draw or loss only.
+    WinLossDraw,
 }
 
 /// Limits of one iterative-deepening search.
@@ -146,6 +164,18 @@ impl Searcher {
     /// then close in on the exact value (aspiration), which is much cheaper
     /// than one search with the full window.
     pub fn solve_until(&mut self, position: &Position, deadline: Option<Instant>) -> Option<Solution> {
+        self.solve_in_mode(position, deadline, SolveMode::Exact)
+    }
+
+    /// Proves only whether the position is won, drawn or lost (a null-window
+    /// search around 0: much cheaper than the exact score), or gives up
+    /// (`None`) at the deadline. The solution's `score` is 1 for a win, 0 for
+    /// a draw and -1 for a loss; its move achieves that.
+    pub fn solve_wld_until(&mut self, position: &Position, deadline: Option<Instant>) -> Option<Solution> {
+        self.solve_in_mode(position, deadline, SolveMode::WinLossDraw)
+    }
+
+    fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
         self.endgame_tt.new_search();
@@ -168,7 +198,17 @@ impl Searcher {
             let mut solved = (guess, None);
             for selectivity in first_selectivity..=mpc::EXACT {
                 solver.set_selectivity(selectivity);
-                solved = mtd(solver, player, opponent, solved.0)?;
+                solved = match mode {
+                    SolveMode::Exact => mtd(solver, player, opponent, solved.0)?,
+                    SolveMode::WinLossDraw => {
+                        // Scores are even: the window (-1, 1) decides the sign exactly.
+                        let (score, square) = solver.solve_root(player, opponent, -1, 1);
+                        if solver.aborted() {
+                            return None;
+                        }
+                        (score.signum(), square)
+                    }
+                };
             }
             Some(solved)
         };
@@ -240,6 +280,10 @@ struct Worker<'a> {
     root_noise: Option<[i32; 64]>,
     /// A helper stops when this is set (the main thread has finished).
     stop: Option<&'a AtomicBool>,
+    /// Iterations after the first start with an aspiration window.
+    aspiration: bool,
+    /// Multi-ProbCut on (results then depend a little on the window).
+    probcut: bool,
 }
 
 impl<'a> Worker<'a> {
@@ -248,7 +292,17 @@ impl<'a> Worker<'a> {
         root_noise: Option<[i32; 64]>,
         stop: Option<&'a AtomicBool>,
     ) -> Worker<'a> {
-        Worker { midgame_tt, nodes: 0, deadline: None, next_clock_check: 0, aborted: false, root_noise, stop }
+        Worker {
+            midgame_tt,
+            nodes: 0,
+            deadline: None,
+            next_clock_check: 0,
+            aborted: false,
+            root_noise,
+            stop,
+            aspiration: true,
+            probcut: true,
+        }
     }
 
     /// The iterative deepening of [`Searcher::search`]; iterations start at
@@ -274,7 +328,7 @@ impl<'a> Worker<'a> {
             self.deadline = if depth == 1 && self.stop.is_none() { None } else { limits.hard_deadline };
             self.aborted = false;
             self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
-            let (score, square) = self.root(player, opponent, depth);
+            let (score, square) = self.aspirated_root(player, opponent, depth, result.map(|r| r.score));
             if self.aborted {
                 break;
             }
@@ -297,13 +351,14 @@ impl<'a> Worker<'a> {
         evaluate(player, opponent)
     }
 
-    /// One iteration at the root: (score, best square).
-    fn root(&mut self, player: u64, opponent: u64, depth: u32) -> (i32, u8) {
+    /// One iteration at the root with the window (`lower`, `upper`):
+    /// (score, best square), fail-soft. Noise needs the full window.
+    fn root(&mut self, player: u64, opponent: u64, depth: u32, lower: i32, upper: i32) -> (i32, u8) {
         self.nodes += 1;
         let moves = legal_moves(player, opponent);
         let mut list = self.ordered_moves(player, opponent, moves, depth);
         let noise = self.root_noise;
-        let mut alpha = -INFINITY;
+        let mut alpha = lower;
         let mut best = (-INFINITY, NO_MOVE);
         let mut first = true;
         while let Some(m) = list.next_best() {
@@ -314,11 +369,11 @@ impl<'a> Worker<'a> {
                     -self.negamax(next_player, next_opponent, depth - 1, -INFINITY, INFINITY, false)
                         + noise[m.square as usize]
                 }
-                None if first => -self.negamax(next_player, next_opponent, depth - 1, -INFINITY, -alpha, false),
+                None if first => -self.negamax(next_player, next_opponent, depth - 1, -upper, -alpha, false),
                 None => {
                     let probe = -self.negamax(next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
-                    if probe > alpha {
-                        -self.negamax(next_player, next_opponent, depth - 1, -INFINITY, -probe, false)
+                    if probe > alpha && probe < upper {
+                        -self.negamax(next_player, next_opponent, depth - 1, -upper, -probe, false)
                     } else {
                         probe
                     }
@@ -331,12 +386,33 @@ impl<'a> Worker<'a> {
             if score > best.0 {
                 best = (score, m.square);
                 alpha = alpha.max(score);
+                if alpha >= upper {
+                    break;
+                }
             }
         }
         if !self.aborted {
-            self.midgame_tt.store(player, opponent, depth, -INFINITY, INFINITY, best.0, best.1, INFINITY);
+            self.midgame_tt.store(player, opponent, depth, lower, upper, best.0, best.1, INFINITY);
         }
         best
+    }
+
+    /// One iteration, first with an aspiration window around the previous
+    /// iteration's score (`previous`), searched again with the full window
+    /// if the score falls outside it.
+    fn aspirated_root(&mut self, player: u64, opponent: u64, depth: u32, previous: Option<i32>) -> (i32, u8) {
+        let full = (-INFINITY, INFINITY);
+        let window = match previous {
+            Some(score) if self.aspiration && self.root_noise.is_none() && score.abs() < EVAL_LIMIT => {
+                (score - ASPIRATION_WINDOW, score + ASPIRATION_WINDOW)
+            }
+            _ => full,
+        };
+        let result = self.root(player, opponent, depth, window.0, window.1);
+        if window != full && !self.aborted && (result.0 <= window.0 || result.0 >= window.1) {
+            return self.root(player, opponent, depth, full.0, full.1);
+        }
+        result
     }
 
     fn ordered_moves(&mut self, player: u64, opponent: u64, moves: u64, depth: u32) -> MoveList {
@@ -387,6 +463,25 @@ impl<'a> Worker<'a> {
                 }
                 alpha = alpha.max(lower);
                 beta = beta.min(upper);
+            }
+        }
+
+        // Multi-ProbCut: a search to half the depth far enough outside the
+        // window predicts this one's result.
+        if self.probcut && depth >= mpc::MIDGAME_MIN_DEPTH && alpha > -EVAL_LIMIT && beta < EVAL_LIMIT {
+            let empties = (!(player | opponent)).count_ones();
+            let margin = mpc::midgame_margin(empties, depth);
+            let shallow = depth / 2;
+            let high = beta + margin;
+            if high < EVAL_LIMIT && self.negamax(player, opponent, shallow, high - 1, high, passed) >= high {
+                return beta;
+            }
+            let low = alpha - margin;
+            if low > -EVAL_LIMIT && self.negamax(player, opponent, shallow, low, low + 1, passed) <= low {
+                return alpha;
+            }
+            if self.aborted {
+                return 0;
             }
         }
 
@@ -464,4 +559,65 @@ fn mtd(solver: &mut Solver, player: u64, opponent: u64, guess: i32) -> Option<(i
         best_square = solver.solve_root(player, opponent, lower - 1, lower).1;
     }
     Some((lower, best_square))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions from noisy shallow self-play, reproducible.
+    fn midgame_positions() -> Vec<Position> {
+        let mut positions = Vec::new();
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..6 {
+            let mut position = Position::start();
+            for _ in 0..20 {
+                let moves: Vec<_> = position.legal_moves().into_iter().collect();
+                if moves.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                position.play(Move::Play(moves[(state % moves.len() as u64) as usize]));
+            }
+            positions.push(position);
+        }
+        positions
+    }
+
+    /// Without ProbCut (whose cuts depend on the window) the score of a
+    /// search is the same with or without aspiration windows.
+    #[test]
+    fn aspiration_windows_find_the_full_window_result() {
+        for position in midgame_positions() {
+            let mut results = Vec::new();
+            for aspiration in [true, false] {
+                let tt = TranspositionTable::new(16);
+                let mut worker = Worker::new(&tt, None, None);
+                (worker.aspiration, worker.probcut) = (aspiration, false);
+                results.push(worker.iterate(&position, &Limits::depth(6), 0));
+            }
+            assert_eq!(results[0].score, results[1].score, "{position:?}");
+            assert_eq!(results[0].depth, 6);
+        }
+    }
+
+    /// A window that misses the score on either side is searched again.
+    #[test]
+    fn a_missed_aspiration_window_is_searched_again() {
+        for position in midgame_positions() {
+            let (player, opponent) = (position.player().0, position.opponent().0);
+            let tt = TranspositionTable::new(16);
+            let mut worker = Worker::new(&tt, None, None);
+            worker.probcut = false;
+            let (score, _) = worker.root(player, opponent, 4, -INFINITY, INFINITY);
+            for wrong in [score - 20 * EVAL_SCALE, score + 20 * EVAL_SCALE] {
+                let tt = TranspositionTable::new(16);
+                let mut worker = Worker::new(&tt, None, None);
+                worker.probcut = false;
+                assert_eq!(worker.aspirated_root(player, opponent, 4, Some(wrong)).0, score, "{position:?}");
+            }
+        }
+    }
 }

@@ -87,3 +87,21 @@ fn two_thread_midgame_search_plays_a_legal_move() {
         assert!(problem.position.is_legal(result.best_move), "FFO #{}: {:?}", problem.id, result.best_move);
     }
 }
+
+/// The win/loss/draw solve agrees with the sign of every known score.
+#[test]
+fn win_loss_draw_solves_match_the_scores_signs() {
+    let mut searcher = Searcher::new();
+    for problem in problems().iter().filter(|p| (1..=19).contains(&p.id)) {
+        searcher.clear();
+        let solution = searcher.solve_wld_until(&problem.position, None).expect("no deadline");
+        assert_eq!(solution.score, problem.score.signum(), "FFO #{}: win/loss/draw", problem.id);
+        if problem.score > 0 {
+            // A winning move: solving after it leaves the opponent lost.
+            let Move::Play(square) = solution.best_move else { panic!("FFO #{}: passed", problem.id) };
+            let mut after = problem.position;
+            after.play(Move::Play(square));
+            assert!(searcher.solve(&after).score < 0, "FFO #{}: {square} does not win", problem.id);
+        }
+    }
+}
