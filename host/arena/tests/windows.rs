@@ -146,6 +146,18 @@ fn a_stopped_think_ends_its_runner_at_once() {
     assert!(seat.new_game().expect_err("stopped for good").detail.contains("stopped by the host"));
 }
 
+/// What a bot starts ends with its runner (the runner's Job Object), and the host plays on.
+#[test]
+fn processes_a_bot_started_end_with_its_runner() {
+    let library = fixture("spawns_child");
+    let pid_file = library.with_file_name("spawns_child.dll.pid");
+    let _ = std::fs::remove_file(&pid_file);
+    check("spawns_child", Some(TEST_TIME_LIMIT), Termination::Timeout, "no move within");
+    let pid: u32 = std::fs::read_to_string(&pid_file).expect("the bot started a child").trim().parse().unwrap();
+    assert!(wait_until_gone(pid), "the bot's child process {pid} outlived its runner");
+    let _ = std::fs::remove_file(&pid_file);
+}
+
 #[test]
 fn the_sandbox_report_names_what_windows_lacks_and_strict_refuses() {
     let layers = sandbox_report(&runner_command()).expect("the runner reports");

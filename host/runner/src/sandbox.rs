@@ -125,6 +125,7 @@ pub struct Report {
 }
 
 impl Report {
+    #[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
     pub(crate) fn record<E: fmt::Display>(&mut self, name: &str, state: Result<String, E>) -> bool {
         let state = state.map_err(|e| e.to_string());
         let active = state.is_ok();

@@ -183,8 +183,27 @@ pub fn process_is_gone(pid: u32) -> bool {
     !Path::new(&format!("/proc/{pid}")).exists()
 }
 
+/// The process `pid` has ended (or never existed). Windows.
+#[cfg(windows)]
+pub fn process_is_gone(pid: u32) -> bool {
+    use windows_sys::Win32::Foundation::{CloseHandle, WAIT_TIMEOUT};
+    use windows_sys::Win32::System::Threading::{
+        OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE, WaitForSingleObject,
+    };
+    // SAFETY: OpenProcess returns a handle we close, or null; a zero-timeout wait never blocks.
+    unsafe {
+        let process = OpenProcess(PROCESS_SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+        if process.is_null() {
+            return true;
+        }
+        let running = WaitForSingleObject(process, 0) == WAIT_TIMEOUT;
+        CloseHandle(process);
+        !running
+    }
+}
+
 /// Waits up to [`STOP_DEADLINE`] for `pid` to be gone.
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub fn wait_until_gone(pid: u32) -> bool {
     let started = std::time::Instant::now();
     while started.elapsed() < STOP_DEADLINE {

@@ -31,6 +31,7 @@ pub fn sandbox_report(runner: &RunnerCommand) -> Result<Vec<SandboxLayer>, Strin
         return Err(format!("the bot runner `{runner}` reported no sandbox layer"));
     }
     // The cgroup is the host's to make: the runner alone cannot know.
+    #[cfg_attr(not(any(target_os = "linux", windows)), allow(unused_mut))]
     let mut layers = layers;
     #[cfg(target_os = "linux")]
     for layer in &mut layers {

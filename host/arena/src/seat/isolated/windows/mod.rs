@@ -27,8 +27,9 @@ pub(crate) fn process_exists(pid: u32) -> bool {
     }
 }
 
-/// A job for an NBoard engine the host started: no limits but kill-on-close, so whatever the
-/// engine starts ends with it (the engine runs until the job is assigned, a moment).
+/// A job for an NBoard engine the host started: a runner's job without the memory limit, so
+/// whatever the engine starts ends with it (the engine runs a moment before it is assigned: what
+/// it starts in that moment is outside).
 pub(crate) fn engine_job(engine: &std::process::Child) -> std::io::Result<job::Job> {
     use std::os::windows::io::AsRawHandle;
     let job = job::Job::create(0)?;
