@@ -117,9 +117,8 @@ pub fn result_banner(ui: &mut Ui, result: &crate::GameResult) {
         let how = match &result.ending {
             Ending::Normal => "Neither side can move.".to_owned(),
             Ending::Aborted => "No result.".to_owned(),
-            Ending::Resigned(_) | Ending::Forfeit { .. } => {
-                format!("Scored {}–{}, as a forfeit is.", result.score.0, result.score.1)
-            }
+            Ending::Resigned(_) => format!("Scored {}–{}, as a resignation is.", result.score.0, result.score.1),
+            Ending::Forfeit { .. } => format!("Scored {}–{}, as a forfeit is.", result.score.0, result.score.1),
         };
         ui.label(RichText::new(how).color(Color32::WHITE));
         if let Ending::Forfeit { failure, .. } = &result.ending

@@ -101,9 +101,9 @@ pub fn format_elo(elo: Option<f64>, error: Option<f64>) -> String {
 const PERFECT_SCORE_CONFIDENCE: f64 = 0.95;
 
 /// An Elo value people can read, always finite: `+70.4 ± 70.6`; for a side that won every game
-/// the honest statement is a lower bound, `> +182 (95%), no losses yet` (the exact one-sided
+/// the honest statement is a lower bound, `> +183, no losses yet` (95 %) (the exact one-sided
 /// bound: all `n` wins happen with chance at most 5 % when the score rate is below
-/// `0.05^(1/n)`); for one that lost every game, `< -182 (95%), no wins yet`. When the 95 %
+/// `0.05^(1/n)`); for one that lost every game, `< -183, no wins yet`. When the 95 %
 /// interval reaches a perfect score on one side only, that side's bound is left open:
 /// `+382 (95%: ≥ +125)`.
 pub fn format_elo_finite(wdl: Wdl) -> String {
@@ -113,10 +113,10 @@ pub fn format_elo_finite(wdl: Wdl) -> String {
     }
     let bound = || elo_from_score((1.0 - PERFECT_SCORE_CONFIDENCE).powf(1.0 / games as f64));
     if wdl.wins == games {
-        return format!("> {:+.0} (95%), no losses yet", bound());
+        return format!("> {:+.0}, no losses yet", bound());
     }
     if wdl.losses == games {
-        return format!("< {:+.0} (95%), no wins yet", -bound());
+        return format!("< {:+.0}, no wins yet", -bound());
     }
     let Some(elo) = wdl.elo() else { return "-".to_owned() };
     match wdl.elo_error() {
@@ -247,8 +247,8 @@ mod tests {
     fn finite_elo_text_is_honest_for_perfect_and_null_scores() {
         let wdl = |wins, draws, losses| Wdl { wins, draws, losses };
         // 10 straight wins: the score rate is above 0.05^(1/10) = 0.741 (+183 Elo) with 95 % confidence.
-        assert_eq!(format_elo_finite(wdl(10, 0, 0)), "> +183 (95%), no losses yet");
-        assert_eq!(format_elo_finite(wdl(0, 0, 10)), "< -183 (95%), no wins yet");
+        assert_eq!(format_elo_finite(wdl(10, 0, 0)), "> +183, no losses yet");
+        assert_eq!(format_elo_finite(wdl(0, 0, 10)), "< -183, no wins yet");
         assert_eq!(format_elo_finite(wdl(0, 0, 0)), "-");
         assert_eq!(format_elo_finite(wdl(5, 0, 5)), format_elo(wdl(5, 0, 5).elo(), wdl(5, 0, 5).elo_error()));
         for wins in 0..12 {
