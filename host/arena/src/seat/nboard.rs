@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use othello_sdk::{Move, Position, SearchInfo};
+use othello_sdk::{Bitboard, Move, Position, SearchInfo};
 
 use super::failure::{Failure, Termination};
 use super::isolated::{StopHandle, UNLIMITED_THINK_DEADLINE};
@@ -242,38 +242,47 @@ impl Seat for NboardSeat {
 }
 
 /// Most plies looked through for the moves from the engine's position to the next one it is
-/// asked about: its own reply, the opponent's move, and forced passes around them.
-const MAX_PLIES_BETWEEN: usize = 4;
+/// asked about: its own reply and the opponent's moves, with the forced passes between them (a
+/// side that passes again and again near the end makes the run long).
+const MAX_PLIES_BETWEEN: usize = 24;
+/// Most squares filled between the two positions for a run to be looked for: the search tries
+/// their orders, so it stays small; a longer gap gets a fresh `set game`.
+const MAX_SQUARES_FILLED_BETWEEN: u32 = 10;
 
-/// The moves (forced passes included) that lead from `from` to `to`, if a short run does.
+/// The moves (forced passes included) that lead from `from` to `to`, if a short run does. Only
+/// the squares filled between the two positions are tried, so even a long run of moves and
+/// passes is found at once; a position no run reaches gets a fresh `set game`.
 fn moves_between(from: Position, to: Position) -> Option<Vec<Move>> {
-    fn search(position: Position, to: Position, plies_left: usize, path: &mut Vec<Move>) -> bool {
+    fn search(position: Position, to: Position, filled: Bitboard, plies_left: usize, path: &mut Vec<Move>) -> bool {
         if position == to {
             return true;
         }
-        // Every move but a pass adds one disc: stop once the target's count is passed.
-        let discs = |p: &Position| p.disc_counts().0 + p.disc_counts().1;
-        if plies_left == 0 || position.is_game_over() || discs(&position) >= discs(&to) {
+        if plies_left == 0 || position.is_game_over() {
             return false;
         }
         let moves: Vec<Move> = if position.must_pass() {
             vec![Move::Pass]
         } else {
-            position.legal_moves().into_iter().map(Move::Play).collect()
+            (position.legal_moves() & filled & position.empty()).into_iter().map(Move::Play).collect()
         };
         for mv in moves {
             let mut next = position;
             next.play_unchecked(mv);
             path.push(mv);
-            if search(next, to, plies_left - 1, path) {
+            if search(next, to, filled, plies_left - 1, path) {
                 return true;
             }
             path.pop();
         }
         false
     }
+    // Every move fills one square: the run fills exactly the squares empty before and not after.
+    let filled = from.empty() & !to.empty();
+    if to.empty() & !from.empty() != Bitboard::EMPTY || filled.count() > MAX_SQUARES_FILLED_BETWEEN {
+        return None;
+    }
     let mut path = Vec::new();
-    search(from, to, MAX_PLIES_BETWEEN, &mut path).then_some(path)
+    search(from, to, filled, MAX_PLIES_BETWEEN, &mut path).then_some(path)
 }
 
 fn stopped_failure() -> Failure {
