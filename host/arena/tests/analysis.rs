@@ -80,6 +80,17 @@ fn a_bot_hanging_in_its_analysis_is_stopped_and_a_new_game_gets_a_fresh_runner()
 }
 
 #[test]
+fn a_bot_crashing_in_its_analysis_is_reported_and_the_host_lives_on() {
+    let mut seat = opened(&isolated(&fixture("analysis_crash")));
+    let error = seat.analyze(&Position::start(), ANALYSIS_TIME).unwrap_err();
+    let AnalysisError::Failed(failure) = error else { panic!("{error:?}") };
+    assert_eq!(failure.termination, Termination::Crash, "{failure}");
+    assert!(failure.detail.contains("SIGSEGV") && failure.detail.contains("othello_analyze"), "{failure}");
+    seat.new_game().expect("a fresh runner");
+    assert_eq!(seat.think(&Position::start(), ANALYSIS_TIME).unwrap().byte, 0x23);
+}
+
+#[test]
 fn bots_without_the_export_say_so_and_keep_playing() {
     for spec in [isolated(&fixture("first_legal")), in_process(&fixture("first_legal"))] {
         let mut seat = opened(&spec);

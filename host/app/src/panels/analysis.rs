@@ -12,8 +12,11 @@ use crate::analysis::{Status, black_view};
 
 /// Colour of an analysis failure.
 const ERROR_COLOR: egui::Color32 = egui::Color32::from_rgb(0xd0, 0x40, 0x40);
-/// Widest the bot drop-down gets, in points.
+/// Widest and narrowest the bot drop-down gets, in points.
 const MAX_COMBO_WIDTH: f32 = 190.0;
+const MIN_COMBO_WIDTH: f32 = 60.0;
+/// Room beside the drop-down for its label ("Analysis bot"), in points.
+const COMBO_LABEL_ROOM: f32 = 90.0;
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("Analysis");
@@ -24,10 +27,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let selected = app.settings.analysis_bot.as_ref().map(|path| {
         analysers.iter().find(|(p, _)| p == path).map_or_else(|| library_stem(path), |(_, name)| name.clone())
     });
-    // The label on a line of its own: beside the drop-down it would be squeezed in a narrow panel.
-    let label = ui.label("Analysis bot");
-    egui::ComboBox::from_id_salt("analysis-bot")
-        .width(ui.available_width().min(MAX_COMBO_WIDTH))
+    // Room is left for the label beside the drop-down, or it is squeezed in a narrow panel.
+    egui::ComboBox::new("analysis-bot", "Analysis bot")
+        .width((ui.available_width() - COMBO_LABEL_ROOM).clamp(MIN_COMBO_WIDTH, MAX_COMBO_WIDTH))
         .selected_text(selected.unwrap_or_else(|| "choose…".to_owned()))
         .show_ui(ui, |ui| {
             for (path, name) in &analysers {
@@ -35,7 +37,6 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             }
         })
         .response
-        .labelled_by(label.id)
         .on_hover_text("The bot that values every legal move (a bot with the analysis export)");
     if analysers.is_empty() && !app.is_scanning_plugins() {
         ui.weak("No loaded bot has the analysis export (Alpha-beta and MCTS have it).");

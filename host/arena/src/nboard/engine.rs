@@ -403,6 +403,56 @@ mod tests {
         assert!(diagnostics.contains("level 1 crashes"), "{diagnostics}");
     }
 
+    /// A seat that analyses: win rates only (as MCTS reports), f5 certain to win, the rest even.
+    struct WinRates;
+
+    impl Seat for WinRates {
+        fn name(&self) -> &str {
+            "Win rates"
+        }
+        fn levels(&self) -> u32 {
+            0
+        }
+        fn new_game(&mut self) -> Result<(), Failure> {
+            Ok(())
+        }
+        fn think(&mut self, _: &Position, _: Option<Duration>) -> Result<Reply, Failure> {
+            Err(Failure::new(Termination::Crash, "hint must not think"))
+        }
+        fn analyzes(&self) -> bool {
+            true
+        }
+        fn analyze(
+            &mut self,
+            position: &Position,
+            _: Option<Duration>,
+        ) -> Result<crate::seat::Analysis, AnalysisError> {
+            let f5: othello_sdk::Square = "f5".parse().unwrap();
+            let mut values: Vec<MoveValue> = position
+                .legal_moves()
+                .into_iter()
+                .map(|square| MoveValue {
+                    win_rate: Some(if square == f5 { 1.0 } else { 0.5 }),
+                    depth: Some(100),
+                    ..MoveValue::new(square)
+                })
+                .collect();
+            values.sort_by(|a, b| b.win_rate.unwrap().total_cmp(&a.win_rate.unwrap()));
+            Ok(crate::seat::Analysis { values, ..Default::default() })
+        }
+    }
+
+    #[test]
+    fn hints_from_win_rates_are_put_on_the_disc_scale() {
+        let mut open = |_: Option<u32>| -> Result<Box<dyn Seat>, Failure> { Ok(Box::new(WinRates)) };
+        let mut output = Vec::new();
+        serve(&mut open, ServeOptions::default(), "hint 2\n".as_bytes(), &mut output, Vec::new()).unwrap();
+        let lines: Vec<String> = String::from_utf8(output).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(lines[0], "search F5 64.00 0 100", "{lines:?}");
+        assert!(lines[1].starts_with("search ") && lines[1].ends_with(" 0.00 0 100"), "{lines:?}");
+        assert_eq!(lines[2], "status");
+    }
+
     #[test]
     fn illegal_answers_are_sent_after_a_status_line_and_non_moves_are_not() {
         let (lines, opened, _, _) = run("go\ngo\n", Some(0x00));

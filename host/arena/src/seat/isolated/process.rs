@@ -123,6 +123,14 @@ impl Runner {
             // calls (open, write, close) on paths allocated before the fork.
             unsafe { command_line.pre_exec(join) };
         }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // A process group of its own: a signal to the host's group (Ctrl-C in a terminal, or
+            // an NBoard seat ending `othello nboard` with its group) does not reach the runner,
+            // whose keeper then ends the bot's processes itself, thawed, when the host is gone.
+            command_line.process_group(0);
+        }
         let mut child =
             command_line.arg(library).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
         let requests = child.stdin.take().expect("piped stdin");
