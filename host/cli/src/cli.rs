@@ -1,7 +1,7 @@
 //! The `othello` command line: the desktop app without a subcommand, and the
 //! headless arena (`list`, `match`, `tournament`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
@@ -14,6 +14,7 @@ use othello_arena::seat::{
     DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand,
     SandboxMode, SeatOptions, Seating, library_stem, open_seat, sandbox_report,
 };
+use othello_ladder::identity::split_level;
 
 use crate::event_run::run_event;
 use crate::report::plugin_table;
@@ -370,20 +371,6 @@ pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Ve
         participants.push(Participant { name, library, level });
     }
     Ok(participants)
-}
-
-/// `alphabeta@3` → (`alphabeta`, 3); a plain name or an existing path has no level.
-fn split_level(bot: &str) -> (&str, Option<u32>) {
-    if Path::new(bot).exists() {
-        return (bot, None);
-    }
-    match bot.rsplit_once('@') {
-        Some((name, level)) if !name.is_empty() => match level.parse() {
-            Ok(level) => (name, Some(level)),
-            Err(_) => (bot, None),
-        },
-        _ => (bot, None),
-    }
 }
 
 #[cfg(test)]
