@@ -217,6 +217,14 @@ impl Runner {
         let _ = frozen;
     }
 
+    /// As [`set_frozen`](Runner::set_frozen): no freezer on Windows, nothing to do.
+    pub fn freeze_soon(&self) {}
+
+    /// CPU time per move is not measured on Windows yet (the job's accounting is not read).
+    pub fn cpu_since_last(&mut self) -> Option<Duration> {
+        None
+    }
+
     /// Whether a process of the runner's job was refused memory by the job's limit.
     pub fn hit_memory_limit(&mut self) -> bool {
         let guard_ended_it = self.exit.is_some_and(|exit| exit.status == othello_runner::MEMORY_LIMIT_EXIT_CODE);
