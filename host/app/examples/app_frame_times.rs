@@ -3,7 +3,9 @@
 //! without the GPU upload. The target is no frame over 16 ms.
 //!
 //! `cargo run --release -p othello-app --example app_frame_times` (the example serves its bots'
-//! runner processes itself).
+//! runner processes itself). With `-- --analysis` the move evaluations are on as well, Alpha-beta
+//! analysing every position in its own runner (values deepening, searches killed at each move);
+//! it is `libalphabeta.so` of the same build: `cargo build --release -p bot-alphabeta` first.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,6 +29,16 @@ fn main() {
     let exe = std::env::current_exe().unwrap();
     let exe_dir = exe.parent().unwrap().parent().unwrap().to_owned();
     let bot = compile_thinker(&exe_dir);
+    let analyser = std::env::args().any(|arg| arg == "--analysis").then(|| {
+        let library =
+            exe_dir.join(format!("{}alphabeta{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX));
+        assert!(
+            library.exists(),
+            "{} is missing: build it first with `cargo build --release -p bot-alphabeta`",
+            library.display()
+        );
+        library
+    });
 
     let seat = SeatChoice::Bot { path: bot.clone(), level: None };
     let settings = Settings {
@@ -34,6 +46,8 @@ fn main() {
         white: seat,
         time_per_move_ms: TIME_PER_MOVE_MS,
         bot_delay_ms: 0,
+        show_evaluations: analyser.is_some(),
+        analysis_bot: analyser,
         ..Settings::default()
     };
     let launch = Launch {
@@ -48,6 +62,7 @@ fn main() {
 
     let mut frames = Vec::new();
     let mut thinking_frames = 0;
+    let mut analysing_frames = 0;
     let started = Instant::now();
     while started.elapsed() < MEASURE_FOR {
         let frame_start = Instant::now();
@@ -59,6 +74,9 @@ fn main() {
         frames.push(took);
         if harness.state().session().thinking().is_some() {
             thinking_frames += 1;
+        }
+        if harness.state().analysis().is_running() {
+            analysing_frames += 1;
         }
         if harness.state().game().is_over() {
             harness.state_mut().new_game();
@@ -78,9 +96,11 @@ fn main() {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let at = |q: f64| frames[((frames.len() - 1) as f64 * q) as usize];
     println!(
-        "{} frames ({} while a bot was thinking): median {:.2} ms, p99 {:.2} ms, max {:.2} ms; over 16 ms: {}",
+        "{} frames ({} while a bot was thinking, {} while the analysis ran): median {:.2} ms, p99 {:.2} ms, \
+         max {:.2} ms; over 16 ms: {}",
         frames.len(),
         thinking_frames,
+        analysing_frames,
         ms(at(0.5)),
         ms(at(0.99)),
         ms(*frames.last().unwrap()),

@@ -16,12 +16,8 @@ use serde_json::Value;
 /// A scratch folder with a `plugins/` folder holding the given fixtures.
 fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    for name in fixtures {
-        let source = if *name == "random_c" { random_bot() } else { fixture(name) };
-        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
-    }
+    let library = |name: &&str| if *name == "random_c" { random_bot() } else { fixture(name) };
+    othello_testkit::install_plugins(dir.path(), fixtures.iter().map(library));
     dir
 }
 

@@ -1,10 +1,8 @@
 //! `othello nboard BOT` as an NBoard GUI drives it, and `othello match` between `nboard:` seats
 //! that run `othello nboard` — the same games as the direct match.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use othello_arena::ggf::{self, GgfGame};
@@ -17,51 +15,17 @@ fn othello_exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_othello"))
 }
 
-/// How long a scripted session may take before the test fails (a guard, not a timing: a session
-/// answers in well under a second).
-const SESSION_DEADLINE: Duration = Duration::from_secs(60);
-
 /// A scratch folder with a `plugins/` folder holding the given fixtures.
 fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    for name in fixtures {
-        let source = fixture(name);
-        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
-    }
+    othello_testkit::install_plugins(dir.path(), fixtures.iter().map(|name| fixture(name)));
     dir
 }
 
 /// Runs `othello nboard BOT`, sends it `script` (then closes its input) and returns its output
 /// lines.
 fn session(dir: &Path, bot: &str, script: &[String]) -> Vec<String> {
-    let mut child = Command::new(othello_exe())
-        .current_dir(dir)
-        .args(["nboard", bot])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    for line in script {
-        writeln!(input, "{line}").unwrap();
-    }
-    drop(input);
-    let output = BufReader::new(child.stdout.take().unwrap());
-    let (sender, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = sender.send(output.lines().map(Result::unwrap).collect::<Vec<String>>());
-    });
-    let result = lines.recv_timeout(SESSION_DEADLINE);
-    if result.is_err() {
-        let _ = child.kill();
-    }
-    let status = child.wait().unwrap();
-    let lines = result.expect("the session ended");
-    assert!(status.success(), "{status}: {lines:?}");
-    lines
+    othello_testkit::nboard_session(Path::new(env!("CARGO_BIN_EXE_othello")), dir, bot, script)
 }
 
 fn first_legal(position: &Position) -> Move {

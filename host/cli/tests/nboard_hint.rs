@@ -2,58 +2,21 @@
 //! one `search MOVE EVAL 0 DEPTH` line for each of the N best moves (`DEPTH@100%` when exact),
 //! then `status`; without it, the bot's chosen move as before.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
 
 use othello_arena::ggf::{self, GgfGame};
 use othello_sdk::{Position, Square, parse_transcript_from};
 use othello_testkit::fixture;
 
-/// A guard, not a timing: a session answers in well under a second.
-const SESSION_DEADLINE: Duration = Duration::from_secs(60);
-
 fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    for name in fixtures {
-        let source = fixture(name);
-        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
-    }
+    othello_testkit::install_plugins(dir.path(), fixtures.iter().map(|name| fixture(name)));
     dir
 }
 
 /// Runs `othello nboard BOT` on `script` and returns its output lines.
 fn session(dir: &Path, bot: &str, script: &[String]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_othello"))
-        .current_dir(dir)
-        .args(["nboard", bot])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    for line in script {
-        writeln!(input, "{line}").unwrap();
-    }
-    drop(input);
-    let output = BufReader::new(child.stdout.take().unwrap());
-    let (sender, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = sender.send(output.lines().map(Result::unwrap).collect::<Vec<String>>());
-    });
-    let result = lines.recv_timeout(SESSION_DEADLINE);
-    if result.is_err() {
-        let _ = child.kill();
-    }
-    let status = child.wait().unwrap();
-    let lines = result.expect("the session ended");
-    assert!(status.success(), "{status}: {lines:?}");
-    lines
+    othello_testkit::nboard_session(Path::new(env!("CARGO_BIN_EXE_othello")), dir, bot, script)
 }
 
 /// The `set game` line of a game starting at `position` with no moves.

@@ -24,12 +24,11 @@ fn othello_exe() -> PathBuf {
 /// A scratch folder whose `plugins/` holds the sample bots this `cargo test` built.
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    for (package, lib) in [("bot-random", "random"), ("bot-alphabeta", "alphabeta")] {
-        let library = othello_sdk::testing::plugin_library(package, lib);
-        std::fs::copy(&library, plugins.join(library.file_name().unwrap())).unwrap();
-    }
+    let bots = [("bot-random", "random"), ("bot-alphabeta", "alphabeta")];
+    othello_testkit::install_plugins(
+        dir.path(),
+        bots.map(|(package, lib)| othello_sdk::testing::plugin_library(package, lib)),
+    );
     dir
 }
 

@@ -248,3 +248,50 @@ pub fn fake_nboard_engine(mode: &str) -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("nboard").join("fake_engine.sh");
     format!("nboard:sh '{}' {mode}", script.display())
 }
+
+/// Copies bot libraries into `dir/plugins` (made if missing), where an `othello` started in `dir`
+/// finds them.
+pub fn install_plugins(dir: &Path, libraries: impl IntoIterator<Item = PathBuf>) {
+    let plugins = dir.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    for library in libraries {
+        std::fs::copy(&library, plugins.join(library.file_name().unwrap())).unwrap();
+    }
+}
+
+/// How long a scripted NBoard session may take before it counts as hung (a guard, not a timing:
+/// a session answers in well under a second).
+const NBOARD_SESSION_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Runs `othello nboard BOT` in `dir` (`othello` is the program's path), sends it `script` (then
+/// closes its input) and returns its output lines; the session must end on its own and exit 0.
+pub fn nboard_session(othello: &Path, dir: &Path, bot: &str, script: &[String]) -> Vec<String> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(othello)
+        .current_dir(dir)
+        .args(["nboard", bot])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    for line in script {
+        writeln!(input, "{line}").unwrap();
+    }
+    drop(input);
+    let output = BufReader::new(child.stdout.take().unwrap());
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(output.lines().map(Result::unwrap).collect::<Vec<String>>());
+    });
+    let result = lines.recv_timeout(NBOARD_SESSION_DEADLINE);
+    if result.is_err() {
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    let lines = result.expect("the session ended");
+    assert!(status.success(), "{status}: {lines:?}");
+    lines
+}

@@ -256,15 +256,20 @@ mod tests {
         Outcome::from_final_score(black, white)
     }
 
-    #[test]
-    fn standings_count_results_discs_and_failures_per_side() {
-        let names: Vec<String> = (0..3).map(|i| format!("p{i}")).collect();
-        let games = [
+    /// Wins, a draw and a timeout among players 0, 1 and 2.
+    fn three_players_four_games() -> [FinishedGame; 4] {
+        [
             game(0, 0, 1, normal(40, 24)),
             game(1, 1, 0, normal(32, 32)),
             game(2, 2, 0, Outcome::forfeit(Color::Black, Failure::new(Termination::Timeout, "slow"))),
             game(3, 1, 2, normal(10, 54)),
-        ];
+        ]
+    }
+
+    #[test]
+    fn standings_count_results_discs_and_failures_per_side() {
+        let names: Vec<String> = (0..3).map(|i| format!("p{i}")).collect();
+        let games = three_players_four_games();
         let standings = Standings::compute(&names, &games);
         let order: Vec<usize> = standings.rows.iter().map(|r| r.participant).collect();
         assert_eq!(order, [0, 2, 1]); // 2.5, 1 and 0.5 points
@@ -296,12 +301,7 @@ mod tests {
     #[test]
     fn tallies_of_parts_merge_into_the_tally_of_the_whole() {
         let names: Vec<String> = (0..3).map(|i| format!("p{i}")).collect();
-        let games = [
-            game(0, 0, 1, normal(40, 24)),
-            game(1, 1, 0, normal(32, 32)),
-            game(2, 2, 0, Outcome::forfeit(Color::Black, Failure::new(Termination::Timeout, "slow"))),
-            game(3, 1, 2, normal(10, 54)),
-        ];
+        let games = three_players_four_games();
         let (mut first, mut second, mut whole) = (Tally::new(&names), Tally::new(&names), Tally::new(&names));
         for (i, game) in games.iter().enumerate() {
             whole.add(game);
