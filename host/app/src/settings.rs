@@ -116,16 +116,19 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// The arena's seat spec of this engine: `nboard:COMMAND`, run in its working folder
-    /// through `env -C` (the command is split like a shell does, so the folder is quoted).
+    /// The arena's seat spec of this engine: `nboard:` and the engine, run in its working folder
+    /// (see [`EngineSpec`](othello_arena::nboard::EngineSpec)).
     pub fn seat_path(&self) -> PathBuf {
         let folder = self.working_folder.trim();
-        if folder.is_empty() {
-            PathBuf::from(format!("nboard:{}", self.command.trim()))
-        } else {
-            let quoted = folder.replace('\'', "'\\''");
-            PathBuf::from(format!("nboard:env -C '{quoted}' {}", self.command.trim()))
-        }
+        let spec = othello_arena::nboard::EngineSpec {
+            name: self.name.trim().to_owned(),
+            command: self.command.trim().to_owned(),
+            arguments: Vec::new(),
+            working_directory: (!folder.is_empty()).then(|| PathBuf::from(folder)),
+            protocol: None,
+            init_strings: Vec::new(),
+        };
+        PathBuf::from(spec.bot_name())
     }
 }
 

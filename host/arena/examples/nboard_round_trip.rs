@@ -37,7 +37,8 @@ fn main() {
 
     let me = std::env::current_exe().expect("own path");
     let command = format!("'{}' {SERVE_ARGUMENT} '{}'", me.display(), bot.display());
-    let mut engine = NboardSeat::open(&command, None, SeatOptions::default(), None).expect("the engine starts");
+    let spec = othello_arena::nboard::EngineSpec::from_command(&command).expect("a command line");
+    let mut engine = NboardSeat::open(&spec, None, SeatOptions::default(), None).expect("the engine starts");
     report("nboard seat (engine process)", &mut engine, round_trips);
 
     drop((plugin, engine));

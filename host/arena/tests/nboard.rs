@@ -3,7 +3,7 @@
 // Linux: the scripted engine is a shell script, and process checks read /proc.
 #![cfg(target_os = "linux")]
 
-use othello_arena::nboard::protocol::engine_command;
+use othello_arena::nboard::EngineSpec;
 use othello_arena::referee::{Opening, play_game};
 use othello_arena::seat::{Failure, NboardSeat, Seat, StopHandle, Termination, open_seat, open_seat_stoppable};
 use othello_sdk::{Color, Move, Position};
@@ -11,7 +11,8 @@ use othello_testkit::{TEST_TIME_LIMIT, fake_nboard_engine, fixture, isolated, se
 
 fn open_fake(mode: &str) -> Result<NboardSeat, Failure> {
     let name = fake_nboard_engine(mode);
-    NboardSeat::open(engine_command(&name).expect("an nboard: name"), None, seat_options(), None)
+    let spec = EngineSpec::from_bot_name(&name).expect("an nboard: name").expect("a command");
+    NboardSeat::open(&spec, None, seat_options(), None)
 }
 
 fn f5() -> u8 {
@@ -109,7 +110,8 @@ fn an_engine_that_exits_before_answering_is_a_load_error_with_its_stderr() {
     let failure = open_fake("exit-early").err().expect("no seat");
     assert_eq!(failure.termination, Termination::LoadError, "{failure}");
     assert!(failure.stderr_tail.iter().any(|l| l.contains("opening book")), "{failure}");
-    let failure = NboardSeat::open("/no/such/engine --nboard", None, seat_options(), None).err().expect("no seat");
+    let missing = EngineSpec::from_command("/no/such/engine --nboard").unwrap();
+    let failure = NboardSeat::open(&missing, None, seat_options(), None).err().expect("no seat");
     assert_eq!(failure.termination, Termination::LoadError);
     assert!(failure.detail.contains("cannot start the engine"), "{failure}");
 }
@@ -157,4 +159,56 @@ fn a_stopped_seat_ends_its_engine_and_starts_no_other() {
     assert!(failure.detail.contains("stopped by the host"), "{failure}");
     let failure = seat.new_game().unwrap_err();
     assert!(failure.detail.contains("stopped by the host"), "{failure}");
+}
+
+/// The scripted engine copied into `folder` as `engine.sh`, described as an engines file does:
+/// a relative program, run in `folder`, with init lines.
+fn engine_in_folder(folder: &std::path::Path, mode: &str, name: &str) -> EngineSpec {
+    let script = fake_nboard_engine(mode);
+    let source = script.split('\'').nth(1).expect("the script's quoted path");
+    std::fs::copy(source, folder.join("engine.sh")).unwrap();
+    let file = format!(
+        r#"[{{"name": "{name}", "command": "sh ./engine.sh", "arguments": ["{mode}"], "workingDirectory": "{}",
+             "protocol": "nboard", "initStrings": ["set contempt 0", "set book off"]}}]"#,
+        folder.display()
+    );
+    let engines = othello_arena::nboard::EnginesFile::parse(&file, None).unwrap();
+    engines.engines[0].clone()
+}
+
+#[test]
+fn an_engines_file_entry_runs_in_its_folder_and_gets_its_init_lines_after_the_handshake() {
+    let folder = tempfile::tempdir().unwrap();
+    let spec = EngineSpec { name: String::new(), ..engine_in_folder(folder.path(), "log", "Unnamed") };
+    let mut seat = NboardSeat::open(&spec, Some(12), seat_options(), None).expect("the engine starts");
+    assert_eq!(seat.name(), "Fake log", "an unnamed engine plays under its own `set myname`");
+    let reply = seat.think(&Position::start(), Some(TEST_TIME_LIMIT)).expect("an answer");
+    assert_eq!(reply.byte, f5());
+    drop(seat);
+    let received = std::fs::read_to_string(folder.path().join("received.log")).expect("written in its folder");
+    let lines: Vec<&str> = received.lines().collect();
+    assert_eq!(lines[..5], ["nboard 2", "set depth 12", "set contempt 0", "set book off", "ping 1"], "{received}");
+    assert!(lines[5].starts_with("set game (;GM[Othello]"), "{received}");
+    assert_eq!(lines[6], "go");
+}
+
+#[test]
+fn an_engines_file_name_is_the_seats_name_and_its_bot_name_reopens_it() {
+    let folder = tempfile::tempdir().unwrap();
+    let spec = engine_in_folder(folder.path(), "spaced", "My Engine");
+    assert_eq!(othello_arena::seat::engine_name(&spec, &seat_options()).unwrap(), "My Engine");
+    let reopened = othello_testkit::isolated(std::path::Path::new(&spec.bot_name()));
+    let mut seat = open_seat(&reopened).expect("the bot name starts the engine");
+    assert_eq!(seat.name(), "My Engine", "the file's name wins over the engine's own");
+    assert_eq!(seat.think(&Position::start(), Some(TEST_TIME_LIMIT)).unwrap().byte, f5());
+}
+
+#[test]
+fn an_unnamed_engine_is_named_by_itself_and_a_missing_folder_is_a_load_error() {
+    let spec = EngineSpec::from_bot_name(&fake_nboard_engine("spaced")).unwrap().unwrap();
+    assert_eq!(othello_arena::seat::engine_name(&spec, &seat_options()).unwrap(), "Fake spaced");
+    let missing_folder = EngineSpec { working_directory: Some("/no/such/folder".into()), ..spec };
+    let failure = NboardSeat::open(&missing_folder, None, seat_options(), None).err().expect("no seat");
+    assert_eq!(failure.termination, Termination::LoadError);
+    assert!(failure.detail.contains("/no/such/folder is not a folder"), "{failure}");
 }

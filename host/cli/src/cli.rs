@@ -8,11 +8,11 @@ use clap::{Args, Parser, Subcommand};
 
 use othello_arena::event::{Format, Participant, RunOptions, Shard, Sprt};
 use othello_arena::nboard::engine::{ServeOptions, serve};
-use othello_arena::nboard::protocol::{display_name, engine_command, split_command};
+use othello_arena::nboard::{ENGINES_FILE_NAME, EngineSpec, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
     DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand,
-    SandboxMode, SeatOptions, Seating, library_stem, open_seat, sandbox_report,
+    SandboxMode, SeatOptions, Seating, engine_name, library_stem, open_seat, sandbox_report,
 };
 use othello_ladder::identity::split_level;
 
@@ -35,7 +35,9 @@ pub const DEFAULT_SEED: u64 = 1;
     about = "The Othello bot arena: without a subcommand, the desktop app; with one, the headless arena.",
     after_help = "Bots are shared libraries found in ./plugins, in each --plugins DIR and next to the othello \
                   executable. Name a bot by path, by file stem (`alphabeta` for libalphabeta.so) or by the name it \
-                  gives itself; add @LEVEL to set its strength level (`alphabeta@3`)."
+                  gives itself; add @LEVEL to set its strength level (`alphabeta@3`). An NBoard engine is \
+                  `nboard:COMMAND` (`\"nboard:edax -q -nboard\"`) or the name of an engine in the engines file \
+                  (--engines; @LEVEL is its `set depth`)."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -79,6 +81,11 @@ pub struct GlobalOptions {
     /// a sandboxed bot are frozen while it is not on move.
     #[arg(long, global = true)]
     pub ponder: bool,
+    /// The engines file: NBoard engines by name, as a JSON array of objects with `name`,
+    /// `command`, optional `workingDirectory`, `arguments` and `initStrings` (cutechess's
+    /// engines.json form). Default: ./engines.json when there is one.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub engines: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -218,6 +225,26 @@ impl GlobalOptions {
 
     /// How bots are run (the arena and the app share it): isolated by this very program, which
     /// serves the runner as `othello runner` (see `main.rs`), or in process with `--in-process`.
+    /// The engines of `--engines FILE`, else of `./engines.json` when there is one.
+    pub fn engines_file(&self) -> Result<EnginesFile, String> {
+        match &self.engines {
+            Some(path) => EnginesFile::load(path),
+            None if std::path::Path::new(ENGINES_FILE_NAME).is_file() => {
+                EnginesFile::load(std::path::Path::new(ENGINES_FILE_NAME))
+            }
+            None => Ok(EnginesFile::default()),
+        }
+    }
+
+    /// The engine a bot name means: `nboard:…` as it is, or an engine of the engines file by
+    /// name (as its `nboard:` bot name); `None` for a bot library.
+    pub fn engine(&self, name: &str) -> Result<Option<EngineSpec>, String> {
+        if let Some(spec) = EngineSpec::from_bot_name(name) {
+            return spec.map(Some);
+        }
+        Ok(self.engines_file()?.find(name).cloned())
+    }
+
     pub fn seating(&self) -> Result<Seating, String> {
         let isolation = if self.in_process { Isolation::InProcess } else { Isolation::Isolated(runner_command()?) };
         Ok(Seating { isolation, options: self.seat_options() })
@@ -250,29 +277,47 @@ fn list(global: &GlobalOptions, json: bool) -> Result<(), String> {
     let infos = plugins::probe_all(&files, &runner_command()?, &global.seat_options());
     if json {
         for info in &infos {
-            println!("{}", serde_json::to_string(info).expect("plugin infos serialize"));
+            outln!("{}", serde_json::to_string(info).expect("plugin infos serialize"));
         }
         return Ok(());
     }
     let folder_list: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
     if infos.is_empty() {
-        println!(
+        outln!(
             "No bot libraries found in: {}.\nBuild the sample bots with `cargo build --release`, or add --plugins DIR.",
             if folder_list.is_empty() { "(no plugin folder exists)".to_owned() } else { folder_list.join(", ") }
         );
+        print_engines(global)?;
         return print_sandbox(global);
     }
-    print!("{}", plugin_table(&infos));
+    out!("{}", plugin_table(&infos));
     let usable = infos.iter().filter(|i| i.is_ok()).count();
-    println!("\n{usable} of {} libraries usable; searched {}", infos.len(), folder_list.join(", "));
+    outln!("\n{usable} of {} libraries usable; searched {}", infos.len(), folder_list.join(", "));
+    print_engines(global)?;
     print_sandbox(global)
+}
+
+/// The engines of the engines file, one line each (nothing without a file).
+fn print_engines(global: &GlobalOptions) -> Result<(), String> {
+    let engines = global.engines_file()?.engines;
+    if engines.is_empty() {
+        return Ok(());
+    }
+    outln!("\nNBoard engines (engines file):");
+    let width = engines.iter().map(|e| e.name.chars().count()).max().unwrap_or(0);
+    for engine in engines {
+        let words = engine.words().map(|w| w.join(" ")).unwrap_or_default();
+        let folder = engine.working_directory.map(|f| format!("  (in {})", f.display())).unwrap_or_default();
+        outln!("  {:width$}  {words}{folder}", engine.name);
+    }
+    Ok(())
 }
 
 /// The sandbox layers of this machine, one line each.
 fn print_sandbox(global: &GlobalOptions) -> Result<(), String> {
-    println!("\nSandbox of isolated bots (--sandbox {}):", global.sandbox);
+    outln!("\nSandbox of isolated bots (--sandbox {}):", global.sandbox);
     if global.sandbox == SandboxMode::Off {
-        println!("  off: bots run in a plain process with the arena's user and rights");
+        outln!("  off: bots run in a plain process with the arena's user and rights");
         return Ok(());
     }
     match sandbox_report(&runner_command()?) {
@@ -280,12 +325,12 @@ fn print_sandbox(global: &GlobalOptions) -> Result<(), String> {
             let width = layers.iter().map(|l| l.name.len()).max().unwrap_or(0);
             for layer in layers {
                 match &layer.state {
-                    Ok(detail) => println!("  {:width$}  active   {detail}", layer.name),
-                    Err(why) => println!("  {:width$}  MISSING  {why}", layer.name),
+                    Ok(detail) => outln!("  {:width$}  active   {detail}", layer.name),
+                    Err(why) => outln!("  {:width$}  MISSING  {why}", layer.name),
                 }
             }
         }
-        Err(why) => println!("  unknown: {why}"),
+        Err(why) => outln!("  unknown: {why}"),
     }
     Ok(())
 }
@@ -318,18 +363,25 @@ fn nboard(global: &GlobalOptions, bot: &str) -> Result<(), String> {
 }
 
 /// Resolves and probes the bots; names are made unique (`Random #2`). NBoard engines
-/// (`nboard:COMMAND[@DEPTH]`) are passed through as they are, named after their command.
+/// (`nboard:COMMAND[@DEPTH]`, or an engines-file name) are started once for the name they give
+/// themselves.
 pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participant>, String> {
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
     let mut resolved = Vec::new();
     for bot in bots {
         let (name, level) = split_level(bot);
-        if let Some(command) = engine_command(name) {
-            // `nboard:edax -q@12`: the engine is sent `set depth 12`.
-            let engine_name =
-                split_command(command).map(|words| display_name(&words)).unwrap_or_else(|_| command.to_owned());
-            resolved.push((PathBuf::from(name), level, Some(engine_name)));
+        if let Some(engine) = global.engine(name)? {
+            // `nboard:edax -q@12`: the engine is sent `set depth 12`. It is started once here
+            // for the name it gives itself (an engines-file name stays as the file says).
+            let engine_name = match engine_name(&engine, &options) {
+                Ok(name) => name,
+                Err(failure) => {
+                    eprintln!("warning: {} cannot play ({failure}); its games count as losses", engine.display_name());
+                    engine.display_name()
+                }
+            };
+            resolved.push((PathBuf::from(engine.bot_name()), level, Some(engine_name)));
             continue;
         }
         resolved.push((plugins::resolve(name, &folders, &runner, &options)?, level, None));

@@ -144,21 +144,21 @@ pub fn run_event(
                 sprt: sprt_summary,
             },
         };
-        println!("{}", serde_json::to_string(&line).expect("summaries serialize"));
+        outln!("{}", serde_json::to_string(&line).expect("summaries serialize"));
     } else {
         if let Some(shard) = event.shard {
-            println!(
+            outln!(
                 "Shard {shard} of the event (games {}..{})",
                 outcome.done.range().start + 1,
                 outcome.done.range().end
             );
         }
-        print!("{}", summary_text(&standings, finished, outcome.unplayed, &sink.forfeits, outcome.tally.forfeits()));
+        out!("{}", summary_text(&standings, finished, outcome.unplayed, &sink.forfeits, outcome.tally.forfeits()));
         if let Some(sprt) = sprt_summary {
-            println!("\n{}", sprt.to_text(&names[0], &names[1]));
+            outln!("\n{}", sprt.to_text(&names[0], &names[1]));
         }
         if let Some(out) = &sink.ggf {
-            println!("\nGames written to {}", out.path.display());
+            outln!("\nGames written to {}", out.path.display());
         }
     }
     if was_interrupted {

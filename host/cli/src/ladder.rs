@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicBool;
 
 use clap::Args;
 
-use othello_arena::nboard::protocol::engine_command;
 use othello_arena::plugins;
 use othello_arena::seat::{SandboxMode, library_stem, require_every_layer};
 use othello_ladder::identity::{Identity, engine_identity, library_identity, split_level};
@@ -73,10 +72,7 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
     if !args.seed_pool && !path.exists() {
         // Looking does not create a ladder; rating or seeding does.
         if !args.json {
-            println!(
-                "No ladder at {} yet: `othello rate BOT` starts one (seeded with the sample bots).",
-                path.display()
-            );
+            outln!("No ladder at {} yet: `othello rate BOT` starts one (seeded with the sample bots).", path.display());
         }
         return Ok(());
     }
@@ -106,8 +102,8 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
         return Ok(());
     }
     if args.html.is_none() || args.seed_pool {
-        print!("{}", table(&board));
-        println!("Ladder: {}", ladder.path().display());
+        out!("{}", table(&board));
+        outln!("Ladder: {}", ladder.path().display());
     }
     Ok(())
 }
@@ -138,8 +134,8 @@ fn print_games(ladder: &Ladder, board: &Leaderboard, name: &str) -> Result<(), S
 /// under: its own name (the file stem if it cannot load), level and hash.
 pub fn identify(global: &GlobalOptions, bot: &str) -> Result<Identity, String> {
     let (name, level) = split_level(bot);
-    if engine_command(name).is_some() {
-        return engine_identity(name, level);
+    if let Some(engine) = global.engine(name)? {
+        return engine_identity(&engine.bot_name(), level);
     }
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());

@@ -1,5 +1,8 @@
 //! `othello`: the desktop app without a subcommand, the headless arena with one (see [`cli`]).
 
+#[macro_use]
+mod output;
+
 mod cli;
 mod event_run;
 mod ladder;

@@ -73,17 +73,17 @@ pub fn merge(args: &MergeArgs) -> Result<(), String> {
         let line = SummaryLine {
             summary: Summary { games, unplayed: 0, shard: None, interrupted: false, standings: &standings.rows, sprt },
         };
-        println!("{}", serde_json::to_string(&line).expect("summaries serialize"));
+        outln!("{}", serde_json::to_string(&line).expect("summaries serialize"));
         return Ok(());
     }
-    println!("Merged {} shards into {}", merged.shards, args.out_dir.display());
-    print!("{}", summary_text(&standings, games, 0, &forfeits, tally.forfeits()));
+    outln!("Merged {} shards into {}", merged.shards, args.out_dir.display());
+    out!("{}", summary_text(&standings, games, 0, &forfeits, tally.forfeits()));
     if let Some(sprt) = sprt {
         let names = spec.names();
-        println!("\n{}", sprt.to_text(&names[0], &names[1]));
+        outln!("\n{}", sprt.to_text(&names[0], &names[1]));
     }
     if let Some(path) = &args.out {
-        println!("\nGames written to {}", path.display());
+        outln!("\nGames written to {}", path.display());
     }
     Ok(())
 }

@@ -70,7 +70,7 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
     };
     let live = !args.json && std::io::stdout().is_terminal();
     if !args.json {
-        println!(
+        outln!(
             "Rating {} ({}) on {} until ±{:.0} Elo or {} games",
             candidate.label(),
             othello_ladder::identity::short_hash(&candidate.hash),
@@ -85,15 +85,15 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
             return;
         }
         if live {
-            print!("\r\x1b[2K{}", progress_line(progress));
+            out!("\r\x1b[2K{}", progress_line(progress));
             let _ = std::io::stdout().flush();
         } else if progress.games % 2 == 0 {
             // One line per pair of games when the output is not a terminal.
-            println!("{}", progress_line(progress));
+            outln!("{}", progress_line(progress));
         }
     })?;
     if live {
-        println!();
+        outln!();
     }
     if args.json {
         let line = PlacementLine {
@@ -105,12 +105,12 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
             placement_error: placement.progress.placement_error,
             stop: placement.stop.describe(),
         };
-        println!("{}", serde_json::to_string(&line).expect("placements serialize"));
+        outln!("{}", serde_json::to_string(&line).expect("placements serialize"));
         return Ok(());
     }
-    println!("{}", placement_text(&placement));
-    println!();
-    print!("{}", table(&leaderboard(&ladder)?));
+    outln!("{}", placement_text(&placement));
+    outln!();
+    out!("{}", table(&leaderboard(&ladder)?));
     Ok(())
 }
 

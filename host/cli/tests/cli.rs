@@ -373,6 +373,25 @@ fn a_reader_that_goes_away_ends_the_event_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// `othello list | head -1`: the listing ends quietly when its reader is gone.
+#[test]
+fn a_listing_whose_reader_is_gone_ends_quietly() {
+    let dir = workspace(&["first_legal"]);
+    let mut child = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .arg("list")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away before the first line
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
 /// Two libraries whose bots give one name (a fake "Alpha-beta") are told apart by their file in
 /// `list`, in a match's output, its JSON and its GGF.
 #[test]

@@ -223,3 +223,77 @@ fn a_level_after_an_nboard_command_is_sent_as_set_depth() {
     assert!(through_nboard.iter().all(|game| game.3 == "illegal-move"), "{through_nboard:?}");
     assert_eq!(through_nboard, match_games(dir.path(), "levels", "first_legal"));
 }
+
+/// The standings names of `othello match … --json` run in `dir` with `extra` arguments, or its
+/// error text.
+fn standings_names(dir: &Path, args: &[&str]) -> Result<Vec<String>, String> {
+    let output = Command::new(othello_exe())
+        .current_dir(dir)
+        .args(["match", "--json", "--games", "2"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    let text = String::from_utf8(output.stdout).unwrap();
+    let summary =
+        text.lines().map(|line| serde_json::from_str::<Value>(line).unwrap()).find(|l| l["summary"].is_object());
+    let standings = summary.expect("a summary line")["summary"]["standings"].as_array().unwrap().clone();
+    let mut names: Vec<String> = standings.iter().map(|s| s["name"].as_str().unwrap().to_owned()).collect();
+    names.sort();
+    Ok(names)
+}
+
+#[test]
+fn an_engine_is_named_from_the_start_by_the_name_it_gives_itself() {
+    let dir = workspace(&["first_legal", "stateful"]);
+    let engine = format!("nboard:'{}' nboard stateful", othello_exe().display());
+    let names = standings_names(dir.path(), &["first_legal", &engine]).unwrap();
+    assert_eq!(names, ["First legal", "Stateful"], "not `othello nboard stateful`");
+}
+
+#[test]
+fn an_engines_file_names_engines_with_their_folder_for_match() {
+    // The engine runs in the folder with the plugins (where `othello nboard` finds `stateful`);
+    // the match runs elsewhere and finds the engine by its name in the file.
+    let engine_home = workspace(&["stateful"]);
+    let elsewhere = workspace(&["first_legal"]);
+    let engines = engine_home.path().join("my-engines.json");
+    let command = format!("'{}' nboard", othello_exe().display());
+    let entry = serde_json::json!([{ "name": "Home engine", "command": command, "arguments": ["stateful"],
+        "workingDirectory": ".", "initStrings": ["set contempt 0"] }]);
+    std::fs::write(&engines, entry.to_string()).unwrap();
+    let file = engines.to_str().unwrap();
+    let names = standings_names(elsewhere.path(), &["--engines", file, "home ENGINE", "first_legal"]).unwrap();
+    assert_eq!(names, ["First legal", "Home engine"]);
+    // `./engines.json` is read when no file is given.
+    std::fs::copy(&engines, elsewhere.path().join("engines.json")).unwrap();
+    assert_eq!(standings_names(elsewhere.path(), &["first_legal", "Home engine"]).unwrap(), names);
+
+    std::fs::write(&engines, r#"[{"name": "Edax", "command": "edax", "protocol": "uci"}]"#).unwrap();
+    let error = standings_names(elsewhere.path(), &["--engines", file, "Edax", "first_legal"]).unwrap_err();
+    assert!(error.contains("my-engines.json: engine 1 (`Edax`): protocol `uci` is not spoken here"), "{error}");
+    let error = standings_names(elsewhere.path(), &["--engines", "missing.json", "x", "first_legal"]).unwrap_err();
+    assert!(error.contains("cannot read missing.json"), "{error}");
+}
+
+#[test]
+fn a_bot_that_crashes_is_told_to_the_gui_and_started_afresh() {
+    let dir = workspace(&["segfault"]);
+    let start = GgfGame {
+        black: "A".into(),
+        white: "B".into(),
+        start: Position::start(),
+        moves: Vec::new(),
+        time_limit_ms: None,
+        started_at: 0,
+        result: None,
+    };
+    let set_game = format!("set game {}", ggf::format(&start));
+    let script = ["nboard 2", &set_game, "go", "ping 1", "go", "ping 2"].map(str::to_owned);
+    let lines = session(dir.path(), "segfault", &script);
+    let crash = "status the bot failed: crash: killed by signal SIGSEGV (segmentation fault) in think";
+    assert_eq!(lines, ["set myname Segfault", crash, "pong 1", crash, "pong 2"], "no move and no exit: a status line");
+}

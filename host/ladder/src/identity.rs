@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use othello_arena::nboard::protocol::{display_name, engine_command, split_command};
+use othello_arena::nboard::EngineSpec;
 
 /// What kind of player an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,29 +111,36 @@ pub fn library_identity(path: &Path, name: &str, level: Option<u32>) -> Result<I
     })
 }
 
-/// The identity of an NBoard engine named `nboard:COMMAND`: its command's words, then the
-/// contents of its program (the first word, looked up on `PATH`) and of every other word that
-/// names an existing file (a script run by an interpreter, a weights file).
+/// The identity of an NBoard engine named `nboard:COMMAND` (or `nboard:{JSON}`, an engines-file
+/// entry): its description (command, working folder, init lines), then the contents of its program
+/// (looked up on `PATH` when it has no folder) and of every other word that names an existing file
+/// (a script run by an interpreter, a weights file).
 pub fn engine_identity(bot: &str, level: Option<u32>) -> Result<Identity, String> {
-    let command = engine_command(bot).ok_or_else(|| format!("`{bot}` is not an nboard:COMMAND engine"))?;
-    let words = split_command(command)?;
-    let program = words.first().ok_or_else(|| format!("`{bot}`: the engine's command is empty"))?;
-    let program_file = find_program(program)
-        .ok_or_else(|| format!("`{bot}`: the engine's program `{program}` is not a file nor on PATH"))?;
+    let spec = EngineSpec::from_bot_name(bot).ok_or_else(|| format!("`{bot}` is not an nboard:COMMAND engine"))??;
+    let words = spec.words()?;
+    let program = spec.program();
+    let program_file = find_program(&program).ok_or_else(|| {
+        format!("`{}`: the engine's program `{}` is not a file nor on PATH", spec.display_name(), program.display())
+    })?;
     let mut hasher = Sha256::new();
-    hasher.update(command.as_bytes());
+    // For a plain command, its text as it was hashed before engines files existed.
+    let description = spec.bot_name();
+    hasher.update(description.strip_prefix(othello_arena::nboard::protocol::NBOARD_PREFIX).unwrap_or(&description));
     hasher.update([0]);
     hash_into(&mut hasher, &program_file)?;
     for word in &words[1..] {
-        let path = Path::new(word);
+        let path = match &spec.working_directory {
+            Some(folder) => folder.join(word),
+            None => PathBuf::from(word),
+        };
         if path.is_file() {
             hasher.update([0]);
-            hash_into(&mut hasher, path)?;
+            hash_into(&mut hasher, &path)?;
         }
     }
     Ok(Identity {
         kind: Kind::Engine,
-        name: display_name(&words),
+        name: spec.display_name(),
         level,
         hash: hex(&hasher.finalize()),
         locator: bot.to_owned(),
@@ -141,11 +148,11 @@ pub fn engine_identity(bot: &str, level: Option<u32>) -> Result<Identity, String
 }
 
 /// A program's file: a path as it is, else the first match on `PATH`.
-fn find_program(program: &str) -> Option<PathBuf> {
-    let path = Path::new(program);
-    if program.contains(std::path::MAIN_SEPARATOR) {
+fn find_program(path: &Path) -> Option<PathBuf> {
+    if path.components().count() > 1 {
         return path.is_file().then(|| path.to_path_buf());
     }
+    let program = path.as_os_str();
     let search = std::env::var_os("PATH")?;
     std::env::split_paths(&search).map(|dir| dir.join(program)).find(|candidate| candidate.is_file())
 }

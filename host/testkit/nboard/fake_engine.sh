@@ -11,6 +11,7 @@
 #   hang       never answers
 #   spawner    starts a background `sleep`, writes its pid to the file named by the second argument, and hangs
 #   exit-early exits before answering anything
+#   log        writes every line it is sent to `received.log` in its working folder, answers f5
 # It only ever answers f5, so it can play one move from the start as black.
 set -f # GGF boards hold `*`: no globbing when lines are split into words
 mode="$1"
@@ -23,6 +24,7 @@ if [ "$mode" = spawner ]; then
     echo $! > "$2"
 fi
 while IFS= read -r line; do
+    if [ "$mode" = log ]; then printf '%s\n' "$line" >> received.log; fi
     set -- $line
     case "$1" in
         nboard)
@@ -38,6 +40,7 @@ while IFS= read -r line; do
                     echo "search f5 1.50 0 7@73%"
                     echo "=== f5 1.50 0.0" ;;
                 double) echo "=== f5"; echo "=== d3" ;;
+                log) echo "=== F5" ;;
                 flood) yes "debug: flooding the host" | head -n 20000; echo "=== f5" ;;
                 illegal) echo "=== A1/0.00/0.0" ;;
                 garbage) echo "=== zz/1/1" ;;

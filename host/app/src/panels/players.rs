@@ -137,7 +137,7 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
             chosen = SeatChoice::Bot { path: path.clone(), level: Some(new_level) };
         }
     }
-    let is_engine = |path: &Path| othello_arena::seat::engine_command_of(path).is_some();
+    let is_engine = |path: &Path| othello_arena::seat::engine_spec_of(path).is_some();
     if let SeatChoice::Bot { path, .. } = &current
         && !is_engine(path)
         && app.catalog.entry(path).is_none()

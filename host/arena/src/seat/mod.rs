@@ -20,7 +20,7 @@ pub use analysis::{Analysis, AnalysisError, validate as validate_analysis};
 pub use failure::{Failure, Termination};
 pub use in_process::InProcessSeat;
 pub use isolated::{IsolatedSeat, Loaded, StopHandle};
-pub use nboard::{NboardSeat, engine_command_of};
+pub use nboard::{NboardSeat, engine_name, engine_spec_of};
 pub use open::{open_seat, open_seat_stoppable};
 pub use player::{Reply, Seat};
 #[cfg(target_os = "linux")]

@@ -26,10 +26,11 @@ use super::failure::{Failure, Termination};
 use super::isolated::{StopHandle, UNLIMITED_THINK_DEADLINE};
 use super::player::{Reply, Seat};
 use super::spec::SeatOptions;
+use super::spec::sanitize_bot_name;
 use super::stderr_tail::StderrTail;
+use crate::nboard::EngineSpec;
 use crate::nboard::protocol::{
-    self, EngineLine, MAX_DEPTH, PROTOCOL_VERSION, display_name, format_move, format_set_game, parse_engine_line,
-    split_command,
+    EngineLine, MAX_DEPTH, PROTOCOL_VERSION, format_move, format_set_game, parse_engine_line,
 };
 
 /// Longest line kept of the engine's output (the rest of the line is dropped): a runaway engine
@@ -47,7 +48,7 @@ const POLL_STEP: Duration = Duration::from_millis(5);
 
 /// A seat whose player is an NBoard engine process.
 pub struct NboardSeat {
-    command: Vec<String>,
+    spec: EngineSpec,
     level: Option<u32>,
     options: SeatOptions,
     name: String,
@@ -60,19 +61,20 @@ pub struct NboardSeat {
 }
 
 impl NboardSeat {
-    /// Starts the engine `command` (a command line, split like a shell does for simple cases),
-    /// announces the protocol and sets the depth `level` if given. Fails with a `load-error` if
-    /// the engine cannot be started or does not answer a `ping` within the load timeout.
+    /// Starts the engine `spec` in its working folder, announces the protocol, sets the depth
+    /// `level` if given and sends the spec's init lines. Fails with a `load-error` if the engine
+    /// cannot be started or does not answer a `ping` within the load timeout. The seat is named
+    /// by the spec's name, else by the engine's own `set myname`, else by its command.
     pub fn open(
-        command: &str,
+        spec: &EngineSpec,
         level: Option<u32>,
         options: SeatOptions,
         stop: Option<StopHandle>,
     ) -> Result<NboardSeat, Failure> {
-        let command = split_command(command).map_err(|why| Failure::new(Termination::LoadError, why))?;
-        let name = display_name(&command);
+        let name = spec.display_name();
+        let spec = spec.clone();
         let mut seat =
-            NboardSeat { command, level, options, name, engine: None, last_ping: 0, engine_position: None, stop };
+            NboardSeat { spec, level, options, name, engine: None, last_ping: 0, engine_position: None, stop };
         seat.new_game()?;
         Ok(seat)
     }
@@ -86,13 +88,14 @@ impl NboardSeat {
         if self.stop.as_ref().is_some_and(StopHandle::is_stopped) {
             return Err(Failure::new(Termination::LoadError, "stopped by the host before the engine started"));
         }
-        let mut engine = Engine::spawn(&self.command).map_err(|e| {
-            Failure::new(Termination::LoadError, format!("cannot start the engine `{}`: {e}", self.command.join(" ")))
+        let mut engine = Engine::spawn(&self.spec).map_err(|why| {
+            Failure::new(Termination::LoadError, format!("cannot start the engine `{}`: {why}", self.spec.command))
         })?;
         let mut hello = vec![format!("nboard {PROTOCOL_VERSION}")];
         if let Some(level) = self.level {
             hello.push(format!("set depth {}", level.clamp(1, MAX_DEPTH)));
         }
+        hello.extend(self.spec.init_strings.iter().cloned());
         for line in hello {
             if let Err(failure) = engine.send(&line) {
                 self.engine = Some(engine);
@@ -115,7 +118,12 @@ impl NboardSeat {
                 match engine.read_line(deadline, self.stop.as_ref()) {
                     Ok(line) => match parse_engine_line(&line) {
                         EngineLine::Pong(n) if n == ping => break Ok(()),
-                        EngineLine::MyName(name) if !name.is_empty() => self.name = name,
+                        // A name given in the engines file is the user's choice and stays.
+                        EngineLine::MyName(name) if self.spec.name.is_empty() => {
+                            if let Some(name) = sanitize_bot_name(&name) {
+                                self.name = name;
+                            }
+                        }
                         _ => {}
                     },
                     Err(ReadError::Timeout) => {
@@ -312,9 +320,20 @@ struct Engine {
 }
 
 impl Engine {
-    fn spawn(command: &[String]) -> std::io::Result<Engine> {
-        let mut command_line = Command::new(&command[0]);
-        command_line.args(&command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    fn spawn(spec: &EngineSpec) -> Result<Engine, String> {
+        let words = spec.words()?;
+        let mut command_line = Command::new(spec.program());
+        command_line.args(&words[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if let Some(folder) = &spec.working_directory {
+            if !folder.is_dir() {
+                return Err(format!("its working folder {} is not a folder", folder.display()));
+            }
+            command_line.current_dir(folder);
+        }
+        Engine::start(command_line).map_err(|e| e.to_string())
+    }
+
+    fn start(mut command_line: Command) -> std::io::Result<Engine> {
         // A group of its own: killing the group ends whatever the engine started too.
         #[cfg(unix)]
         command_line.process_group(0);
@@ -508,9 +527,19 @@ fn read_bounded_line(reader: &mut impl BufRead) -> Option<String> {
     }
 }
 
-/// The engine command of a seat's library path, if it names an NBoard engine (`nboard:…`).
-pub fn engine_command_of(library: &std::path::Path) -> Option<&str> {
-    protocol::engine_command(library.to_str()?)
+/// The name an engine plays under: its engines-file name, else the name it gives itself with
+/// `set myname` when started (it is started and ended), else its command.
+pub fn engine_name(spec: &EngineSpec, options: &SeatOptions) -> Result<String, Failure> {
+    if !spec.name.is_empty() {
+        return Ok(spec.name.clone());
+    }
+    NboardSeat::open(spec, None, *options, None).map(|seat| seat.name)
+}
+
+/// The engine a seat's library path names, if it is an NBoard engine (`nboard:…`); an error
+/// when the engine description cannot be read.
+pub fn engine_spec_of(library: &std::path::Path) -> Option<Result<EngineSpec, String>> {
+    EngineSpec::from_bot_name(library.to_str()?)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::failure::{Failure, Termination};
 use super::in_process::InProcessSeat;
 use super::isolated::{IsolatedSeat, StopHandle};
-use super::nboard::{NboardSeat, engine_command_of};
+use super::nboard::{NboardSeat, engine_spec_of};
 use super::player::Seat;
 use super::spec::{Isolation, SeatSpec};
 
@@ -11,8 +11,9 @@ use super::spec::{Isolation, SeatSpec};
 /// engine of a library path `nboard:COMMAND` (always in its own process, whatever the isolation).
 /// Fails with a `load-error` when the library is not a usable bot.
 pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
-    if let Some(command) = engine_command_of(&spec.library) {
-        return Ok(Box::new(NboardSeat::open(command, spec.level, spec.options, None)?));
+    if let Some(engine) = engine_spec_of(&spec.library) {
+        let engine = engine.map_err(|why| Failure::new(Termination::LoadError, why))?;
+        return Ok(Box::new(NboardSeat::open(&engine, spec.level, spec.options, None)?));
     }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open(spec, runner)?),
@@ -25,8 +26,9 @@ pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
 /// seat's calls fail from then on. An in-process bot cannot be interrupted: it is only kept from
 /// being opened once `stop` is stopped.
 pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn Seat>, Failure> {
-    if let Some(command) = engine_command_of(&spec.library) {
-        return Ok(Box::new(NboardSeat::open(command, spec.level, spec.options, Some(stop.clone()))?));
+    if let Some(engine) = engine_spec_of(&spec.library) {
+        let engine = engine.map_err(|why| Failure::new(Termination::LoadError, why))?;
+        return Ok(Box::new(NboardSeat::open(&engine, spec.level, spec.options, Some(stop.clone()))?));
     }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open_stoppable(spec, runner, Some(stop.clone()))?),
