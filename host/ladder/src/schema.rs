@@ -73,17 +73,44 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     };
     let mut connection = Connection::open_with_flags(path, flags).map_err(|e| format!("cannot open {shown}: {e}"))?;
     connection.busy_timeout(BUSY_TIMEOUT).map_err(|e| format!("cannot open {shown}: {e}"))?;
-    // Read-only checks first: nothing is written to a file that is not ours.
-    check(&connection, path)?;
-    connection
-        .pragma_update(None, "journal_mode", "WAL")
-        .map_err(|e| format!("cannot use {shown} as a ladder (write-ahead log): {e}"))?;
+    // Read-only checks first: nothing is written to a file that is not ours. They read in one
+    // transaction, so a ladder another process is creating is seen whole or not at all.
+    {
+        let snapshot = connection.transaction().map_err(|e| format!("cannot open {shown}: {e}"))?;
+        check(&snapshot, path)?;
+    }
+    use_write_ahead_log(&connection).map_err(|e| format!("cannot use {shown} as a ladder (write-ahead log): {e}"))?;
     // WAL with full sync: a committed game survives `kill -9` and a power cut alike.
     connection.pragma_update(None, "synchronous", "FULL").map_err(|e| format!("{shown}: {e}"))?;
     connection.pragma_update(None, "foreign_keys", "ON").map_err(|e| format!("{shown}: {e}"))?;
     create_if_new(&mut connection, path)?;
     Ok(connection)
 }
+
+/// Switches the file to write-ahead logging, unless it is already. The switch needs the file to
+/// itself, and SQLite does not wait for that with the busy timeout: when another process holds
+/// it (creating the same ladder at the same moment), it is tried again until [`BUSY_TIMEOUT`].
+fn use_write_ahead_log(connection: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        let mode: String = connection.pragma_query_value(None, "journal_mode", |row| row.get(0))?;
+        if mode.eq_ignore_ascii_case("wal") {
+            return Ok(());
+        }
+        match connection.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(WAL_SWITCH_RETRY);
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Pause between two tries of the switch to write-ahead logging.
+const WAL_SWITCH_RETRY: Duration = Duration::from_millis(5);
 
 /// What the file's header and catalogue say it is.
 struct Header {
