@@ -28,6 +28,7 @@ pub mod export;
 #[cfg(feature = "loader")]
 pub mod loader;
 pub mod movegen;
+mod movegen_avx512;
 mod notation;
 mod perft;
 mod position;

@@ -1,6 +1,6 @@
 //! Perft: counting the leaves of the game tree, to check move generation.
 
-use crate::movegen::{flips, flips_and_replies};
+use crate::movegen::flips_and_replies;
 use crate::{Position, legal_moves};
 
 /// Leaves of the game tree `depth` plies below `position`, in the usual
@@ -20,31 +20,69 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
     // A pass into this position is only known to end the game if the opponent
     // has no move either; the inner recursion tracks that with a flag.
     let passed = legal_moves(opponent, player) == 0;
-    perft_inner(player, opponent, depth, passed)
+    #[cfg(target_arch = "x86_64")]
+    if crate::movegen_avx512::available() {
+        return perft_inner::<Avx512>(player, opponent, depth, passed);
+    }
+    perft_inner::<OneMoveAtATime>(player, opponent, depth, passed)
+}
+
+/// How the last two plies are counted: the bulk of perft's work.
+trait LastTwoPlies {
+    /// The leaves two plies below a position with legal `moves` (not zero).
+    fn leaves(player: u64, opponent: u64, moves: u64) -> u64;
+}
+
+/// One move at a time, on any CPU ([`last_two_plies`]).
+struct OneMoveAtATime;
+
+impl LastTwoPlies for OneMoveAtATime {
+    #[inline(always)]
+    fn leaves(player: u64, opponent: u64, moves: u64) -> u64 {
+        last_two_plies(player, opponent, moves)
+    }
+}
+
+/// Two moves at a time in 512-bit registers, on CPUs with AVX-512.
+#[cfg(target_arch = "x86_64")]
+struct Avx512;
+
+#[cfg(target_arch = "x86_64")]
+impl LastTwoPlies for Avx512 {
+    #[inline(always)]
+    fn leaves(player: u64, opponent: u64, moves: u64) -> u64 {
+        // SAFETY: perft chooses this only when the CPU has AVX-512.
+        unsafe { crate::movegen_avx512::leaves_two_plies(player, opponent, moves) }
+    }
 }
 
 /// `passed`: the previous ply was a pass (so no move here means game over).
-fn perft_inner(player: u64, opponent: u64, depth: u32, passed: bool) -> u64 {
-    let mut moves = legal_moves(player, opponent);
+fn perft_inner<L: LastTwoPlies>(player: u64, opponent: u64, depth: u32, passed: bool) -> u64 {
+    perft_with_moves::<L>(player, opponent, legal_moves(player, opponent), depth, passed)
+}
+
+/// [`perft_inner`] with the legal `moves` of the position already known: each move's flips and
+/// the replies after it come from one [`flips_and_replies`], so no node computes its moves twice.
+fn perft_with_moves<L: LastTwoPlies>(player: u64, opponent: u64, mut moves: u64, depth: u32, passed: bool) -> u64 {
     if depth == 1 {
         // Bulk counting: each move is a leaf; no move is one leaf either way
         // (a pass, or the end of the game).
         return u64::from(moves.count_ones().max(1));
     }
     if moves == 0 {
-        return if passed { 1 } else { perft_inner(opponent, player, depth - 1, true) };
+        return if passed { 1 } else { perft_inner::<L>(opponent, player, depth - 1, true) };
     }
     if depth == 2 {
-        return last_two_plies(player, opponent, moves);
+        return L::leaves(player, opponent, moves);
     }
     let mut leaves = 0;
     while moves != 0 {
         let square = moves.trailing_zeros() as usize;
         moves &= moves - 1;
-        let flipped = flips(player, opponent, square);
+        let (flipped, replies) = flips_and_replies(player, opponent, square);
         let next_player = opponent & !flipped;
         let next_opponent = player | flipped | 1 << square;
-        leaves += perft_inner(next_player, next_opponent, depth - 1, false);
+        leaves += perft_with_moves::<L>(next_player, next_opponent, replies, depth - 1, false);
     }
     leaves
 }
@@ -75,4 +113,25 @@ fn last_two_plies(player: u64, opponent: u64, mut moves: u64) -> u64 {
 fn leaves_after(player: u64, opponent: u64, square: usize) -> u64 {
     let (_, replies) = flips_and_replies(player, opponent, square);
     u64::from(replies.count_ones().max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Published counts from the start (Aart Bik's), for both ways of counting the last two plies:
+    /// [`perft`] takes one of them on a given CPU.
+    #[test]
+    fn both_inner_loops_count_the_published_leaves() {
+        const COUNTS: [(u32, u64); 3] = [(7, 55_092), (8, 390_216), (9, 3_005_288)];
+        let start = Position::start();
+        let (player, opponent) = (start.player().0, start.opponent().0);
+        for (depth, count) in COUNTS {
+            assert_eq!(perft_inner::<OneMoveAtATime>(player, opponent, depth, false), count, "depth {depth}");
+            #[cfg(target_arch = "x86_64")]
+            if crate::movegen_avx512::available() {
+                assert_eq!(perft_inner::<Avx512>(player, opponent, depth, false), count, "depth {depth}");
+            }
+        }
+    }
 }
