@@ -25,6 +25,9 @@ const CHANNEL_READ_CHUNK: usize = 512;
 const EXIT_WAIT: Duration = Duration::from_secs(2);
 /// Poll step while waiting for a child to exit.
 const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
+/// How long a sandboxed runner's keeper gets to end its jail and exit when asked, before it is
+/// killed (it needs about a millisecond).
+const KEEPER_EXIT_WAIT: Duration = Duration::from_secs(2);
 
 /// Why no answer came.
 #[derive(Debug)]
@@ -49,7 +52,8 @@ pub struct Exit {
 /// A running runner child.
 pub struct Runner {
     child: Child,
-    requests: ChildStdin,
+    /// Closed (`None`) to tell a sandboxed runner's keeper to end its jail and exit.
+    requests: Option<ChildStdin>,
     responses: ChildStdout,
     buffer: Vec<u8>,
     stderr: Arc<StderrTail>,
@@ -58,6 +62,8 @@ pub struct Runner {
     stop: Option<StopHandle>,
     /// Freeze the bot while its seat is not on move (not when pondering is allowed).
     freeze: bool,
+    /// The runner is sandboxed: its process is a keeper that ends the jail when asked.
+    has_keeper: bool,
     /// The tree's CPU time when last read (each move is charged what was used since).
     cpu_mark: Option<Duration>,
     /// The sandboxed bot's private folder; removed after the runner (declared after `child`, so
@@ -139,13 +145,14 @@ impl Runner {
         let stderr = StderrTail::collect(stderr_pipe, "runner-stderr")?;
         Ok(Runner {
             child,
-            requests,
+            requests: Some(requests),
             responses,
             buffer: Vec::with_capacity(256),
             stderr,
             exit: None,
             stop,
             freeze: !options.ponder,
+            has_keeper: options.sandbox != SandboxMode::Off,
             cpu_mark: None,
             _scratch: scratch,
             #[cfg(target_os = "linux")]
@@ -154,7 +161,8 @@ impl Runner {
     }
 
     pub fn send(&mut self, request: &Request) -> Result<(), ChannelError> {
-        self.requests.write_all(&request.encode()).map_err(|_| ChannelError::Closed)
+        let requests = self.requests.as_mut().ok_or(ChannelError::Closed)?;
+        requests.write_all(&request.encode()).map_err(|_| ChannelError::Closed)
     }
 
     /// The next answer, if it arrives before `deadline`.
@@ -209,12 +217,21 @@ impl Runner {
     }
 
     /// Kills the child (if still running) and reaps it.
+    ///
+    /// A sandboxed runner is asked to end first: its request pipe is closed, which its keeper
+    /// takes as the host's end, so it kills its jail, reaps it and exits (a keeper killed outright
+    /// could not reap the jail's init, which would stay behind as a zombie of PID 1). A keeper that
+    /// does not exit within [`KEEPER_EXIT_WAIT`] is killed.
     pub fn kill(&mut self) -> Exit {
         if let Some(exit) = self.exit {
             return exit;
         }
         // Processes frozen by cgroup v1 do not die: thaw first.
         self.set_frozen(false);
+        drop(self.requests.take());
+        if self.has_keeper && wait_for_exit(self.pid(), KEEPER_EXIT_WAIT) {
+            return self.reap(true).expect("an ended child can be reaped");
+        }
         // SAFETY: the child is not reaped yet, so its pid is still ours.
         unsafe { libc::kill(self.pid(), libc::SIGKILL) };
         self.reap(true).expect("a killed child can be reaped")
@@ -323,6 +340,48 @@ impl Drop for Runner {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Waits up to `limit` for the unreaped child `pid` to end (without reaping it); true once it has.
+fn wait_for_exit(pid: libc::pid_t, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    let ended = || {
+        // SAFETY: an all-zero siginfo_t is a valid value to be overwritten.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: a valid out-pointer; the pid is our unreaped child; WNOWAIT leaves it unreaped.
+        let found = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+        // SAFETY: waitid filled `info` (si_pid stays 0 while the child runs).
+        found != 0 || unsafe { info.si_pid() } != 0
+    };
+    // A pidfd becomes readable when the process ends (Linux 5.3+); without one, look every step.
+    #[cfg(target_os = "linux")]
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
+    #[cfg(not(target_os = "linux"))]
+    let pidfd = -1;
+    let result = loop {
+        if ended() {
+            break true;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break false;
+        }
+        if pidfd >= 0 {
+            let mut fd = libc::pollfd { fd: pidfd, events: libc::POLLIN, revents: 0 };
+            let timeout_ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+            // SAFETY: one valid pollfd for the duration of the call.
+            unsafe { libc::poll(&mut fd, 1, timeout_ms) };
+        } else {
+            std::thread::sleep(EXIT_POLL_STEP.min(left));
+        }
+    };
+    if pidfd >= 0 {
+        // SAFETY: the descriptor was opened above and is closed once.
+        unsafe { libc::close(pidfd) };
+    }
+    result
 }
 
 /// Signal names for crash reports.
