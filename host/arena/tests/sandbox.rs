@@ -368,6 +368,23 @@ fn each_move_records_the_cpu_time_of_the_bot() {
     }
 }
 
+/// With the sandbox off there is no cgroup: each move's CPU time is the runner process's own
+/// (its CPU clock), still at least what the bot burnt.
+#[test]
+fn with_the_sandbox_off_each_move_still_records_the_cpu_time_of_the_bot() {
+    let off = othello_arena::seat::SeatOptions { sandbox: SandboxMode::Off, ..seat_options() };
+    let mut busy = open_seat(&isolated(&fixture("burns_cpu")).with_options(off)).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal")).with_options(off)).unwrap();
+    let record = play_game(busy.as_mut(), good.as_mut(), &Opening::none(), None);
+    assert_played_out(&record);
+    for mv in &record.moves {
+        let cpu = mv.cpu.unwrap_or_else(|| panic!("no CPU time for {mv:?}"));
+        if mv.color == othello_sdk::Color::Black {
+            assert!(cpu >= Duration::from_millis(20), "{mv:?}");
+        }
+    }
+}
+
 /// With pondering allowed, an idle seat is not frozen: its spinner keeps running while the
 /// opponent is on move (by default it is frozen: `a_forked_setsid_spinner_dies_with_its_runner`).
 #[test]

@@ -249,6 +249,14 @@ pub fn fake_nboard_engine(mode: &str) -> String {
     format!("nboard:sh '{}' {mode}", script.display())
 }
 
+/// The hostile NBoard test engine (`nboard/hostile_engine.sh`) as an `nboard:` bot name: on every
+/// `go` it tries to write `outside`, to stop and kill process `host_pid` and to connect to
+/// 127.0.0.1:`port`, then answers `=== f5`.
+pub fn hostile_nboard_engine(outside: &Path, host_pid: u32, port: u16) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("nboard").join("hostile_engine.sh");
+    format!("nboard:sh '{}' '{}' {host_pid} {port}", script.display(), outside.display())
+}
+
 /// Copies bot libraries into `dir/plugins` (made if missing), where an `othello` started in `dir`
 /// finds them.
 pub fn install_plugins(dir: &Path, libraries: impl IntoIterator<Item = PathBuf>) {

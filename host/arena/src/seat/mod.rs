@@ -6,9 +6,13 @@
 //! [`open_seat`] opens a bot library's seat from a [`SeatSpec`].
 
 mod analysis;
+#[cfg(unix)]
+mod engine_sandbox;
 mod failure;
 mod in_process;
 mod isolated;
+#[cfg(unix)]
+mod jail;
 mod nboard;
 mod open;
 mod player;

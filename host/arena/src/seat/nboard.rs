@@ -24,7 +24,11 @@ use othello_sdk::{Bitboard, Move, Position, SearchInfo};
 
 use super::failure::{Failure, Termination};
 use super::isolated::{StopHandle, UNLIMITED_THINK_DEADLINE};
+#[cfg(unix)]
+use super::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use super::player::{Reply, Seat};
+use super::runner_command::RunnerCommand;
+use super::spec::SandboxMode;
 use super::spec::SeatOptions;
 use super::stderr_tail::StderrTail;
 use crate::nboard::protocol::{
@@ -57,6 +61,8 @@ pub struct NboardSeat {
     /// The position the engine holds (`None` before a game's first `set game`).
     engine_position: Option<Position>,
     stop: Option<StopHandle>,
+    /// Starts the engine in the runner's sandbox (`RUNNER exec … -- COMMAND`) when given.
+    runner: Option<RunnerCommand>,
 }
 
 impl NboardSeat {
@@ -69,10 +75,41 @@ impl NboardSeat {
         options: SeatOptions,
         stop: Option<StopHandle>,
     ) -> Result<NboardSeat, Failure> {
+        NboardSeat::open_with_runner(command, level, options, stop, None)
+    }
+
+    /// [`NboardSeat::open`], with the engine started in the sandbox of `runner` (`RUNNER exec …
+    /// -- COMMAND`, see `othello_runner::exec`) unless `options.sandbox` is `off`: namespaces,
+    /// cgroup limits and freezer, Landlock (its own folders readable, its scratch folder
+    /// writable), seccomp. Without a runner the engine is a plain process (`strict` refuses).
+    pub fn open_with_runner(
+        command: &str,
+        level: Option<u32>,
+        options: SeatOptions,
+        stop: Option<StopHandle>,
+        runner: Option<RunnerCommand>,
+    ) -> Result<NboardSeat, Failure> {
         let command = split_command(command).map_err(|why| Failure::new(Termination::LoadError, why))?;
         let name = display_name(&command);
-        let mut seat =
-            NboardSeat { command, level, options, name, engine: None, last_ping: 0, engine_position: None, stop };
+        let runner = runner.filter(|_| options.sandbox != SandboxMode::Off);
+        // (Windows runs every engine in a Job Object of its own instead.)
+        if cfg!(unix) && runner.is_none() && options.sandbox == SandboxMode::Strict {
+            return Err(Failure::new(
+                Termination::LoadError,
+                "--sandbox strict: this engine would run without the sandbox (no runner to start it in)",
+            ));
+        }
+        let mut seat = NboardSeat {
+            command,
+            level,
+            options,
+            name,
+            engine: None,
+            last_ping: 0,
+            engine_position: None,
+            stop,
+            runner,
+        };
         seat.new_game()?;
         Ok(seat)
     }
@@ -86,7 +123,7 @@ impl NboardSeat {
         if self.stop.as_ref().is_some_and(StopHandle::is_stopped) {
             return Err(Failure::new(Termination::LoadError, "stopped by the host before the engine started"));
         }
-        let mut engine = Engine::spawn(&self.command).map_err(|e| {
+        let mut engine = Engine::spawn(&self.command, self.runner.as_ref(), &self.options).map_err(|e| {
             Failure::new(Termination::LoadError, format!("cannot start the engine `{}`: {e}", self.command.join(" ")))
         })?;
         let mut hello = vec![format!("nboard {PROTOCOL_VERSION}")];
@@ -195,7 +232,10 @@ impl Seat for NboardSeat {
         if self.engine.is_none() {
             self.start_engine()?;
         }
-        self.synchronise()
+        self.synchronise()?;
+        // Idle until its first move: frozen a moment from now (unless pondering is allowed).
+        self.engine.as_mut().expect("an engine is running").idle(None);
+        Ok(())
     }
 
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
@@ -225,7 +265,8 @@ impl Seat for NboardSeat {
                 // `move` with the opponent's; an illegal reply ends the game anyway.
                 self.engine_position = Some(*position);
                 let info = (info != SearchInfo::default()).then_some(info);
-                Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu: None })
+                let cpu = self.engine.as_mut().expect("an engine is running").idle(time_limit);
+                Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu })
             }
             Err(failure) if failure.termination == Termination::Timeout => {
                 let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
@@ -309,16 +350,42 @@ struct Engine {
     /// Everything the engine started, killed with it.
     #[cfg(windows)]
     job: super::isolated::Job,
+    /// Its sandbox (scratch folder, cgroup with freezer and CPU clock), or only the CPU clock of
+    /// a plain engine process.
+    #[cfg(unix)]
+    jail: Jail,
+    /// Closing it tells a sandboxed engine's keeper to end the engine (and everything it
+    /// started) and exit.
+    #[cfg(unix)]
+    end: Option<std::os::fd::OwnedFd>,
 }
 
 impl Engine {
-    fn spawn(command: &[String]) -> std::io::Result<Engine> {
-        let mut command_line = Command::new(&command[0]);
-        command_line.args(&command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        // A group of its own: killing the group ends whatever the engine started too.
+    fn spawn(command: &[String], runner: Option<&RunnerCommand>, options: &SeatOptions) -> std::io::Result<Engine> {
         #[cfg(unix)]
-        command_line.process_group(0);
+        let (mut command_line, jail, end) = match runner {
+            Some(runner) => {
+                let (command_line, jail, end) = super::engine_sandbox::sandboxed_command(runner, command, options)?;
+                (command_line, jail, Some(end))
+            }
+            None => {
+                let mut command_line = Command::new(&command[0]);
+                // A group of its own: killing the group ends whatever the engine started too.
+                command_line.args(&command[1..]).process_group(0);
+                (command_line, Jail::unsandboxed(options), None)
+            }
+        };
+        #[cfg(not(unix))]
+        let mut command_line = {
+            let _ = (runner, options);
+            let mut command_line = Command::new(&command[0]);
+            command_line.args(&command[1..]);
+            command_line
+        };
+        command_line.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = command_line.spawn()?;
+        #[cfg(unix)]
+        drop(command_line); // closes the host's copy of the end pipe's read end
         // Windows: a job of its own, for the same reason.
         #[cfg(windows)]
         let job = super::isolated::engine_job(&child)?;
@@ -354,6 +421,10 @@ impl Engine {
             reaped: None,
             #[cfg(windows)]
             job,
+            #[cfg(unix)]
+            jail,
+            #[cfg(unix)]
+            end,
         };
         if let Err(e) = spawned {
             engine.kill();
@@ -362,8 +433,31 @@ impl Engine {
         Ok(engine)
     }
 
-    /// Queues a line for the engine; fails once the engine's input is closed (it exited).
+    /// The engine answered: it is frozen at once with a clock running (`time_limit`), else a
+    /// moment later (unless pondering is allowed). Returns the CPU time it used since it was last
+    /// idle, where it can be read.
+    fn idle(&mut self, time_limit: Option<Duration>) -> Option<Duration> {
+        #[cfg(unix)]
+        {
+            if time_limit.is_some() {
+                self.jail.set_frozen(true);
+            } else {
+                self.jail.freeze_soon();
+            }
+            self.jail.cpu_since_last(self.child.id() as libc::pid_t)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = time_limit;
+            None
+        }
+    }
+
+    /// Queues a line for the engine (thawed to read it); fails once the engine's input is closed
+    /// (it exited).
     fn send(&mut self, line: &str) -> Result<(), Failure> {
+        #[cfg(unix)]
+        self.jail.set_frozen(false);
         self.commands.send(format!("{line}\n")).map_err(|_| self.exit_failure("while being sent a command"))
     }
 
@@ -446,10 +540,19 @@ impl Engine {
         status
     }
 
-    /// Kills the engine's whole process group and reaps the engine.
+    /// Kills the engine's whole process group and reaps the engine. A sandboxed engine's keeper is
+    /// asked first (its end pipe closed): it ends the jail, reaps it and exits.
     #[cfg(unix)]
     fn kill(&mut self) -> std::process::ExitStatus {
         if let Some(status) = self.reaped {
+            return status;
+        }
+        self.jail.set_frozen(false);
+        if self.end.take().is_some()
+            && wait_for_exit(self.child.id() as libc::pid_t, KEEPER_EXIT_WAIT)
+            && let Ok(status) = self.child.wait()
+        {
+            self.reaped = Some(status);
             return status;
         }
         // The group id is the engine's pid, reserved while the engine is unreaped: the signal

@@ -7,12 +7,21 @@ use super::nboard::{NboardSeat, engine_command_of};
 use super::player::Seat;
 use super::spec::{Isolation, SeatSpec};
 
+/// The runner an NBoard engine is sandboxed in: the one isolated seats use (an event run in process
+/// runs its engines as plain processes).
+fn runner_of(spec: &SeatSpec) -> Option<super::RunnerCommand> {
+    match &spec.isolation {
+        Isolation::Isolated(runner) if cfg!(unix) => Some(runner.clone()),
+        _ => None,
+    }
+}
+
 /// Opens a seat: loads the library (in a fresh runner, or in process), or starts the NBoard
 /// engine of a library path `nboard:COMMAND` (always in its own process, whatever the isolation).
 /// Fails with a `load-error` when the library is not a usable bot.
 pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
     if let Some(command) = engine_command_of(&spec.library) {
-        return Ok(Box::new(NboardSeat::open(command, spec.level, spec.options, None)?));
+        return Ok(Box::new(NboardSeat::open_with_runner(command, spec.level, spec.options, None, runner_of(spec))?));
     }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open(spec, runner)?),
@@ -26,7 +35,8 @@ pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
 /// being opened once `stop` is stopped.
 pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn Seat>, Failure> {
     if let Some(command) = engine_command_of(&spec.library) {
-        return Ok(Box::new(NboardSeat::open(command, spec.level, spec.options, Some(stop.clone()))?));
+        let stop = Some(stop.clone());
+        return Ok(Box::new(NboardSeat::open_with_runner(command, spec.level, spec.options, stop, runner_of(spec))?));
     }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open_stoppable(spec, runner, Some(stop.clone()))?),
