@@ -1,7 +1,9 @@
 //! Starting an NBoard engine inside the runner's sandbox: `RUNNER exec [sandbox options] --read
 //! FOLDER… --end-fd N -- COMMAND…` (see `othello_runner::exec`). The engine may read (and run)
 //! the system's libraries and programs and its own folders: the program's, that of every file
-//! named on its command line (a script, an evaluation file) and the folder given to `env -C`.
+//! named on its command line (a script, an evaluation file), the folder given to `env -C`, and
+//! the working folder it is started in (as NBoard GUIs start an engine in its folder), unless
+//! that is `/` or the user's home folder, which are never an engine's own.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -24,7 +26,7 @@ pub(crate) fn sandboxed_command(
     let mut command_line = Command::new(runner.program());
     command_line.args(runner.args()).arg(othello_runner::EXEC_SUBCOMMAND);
     let jail = Jail::prepare(&mut command_line, options, false)?;
-    for folder in engine_folders(command) {
+    for folder in engine_folders(command).into_iter().chain(working_folder()) {
         command_line.arg("--read").arg(folder);
     }
     let (end_read, end_write) = std::io::pipe()?;
@@ -46,6 +48,14 @@ pub(crate) fn sandboxed_command(
         };
     }
     Ok((command_line, jail, OwnedFd::from(end_write)))
+}
+
+/// The folder the engine starts in (the host's working folder), when it may be the engine's own:
+/// not `/` and not the user's home folder.
+fn working_folder() -> Option<PathBuf> {
+    let folder = std::env::current_dir().ok()?.canonicalize().ok()?;
+    let home = std::env::var_os("HOME").map(PathBuf::from).and_then(|home| home.canonicalize().ok());
+    (folder != Path::new("/") && Some(&folder) != home.as_ref()).then_some(folder)
 }
 
 /// The engine's own folders: the program's (found on `PATH` when it has no slash), that of every
