@@ -63,9 +63,22 @@ fn is_frozen(pid: u32) -> Option<bool> {
             .find_map(|root| std::fs::read_to_string(Path::new(root).join(&path[1..]).join("cgroup.events")).ok())?;
         return Some(events.contains("frozen 1"));
     }
-    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()))?;
-    let state = Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state");
-    Some(std::fs::read_to_string(state).ok()?.trim() == "FROZEN")
+    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()));
+    let state = v1.map(|v1| Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state"));
+    if let Some(state) = state.and_then(|state| std::fs::read_to_string(state).ok()).filter(|s| !s.is_empty()) {
+        if cgroups.lines().any(|l| l.ends_with(":freezer:/")) {
+            return stopped(pid); // in the root freezer cgroup: not frozen by one, maybe stopped
+        }
+        return Some(state.trim() == "FROZEN");
+    }
+    stopped(pid)
+}
+
+/// Without a freezer cgroup the fallback stops the process (`SIGSTOP`): state `T` in /proc.
+fn stopped(pid: u32) -> Option<bool> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let state = stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned();
+    Some(state == "T")
 }
 
 #[test]

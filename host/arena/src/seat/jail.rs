@@ -22,6 +22,7 @@ const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
 /// The host's side of one sandboxed process: dropped after the process was reaped.
 pub(crate) struct Jail {
     /// Freeze the process while its seat is not on move (not when pondering is allowed).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     freeze: bool,
     /// The process is the runner's keeper, which ends the jail when asked.
     has_keeper: bool,
@@ -34,6 +35,10 @@ pub(crate) struct Jail {
     /// The private folder, the only place the jailed process may write (removed when dropped,
     /// after the cgroup).
     scratch: Option<ScratchDir>,
+    /// Where no freezer cgroup can be had: the runner's init, told to stop (and continue) every
+    /// process of its PID namespace.
+    #[cfg(target_os = "linux")]
+    stopper: Option<super::namespace_stopper::NamespaceStopper>,
 }
 
 impl Jail {
@@ -100,6 +105,11 @@ impl Jail {
             // whose keeper then ends the jailed processes itself, thawed, when the host is gone.
             command_line.process_group(0);
         }
+        #[cfg(target_os = "linux")]
+        let stopper = (options.sandbox != SandboxMode::Off
+            && !options.ponder
+            && cgroup.as_ref().is_none_or(|c| c.freezer().is_none()))
+        .then(super::namespace_stopper::NamespaceStopper::default);
         Ok(Jail {
             freeze: !options.ponder,
             has_keeper: options.sandbox != SandboxMode::Off,
@@ -107,6 +117,8 @@ impl Jail {
             #[cfg(target_os = "linux")]
             cgroup,
             scratch,
+            #[cfg(target_os = "linux")]
+            stopper,
         })
     }
 
@@ -119,7 +131,18 @@ impl Jail {
             #[cfg(target_os = "linux")]
             cgroup: None,
             scratch: None,
+            #[cfg(target_os = "linux")]
+            stopper: None,
         }
+    }
+
+    /// The keeper process has started (its pid), for the fallback freezer to find its init.
+    pub(crate) fn started(&mut self, keeper: u32) {
+        #[cfg(target_os = "linux")]
+        if let Some(stopper) = &mut self.stopper {
+            stopper.started(keeper);
+        }
+        let _ = keeper;
     }
 
     /// The process is a sandboxed runner's keeper (it ends its jail when asked).
@@ -140,6 +163,10 @@ impl Jail {
         if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze || !frozen) {
             cgroup.set_frozen(frozen);
         }
+        #[cfg(target_os = "linux")]
+        if let Some(stopper) = &self.stopper {
+            stopper.set_stopped(frozen);
+        }
         let _ = frozen;
     }
 
@@ -150,6 +177,11 @@ impl Jail {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze) {
             cgroup.freeze_soon();
+        }
+        // The fallback has no delayed freeze: it stops the namespace at once.
+        #[cfg(target_os = "linux")]
+        if let Some(stopper) = &self.stopper {
+            stopper.set_stopped(true);
         }
     }
 
@@ -184,6 +216,7 @@ impl Jail {
 
 /// The CPU time of process `pid` so far (every thread of it, ended ones too; not its children),
 /// from its CPU clock; `None` when it cannot be read (the process is gone).
+#[cfg(target_os = "linux")]
 pub(crate) fn process_cpu_time(pid: libc::pid_t) -> Option<Duration> {
     let mut clock: libc::clockid_t = 0;
     // SAFETY: a valid out-pointer; the call only looks the process up.
@@ -196,6 +229,12 @@ pub(crate) fn process_cpu_time(pid: libc::pid_t) -> Option<Duration> {
         return None;
     }
     Some(Duration::new(time.tv_sec.max(0) as u64, time.tv_nsec.clamp(0, 999_999_999) as u32))
+}
+
+/// Elsewhere another process's CPU clock is not read.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn process_cpu_time(_pid: libc::pid_t) -> Option<Duration> {
+    None
 }
 
 /// Waits up to `limit` for the unreaped child `pid` to end (without reaping it); true once it has.

@@ -31,6 +31,8 @@ pub use player::{Reply, Seat};
 mod cgroup;
 #[cfg(target_os = "linux")]
 mod idle_freezer;
+#[cfg(target_os = "linux")]
+mod namespace_stopper;
 mod sandbox;
 #[cfg(target_os = "linux")]
 pub use idle_freezer::FREEZE_DELAY;

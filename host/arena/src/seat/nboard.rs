@@ -386,6 +386,10 @@ impl Engine {
         let mut child = command_line.spawn()?;
         #[cfg(unix)]
         drop(command_line); // closes the host's copy of the end pipe's read end
+        #[cfg(unix)]
+        let mut jail = jail;
+        #[cfg(unix)]
+        jail.started(child.id());
         // Windows: a job of its own, for the same reason.
         #[cfg(windows)]
         let job = super::isolated::engine_job(&child)?;

@@ -169,11 +169,26 @@ fn fork_jailed(
             } else {
                 report.record::<&str>(layer::PRIVATE_PROC, Err("needs the PID and mount namespaces"));
             }
+            // Before the bot process exists (the host may signal once the bot has loaded): the
+            // init's stop/continue handlers, the fallback freezer where the host has no cgroup.
+            let whole_namespace = report.is_active(layer::PID_NAMESPACE);
+            set_stop_handlers(whole_namespace);
             match fork_guarded()? {
                 Some(bot) => init(bot, status_write),
                 None => {
                     drop(status_write);
-                    report.record(layer::FREEZER, join_freezer(freezer));
+                    reset_stop_handlers();
+                    let frozen_by = match freezer {
+                        Some(_) => join_freezer(freezer),
+                        None if whole_namespace => Ok("no freezer cgroup here: the host has the runner's init \
+                                                       stop every process of its PID namespace (SIGSTOP) while \
+                                                       the opponent is on move"
+                            .to_owned()),
+                        None => Err("the host gave this runner no freezer cgroup, and without a PID namespace \
+                                     it cannot be stopped as a whole"
+                            .to_owned()),
+                    };
+                    report.record(layer::FREEZER, frozen_by);
                     Ok(())
                 }
             }
@@ -189,6 +204,62 @@ fn join_freezer(freezer: Option<&Path>) -> Result<String, String> {
     std::fs::write(folder.join("cgroup.procs"), "0")
         .map_err(|e| format!("cannot join the freezer cgroup {}: {e}", folder.display()))?;
     Ok("the host freezes the bot's whole tree while the opponent is on move".to_owned())
+}
+
+/// Whether the init's stop handler may stop "every process": only inside its own PID namespace,
+/// where that means the bot's processes (outside one it would mean every process of the user).
+static STOP_WHOLE_NAMESPACE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The real-time signal the host queues to a runner's init (with `sigqueue`'s value
+/// [`STOP_VALUE`] or [`CONTINUE_VALUE`]) to stop or continue every other process of its PID
+/// namespace, where no freezer cgroup can be had. Queued signals of one number are delivered in
+/// the order they were sent, one handler at a time, so the last one sent always decides.
+pub fn stop_signal() -> libc::c_int {
+    libc::SIGRTMIN() + STOP_SIGNAL_OFFSET
+}
+
+/// [`stop_signal`]'s value that stops the namespace.
+pub const STOP_VALUE: usize = 1;
+/// [`stop_signal`]'s value that continues it.
+pub const CONTINUE_VALUE: usize = 0;
+
+/// Above the real-time signals glibc and common runtimes use for themselves.
+const STOP_SIGNAL_OFFSET: libc::c_int = 4;
+
+extern "C" fn on_stop_signal(_signal: libc::c_int, info: *mut libc::siginfo_t, _context: *mut libc::c_void) {
+    if !STOP_WHOLE_NAMESPACE.load(std::sync::atomic::Ordering::Relaxed) || info.is_null() {
+        return;
+    }
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler; a queued signal's
+    // value is its `si_value`.
+    let value = unsafe { (*info).si_value() }.sival_ptr as usize;
+    let action = if value == STOP_VALUE { libc::SIGSTOP } else { libc::SIGCONT };
+    // SAFETY: kill is async-signal-safe; -1 reaches every process of this PID namespace but its
+    // init (the caller), which is all the bot started.
+    unsafe { libc::kill(-1, action) };
+}
+
+/// The init's handler (installed even without a PID namespace, where it does nothing: a
+/// real-time signal's default action would end the process). The signal is blocked while its
+/// handler runs (the default), so queued ones are handled one after the other, in order.
+fn set_stop_handlers(whole_namespace: bool) {
+    STOP_WHOLE_NAMESPACE.store(whole_namespace, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: an all-zero sigaction is a valid value; its mask is emptied before sigaction reads
+    // it; the handler only makes async-signal-safe calls.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction =
+            on_stop_signal as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) as libc::sighandler_t;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(stop_signal(), &action, std::ptr::null_mut());
+    }
+}
+
+/// The bot process does not inherit the init's handler.
+fn reset_stop_handlers() {
+    // SAFETY: restoring the default action has no preconditions.
+    unsafe { libc::signal(stop_signal(), libc::SIG_DFL) };
 }
 
 /// Forks; the child is killed when its parent dies (checked once armed). Returns the child's id

@@ -72,8 +72,10 @@ impl Runner {
         let mut command_line = Command::new(command.program());
         command_line.args(command.args());
         let jail = Jail::prepare(&mut command_line, options, true)?;
+        let mut jail = jail;
         let mut child =
             command_line.arg(library).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+        jail.started(child.id());
         let requests = child.stdin.take().expect("piped stdin");
         let responses = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
