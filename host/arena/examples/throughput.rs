@@ -1,14 +1,17 @@
 //! Benchmark (not a test): random-vs-random games per second in process and
 //! with isolated runners (sandbox off and on, measured alternately in short
 //! slices so that a busy machine's drift hits both alike; the median of the
-//! slices and of the on/off ratios are printed), the median `think` round trip
-//! to a runner and the set-up time of one runner, in both sandbox modes.
+//! slices and of the on/off ratios are printed), with one pair of seats and
+//! with [`PAIRS`] pairs playing at once on their own threads (as `othello match
+//! --concurrency 2` plays), the median `think` round trip to a runner and the
+//! set-up time of one runner, in both sandbox modes.
 //!
 //! `cargo run --release -p othello-arena --example throughput [SECONDS]`
 //!
 //! The random bot is the sdk's C example, compiled with `cc`. Targets: in
-//! process ≥ 50,000 games/s; isolated (sandbox on) ≥ 1,000 games/s with a
-//! median round trip ≤ 30 µs; the sandbox's set-up is paid once per runner.
+//! process ≥ 50,000 games/s; isolated (sandbox on) ≥ 1,000 games/s on 2 cores
+//! with a median round trip ≤ 30 µs; the sandbox's set-up is paid once per
+//! runner.
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +29,10 @@ const SETUPS: usize = 30;
 const TIMED_LIMIT: Duration = Duration::from_secs(1);
 /// Slices of the budget in which sandbox off and on take turns.
 const SLICES: u32 = 10;
+/// Pairs of seats playing at once for the concurrent figure (one per core of a 2-core machine).
+const PAIRS: usize = 2;
+/// Games played between two looks at the clock.
+const GAMES_PER_CHECK: u64 = 20;
 
 fn main() {
     // The isolated seats start this same executable as their runner (`throughput runner …`).
@@ -55,9 +62,29 @@ fn main() {
         ratios.push(on_rate / off_rate);
     }
     drop((off_seats, on_seats));
-    println!("isolated, sandbox  off: {:>10.0} games/s (median of {SLICES} slices)", median(&mut off_rates));
-    println!("isolated, sandbox auto: {:>10.0} games/s (target ≥ 1,000)", median(&mut on_rates));
-    println!("isolated, sandbox on/off: {:.2} (median ratio of the alternated slices)", median(&mut ratios));
+    println!("isolated, sandbox  off: {:>10.0} games/s (one pair, median of {SLICES} slices)", median(&mut off_rates));
+    println!("isolated, sandbox auto: {:>10.0} games/s (one pair)", median(&mut on_rates));
+    println!("isolated, sandbox on/off: {:.2} (one pair, median ratio of the alternated slices)", median(&mut ratios));
+    let pairs = |spec: &SeatSpec| -> Vec<[Box<dyn Seat>; 2]> {
+        (0..PAIRS)
+            .map(|_| [open_seat(spec).expect("the random bot loads"), open_seat(spec).expect("the random bot loads")])
+            .collect()
+    };
+    let (mut off_pairs, mut on_pairs) = (pairs(&off), pairs(&on));
+    let (mut off_rates, mut on_rates) = (Vec::new(), Vec::new());
+    for _ in 0..SLICES {
+        off_rates.push(concurrent_games_per_second(&mut off_pairs, budget / SLICES));
+        on_rates.push(concurrent_games_per_second(&mut on_pairs, budget / SLICES));
+    }
+    drop((off_pairs, on_pairs));
+    println!(
+        "isolated, sandbox  off: {:>10.0} games/s ({PAIRS} pairs at once, median of {SLICES} slices)",
+        median(&mut off_rates)
+    );
+    println!(
+        "isolated, sandbox auto: {:>10.0} games/s ({PAIRS} pairs at once; target ≥ 1,000 on 2 cores)",
+        median(&mut on_rates)
+    );
     for sandbox in [SandboxMode::Off, SandboxMode::Auto] {
         let spec = spec(sandbox);
 
@@ -117,18 +144,35 @@ fn median(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
+/// Plays games on every pair at once, one thread each, for about `budget`.
+fn concurrent_games_per_second(pairs: &mut [[Box<dyn Seat>; 2]], budget: Duration) -> f64 {
+    let started = Instant::now();
+    let games: f64 = std::thread::scope(|scope| {
+        let threads: Vec<_> = pairs.iter_mut().map(|pair| scope.spawn(move || play_for(pair, budget))).collect();
+        threads.into_iter().map(|thread| thread.join().expect("a pair's thread") as f64).sum()
+    });
+    games / started.elapsed().as_secs_f64()
+}
+
 /// Plays games between two seats for about `budget`.
 fn games_per_second(seats: &mut [Box<dyn Seat>; 2], budget: Duration) -> f64 {
+    let started = Instant::now();
+    let games = play_for(seats, budget);
+    games as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Plays games between two seats for about `budget`; returns how many.
+fn play_for(seats: &mut [Box<dyn Seat>; 2], budget: Duration) -> u64 {
     let [black, white] = seats;
     let opening = Opening::none();
     let started = Instant::now();
     let mut games = 0u64;
     while started.elapsed() < budget {
-        for _ in 0..100 {
+        for _ in 0..GAMES_PER_CHECK {
             let record = play_game(black.as_mut(), white.as_mut(), &opening, None);
             assert!(record.result.loser().is_none(), "{:?}", record.result);
             games += 1;
         }
     }
-    games as f64 / started.elapsed().as_secs_f64()
+    games
 }

@@ -186,9 +186,22 @@ fn is_frozen(pid: u32) -> Option<bool> {
     if let Some(events) = v2 {
         return Some(events.contains("frozen 1"));
     }
-    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()))?;
-    let state = Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state");
-    Some(std::fs::read_to_string(state).ok()?.trim() == "FROZEN")
+    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()));
+    let state = v1.map(|v1| Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state"));
+    if let Some(state) = state.and_then(|state| std::fs::read_to_string(state).ok()).filter(|s| !s.is_empty()) {
+        if cgroups.lines().any(|l| l.ends_with(":freezer:/")) {
+            return stopped(pid); // in the root freezer cgroup: not frozen by one, maybe stopped
+        }
+        return Some(state.trim() == "FROZEN");
+    }
+    stopped(pid)
+}
+
+/// Without a freezer cgroup the fallback stops the process (`SIGSTOP`): state `T` in /proc.
+fn stopped(pid: u32) -> Option<bool> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let state = stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned();
+    Some(state == "T")
 }
 
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
@@ -216,7 +229,7 @@ fn a_forked_setsid_spinner_dies_with_its_runner() {
         assert_eq!(spinners.len(), 1, "the spinner runs");
         if has_layers("spinner (frozen)", &["freezer"]) {
             // The hostile seat is not on move: its whole tree, the spinner too, is frozen.
-            assert!(is_frozen(spinners[0]).is_some(), "the spinner is in a freezer cgroup");
+            assert!(is_frozen(spinners[0]).is_some(), "the spinner is in a freezer cgroup, or can be stopped");
             wait_for("the idle seat's spinner being frozen", || is_frozen(spinners[0]) == Some(true));
         }
         assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
@@ -358,6 +371,23 @@ fn each_move_records_the_cpu_time_of_the_bot() {
     }
     let mut busy = open_seat(&isolated(&fixture("burns_cpu"))).unwrap();
     let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let record = play_game(busy.as_mut(), good.as_mut(), &Opening::none(), None);
+    assert_played_out(&record);
+    for mv in &record.moves {
+        let cpu = mv.cpu.unwrap_or_else(|| panic!("no CPU time for {mv:?}"));
+        if mv.color == othello_sdk::Color::Black {
+            assert!(cpu >= Duration::from_millis(20), "{mv:?}");
+        }
+    }
+}
+
+/// With the sandbox off there is no cgroup: each move's CPU time is the runner process's own
+/// (its CPU clock), still at least what the bot burnt.
+#[test]
+fn with_the_sandbox_off_each_move_still_records_the_cpu_time_of_the_bot() {
+    let off = othello_arena::seat::SeatOptions { sandbox: SandboxMode::Off, ..seat_options() };
+    let mut busy = open_seat(&isolated(&fixture("burns_cpu")).with_options(off)).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal")).with_options(off)).unwrap();
     let record = play_game(busy.as_mut(), good.as_mut(), &Opening::none(), None);
     assert_played_out(&record);
     for mv in &record.moves {

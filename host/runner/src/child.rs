@@ -139,9 +139,10 @@ fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String
     let mut report = sandbox::Report::default();
     sandbox::enter(
         options.sandbox,
-        Some(&options.library),
+        &[options.library.as_path()],
         options.scratch.as_deref(),
         options.freezer.as_deref(),
+        None,
         &mut report,
     )?;
     let (requests, responses) = private_channel()?;
@@ -154,6 +155,8 @@ fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String
         keep_fds: &keep,
         memory_limit_mb: options.memory_limit_mb,
         cgroup: options.cgroup.as_deref(),
+        extra_read: &[],
+        program: false,
     };
     sandbox::lock_down(options.sandbox, &confinement, &mut report)?;
     Ok((requests, responses, statm))

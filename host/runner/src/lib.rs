@@ -10,6 +10,7 @@
 //! no terminal or GUI library.
 
 mod child;
+pub mod exec;
 #[cfg(windows)]
 mod platform;
 pub mod protocol;
@@ -32,9 +33,27 @@ const EXIT_USAGE: i32 = 64;
 /// Exit code when the runner cannot set itself up (limits, channel).
 const EXIT_SETUP_FAILED: i32 = 71;
 
+/// The runner's subcommand that starts a program (an NBoard engine) in the sandbox
+/// ([`exec`]): `othello-runner exec [OPTIONS] -- PROGRAM [ARGS…]`.
+pub const EXEC_SUBCOMMAND: &str = "exec";
+
 /// Runs the runner with its arguments (`[--memory-mb N] [--sandbox MODE] [--scratch DIR]
-/// LIBRARY`, or `--sandbox-report`; program name not included) and returns the process exit code.
+/// LIBRARY`, `--sandbox-report`, or `exec …`; program name not included) and returns the process
+/// exit code.
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|first| first == EXEC_SUBCOMMAND) {
+        args.next();
+        let why = match exec::parse_args(args) {
+            Ok(options) => exec::run(&options),
+            Err(usage) => {
+                eprintln!("othello-runner exec: {usage}");
+                return EXIT_USAGE;
+            }
+        };
+        eprintln!("othello-runner exec: {why}");
+        return EXIT_SETUP_FAILED;
+    }
     let options = match parse_args(args) {
         Ok(Some(parsed)) => parsed,
         Ok(None) => return print_sandbox_report(),
@@ -67,12 +86,19 @@ pub fn main_if_runner() {
 #[cfg(target_os = "linux")]
 fn print_sandbox_report() -> i32 {
     let mut report = sandbox::Report::default();
-    if let Err(why) = sandbox::enter(Mode::Auto, None, None, None, &mut report) {
+    if let Err(why) = sandbox::enter(Mode::Auto, &[], None, None, None, &mut report) {
         eprintln!("othello-runner: {why}");
         return EXIT_SETUP_FAILED;
     }
-    let confinement =
-        sandbox::Confinement { library: None, scratch: None, keep_fds: &[], memory_limit_mb: 0, cgroup: None };
+    let confinement = sandbox::Confinement {
+        library: None,
+        scratch: None,
+        keep_fds: &[],
+        memory_limit_mb: 0,
+        cgroup: None,
+        extra_read: &[],
+        program: false,
+    };
     let _ = sandbox::lock_down(Mode::Auto, &confinement, &mut report);
     let lines: Vec<String> = report.layers.iter().map(sandbox::Layer::to_line).collect();
     println!("{}", lines.join("\n"));

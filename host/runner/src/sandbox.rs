@@ -19,7 +19,7 @@ use std::fmt;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
-pub use linux::{Confinement, UNPRIVILEGED_ID, enter, lock_down};
+pub use linux::{CONTINUE_VALUE, Confinement, STOP_VALUE, UNPRIVILEGED_ID, enter, lock_down, stop_signal};
 
 /// How much isolation a runner applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

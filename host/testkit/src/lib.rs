@@ -249,6 +249,14 @@ pub fn fake_nboard_engine(mode: &str) -> String {
     format!("nboard:sh '{}' {mode}", script.display())
 }
 
+/// The hostile NBoard test engine (`nboard/hostile_engine.sh`) as an `nboard:` bot name: on every
+/// `go` it tries to write `outside`, to stop and kill process `host_pid` and to connect to
+/// 127.0.0.1:`port`, then answers `=== f5`.
+pub fn hostile_nboard_engine(outside: &Path, host_pid: u32, port: u16) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("nboard").join("hostile_engine.sh");
+    format!("nboard:sh '{}' '{}' {host_pid} {port}", script.display(), outside.display())
+}
+
 /// Copies bot libraries into `dir/plugins` (made if missing), where an `othello` started in `dir`
 /// finds them.
 pub fn install_plugins(dir: &Path, libraries: impl IntoIterator<Item = PathBuf>) {
@@ -294,4 +302,36 @@ pub fn nboard_session(othello: &Path, dir: &Path, bot: &str, script: &[String]) 
     let lines = result.expect("the session ended");
     assert!(status.success(), "{status}: {lines:?}");
     lines
+}
+
+/// Makes this process the reaper of its orphaned descendants (`PR_SET_CHILD_SUBREAPER`): a
+/// process the code under test starts and then abandons (its parent died without reaping it) is
+/// re-parented here instead of to PID 1, where [`adopted_children`] finds it.
+#[cfg(target_os = "linux")]
+pub fn become_subreaper() {
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument and changes nothing
+    // but this process's reaper flag.
+    let set = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    assert_eq!(set, 0, "PR_SET_CHILD_SUBREAPER: {}", std::io::Error::last_os_error());
+}
+
+/// Every process whose parent is this one, as `(pid, state, name)` (state `Z`: a zombie no one
+/// reaped). After the code under test has ended everything it started, a subreaper test process
+/// (see [`become_subreaper`]) has none besides the ones it started itself.
+#[cfg(target_os = "linux")]
+pub fn adopted_children() -> Vec<(u32, char, String)> {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (head, rest) = stat.rsplit_once(')')?;
+            let name = head.split_once('(')?.1.to_owned();
+            let mut fields = rest.split_whitespace();
+            let state = fields.next()?.chars().next()?;
+            let parent: u32 = fields.next()?.parse().ok()?;
+            (parent == me).then_some((pid, state, name))
+        })
+        .collect()
 }

@@ -122,7 +122,10 @@ impl EngineSpec {
         let program = PathBuf::from(words.first().map(String::as_str).unwrap_or_default());
         let has_folder = program.components().count() > 1;
         match &self.working_directory {
-            Some(folder) if has_folder && program.is_relative() => folder.join(program),
+            Some(folder) if has_folder && program.is_relative() => {
+                let joined = folder.join(program);
+                std::path::absolute(&joined).unwrap_or(joined)
+            }
             _ => program,
         }
     }

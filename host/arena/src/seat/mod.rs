@@ -6,9 +6,13 @@
 //! [`open_seat`] opens a bot library's seat from a [`SeatSpec`].
 
 mod analysis;
+#[cfg(unix)]
+mod engine_sandbox;
 mod failure;
 mod in_process;
 mod isolated;
+#[cfg(unix)]
+mod jail;
 mod nboard;
 mod open;
 mod player;
@@ -27,6 +31,8 @@ pub use player::{Reply, Seat};
 mod cgroup;
 #[cfg(target_os = "linux")]
 mod idle_freezer;
+#[cfg(target_os = "linux")]
+mod namespace_stopper;
 mod sandbox;
 #[cfg(target_os = "linux")]
 pub use idle_freezer::FREEZE_DELAY;

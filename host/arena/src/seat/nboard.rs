@@ -24,7 +24,11 @@ use othello_sdk::{Bitboard, Move, Position, SearchInfo};
 
 use super::failure::{Failure, Termination};
 use super::isolated::{StopHandle, UNLIMITED_THINK_DEADLINE};
+#[cfg(unix)]
+use super::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use super::player::{Reply, Seat};
+use super::runner_command::RunnerCommand;
+use super::spec::SandboxMode;
 use super::spec::SeatOptions;
 use super::spec::sanitize_bot_name;
 use super::stderr_tail::StderrTail;
@@ -58,6 +62,8 @@ pub struct NboardSeat {
     /// The position the engine holds (`None` before a game's first `set game`).
     engine_position: Option<Position>,
     stop: Option<StopHandle>,
+    /// Starts the engine in the runner's sandbox (`RUNNER exec … -- COMMAND`) when given.
+    runner: Option<RunnerCommand>,
 }
 
 impl NboardSeat {
@@ -71,10 +77,32 @@ impl NboardSeat {
         options: SeatOptions,
         stop: Option<StopHandle>,
     ) -> Result<NboardSeat, Failure> {
+        NboardSeat::open_with_runner(spec, level, options, stop, None)
+    }
+
+    /// [`NboardSeat::open`], with the engine started in the sandbox of `runner` (`RUNNER exec …
+    /// -- COMMAND`, see `othello_runner::exec`) unless `options.sandbox` is `off`: namespaces,
+    /// cgroup limits and freezer, Landlock (its own folders readable, its scratch folder
+    /// writable), seccomp. Without a runner the engine is a plain process (`strict` refuses).
+    pub fn open_with_runner(
+        spec: &EngineSpec,
+        level: Option<u32>,
+        options: SeatOptions,
+        stop: Option<StopHandle>,
+        runner: Option<RunnerCommand>,
+    ) -> Result<NboardSeat, Failure> {
         let name = spec.display_name();
         let spec = spec.clone();
+        let runner = runner.filter(|_| options.sandbox != SandboxMode::Off);
+        // (Windows runs every engine in a Job Object of its own instead.)
+        if cfg!(unix) && runner.is_none() && options.sandbox == SandboxMode::Strict {
+            return Err(Failure::new(
+                Termination::LoadError,
+                "--sandbox strict: this engine would run without the sandbox (no runner to start it in)",
+            ));
+        }
         let mut seat =
-            NboardSeat { spec, level, options, name, engine: None, last_ping: 0, engine_position: None, stop };
+            NboardSeat { spec, level, options, name, engine: None, last_ping: 0, engine_position: None, stop, runner };
         seat.new_game()?;
         Ok(seat)
     }
@@ -88,7 +116,7 @@ impl NboardSeat {
         if self.stop.as_ref().is_some_and(StopHandle::is_stopped) {
             return Err(Failure::new(Termination::LoadError, "stopped by the host before the engine started"));
         }
-        let mut engine = Engine::spawn(&self.spec).map_err(|why| {
+        let mut engine = Engine::spawn(&self.spec, self.runner.as_ref(), &self.options).map_err(|why| {
             Failure::new(Termination::LoadError, format!("cannot start the engine `{}`: {why}", self.spec.command))
         })?;
         let mut hello = vec![format!("nboard {PROTOCOL_VERSION}")];
@@ -203,7 +231,10 @@ impl Seat for NboardSeat {
         if self.engine.is_none() {
             self.start_engine()?;
         }
-        self.synchronise()
+        self.synchronise()?;
+        // Idle until its first move: frozen a moment from now (unless pondering is allowed).
+        self.engine.as_mut().expect("an engine is running").idle(None);
+        Ok(())
     }
 
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
@@ -233,7 +264,8 @@ impl Seat for NboardSeat {
                 // `move` with the opponent's; an illegal reply ends the game anyway.
                 self.engine_position = Some(*position);
                 let info = (info != SearchInfo::default()).then_some(info);
-                Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu: None })
+                let cpu = self.engine.as_mut().expect("an engine is running").idle(time_limit);
+                Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu })
             }
             Err(failure) if failure.termination == Termination::Timeout => {
                 let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
@@ -317,27 +349,68 @@ struct Engine {
     /// Everything the engine started, killed with it.
     #[cfg(windows)]
     job: super::isolated::Job,
+    /// Its sandbox (scratch folder, cgroup with freezer and CPU clock), or only the CPU clock of
+    /// a plain engine process.
+    #[cfg(unix)]
+    jail: Jail,
+    /// Closing it tells a sandboxed engine's keeper to end the engine (and everything it
+    /// started) and exit.
+    #[cfg(unix)]
+    end: Option<std::os::fd::OwnedFd>,
 }
 
 impl Engine {
-    fn spawn(spec: &EngineSpec) -> Result<Engine, String> {
-        let words = spec.words()?;
-        let mut command_line = Command::new(spec.program());
-        command_line.args(&words[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        if let Some(folder) = &spec.working_directory {
-            if !folder.is_dir() {
-                return Err(format!("its working folder {} is not a folder", folder.display()));
-            }
-            command_line.current_dir(folder);
+    fn spawn(spec: &EngineSpec, runner: Option<&RunnerCommand>, options: &SeatOptions) -> Result<Engine, String> {
+        let mut command = spec.words()?;
+        // The program as found from the working folder (`./edax` in Edax's `bin/`).
+        command[0] = spec.program().to_string_lossy().into_owned();
+        let folder = spec.working_directory.as_deref();
+        if let Some(folder) = folder
+            && !folder.is_dir()
+        {
+            return Err(format!("its working folder {} is not a folder", folder.display()));
         }
-        Engine::start(command_line).map_err(|e| e.to_string())
+        Engine::start(&command, folder, runner, options).map_err(|e| e.to_string())
     }
 
-    fn start(mut command_line: Command) -> std::io::Result<Engine> {
-        // A group of its own: killing the group ends whatever the engine started too.
+    fn start(
+        command: &[String],
+        folder: Option<&std::path::Path>,
+        runner: Option<&RunnerCommand>,
+        options: &SeatOptions,
+    ) -> std::io::Result<Engine> {
         #[cfg(unix)]
-        command_line.process_group(0);
+        let (mut command_line, jail, end) = match runner {
+            Some(runner) => {
+                let (command_line, jail, end) =
+                    super::engine_sandbox::sandboxed_command(runner, command, folder, options)?;
+                (command_line, jail, Some(end))
+            }
+            None => {
+                let mut command_line = Command::new(&command[0]);
+                // A group of its own: killing the group ends whatever the engine started too.
+                command_line.args(&command[1..]).process_group(0);
+                (command_line, Jail::unsandboxed(options), None)
+            }
+        };
+        #[cfg(not(unix))]
+        let mut command_line = {
+            let _ = (runner, options);
+            let mut command_line = Command::new(&command[0]);
+            command_line.args(&command[1..]);
+            command_line
+        };
+        command_line.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if let Some(folder) = folder {
+            command_line.current_dir(folder);
+        }
         let mut child = command_line.spawn()?;
+        #[cfg(unix)]
+        drop(command_line); // closes the host's copy of the end pipe's read end
+        #[cfg(unix)]
+        let mut jail = jail;
+        #[cfg(unix)]
+        jail.started(child.id());
         // Windows: a job of its own, for the same reason.
         #[cfg(windows)]
         let job = super::isolated::engine_job(&child)?;
@@ -373,6 +446,10 @@ impl Engine {
             reaped: None,
             #[cfg(windows)]
             job,
+            #[cfg(unix)]
+            jail,
+            #[cfg(unix)]
+            end,
         };
         if let Err(e) = spawned {
             engine.kill();
@@ -381,8 +458,31 @@ impl Engine {
         Ok(engine)
     }
 
-    /// Queues a line for the engine; fails once the engine's input is closed (it exited).
+    /// The engine answered: it is frozen at once with a clock running (`time_limit`), else a
+    /// moment later (unless pondering is allowed). Returns the CPU time it used since it was last
+    /// idle, where it can be read.
+    fn idle(&mut self, time_limit: Option<Duration>) -> Option<Duration> {
+        #[cfg(unix)]
+        {
+            if time_limit.is_some() {
+                self.jail.set_frozen(true);
+            } else {
+                self.jail.freeze_soon();
+            }
+            self.jail.cpu_since_last(self.child.id() as libc::pid_t)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = time_limit;
+            None
+        }
+    }
+
+    /// Queues a line for the engine (thawed to read it); fails once the engine's input is closed
+    /// (it exited).
     fn send(&mut self, line: &str) -> Result<(), Failure> {
+        #[cfg(unix)]
+        self.jail.set_frozen(false);
         self.commands.send(format!("{line}\n")).map_err(|_| self.exit_failure("while being sent a command"))
     }
 
@@ -465,10 +565,19 @@ impl Engine {
         status
     }
 
-    /// Kills the engine's whole process group and reaps the engine.
+    /// Kills the engine's whole process group and reaps the engine. A sandboxed engine's keeper is
+    /// asked first (its end pipe closed): it ends the jail, reaps it and exits.
     #[cfg(unix)]
     fn kill(&mut self) -> std::process::ExitStatus {
         if let Some(status) = self.reaped {
+            return status;
+        }
+        self.jail.set_frozen(false);
+        if self.end.take().is_some()
+            && wait_for_exit(self.child.id() as libc::pid_t, KEEPER_EXIT_WAIT)
+            && let Ok(status) = self.child.wait()
+        {
+            self.reaped = Some(status);
             return status;
         }
         // The group id is the engine's pid, reserved while the engine is unreaped: the signal

@@ -7,13 +7,22 @@ use super::nboard::{NboardSeat, engine_spec_of};
 use super::player::Seat;
 use super::spec::{Isolation, SeatSpec};
 
+/// The runner an NBoard engine is sandboxed in: the one isolated seats use (an event run in process
+/// runs its engines as plain processes).
+fn runner_of(spec: &SeatSpec) -> Option<super::RunnerCommand> {
+    match &spec.isolation {
+        Isolation::Isolated(runner) if cfg!(unix) => Some(runner.clone()),
+        _ => None,
+    }
+}
+
 /// Opens a seat: loads the library (in a fresh runner, or in process), or starts the NBoard
 /// engine of a library path `nboard:COMMAND` (always in its own process, whatever the isolation).
 /// Fails with a `load-error` when the library is not a usable bot.
 pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
     if let Some(engine) = engine_spec_of(&spec.library) {
         let engine = engine.map_err(|why| Failure::new(Termination::LoadError, why))?;
-        return Ok(Box::new(NboardSeat::open(&engine, spec.level, spec.options, None)?));
+        return Ok(Box::new(NboardSeat::open_with_runner(&engine, spec.level, spec.options, None, runner_of(spec))?));
     }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open(spec, runner)?),
@@ -28,7 +37,8 @@ pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
 pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn Seat>, Failure> {
     if let Some(engine) = engine_spec_of(&spec.library) {
         let engine = engine.map_err(|why| Failure::new(Termination::LoadError, why))?;
-        return Ok(Box::new(NboardSeat::open(&engine, spec.level, spec.options, Some(stop.clone()))?));
+        let stop = Some(stop.clone());
+        return Ok(Box::new(NboardSeat::open_with_runner(&engine, spec.level, spec.options, stop, runner_of(spec))?));
     }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open_stoppable(spec, runner, Some(stop.clone()))?),

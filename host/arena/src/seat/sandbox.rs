@@ -39,7 +39,13 @@ pub fn sandbox_report(runner: &RunnerCommand) -> Result<Vec<SandboxLayer>, Strin
         if layer.name == CGROUP {
             layer.state = super::cgroup::availability();
         } else if layer.name == FREEZER {
-            layer.state = super::cgroup::freezer_availability();
+            // Without a freezer cgroup, the runner's own fallback (its init stops its PID
+            // namespace) is what there is, if it has one.
+            layer.state = match (super::cgroup::freezer_availability(), &layer.state) {
+                (Ok(cgroup), _) => Ok(cgroup),
+                (Err(_), Ok(fallback)) => Ok(fallback.clone()),
+                (Err(why), Err(_)) => Err(why),
+            };
         }
     }
     #[cfg(windows)]

@@ -38,6 +38,9 @@ const SYSTEM_READ_PATHS: &[&str] = &[
     "/dev/random",
     "/dev/zero",
 ];
+/// Folders of system programs an engine started through `exec` may run (and read): a shell script
+/// engine needs its shell, `env -C DIR engine` needs `env`.
+const SYSTEM_PROGRAM_PATHS: &[&str] = &["/bin", "/usr/bin", "/usr/local/bin", "/usr/libexec", "/usr/share"];
 /// Exit code of a keeper whose jailed process ended in a way it cannot mirror.
 const EXIT_UNKNOWN: i32 = 70;
 
@@ -49,11 +52,14 @@ const EXIT_UNKNOWN: i32 = 70;
 /// the keeper does it even when the host was killed).
 /// `freezer` is the freezer cgroup (v1 or v2) the host made for the bot's processes: the bot
 /// process joins it (the keeper and the init stay outside, so that the keeper can always act).
+/// `host_watch` is the descriptor whose hang-up means the host is gone or wants the jail ended
+/// (stdin, the request pipe, when `None`).
 pub fn enter(
     mode: Mode,
-    library: Option<&Path>,
+    needs: &[&Path],
     scratch: Option<&Path>,
     freezer: Option<&Path>,
+    host_watch: Option<RawFd>,
     report: &mut Report,
 ) -> Result<(), String> {
     debug_assert_ne!(mode, Mode::Off);
@@ -61,7 +67,7 @@ pub fn enter(
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
     let host_uid = Uid::effective();
     let (uid, gid) = if host_uid.is_root() {
-        let dropped = drop_root(library);
+        let dropped = drop_root(needs);
         let ok = report.record(layer::UNPRIVILEGED_USER, dropped);
         if ok { (Uid::from_raw(UNPRIVILEGED_ID), Gid::from_raw(UNPRIVILEGED_ID)) } else { (host_uid, Gid::effective()) }
     } else {
@@ -89,18 +95,16 @@ pub fn enter(
         namespace(CloneFlags::CLONE_NEWPID, "sees and signals only its own processes; all die with it"),
     );
     report.check_strict(mode)?;
-    fork_jailed(report, scratch, freezer)
+    fork_jailed(report, scratch, freezer, host_watch)
 }
 
-/// Root gives up its groups and ids for `nobody`. A library that `nobody` cannot read stays
-/// with root (in `auto` mode), or the bot could not load.
-fn drop_root(library: Option<&Path>) -> Result<String, String> {
-    if let Some(library) = library
-        && !world_readable(library)
-    {
+/// Root gives up its groups and ids for `nobody`. A library (or an engine's file) that `nobody`
+/// cannot read stays with root (in `auto` mode), or the bot could not load.
+fn drop_root(needs: &[&Path]) -> Result<String, String> {
+    if let Some(unreadable) = needs.iter().find(|path| !world_readable(path)) {
         return Err(format!(
             "{} is not readable by other users (uid {UNPRIVILEGED_ID} could not load it): stays root without capabilities",
-            library.display()
+            unreadable.display()
         ));
     }
     let (uid, gid) = (Uid::from_raw(UNPRIVILEGED_ID), Gid::from_raw(UNPRIVILEGED_ID));
@@ -117,7 +121,9 @@ fn world_readable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let Ok(path) = path.canonicalize() else { return true }; // the load reports a missing file
     let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).unwrap_or(0);
-    mode(&path) & 0o004 != 0 && path.ancestors().skip(1).all(|dir| mode(dir) & 0o001 != 0)
+    // A folder must be listable and searchable too.
+    let wanted = if path.is_dir() { 0o005 } else { 0o004 };
+    mode(&path) & wanted == wanted && path.ancestors().skip(1).all(|dir| mode(dir) & 0o001 != 0)
 }
 
 /// Maps `uid` and `gid` inside the new user namespace to themselves outside, and nothing else.
@@ -135,12 +141,17 @@ fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
 ///
 /// The bot does not run as PID 1 because the kernel protects a namespace's init from signals
 /// sent inside it: an `abort()` of the bot must still end it with SIGABRT.
-fn fork_jailed(report: &mut Report, scratch: Option<&Path>, freezer: Option<&Path>) -> Result<(), String> {
+fn fork_jailed(
+    report: &mut Report,
+    scratch: Option<&Path>,
+    freezer: Option<&Path>,
+    host_watch: Option<RawFd>,
+) -> Result<(), String> {
     let (status_read, status_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
     match fork_guarded()? {
         Some(init) => {
             drop(status_write);
-            keep(init, status_read, scratch, freezer)
+            keep(init, status_read, scratch, freezer, host_watch)
         }
         None => {
             drop(status_read);
@@ -158,11 +169,26 @@ fn fork_jailed(report: &mut Report, scratch: Option<&Path>, freezer: Option<&Pat
             } else {
                 report.record::<&str>(layer::PRIVATE_PROC, Err("needs the PID and mount namespaces"));
             }
+            // Before the bot process exists (the host may signal once the bot has loaded): the
+            // init's stop/continue handlers, the fallback freezer where the host has no cgroup.
+            let whole_namespace = report.is_active(layer::PID_NAMESPACE);
+            set_stop_handlers(whole_namespace);
             match fork_guarded()? {
                 Some(bot) => init(bot, status_write),
                 None => {
                     drop(status_write);
-                    report.record(layer::FREEZER, join_freezer(freezer));
+                    reset_stop_handlers();
+                    let frozen_by = match freezer {
+                        Some(_) => join_freezer(freezer),
+                        None if whole_namespace => Ok("no freezer cgroup here: the host has the runner's init \
+                                                       stop every process of its PID namespace (SIGSTOP) while \
+                                                       the opponent is on move"
+                            .to_owned()),
+                        None => Err("the host gave this runner no freezer cgroup, and without a PID namespace \
+                                     it cannot be stopped as a whole"
+                            .to_owned()),
+                    };
+                    report.record(layer::FREEZER, frozen_by);
                     Ok(())
                 }
             }
@@ -178,6 +204,62 @@ fn join_freezer(freezer: Option<&Path>) -> Result<String, String> {
     std::fs::write(folder.join("cgroup.procs"), "0")
         .map_err(|e| format!("cannot join the freezer cgroup {}: {e}", folder.display()))?;
     Ok("the host freezes the bot's whole tree while the opponent is on move".to_owned())
+}
+
+/// Whether the init's stop handler may stop "every process": only inside its own PID namespace,
+/// where that means the bot's processes (outside one it would mean every process of the user).
+static STOP_WHOLE_NAMESPACE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The real-time signal the host queues to a runner's init (with `sigqueue`'s value
+/// [`STOP_VALUE`] or [`CONTINUE_VALUE`]) to stop or continue every other process of its PID
+/// namespace, where no freezer cgroup can be had. Queued signals of one number are delivered in
+/// the order they were sent, one handler at a time, so the last one sent always decides.
+pub fn stop_signal() -> libc::c_int {
+    libc::SIGRTMIN() + STOP_SIGNAL_OFFSET
+}
+
+/// [`stop_signal`]'s value that stops the namespace.
+pub const STOP_VALUE: usize = 1;
+/// [`stop_signal`]'s value that continues it.
+pub const CONTINUE_VALUE: usize = 0;
+
+/// Above the real-time signals glibc and common runtimes use for themselves.
+const STOP_SIGNAL_OFFSET: libc::c_int = 4;
+
+extern "C" fn on_stop_signal(_signal: libc::c_int, info: *mut libc::siginfo_t, _context: *mut libc::c_void) {
+    if !STOP_WHOLE_NAMESPACE.load(std::sync::atomic::Ordering::Relaxed) || info.is_null() {
+        return;
+    }
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler; a queued signal's
+    // value is its `si_value`.
+    let value = unsafe { (*info).si_value() }.sival_ptr as usize;
+    let action = if value == STOP_VALUE { libc::SIGSTOP } else { libc::SIGCONT };
+    // SAFETY: kill is async-signal-safe; -1 reaches every process of this PID namespace but its
+    // init (the caller), which is all the bot started.
+    unsafe { libc::kill(-1, action) };
+}
+
+/// The init's handler (installed even without a PID namespace, where it does nothing: a
+/// real-time signal's default action would end the process). The signal is blocked while its
+/// handler runs (the default), so queued ones are handled one after the other, in order.
+fn set_stop_handlers(whole_namespace: bool) {
+    STOP_WHOLE_NAMESPACE.store(whole_namespace, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: an all-zero sigaction is a valid value; its mask is emptied before sigaction reads
+    // it; the handler only makes async-signal-safe calls.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction =
+            on_stop_signal as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) as libc::sighandler_t;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(stop_signal(), &action, std::ptr::null_mut());
+    }
+}
+
+/// The bot process does not inherit the init's handler.
+fn reset_stop_handlers() {
+    // SAFETY: restoring the default action has no preconditions.
+    unsafe { libc::signal(stop_signal(), libc::SIG_DFL) };
 }
 
 /// Forks; the child is killed when its parent dies (checked once armed). Returns the child's id
@@ -295,13 +377,20 @@ fn init(bot: libc::pid_t, status_pipe: std::io::PipeWriter) -> ! {
 
 /// The keeper: kills the jailed processes if the host dies, waits for them and ends the way the
 /// bot process ended.
-fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader, scratch: Option<&Path>, freezer: Option<&Path>) -> ! {
+fn keep(
+    init: libc::pid_t,
+    status_pipe: std::io::PipeReader,
+    scratch: Option<&Path>,
+    freezer: Option<&Path>,
+    host_watch: Option<RawFd>,
+) -> ! {
     use std::io::Read;
-    // The host's death is seen as the hang-up of the request pipe (the host holds its only write
-    // end). A thread polling getppid, as the plain runner has, cannot be started: a process that
-    // unshared its PID namespace may not create threads.
+    // The host's death (or its wish to end the jail) is seen as the hang-up of the request pipe,
+    // or of the pipe it gave for that (the host holds its only write end). A thread polling
+    // getppid, as the plain runner has, cannot be started: a process that unshared its PID
+    // namespace may not create threads.
     // SAFETY: F_DUPFD_CLOEXEC on stdin, an open descriptor, returns a new one or -1.
-    let host = unsafe { libc::fcntl(libc::STDIN_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
+    let host = host_watch.unwrap_or_else(|| unsafe { libc::fcntl(libc::STDIN_FILENO, libc::F_DUPFD_CLOEXEC, 3) });
     let_go_of_channel();
     if !wait_for_exit_or_host_death(init, host) {
         // The host is gone: end the jailed processes (the keeper has every capability in the
@@ -360,13 +449,18 @@ pub struct Confinement<'a> {
     pub memory_limit_mb: u64,
     /// The cgroup version the host placed the runner in (`v1`, `v2`), if it did.
     pub cgroup: Option<&'a str>,
+    /// More folders (or files) it may read, run and map: an engine's own folder.
+    pub extra_read: &'a [PathBuf],
+    /// It is a program started through `exec` (an NBoard engine): it keeps stdin and stdout, may
+    /// run the system's programs, and stays in the working folder it was given.
+    pub program: bool,
 }
 
 /// Locks the jailed process down before the bot loads: resource limits, closed descriptors,
 /// no capabilities, no-new-privs, Landlock and seccomp.
 pub fn lock_down(mode: Mode, confinement: &Confinement<'_>, report: &mut Report) -> Result<(), String> {
     report.record(layer::RESOURCE_LIMITS, resource_limits(confinement.memory_limit_mb, report));
-    report.record(layer::CLOSED_DESCRIPTORS, close_others(confinement.keep_fds));
+    report.record(layer::CLOSED_DESCRIPTORS, close_others(confinement.keep_fds, confinement.program));
     report.record(layer::NO_CAPABILITIES, drop_capabilities());
     report.record(
         layer::NO_NEW_PRIVS,
@@ -374,7 +468,7 @@ pub fn lock_down(mode: Mode, confinement: &Confinement<'_>, report: &mut Report)
             .map(|()| "set-user-id programs and file capabilities grant nothing".to_owned())
             .map_err(|e| format!("PR_SET_NO_NEW_PRIVS failed: {e}")),
     );
-    if let Some(scratch) = confinement.scratch {
+    if let Some(scratch) = confinement.scratch.filter(|_| !confinement.program) {
         // The bot's working folder: relative paths land in the only place it may write.
         // (Only strict mode insists: a runner that stayed root without capabilities cannot enter
         // a folder made for `nobody`, and the bot may not need it.)
@@ -418,7 +512,7 @@ fn resource_limits(memory_limit_mb: u64, report: &Report) -> Result<String, Stri
 }
 
 /// Closes every descriptor above stderr except `keep`.
-fn close_others(keep: &[RawFd]) -> Result<String, String> {
+fn close_others(keep: &[RawFd], program: bool) -> Result<String, String> {
     let mut keep: Vec<u32> = keep.iter().map(|&fd| fd as u32).filter(|&fd| fd > 2).collect();
     keep.sort_unstable();
     let mut first = 3u32;
@@ -433,7 +527,11 @@ fn close_others(keep: &[RawFd]) -> Result<String, String> {
         }
         first = fd.saturating_add(1);
     }
-    Ok("only stdin (/dev/null), stderr and the channel are open".to_owned())
+    Ok(if program {
+        "only stdin, stdout and stderr (the host's pipes) are open".to_owned()
+    } else {
+        "only stdin (/dev/null), stderr and the channel are open".to_owned()
+    })
 }
 
 /// Empties the permitted, effective and inheritable capability sets.
@@ -451,16 +549,35 @@ fn drop_capabilities() -> Result<String, String> {
         inheritable: u32,
     }
     const VERSION_3: u32 = 0x2008_0522;
+    // The bounding set first (dropping from it needs CAP_SETPCAP, gone after the capset below):
+    // a program the jailed process executes gains nothing from it, not even as root in the user
+    // namespace. The securebits make root's special case void too, and lock it so.
+    // SAFETY: PR_CAPBSET_DROP only lowers the bounding set; it fails harmlessly without
+    // CAP_SETPCAP (or for capability numbers this kernel does not know).
+    for cap in 0..=63 {
+        unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
+    }
+    const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
+    const SECBIT_NOROOT_LOCKED: libc::c_ulong = 1 << 1;
+    const SECBIT_NO_SETUID_FIXUP: libc::c_ulong = 1 << 2;
+    const SECBIT_NO_SETUID_FIXUP_LOCKED: libc::c_ulong = 1 << 3;
+    const SECBIT_NO_CAP_AMBIENT_RAISE: libc::c_ulong = 1 << 6;
+    const SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED: libc::c_ulong = 1 << 7;
+    let bits = SECBIT_NOROOT
+        | SECBIT_NOROOT_LOCKED
+        | SECBIT_NO_SETUID_FIXUP
+        | SECBIT_NO_SETUID_FIXUP_LOCKED
+        | SECBIT_NO_CAP_AMBIENT_RAISE
+        | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+    // SAFETY: PR_SET_SECUREBITS takes one integer; it needs CAP_SETPCAP and fails harmlessly
+    // without it (the empty bounding set already keeps executed programs from capabilities).
+    unsafe { libc::prctl(libc::PR_SET_SECUREBITS, bits, 0, 0, 0) };
     let mut header = Header { version: VERSION_3, pid: 0 };
     let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
     // SAFETY: capset reads a valid header and two data structs (version 3 layout); it only
     // lowers this thread's capabilities. No Rust wrapper crate is a dependency for this one call.
     if unsafe { libc::syscall(libc::SYS_capset, &mut header, data.as_ptr()) } != 0 {
         return Err(format!("capset failed: {}", std::io::Error::last_os_error()));
-    }
-    // SAFETY: PR_CAPBSET_DROP only lowers the bounding set; it fails harmlessly without CAP_SETPCAP.
-    for cap in 0..=63 {
-        unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
     }
     Ok("no capabilities, in any namespace".to_owned())
 }
@@ -470,6 +587,10 @@ fn drop_capabilities() -> Result<String, String> {
 fn landlock(confinement: &Confinement<'_>) -> Result<String, String> {
     let abi = ABI::V6;
     let mut read: Vec<PathBuf> = SYSTEM_READ_PATHS.iter().map(PathBuf::from).collect();
+    if confinement.program {
+        read.extend(SYSTEM_PROGRAM_PATHS.iter().map(PathBuf::from).filter(|p| p.exists()));
+    }
+    read.extend(confinement.extra_read.iter().filter(|p| p.exists()).cloned());
     if let Some(library) = confinement.library {
         let library = library.canonicalize().unwrap_or_else(|_| library.to_path_buf());
         read.push(library.parent().map_or(library.clone(), Path::to_path_buf));
@@ -499,10 +620,12 @@ fn landlock(confinement: &Confinement<'_>) -> Result<String, String> {
         RulesetStatus::PartiallyEnforced => "partly enforced (older kernel)",
         RulesetStatus::NotEnforced => return Err("not supported by this kernel".to_owned()),
     };
-    Ok(format!(
-        "{how}: reads only system libraries and the bot's folder, writes only its scratch folder, no TCP, \
-         no signals outside the sandbox"
-    ))
+    let reads = if confinement.program {
+        "system libraries and programs and the engine's folder"
+    } else {
+        "system libraries and the bot's folder"
+    };
+    Ok(format!("{how}: reads only {reads}, writes only its scratch folder, no TCP, no signals outside the sandbox"))
 }
 
 /// Denies the system calls a bot never needs and that reach other processes or the kernel's

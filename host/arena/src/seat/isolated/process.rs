@@ -11,11 +11,9 @@ use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 
-#[cfg(target_os = "linux")]
-use super::super::cgroup::RunnerCgroup;
+use super::super::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use super::super::runner_command::RunnerCommand;
-use super::super::sandbox::ScratchDir;
-use super::super::spec::{SandboxMode, SeatOptions};
+use super::super::spec::SeatOptions;
 use super::super::stderr_tail::StderrTail;
 use super::stop::StopHandle;
 
@@ -49,24 +47,17 @@ pub struct Exit {
 /// A running runner child.
 pub struct Runner {
     child: Child,
-    requests: ChildStdin,
+    /// Closed (`None`) to tell a sandboxed runner's keeper to end its jail and exit.
+    requests: Option<ChildStdin>,
     responses: ChildStdout,
     buffer: Vec<u8>,
     stderr: Arc<StderrTail>,
     exit: Option<Exit>,
     /// Ends every wait for the child when stopped.
     stop: Option<StopHandle>,
-    /// Freeze the bot while its seat is not on move (not when pondering is allowed).
-    freeze: bool,
-    /// The tree's CPU time when last read (each move is charged what was used since).
-    cpu_mark: Option<Duration>,
-    /// The sandboxed bot's private folder; removed after the runner (declared after `child`, so
-    /// dropped after the runner is killed and reaped in `drop`).
-    _scratch: Option<ScratchDir>,
-    /// The runner's cgroup (memory and process limits over its whole tree); removed after the
-    /// runner, killing anything left in it.
-    #[cfg(target_os = "linux")]
-    cgroup: Option<RunnerCgroup>,
+    /// The sandbox around it (scratch folder, cgroup); declared after `child`, so dropped after
+    /// the runner is killed and reaped in `drop`.
+    jail: Jail,
 }
 
 impl Runner {
@@ -78,83 +69,32 @@ impl Runner {
         options: &SeatOptions,
         stop: Option<StopHandle>,
     ) -> std::io::Result<Runner> {
-        let scratch = if options.sandbox == SandboxMode::Off { None } else { Some(ScratchDir::create()?) };
         let mut command_line = Command::new(command.program());
-        command_line
-            .args(command.args())
-            .arg("--memory-mb")
-            .arg(options.memory_limit_mb.to_string())
-            .arg("--sandbox")
-            .arg(options.sandbox.as_str());
-        if let Some(scratch) = &scratch {
-            // Its working folder from the start: a relative path never lands in the host's.
-            command_line.arg("--scratch").arg(scratch.path()).current_dir(scratch.path());
-        }
-        #[cfg(target_os = "linux")]
-        let cgroup = match options.sandbox {
-            SandboxMode::Off => None,
-            SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
-            SandboxMode::Strict => {
-                let cgroup = RunnerCgroup::create(options.memory_limit_mb, None);
-                let missing = match &cgroup {
-                    Ok(cgroup) => cgroup.limits_missing().map(str::to_owned),
-                    Err(why) => Some(why.clone()),
-                };
-                if let Some(why) = missing {
-                    return Err(std::io::Error::other(format!(
-                        "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
-                    )));
-                }
-                cgroup.ok()
-            }
-        };
-        #[cfg(target_os = "linux")]
-        if let Some(cgroup) = &cgroup {
-            use std::os::unix::process::CommandExt;
-            if let Some(version) = cgroup.limits_version() {
-                command_line.arg("--cgroup").arg(format!("v{version}"));
-            }
-            // With --ponder the bot's processes stay where the runner is, never frozen.
-            if let Some(freezer) = cgroup.freezer().filter(|_| !options.ponder) {
-                command_line.arg("--freezer").arg(freezer);
-            }
-            let join = cgroup.joiner();
-            // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
-            // calls (open, write, close) on paths allocated before the fork.
-            unsafe { command_line.pre_exec(join) };
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            // A process group of its own: a signal to the host's group (Ctrl-C in a terminal, or
-            // an NBoard seat ending `othello nboard` with its group) does not reach the runner,
-            // whose keeper then ends the bot's processes itself, thawed, when the host is gone.
-            command_line.process_group(0);
-        }
+        command_line.args(command.args());
+        let jail = Jail::prepare(&mut command_line, options, true)?;
+        let mut jail = jail;
         let mut child =
             command_line.arg(library).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+        jail.started(child.id());
         let requests = child.stdin.take().expect("piped stdin");
         let responses = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let stderr = StderrTail::collect(stderr_pipe, "runner-stderr")?;
         Ok(Runner {
             child,
-            requests,
+            requests: Some(requests),
             responses,
             buffer: Vec::with_capacity(256),
             stderr,
             exit: None,
             stop,
-            freeze: !options.ponder,
-            cpu_mark: None,
-            _scratch: scratch,
-            #[cfg(target_os = "linux")]
-            cgroup,
+            jail,
         })
     }
 
     pub fn send(&mut self, request: &Request) -> Result<(), ChannelError> {
-        self.requests.write_all(&request.encode()).map_err(|_| ChannelError::Closed)
+        let requests = self.requests.as_mut().ok_or(ChannelError::Closed)?;
+        requests.write_all(&request.encode()).map_err(|_| ChannelError::Closed)
     }
 
     /// The next answer, if it arrives before `deadline`.
@@ -209,12 +149,21 @@ impl Runner {
     }
 
     /// Kills the child (if still running) and reaps it.
+    ///
+    /// A sandboxed runner is asked to end first: its request pipe is closed, which its keeper
+    /// takes as the host's end, so it kills its jail, reaps it and exits (a keeper killed outright
+    /// could not reap the jail's init, which would stay behind as a zombie of PID 1). A keeper that
+    /// does not exit within [`KEEPER_EXIT_WAIT`] is killed.
     pub fn kill(&mut self) -> Exit {
         if let Some(exit) = self.exit {
             return exit;
         }
         // Processes frozen by cgroup v1 do not die: thaw first.
         self.set_frozen(false);
+        drop(self.requests.take());
+        if self.jail.has_keeper() && wait_for_exit(self.pid(), KEEPER_EXIT_WAIT) {
+            return self.reap(true).expect("an ended child can be reaped");
+        }
         // SAFETY: the child is not reaped yet, so its pid is still ours.
         unsafe { libc::kill(self.pid(), libc::SIGKILL) };
         self.reap(true).expect("a killed child can be reaped")
@@ -235,45 +184,26 @@ impl Runner {
     /// Freezes (or thaws) the bot's processes, when the runner has a freezer: a seat not on move
     /// uses no CPU.
     pub fn set_frozen(&self, frozen: bool) {
-        #[cfg(target_os = "linux")]
-        if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze || !frozen) {
-            cgroup.set_frozen(frozen);
-        }
-        let _ = frozen;
+        self.jail.set_frozen(frozen);
     }
 
     /// CPU time used by the runner's whole process tree since the last call (the first call
-    /// starts the count and returns `None`), from its cgroup; `None` without one (sandbox off, or
-    /// no writable CPU clock here). One read of the clock per move: what a bot uses while idle
-    /// (pondering) is charged to its next move.
+    /// starts the count and returns `None`): from its cgroup when sandboxed, else the runner
+    /// process's own CPU clock; `None` where neither can be read.
     pub fn cpu_since_last(&mut self) -> Option<Duration> {
-        #[cfg(target_os = "linux")]
-        if let Some(cgroup) = &self.cgroup {
-            let now = cgroup.cpu_time();
-            let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
-            self.cpu_mark = now;
-            return since;
-        }
-        None
+        let pid = self.pid();
+        self.jail.cpu_since_last(pid)
     }
 
     /// Freezes the bot's processes a moment from now unless the seat is asked to move again
-    /// first (see [`FREEZE_DELAY`](crate::seat::FREEZE_DELAY)); nothing without a freezer or with
-    /// pondering allowed.
+    /// first; nothing without a freezer or with pondering allowed.
     pub fn freeze_soon(&self) {
-        #[cfg(target_os = "linux")]
-        if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze) {
-            cgroup.freeze_soon();
-        }
+        self.jail.freeze_soon();
     }
 
     /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
     pub fn hit_memory_limit(&self) -> bool {
-        #[cfg(target_os = "linux")]
-        if let Some(cgroup) = &self.cgroup {
-            return cgroup.hit_memory_limit();
-        }
-        false
+        self.jail.hit_memory_limit()
     }
 
     /// The child's process id (it stays ours until the runner is reaped).

@@ -1,0 +1,280 @@
+//! What the host sets up around one sandboxed process it starts through the runner — a bot's
+//! runner (`othello-runner LIBRARY`) or an NBoard engine (`othello-runner exec -- COMMAND`): the
+//! private scratch folder, the cgroup (limits over the whole tree, freezer, CPU clock), the
+//! runner's arguments for them, its own process group, and the pipe whose closing tells the
+//! runner's keeper to end its jail.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+#[cfg(target_os = "linux")]
+use super::cgroup::RunnerCgroup;
+use super::sandbox::ScratchDir;
+use super::spec::{SandboxMode, SeatOptions};
+
+/// How long a sandboxed runner's keeper gets to end its jail and exit when asked, before it is
+/// killed (it needs about a millisecond).
+pub(crate) const KEEPER_EXIT_WAIT: Duration = Duration::from_secs(2);
+/// Poll step while waiting for a child to exit where no pidfd can be had.
+const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
+
+/// The host's side of one sandboxed process: dropped after the process was reaped.
+pub(crate) struct Jail {
+    /// Freeze the process while its seat is not on move (not when pondering is allowed).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    freeze: bool,
+    /// The process is the runner's keeper, which ends the jail when asked.
+    has_keeper: bool,
+    /// The tree's CPU time when last read (each move is charged what was used since).
+    cpu_mark: Option<Duration>,
+    /// The cgroup (memory and process limits over the whole tree); removed after the process,
+    /// killing anything left in it.
+    #[cfg(target_os = "linux")]
+    cgroup: Option<RunnerCgroup>,
+    /// The private folder, the only place the jailed process may write (removed when dropped,
+    /// after the cgroup).
+    scratch: Option<ScratchDir>,
+    /// Where no freezer cgroup can be had: the runner's init, told to stop (and continue) every
+    /// process of its PID namespace.
+    #[cfg(target_os = "linux")]
+    stopper: Option<super::namespace_stopper::NamespaceStopper>,
+}
+
+impl Jail {
+    /// Prepares `command_line` (the runner's program and leading arguments) with the arguments of
+    /// the sandbox in `options`: `--memory-mb N --sandbox MODE [--scratch DIR] [--cgroup vN]
+    /// [--freezer DIR]`, the cgroup joined before exec, a process group of its own. With
+    /// `enter_scratch` the process starts in its scratch folder (a bot's runner: a relative path
+    /// never lands in the host's folder); an engine keeps the working folder it is given.
+    pub(crate) fn prepare(
+        command_line: &mut Command,
+        options: &SeatOptions,
+        enter_scratch: bool,
+    ) -> std::io::Result<Jail> {
+        let scratch = if options.sandbox == SandboxMode::Off { None } else { Some(ScratchDir::create()?) };
+        command_line
+            .arg("--memory-mb")
+            .arg(options.memory_limit_mb.to_string())
+            .arg("--sandbox")
+            .arg(options.sandbox.as_str());
+        if let Some(scratch) = &scratch {
+            command_line.arg("--scratch").arg(scratch.path());
+            if enter_scratch {
+                command_line.current_dir(scratch.path());
+            }
+        }
+        #[cfg(target_os = "linux")]
+        let cgroup = match options.sandbox {
+            SandboxMode::Off => None,
+            SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
+            SandboxMode::Strict => {
+                let cgroup = RunnerCgroup::create(options.memory_limit_mb, None);
+                let missing = match &cgroup {
+                    Ok(cgroup) => cgroup.limits_missing().map(str::to_owned),
+                    Err(why) => Some(why.clone()),
+                };
+                if let Some(why) = missing {
+                    return Err(std::io::Error::other(format!(
+                        "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
+                    )));
+                }
+                cgroup.ok()
+            }
+        };
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &cgroup {
+            use std::os::unix::process::CommandExt;
+            if let Some(version) = cgroup.limits_version() {
+                command_line.arg("--cgroup").arg(format!("v{version}"));
+            }
+            // With --ponder the processes stay where the runner is, never frozen.
+            if let Some(freezer) = cgroup.freezer().filter(|_| !options.ponder) {
+                command_line.arg("--freezer").arg(freezer);
+            }
+            let join = cgroup.joiner();
+            // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+            // calls (open, write, close) on paths allocated before the fork.
+            unsafe { command_line.pre_exec(join) };
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // A process group of its own: a signal to the host's group (Ctrl-C in a terminal, or
+            // an NBoard seat ending `othello nboard` with its group) does not reach the runner,
+            // whose keeper then ends the jailed processes itself, thawed, when the host is gone.
+            command_line.process_group(0);
+        }
+        #[cfg(target_os = "linux")]
+        let stopper = (options.sandbox != SandboxMode::Off
+            && !options.ponder
+            && cgroup.as_ref().is_none_or(|c| c.freezer().is_none()))
+        .then(super::namespace_stopper::NamespaceStopper::default);
+        Ok(Jail {
+            freeze: !options.ponder,
+            has_keeper: options.sandbox != SandboxMode::Off,
+            cpu_mark: None,
+            #[cfg(target_os = "linux")]
+            cgroup,
+            scratch,
+            #[cfg(target_os = "linux")]
+            stopper,
+        })
+    }
+
+    /// No sandbox (an engine started as a plain process): only the CPU clock of the process.
+    pub(crate) fn unsandboxed(options: &SeatOptions) -> Jail {
+        Jail {
+            freeze: !options.ponder,
+            has_keeper: false,
+            cpu_mark: None,
+            #[cfg(target_os = "linux")]
+            cgroup: None,
+            scratch: None,
+            #[cfg(target_os = "linux")]
+            stopper: None,
+        }
+    }
+
+    /// The keeper process has started (its pid), for the fallback freezer to find its init.
+    pub(crate) fn started(&mut self, keeper: u32) {
+        #[cfg(target_os = "linux")]
+        if let Some(stopper) = &mut self.stopper {
+            stopper.started(keeper);
+        }
+        let _ = keeper;
+    }
+
+    /// The process is a sandboxed runner's keeper (it ends its jail when asked).
+    pub(crate) fn has_keeper(&self) -> bool {
+        self.has_keeper
+    }
+
+    /// The private scratch folder, if the process has one.
+    #[allow(dead_code)]
+    pub(crate) fn scratch(&self) -> Option<&Path> {
+        self.scratch.as_ref().map(ScratchDir::path)
+    }
+
+    /// Freezes (or thaws) the jailed processes, when there is a freezer: a seat not on move uses
+    /// no CPU. Freezes are skipped when pondering is allowed.
+    pub(crate) fn set_frozen(&self, frozen: bool) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze || !frozen) {
+            cgroup.set_frozen(frozen);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(stopper) = &self.stopper {
+            stopper.set_stopped(frozen);
+        }
+        let _ = frozen;
+    }
+
+    /// Freezes the jailed processes a moment from now unless the seat is asked to move again
+    /// first (see [`FREEZE_DELAY`](crate::seat::FREEZE_DELAY)); nothing without a freezer or with
+    /// pondering allowed.
+    pub(crate) fn freeze_soon(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze) {
+            cgroup.freeze_soon();
+        }
+        // The fallback has no delayed freeze: it stops the namespace at once.
+        #[cfg(target_os = "linux")]
+        if let Some(stopper) = &self.stopper {
+            stopper.set_stopped(true);
+        }
+    }
+
+    /// CPU time used since the last call (the first call starts the count and returns `None`):
+    /// of the whole jailed tree from its cgroup; without one, of the process `pid` itself (all
+    /// its threads, from its CPU clock) when it is not a keeper (whose jail's time it would not
+    /// include); else `None`. One read of the clock per move: what runs while the seat is idle
+    /// (pondering) is charged to its next move.
+    pub(crate) fn cpu_since_last(&mut self, pid: libc::pid_t) -> Option<Duration> {
+        #[cfg(target_os = "linux")]
+        let now = match &self.cgroup {
+            Some(cgroup) => cgroup.cpu_time(),
+            None if !self.has_keeper => process_cpu_time(pid),
+            None => None,
+        };
+        #[cfg(not(target_os = "linux"))]
+        let now = (!self.has_keeper).then(|| process_cpu_time(pid)).flatten();
+        let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
+        self.cpu_mark = now;
+        since
+    }
+
+    /// Whether the tree hit the memory limit of its cgroup (false without one).
+    pub(crate) fn hit_memory_limit(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            return cgroup.hit_memory_limit();
+        }
+        false
+    }
+}
+
+/// The CPU time of process `pid` so far (every thread of it, ended ones too; not its children),
+/// from its CPU clock; `None` when it cannot be read (the process is gone).
+#[cfg(target_os = "linux")]
+pub(crate) fn process_cpu_time(pid: libc::pid_t) -> Option<Duration> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: a valid out-pointer; the call only looks the process up.
+    if unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
+        return None;
+    }
+    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer and a clock id the kernel gave.
+    if unsafe { libc::clock_gettime(clock, &mut time) } != 0 {
+        return None;
+    }
+    Some(Duration::new(time.tv_sec.max(0) as u64, time.tv_nsec.clamp(0, 999_999_999) as u32))
+}
+
+/// Elsewhere another process's CPU clock is not read.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn process_cpu_time(_pid: libc::pid_t) -> Option<Duration> {
+    None
+}
+
+/// Waits up to `limit` for the unreaped child `pid` to end (without reaping it); true once it has.
+pub(crate) fn wait_for_exit(pid: libc::pid_t, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    let ended = || {
+        // SAFETY: an all-zero siginfo_t is a valid value to be overwritten.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: a valid out-pointer; the pid is our unreaped child; WNOWAIT leaves it unreaped.
+        let found = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+        // SAFETY: waitid filled `info` (si_pid stays 0 while the child runs).
+        found != 0 || unsafe { info.si_pid() } != 0
+    };
+    // A pidfd becomes readable when the process ends (Linux 5.3+); without one, look every step.
+    #[cfg(target_os = "linux")]
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
+    #[cfg(not(target_os = "linux"))]
+    let pidfd = -1;
+    let result = loop {
+        if ended() {
+            break true;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break false;
+        }
+        if pidfd >= 0 {
+            let mut fd = libc::pollfd { fd: pidfd, events: libc::POLLIN, revents: 0 };
+            let timeout_ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+            // SAFETY: one valid pollfd for the duration of the call.
+            unsafe { libc::poll(&mut fd, 1, timeout_ms) };
+        } else {
+            std::thread::sleep(EXIT_POLL_STEP.min(left));
+        }
+    };
+    if pidfd >= 0 {
+        // SAFETY: the descriptor was opened above and is closed once.
+        unsafe { libc::close(pidfd) };
+    }
+    result
+}

@@ -1,0 +1,145 @@
+//! NBoard engines in the runner's sandbox (on by default for isolated seats): a hostile engine's
+//! attacks fail — it cannot write outside its scratch folder, signal the host or connect — and it
+//! plays on; an idle engine is frozen; its moves record CPU time; `strict` refuses to run an
+//! engine it cannot sandbox.
+//!
+//! A test whose attack needs a layer this machine lacks says so and passes without attacking.
+// Linux: the sandbox, shell-script engines and /proc.
+#![cfg(target_os = "linux")]
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use othello_arena::referee::{Opening, play_game};
+use othello_arena::seat::{NboardSeat, SandboxMode, Seat, SeatOptions, Termination, open_seat, sandbox_report};
+use othello_sdk::{Color, Move, Position};
+use othello_testkit::*;
+
+/// A generous guard for things that happen at once, never a pause.
+const GUARD: Duration = Duration::from_secs(10);
+
+fn has_layers(test: &str, names: &[&str]) -> bool {
+    let layers = sandbox_report(&runner_command()).expect("the runner reports its sandbox");
+    for name in names {
+        match layers.iter().find(|l| l.name == *name) {
+            Some(layer) if layer.is_active() => {}
+            other => {
+                eprintln!("{test}: not attacking, the sandbox layer {name} is missing here: {other:?}");
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < GUARD, "{what} did not happen within {GUARD:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The last process of the chain of first children below `pid` (the engine under its runner's
+/// keeper and init).
+fn deepest_descendant(pid: u32) -> u32 {
+    let mut pid = pid;
+    loop {
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        match children.split_whitespace().next().and_then(|c| c.parse().ok()) {
+            Some(child) => pid = child,
+            None => return pid,
+        }
+    }
+}
+
+/// Whether `pid`'s cgroup freezer (v2 `cgroup.events` or v1 `freezer.state`) has it frozen.
+fn is_frozen(pid: u32) -> Option<bool> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    if let Some(path) = cgroups.lines().find_map(|l| l.strip_prefix("0::")).filter(|p| p.ends_with("/bot")) {
+        let events = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+            .iter()
+            .find_map(|root| std::fs::read_to_string(Path::new(root).join(&path[1..]).join("cgroup.events")).ok())?;
+        return Some(events.contains("frozen 1"));
+    }
+    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()));
+    let state = v1.map(|v1| Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state"));
+    if let Some(state) = state.and_then(|state| std::fs::read_to_string(state).ok()).filter(|s| !s.is_empty()) {
+        if cgroups.lines().any(|l| l.ends_with(":freezer:/")) {
+            return stopped(pid); // in the root freezer cgroup: not frozen by one, maybe stopped
+        }
+        return Some(state.trim() == "FROZEN");
+    }
+    stopped(pid)
+}
+
+/// Without a freezer cgroup the fallback stops the process (`SIGSTOP`): state `T` in /proc.
+fn stopped(pid: u32) -> Option<bool> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let state = stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned();
+    Some(state == "T")
+}
+
+#[test]
+fn a_hostile_engine_cannot_write_outside_signal_the_host_or_connect_and_plays_on() {
+    if !has_layers("hostile engine", &["pid-namespace", "network-namespace", "landlock", "seccomp"]) {
+        return;
+    }
+    // A folder anyone may write: only the sandbox keeps the engine out of it.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let outside = dir.path().join("written-by-the-engine");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let engine = hostile_nboard_engine(&outside, std::process::id(), port);
+    let mut hostile = open_seat(&isolated(Path::new(&engine))).unwrap();
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    assert_eq!(hostile.name(), "Hostile");
+    let record = play_game(hostile.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+    // It played its move (f5), then lost with its second f5, which is never legal: its own game.
+    let first = &record.moves[0];
+    assert_eq!((first.color, first.mv), (Color::Black, "f5".parse::<Move>().unwrap()), "{record:?}");
+    assert_eq!(record.result.loser(), Some(Color::Black), "{:?}", record.result);
+    assert_eq!(record.result.termination(), Termination::IllegalMove, "{:?}", record.result);
+    if has_layers("CPU time", &["cgroup"]) {
+        assert!(first.cpu.is_some(), "the engine's move records its CPU time: {first:?}");
+    }
+    drop(hostile);
+    // This test process was neither killed nor stopped (it runs on); nothing was written or
+    // connected.
+    assert!(!outside.exists(), "the engine wrote outside its scratch folder");
+    assert!(listener.accept().is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock), "the engine connected");
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    assert!(status.lines().any(|l| l.starts_with("State:") && !l.contains("stopped")), "{status}");
+}
+
+#[test]
+fn an_idle_sandboxed_engine_is_frozen_and_thawed_for_its_move() {
+    if !has_layers("frozen engine", &["pid-namespace", "freezer"]) {
+        return;
+    }
+    let engine = fake_nboard_engine("spaced");
+    let command = &othello_arena::nboard::EngineSpec::from_bot_name(&engine).unwrap().unwrap();
+    let mut seat = NboardSeat::open_with_runner(command, None, seat_options(), None, Some(runner_command())).unwrap();
+    let keeper = seat.engine_id().expect("a running engine");
+    let f5 = "f5".parse::<Move>().unwrap().to_byte();
+    for _ in 0..2 {
+        assert_eq!(seat.think(&Position::start(), Some(TEST_TIME_LIMIT)).unwrap().byte, f5);
+        let engine = deepest_descendant(keeper);
+        assert_ne!(engine, keeper, "the engine runs under its keeper");
+        // Answered with a clock running: frozen at once (the freeze completes asynchronously).
+        wait_for("the idle engine being frozen", || is_frozen(engine) == Some(true));
+    }
+}
+
+#[test]
+fn strict_refuses_an_engine_it_cannot_sandbox() {
+    let strict = SeatOptions { sandbox: SandboxMode::Strict, ..seat_options() };
+    let engine = fake_nboard_engine("spaced");
+    let command = &othello_arena::nboard::EngineSpec::from_bot_name(&engine).unwrap().unwrap();
+    let failure = NboardSeat::open_with_runner(command, None, strict, None, None).err().expect("refused");
+    assert_eq!(failure.termination, Termination::LoadError);
+    assert!(failure.detail.contains("strict"), "{failure:?}");
+}
