@@ -33,6 +33,9 @@ pub const SHALLOW_MAX_EMPTIES: u32 = 6;
 pub const TT_MIN_EMPTIES: u32 = 8;
 /// From this many empties on, children are probed for transposition cutoffs.
 pub const ETC_MIN_EMPTIES: u32 = 10;
+/// From this many empties on, the hash move is searched before the other
+/// moves are generated and ordered.
+pub const HASH_MOVE_FIRST_MIN_EMPTIES: u32 = TT_MIN_EMPTIES;
 /// From this many empties on, moves are ordered by a shallow search too.
 pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 12;
 /// Weight of the shallow-search value relative to the fastest-first value.
@@ -400,7 +403,28 @@ impl<'a> Solver<'a> {
             return -self.search(opponent, player, -beta, -alpha, true);
         }
 
-        // This node's moves go on the shared move stack: [base, end).
+        // The table's best move first, before the other moves are even
+        // generated: it cuts off often, and then their ordering (a shallow
+        // search each from SHALLOW_SORT_MIN_EMPTIES on) is never paid for.
+        let window_alpha = alpha;
+        let mut best = (-SCORE_MAX - 1, NO_MOVE);
+        let mut moves = moves;
+        if empties >= HASH_MOVE_FIRST_MIN_EMPTIES && hash_move != NO_MOVE && moves & (1u64 << hash_move) != 0 {
+            let square = hash_move as usize;
+            let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
+            let score = -self.search(next_player, next_opponent, -beta, -alpha, false);
+            if self.aborted {
+                return 0;
+            }
+            best = (score, hash_move);
+            moves &= !(1u64 << hash_move);
+            if score >= beta || moves == 0 {
+                return self.stored(player, opponent, empties, window_alpha, beta, score, hash_move);
+            }
+            alpha = alpha.max(score);
+        }
+
+        // This node's (other) moves go on the shared move stack: [base, end).
         let base = self.stack_top;
         let mut end = base;
         // Children that will probe the table get their buckets fetched now,
@@ -447,22 +471,25 @@ impl<'a> Solver<'a> {
                     && -(child.upper as i32) >= beta
                 {
                     let (score, square) = (-(child.upper as i32), m.square);
-                    return self.stored(player, opponent, empties, alpha, beta, score, square);
+                    return self.stored(player, opponent, empties, window_alpha, beta, score, square);
                 }
             }
         }
 
         self.stack_top = end;
-        let (best_score, best_move) = self.search_moves(player, opponent, alpha, beta, base, end);
+        let (best_score, best_move) = self.search_moves(player, opponent, alpha, beta, base, end, best);
         self.stack_top = base;
         if self.aborted {
             return 0;
         }
-        self.stored(player, opponent, empties, alpha, beta, best_score, best_move)
+        self.stored(player, opponent, empties, window_alpha, beta, best_score, best_move)
     }
 
     /// The move loop of [`Solver::search`] over the moves in
     /// `move_stack[base..end]`, best value first: (best score, best move).
+    /// `best` is the result of a move searched already (the hash move), or
+    /// `(-SCORE_MAX - 1, NO_MOVE)`: then the first move here gets the full window.
+    #[allow(clippy::too_many_arguments)]
     fn search_moves(
         &mut self,
         player: u64,
@@ -471,9 +498,10 @@ impl<'a> Solver<'a> {
         beta: i32,
         base: usize,
         end: usize,
+        best: (i32, u8),
     ) -> (i32, u8) {
-        let mut best_score = -SCORE_MAX - 1;
-        let mut best_move = NO_MOVE;
+        let (mut best_score, mut best_move) = best;
+        let full_window_first = best_move == NO_MOVE;
         for next in base..end {
             // Selection sort, one step at a time: cutoffs come early.
             let mut pick = next;
@@ -485,7 +513,7 @@ impl<'a> Solver<'a> {
             self.move_stack.swap(next, pick);
             let m = self.move_stack[next];
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-            let score = if next == base {
+            let score = if next == base && full_window_first {
                 -self.search(next_player, next_opponent, -beta, -alpha, false)
             } else {
                 let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);

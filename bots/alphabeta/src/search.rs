@@ -28,7 +28,7 @@ use crate::tt::{NO_MOVE, TranspositionTable};
 pub const MAX_THREADS: usize = 64;
 /// Default transposition-table sizes (log2 of entries, 32 bytes each).
 pub const MIDGAME_TABLE_BITS: u32 = 20;
-pub const ENDGAME_TABLE_BITS: u32 = 20;
+pub const ENDGAME_TABLE_BITS: u32 = 22;
 /// Above any score a search returns.
 const INFINITY: i32 = 2 * (EVAL_LIMIT + SCORE_MAX * EVAL_SCALE);
 /// From this remaining depth on, moves are ordered by a shallow search too.
@@ -545,12 +545,15 @@ fn mtd(solver: &mut Solver, player: u64, opponent: u64, guess: i32) -> Option<(i
         if solver.aborted() {
             return None;
         }
+        // Exact scores are even; a selective search's cut returns the odd
+        // bound of its window. Rounding to even keeps the tests two apart
+        // (the exact score is even whatever the selective one says).
         if score >= test {
-            lower = score;
+            lower = score + (score & 1);
             best_square = square;
             test = lower + 2;
         } else {
-            upper = score;
+            upper = score - (score & 1);
             test = upper;
         }
     }
