@@ -615,6 +615,12 @@ impl<'a> Solver<'a> {
             squares[n] = square;
             n += 1;
         }
+        if n == 4 && alpha >= STABILITY_THRESHOLD[4] {
+            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            if ceiling <= alpha {
+                return ceiling;
+            }
+        }
         match n {
             4 => self.solve_4(player, opponent, alpha, beta, squares, false),
             3 => self.solve_3(player, opponent, alpha, beta, [squares[0], squares[1], squares[2]], false),
