@@ -28,7 +28,14 @@ use crate::tt::{NO_MOVE, TranspositionTable};
 pub const MAX_THREADS: usize = 64;
 /// Default transposition-table sizes (log2 of entries, 32 bytes each).
 pub const MIDGAME_TABLE_BITS: u32 = 20;
-pub const ENDGAME_TABLE_BITS: u32 = 22;
+pub const ENDGAME_TABLE_BITS: u32 = 20;
+/// A solve of at least this many empties first grows the endgame table to
+/// [`BIG_ENDGAME_TABLE_BITS`] (once; it stays that size). Such trees
+/// overflow 2^20 entries (FFO #40–#49: 10 % fewer nodes with 2^22), while
+/// games at arena speeds never solve that deep and so never pay for the
+/// bigger table's 128 MiB and its clearing at every new game.
+pub const BIG_SOLVE_MIN_EMPTIES: u32 = 20;
+pub const BIG_ENDGAME_TABLE_BITS: u32 = 22;
 /// Above any score a search returns.
 const INFINITY: i32 = 2 * (EVAL_LIMIT + SCORE_MAX * EVAL_SCALE);
 /// From this remaining depth on, moves are ordered by a shallow search too.
@@ -105,6 +112,9 @@ pub struct Searcher {
     root_noise: Option<[i32; 64]>,
     /// Threads per search (1: no helpers).
     threads: usize,
+    /// Whether big solves may grow the endgame table (tables of a size the
+    /// caller chose stay that size).
+    grow_endgame_table: bool,
 }
 
 impl Default for Searcher {
@@ -115,7 +125,9 @@ impl Default for Searcher {
 
 impl Searcher {
     pub fn new() -> Searcher {
-        Searcher::with_table_bits(MIDGAME_TABLE_BITS, ENDGAME_TABLE_BITS)
+        let mut searcher = Searcher::with_table_bits(MIDGAME_TABLE_BITS, ENDGAME_TABLE_BITS);
+        searcher.grow_endgame_table = true;
+        searcher
     }
 
     pub fn with_table_bits(midgame_bits: u32, endgame_bits: u32) -> Searcher {
@@ -124,6 +136,7 @@ impl Searcher {
             endgame_tt: TranspositionTable::new(endgame_bits),
             root_noise: None,
             threads: 1,
+            grow_endgame_table: false,
         }
     }
 
@@ -178,6 +191,9 @@ impl Searcher {
     fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
+        if self.grow_endgame_table && empties >= BIG_SOLVE_MIN_EMPTIES && self.endgame_tt.bits() < BIG_ENDGAME_TABLE_BITS {
+            self.endgame_tt = TranspositionTable::new(BIG_ENDGAME_TABLE_BITS);
+        }
         self.endgame_tt.new_search();
         let mut nodes = 0;
 
