@@ -18,6 +18,7 @@ use std::time::Instant;
 use othello_sdk::{Move, Position, Square, legal_moves};
 
 use crate::board::{SCORE_MAX, final_score, play};
+use crate::busy::BusyTable;
 use crate::endgame::Solver;
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
 use crate::mpc;
@@ -191,7 +192,10 @@ impl Searcher {
     fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
-        if self.grow_endgame_table && empties >= BIG_SOLVE_MIN_EMPTIES && self.endgame_tt.bits() < BIG_ENDGAME_TABLE_BITS {
+        if self.grow_endgame_table
+            && empties >= BIG_SOLVE_MIN_EMPTIES
+            && self.endgame_tt.bits() < BIG_ENDGAME_TABLE_BITS
+        {
             self.endgame_tt = TranspositionTable::new(BIG_ENDGAME_TABLE_BITS);
         }
         self.endgame_tt.new_search();
@@ -229,19 +233,28 @@ impl Searcher {
             Some(solved)
         };
         let tt = &self.endgame_tt;
+        let busy = BusyTable::new();
+        let busy = &busy;
         let stop = AtomicBool::new(false);
         let (solved, solver_nodes) = std::thread::scope(|scope| {
             let helpers: Vec<_> = (1..self.threads)
-                .map(|_| {
-                    let (solve, stop) = (&solve, &stop);
+                .map(|helper| {
+                    let (solve, stop, threads) = (&solve, &stop, self.threads);
                     scope.spawn(move || {
-                        let mut solver = Solver::new(tt).with_deadline(deadline).with_stop(stop);
+                        let mut solver = Solver::new(tt)
+                            .with_deadline(deadline)
+                            .with_stop(stop)
+                            .with_root_start(helper, threads)
+                            .with_busy_table(busy);
                         solve(&mut solver);
                         solver.nodes
                     })
                 })
                 .collect();
             let mut solver = Solver::new(tt).with_deadline(deadline);
+            if self.threads > 1 {
+                solver = solver.with_busy_table(busy);
+            }
             let solved = solve(&mut solver);
             stop.store(true, Ordering::Relaxed);
             let helper_nodes: u64 = helpers.into_iter().map(|h| h.join().unwrap_or(0)).sum();

@@ -200,18 +200,18 @@ pub fn corner_stable_count(player: u64) -> u32 {
 mod tests {
     use super::*;
 
-/// Masks of the 15 diagonals in each direction (a1-h8 and h1-a8 kinds).
-const DIAGONALS: [[u64; 15]; 2] = {
-    let mut masks = [[0u64; 15]; 2];
-    let mut square = 0;
-    while square < 64 {
-        let (row, col) = (square / 8, square % 8);
-        masks[0][row + 7 - col] |= 1u64 << square; // a1-h8 direction: row - col constant
-        masks[1][row + col] |= 1u64 << square; // h1-a8 direction: row + col constant
-        square += 1;
-    }
-    masks
-};
+    /// Masks of the 15 diagonals in each direction (a1-h8 and h1-a8 kinds).
+    const DIAGONALS: [[u64; 15]; 2] = {
+        let mut masks = [[0u64; 15]; 2];
+        let mut square = 0;
+        while square < 64 {
+            let (row, col) = (square / 8, square % 8);
+            masks[0][row + 7 - col] |= 1u64 << square; // a1-h8 direction: row - col constant
+            masks[1][row + col] |= 1u64 << square; // h1-a8 direction: row + col constant
+            square += 1;
+        }
+        masks
+    };
 
     /// The full diagonals found mask by mask (the reference for the shifts).
     fn full_diagonals_by_masks(occupied: u64) -> [u64; 2] {
