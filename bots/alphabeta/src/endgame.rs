@@ -904,6 +904,27 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_threads_order_changes_no_score() {
+        for seed in 0..6 {
+            let (p, o) = random_position(1000 + seed, BUSY_MIN_EMPTIES + 2);
+            let expected = Solver::new(&TranspositionTable::new(16)).solve_root(p, o, -SCORE_MAX, SCORE_MAX).0;
+            // Every position two plies down looks busy: the nodes one ply
+            // down put off all their moves but the first.
+            let busy = BusyTable::new();
+            for square in Bits(legal_moves(p, o)) {
+                let (p1, o1) = play(p, o, square, flips(p, o, square));
+                for reply in Bits(legal_moves(p1, o1)) {
+                    let (p2, o2) = play(p1, o1, reply, flips(p1, o1, reply));
+                    busy.enter(BusyTable::key(p2, o2));
+                }
+            }
+            let tt = TranspositionTable::new(16);
+            let mut helper = Solver::new(&tt).with_root_start(1, 2).with_busy_table(&busy);
+            assert_eq!(helper.solve_root(p, o, -SCORE_MAX, SCORE_MAX).0, expected, "seed {seed}");
+        }
+    }
+
+    #[test]
     fn agrees_with_plain_minimax_on_random_endgames() {
         let tt = TranspositionTable::new(12);
         for seed in 0..300 {

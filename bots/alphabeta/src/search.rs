@@ -15,9 +15,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use othello_sdk::{Move, Position, Square, legal_moves};
+use othello_sdk::{Move, Position, Square, flips, legal_moves};
 
-use crate::board::{SCORE_MAX, final_score, play};
+use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::busy::BusyTable;
 use crate::endgame::Solver;
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
@@ -39,6 +39,9 @@ pub const BIG_SOLVE_MIN_EMPTIES: u32 = 20;
 pub const BIG_ENDGAME_TABLE_BITS: u32 = 22;
 /// Above any score a search returns.
 const INFINITY: i32 = 2 * (EVAL_LIMIT + SCORE_MAX * EVAL_SCALE);
+/// From this remaining depth on, threads put off moves another thread is
+/// searching (see [`crate::busy`]).
+const BUSY_MIN_DEPTH: u32 = 4;
 /// From this remaining depth on, moves are ordered by a shallow search too.
 const SHALLOW_SORT_MIN_DEPTH: u32 = 4;
 /// Remaining depth per ply of ordering search.
@@ -276,21 +279,25 @@ impl Searcher {
             return Worker::new(tt, self.root_noise, None).iterate(position, limits, 0);
         }
         let stop = AtomicBool::new(false);
+        let busy = BusyTable::new();
         std::thread::scope(|scope| {
             let helpers: Vec<_> = (1..self.threads)
                 .map(|helper| {
-                    let stop = &stop;
+                    let (stop, busy) = (&stop, &busy);
                     // Helpers keep to the hard deadline only; odd ones start a
                     // ply deeper, so that the threads' trees differ more.
                     let limits = Limits { soft_deadline: None, max_nodes: None, ..*limits };
                     scope.spawn(move || {
                         let mut worker = Worker::new(tt, None, Some(stop));
+                        worker.busy = Some(busy);
                         worker.iterate(position, &limits, (helper % 2) as u32);
                         worker.nodes
                     })
                 })
                 .collect();
-            let mut result = Worker::new(tt, self.root_noise, None).iterate(position, limits, 0);
+            let mut main = Worker::new(tt, self.root_noise, None);
+            main.busy = Some(&busy);
+            let mut result = main.iterate(position, limits, 0);
             stop.store(true, Ordering::Relaxed);
             result.nodes += helpers.into_iter().map(|h| h.join().unwrap_or(0)).sum::<u64>();
             result
@@ -313,6 +320,9 @@ struct Worker<'a> {
     aspiration: bool,
     /// Multi-ProbCut on (results then depend a little on the window).
     probcut: bool,
+    /// Shared with the other threads of a multi-threaded search (see
+    /// [`crate::busy`]).
+    busy: Option<&'a BusyTable>,
 }
 
 impl<'a> Worker<'a> {
@@ -331,6 +341,7 @@ impl<'a> Worker<'a> {
             stop,
             aspiration: true,
             probcut: true,
+            busy: None,
         }
     }
 
@@ -526,18 +537,20 @@ impl<'a> Worker<'a> {
         let mut list = self.ordered_moves(player, opponent, moves, depth);
         let mut best = (-INFINITY, NO_MOVE);
         let mut first = true;
+        let busy = self.busy.filter(|_| depth >= BUSY_MIN_DEPTH);
+        // Moves put off because another thread was searching them.
+        let mut deferred = 0u64;
+        let mut cut = false;
         while let Some(m) = list.next_best() {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-            let score = if first {
-                -self.negamax(next_player, next_opponent, depth - 1, -beta, -alpha, false)
-            } else {
-                let probe = -self.negamax(next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
-                if probe > alpha && probe < beta {
-                    -self.negamax(next_player, next_opponent, depth - 1, -beta, -probe, false)
-                } else {
-                    probe
-                }
-            };
+            if let Some(busy) = busy
+                && !first
+                && busy.is_busy(BusyTable::key(next_player, next_opponent))
+            {
+                deferred |= 1u64 << m.square;
+                continue;
+            }
+            let score = self.child_score(next_player, next_opponent, depth, alpha, beta, first, busy);
             first = false;
             if self.aborted {
                 return 0;
@@ -547,13 +560,69 @@ impl<'a> Worker<'a> {
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
+                        cut = true;
                         break;
+                    }
+                }
+            }
+        }
+        if !cut {
+            for square in Bits(deferred) {
+                let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
+                let score = self.child_score(next_player, next_opponent, depth, alpha, beta, false, busy);
+                if self.aborted {
+                    return 0;
+                }
+                if score > best.0 {
+                    best = (score, square as u8);
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            break;
+                        }
                     }
                 }
             }
         }
         self.midgame_tt.store(player, opponent, depth, original_alpha, beta, best.0, best.1, INFINITY);
         best.0
+    }
+
+    /// The score of one move's position (the opponent to move), searched to
+    /// `depth - 1`, from the mover's view: the full window for the `first`
+    /// move, else a null window and a re-search should it land inside.
+    /// Marked busy meanwhile when the threads share a `busy` table.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn child_score(
+        &mut self,
+        next_player: u64,
+        next_opponent: u64,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        first: bool,
+        busy: Option<&BusyTable>,
+    ) -> i32 {
+        let key = busy.map(|busy| {
+            let key = BusyTable::key(next_player, next_opponent);
+            busy.enter(key);
+            key
+        });
+        let score = if first {
+            -self.negamax(next_player, next_opponent, depth - 1, -beta, -alpha, false)
+        } else {
+            let probe = -self.negamax(next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
+            if probe > alpha && probe < beta {
+                -self.negamax(next_player, next_opponent, depth - 1, -beta, -probe, false)
+            } else {
+                probe
+            }
+        };
+        if let (Some(busy), Some(key)) = (busy, key) {
+            busy.leave(key);
+        }
+        score
     }
 }
 
