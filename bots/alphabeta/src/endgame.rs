@@ -41,9 +41,6 @@ pub const HASH_MOVE_FIRST_MIN_EMPTIES: u32 = TT_MIN_EMPTIES;
 /// searching (see [`crate::busy`]); below, the subtrees are too small for
 /// the bookkeeping to pay.
 pub const BUSY_MIN_EMPTIES: u32 = 12;
-/// Plies less ordering search at nodes forecast to fail low (below zero:
-/// none).
-pub const ALL_NODE_SORT_REDUCTION: u32 = 2;
 /// From this many empties on, moves are ordered by a shallow search too.
 pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 12;
 /// Weight of the shallow-search value relative to the fastest-first value.
@@ -407,13 +404,10 @@ impl<'a> Solver<'a> {
 
         // Transposition table: bounds from an earlier visit.
         let mut hash_move = NO_MOVE;
-        // A bound from a less sure search: not a proof, but a forecast.
-        let mut forecast_upper = SCORE_MAX;
         if empties >= TT_MIN_EMPTIES
             && let Some(entry) = self.tt.probe(player, opponent)
         {
             hash_move = entry.best_move;
-            forecast_upper = entry.upper as i32;
             let (lower, upper) = if self.trusted(entry.depth) {
                 (entry.lower as i32, entry.upper as i32)
             } else {
@@ -487,13 +481,8 @@ impl<'a> Solver<'a> {
         }
 
         let odd = odd_quadrants(empty);
-        let mut sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES)
+        let sort_depth = (empties >= SHALLOW_SORT_MIN_EMPTIES)
             .then(|| ((empties - SHALLOW_SORT_MIN_EMPTIES) / SHALLOW_SORT_EMPTIES_PER_PLY).min(SHALLOW_SORT_MAX_DEPTH));
-        // Likely to fail low (every move will be searched, in any order):
-        // ordering is mostly wasted there, so it is made cheaper (as Edax does).
-        if forecast_upper <= window_alpha {
-            sort_depth = sort_depth.and_then(|depth| depth.checked_sub(ALL_NODE_SORT_REDUCTION));
-        }
         // Ordering searches need exact values only for moves that may reach alpha.
         let sort_alpha = alpha * EVAL_SCALE - SHALLOW_SORT_MARGIN;
         for m in &mut self.move_stack[base..end] {
