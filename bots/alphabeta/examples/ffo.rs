@@ -1,8 +1,12 @@
 //! Solves FFO endgame positions exactly and prints the figures.
 //!
 //! ```text
-//! cargo run --release -p bot-alphabeta --example ffo -- bots/alphabeta/tests/data/ffo.txt 40-49 [--threads N]
+//! cargo run --release -p bot-alphabeta --example ffo -- bots/alphabeta/tests/data/ffo.txt 40-49 [--threads N] [--depth D]
 //! ```
+//!
+//! With `--depth D` the positions are not solved but searched by the
+//! midgame search to depth D (time to depth, e.g. for the speed-up of
+//! threads); the moves and scores are then printed, not checked.
 //!
 //! FILE has one position per line, `id board side best_moves score all_moves`
 //! (see the header of `tests/data/ffo.txt`). IDS is `N`, `N-M` or a comma list
@@ -52,15 +56,19 @@ fn parse_ids(text: &str) -> Result<Vec<u32>, String> {
 }
 
 fn run() -> Result<bool, String> {
-    let usage = || "usage: ffo FILE IDS [--threads N]   (IDS like 40-49 or 1,5,7-9)".to_owned();
+    let usage = || "usage: ffo FILE IDS [--threads N] [--depth D]   (IDS like 40-49 or 1,5,7-9)".to_owned();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (file, ids, threads) = match args.as_slice() {
-        [file, ids] => (file, ids, 1),
-        [file, ids, flag, n] if flag == "--threads" => {
-            (file, ids, alphabeta::threads::parse_threads(n).ok_or_else(usage)?)
-        }
-        _ => return Err(usage()),
+    let [file, ids, flags @ ..] = args.as_slice() else {
+        return Err(usage());
     };
+    let (mut threads, mut depth) = (1, None);
+    for pair in flags.chunks(2) {
+        match pair {
+            [flag, n] if flag == "--threads" => threads = alphabeta::threads::parse_threads(n).ok_or_else(usage)?,
+            [flag, d] if flag == "--depth" => depth = Some(d.parse::<u32>().map_err(|_| usage())?),
+            _ => return Err(usage()),
+        }
+    }
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
     let mut problems = Vec::new();
     for line in text.lines() {
@@ -83,6 +91,23 @@ fn run() -> Result<bool, String> {
         };
         searcher.clear();
         let start = Instant::now();
+        if let Some(depth) = depth {
+            let result = searcher.search(&problem.position, &alphabeta::Limits::depth(depth));
+            let seconds = start.elapsed().as_secs_f64();
+            total_nodes += result.nodes;
+            total_seconds += seconds;
+            println!(
+                "{:>4} {:>7} {:>6} {:>+6.1} {:>14} {:>9.3} {:>12.0}",
+                id,
+                problem.position.empty().count(),
+                result.best_move.to_string(),
+                alphabeta::eval::score_to_discs(result.score),
+                result.nodes,
+                seconds,
+                result.nodes as f64 / seconds
+            );
+            continue;
+        }
         let solution = searcher.solve(&problem.position);
         let seconds = start.elapsed().as_secs_f64();
         total_nodes += solution.nodes;

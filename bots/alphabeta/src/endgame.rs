@@ -21,6 +21,7 @@ use std::time::Instant;
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
+use crate::busy::BusyTable;
 use crate::eval::EVAL_SCALE;
 use crate::mpc;
 use crate::ordering::{MAX_MOVES, MoveList, ScoredMove, fastest_first_value, odd_quadrants, shallow_search};
@@ -33,6 +34,13 @@ pub const SHALLOW_MAX_EMPTIES: u32 = 6;
 pub const TT_MIN_EMPTIES: u32 = 8;
 /// From this many empties on, children are probed for transposition cutoffs.
 pub const ETC_MIN_EMPTIES: u32 = 10;
+/// From this many empties on, the hash move is searched before the other
+/// moves are generated and ordered.
+pub const HASH_MOVE_FIRST_MIN_EMPTIES: u32 = TT_MIN_EMPTIES;
+/// From this many empties on, threads put off moves another thread is
+/// searching (see [`crate::busy`]); below, the subtrees are too small for
+/// the bookkeeping to pay.
+pub const BUSY_MIN_EMPTIES: u32 = 12;
 /// From this many empties on, moves are ordered by a shallow search too.
 pub const SHALLOW_SORT_MIN_EMPTIES: u32 = 12;
 /// Weight of the shallow-search value relative to the fastest-first value.
@@ -193,6 +201,11 @@ pub struct Solver<'a> {
     /// for none: an exact solve).
     selectivity: usize,
     stop: Option<&'a AtomicBool>,
+    /// `(k, n)`: the root moves are searched from the `k·moves/n`-th best
+    /// on, wrapping round (see [`Solver::with_root_start`]).
+    root_start: (usize, usize),
+    /// Shared with the other threads of a multi-threaded search.
+    busy: Option<&'a BusyTable>,
 }
 
 impl<'a> Solver<'a> {
@@ -207,6 +220,8 @@ impl<'a> Solver<'a> {
             stack_top: 0,
             selectivity: mpc::EXACT,
             stop: None,
+            root_start: (0, 1),
+            busy: None,
         }
     }
 
@@ -214,6 +229,26 @@ impl<'a> Solver<'a> {
     /// thread's signal that the main thread has finished).
     pub fn with_stop(mut self, stop: &'a AtomicBool) -> Solver<'a> {
         self.stop = Some(stop);
+        self
+    }
+
+    /// Makes this solver thread `index` of `threads` searching the same
+    /// position (lazy SMP): it tries the root moves from the
+    /// `index·moves/threads`-th best on, wrapping round. The threads then
+    /// prove different root moves first, and each finds the others' proofs
+    /// in the shared table when it gets there; in the same order they would
+    /// search the same moves at the same time, which was measured to gain
+    /// nothing on two cores.
+    pub fn with_root_start(mut self, index: usize, threads: usize) -> Solver<'a> {
+        self.root_start = (index, threads.max(1));
+        self
+    }
+
+    /// Shares `busy` with the other threads searching the same position:
+    /// from [`BUSY_MIN_EMPTIES`] on, moves another thread is searching are
+    /// put off to the end of their node's move loop.
+    pub fn with_busy_table(mut self, busy: &'a BusyTable) -> Solver<'a> {
+        self.busy = Some(busy);
         self
     }
 
@@ -263,10 +298,18 @@ impl<'a> Solver<'a> {
             return (-self.search(opponent, player, -beta, -alpha, true), None);
         }
         let mut list = self.ordered_moves(player, opponent, moves);
+        let mut ordered = [ScoredMove::default(); MAX_MOVES];
+        let mut count = 0;
+        while let Some(m) = list.next_best() {
+            ordered[count] = m;
+            count += 1;
+        }
+        let (index, threads) = self.root_start;
+        ordered[..count].rotate_left(index * count / threads % count);
         let mut best_score = -SCORE_MAX - 1;
         let mut best_move = None;
         let mut first = true;
-        while let Some(m) = list.next_best() {
+        for &m in &ordered[..count] {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let score = if first {
                 -self.search(next_player, next_opponent, -beta, -alpha, false)
@@ -400,7 +443,28 @@ impl<'a> Solver<'a> {
             return -self.search(opponent, player, -beta, -alpha, true);
         }
 
-        // This node's moves go on the shared move stack: [base, end).
+        // The table's best move first, before the other moves are even
+        // generated: it cuts off often, and then their ordering (a shallow
+        // search each from SHALLOW_SORT_MIN_EMPTIES on) is never paid for.
+        let window_alpha = alpha;
+        let mut best = (-SCORE_MAX - 1, NO_MOVE);
+        let mut moves = moves;
+        if empties >= HASH_MOVE_FIRST_MIN_EMPTIES && hash_move != NO_MOVE && moves & (1u64 << hash_move) != 0 {
+            let square = hash_move as usize;
+            let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
+            let score = -self.search(next_player, next_opponent, -beta, -alpha, false);
+            if self.aborted {
+                return 0;
+            }
+            best = (score, hash_move);
+            moves &= !(1u64 << hash_move);
+            if score >= beta || moves == 0 {
+                return self.stored(player, opponent, empties, window_alpha, beta, score, hash_move);
+            }
+            alpha = alpha.max(score);
+        }
+
+        // This node's (other) moves go on the shared move stack: [base, end).
         let base = self.stack_top;
         let mut end = base;
         // Children that will probe the table get their buckets fetched now,
@@ -447,22 +511,25 @@ impl<'a> Solver<'a> {
                     && -(child.upper as i32) >= beta
                 {
                     let (score, square) = (-(child.upper as i32), m.square);
-                    return self.stored(player, opponent, empties, alpha, beta, score, square);
+                    return self.stored(player, opponent, empties, window_alpha, beta, score, square);
                 }
             }
         }
 
         self.stack_top = end;
-        let (best_score, best_move) = self.search_moves(player, opponent, alpha, beta, base, end);
+        let (best_score, best_move) = self.search_moves(player, opponent, alpha, beta, base, end, best);
         self.stack_top = base;
         if self.aborted {
             return 0;
         }
-        self.stored(player, opponent, empties, alpha, beta, best_score, best_move)
+        self.stored(player, opponent, empties, window_alpha, beta, best_score, best_move)
     }
 
     /// The move loop of [`Solver::search`] over the moves in
     /// `move_stack[base..end]`, best value first: (best score, best move).
+    /// `best` is the result of a move searched already (the hash move), or
+    /// `(-SCORE_MAX - 1, NO_MOVE)`: then the first move here gets the full window.
+    #[allow(clippy::too_many_arguments)]
     fn search_moves(
         &mut self,
         player: u64,
@@ -471,9 +538,14 @@ impl<'a> Solver<'a> {
         beta: i32,
         base: usize,
         end: usize,
+        best: (i32, u8),
     ) -> (i32, u8) {
-        let mut best_score = -SCORE_MAX - 1;
-        let mut best_move = NO_MOVE;
+        let (mut best_score, mut best_move) = best;
+        let full_window_first = best_move == NO_MOVE;
+        let empties = 64 - (player | opponent).count_ones();
+        let busy = self.busy.filter(|_| empties >= BUSY_MIN_EMPTIES);
+        // Moves put off because another thread was searching them.
+        let mut deferred = 0u64;
         for next in base..end {
             // Selection sort, one step at a time: cutoffs come early.
             let mut pick = next;
@@ -485,22 +557,38 @@ impl<'a> Solver<'a> {
             self.move_stack.swap(next, pick);
             let m = self.move_stack[next];
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-            let score = if next == base {
-                -self.search(next_player, next_opponent, -beta, -alpha, false)
-            } else {
-                let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);
-                if probe > alpha && probe < beta {
-                    -self.search(next_player, next_opponent, -beta, -probe, false)
-                } else {
-                    probe
+            let first = next == base && full_window_first;
+            if let Some(busy) = busy
+                && !first
+                && busy.is_busy(BusyTable::key(next_player, next_opponent))
+            {
+                deferred |= 1u64 << m.square;
+                continue;
+            }
+            let score = self.search_child(next_player, next_opponent, alpha, beta, first, busy);
+            if self.aborted {
+                return (best_score, best_move);
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = m.square;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        return (best_score, best_move);
+                    }
                 }
-            };
+            }
+        }
+        for square in Bits(deferred) {
+            let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
+            let score = self.search_child(next_player, next_opponent, alpha, beta, false, busy);
             if self.aborted {
                 break;
             }
             if score > best_score {
                 best_score = score;
-                best_move = m.square;
+                best_move = square as u8;
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
@@ -510,6 +598,41 @@ impl<'a> Solver<'a> {
             }
         }
         (best_score, best_move)
+    }
+
+    /// The score of one move's position (the opponent to move) from the
+    /// mover's view: the full window for the `first` move, else a null
+    /// window and a re-search should it land inside. Marked busy meanwhile
+    /// when the threads share a `busy` table.
+    #[inline(always)]
+    fn search_child(
+        &mut self,
+        next_player: u64,
+        next_opponent: u64,
+        alpha: i32,
+        beta: i32,
+        first: bool,
+        busy: Option<&BusyTable>,
+    ) -> i32 {
+        let key = busy.map(|busy| {
+            let key = BusyTable::key(next_player, next_opponent);
+            busy.enter(key);
+            key
+        });
+        let score = if first {
+            -self.search(next_player, next_opponent, -beta, -alpha, false)
+        } else {
+            let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);
+            if probe > alpha && probe < beta {
+                -self.search(next_player, next_opponent, -beta, -probe, false)
+            } else {
+                probe
+            }
+        };
+        if let (Some(busy), Some(key)) = (busy, key) {
+            busy.leave(key);
+        }
+        score
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -586,6 +709,12 @@ impl<'a> Solver<'a> {
         for square in parts.into_iter().flat_map(Bits) {
             squares[n] = square;
             n += 1;
+        }
+        if n == 4 && alpha >= STABILITY_THRESHOLD[4] {
+            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            if ceiling <= alpha {
+                return ceiling;
+            }
         }
         match n {
             4 => self.solve_4(player, opponent, alpha, beta, squares, false),
@@ -761,6 +890,27 @@ mod tests {
             (p, o) = play(p, o, square, flips(p, o, square));
         }
         (p, o)
+    }
+
+    #[test]
+    fn a_helper_threads_order_changes_no_score() {
+        for seed in 0..6 {
+            let (p, o) = random_position(1000 + seed, BUSY_MIN_EMPTIES + 2);
+            let expected = Solver::new(&TranspositionTable::new(16)).solve_root(p, o, -SCORE_MAX, SCORE_MAX).0;
+            // Every position two plies down looks busy: the nodes one ply
+            // down put off all their moves but the first.
+            let busy = BusyTable::new();
+            for square in Bits(legal_moves(p, o)) {
+                let (p1, o1) = play(p, o, square, flips(p, o, square));
+                for reply in Bits(legal_moves(p1, o1)) {
+                    let (p2, o2) = play(p1, o1, reply, flips(p1, o1, reply));
+                    busy.enter(BusyTable::key(p2, o2));
+                }
+            }
+            let tt = TranspositionTable::new(16);
+            let mut helper = Solver::new(&tt).with_root_start(1, 2).with_busy_table(&busy);
+            assert_eq!(helper.solve_root(p, o, -SCORE_MAX, SCORE_MAX).0, expected, "seed {seed}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! | `level.rs` | strength levels |
 //! | `analyze.rs` | the value of every legal move (the analysis export) |
 //! | `threads.rs` | how many search threads (`ALPHABETA_THREADS`, default 1) |
+//! | `busy.rs` | positions other threads are searching (lazy SMP's move deferral) |
 //!
 //! ## A move, step by step ([`AlphaBetaBot::think`])
 //! 1. No legal move: pass.
@@ -46,6 +47,7 @@
 
 pub mod analyze;
 pub mod board;
+pub mod busy;
 pub mod endgame;
 pub mod eval;
 pub mod level;

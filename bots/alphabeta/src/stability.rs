@@ -107,18 +107,40 @@ pub fn edge_stable(player: u64, opponent: u64) -> u64 {
     row_1 | row_8 | column_a | column_h
 }
 
-/// Masks of the 15 diagonals in each direction (a1-h8 and h1-a8 kinds).
-const DIAGONALS: [[u64; 15]; 2] = {
-    let mut masks = [[0u64; 15]; 2];
+/// The squares from which a walk of `steps` squares along `shift` (9: one
+/// row and one column at a time, 7: one row and one column back) towards
+/// lower indices (`towards_lower`) or higher ones leaves the board.
+const fn edge_band(shift: u32, steps: u32, towards_lower: bool) -> u64 {
+    let mut band = 0u64;
     let mut square = 0;
     while square < 64 {
         let (row, col) = (square / 8, square % 8);
-        masks[0][row + 7 - col] |= 1u64 << square; // a1-h8 direction: row - col constant
-        masks[1][row + col] |= 1u64 << square; // h1-a8 direction: row + col constant
+        let leaves = if towards_lower {
+            row < steps || if shift == 9 { col < steps } else { col > 7 - steps }
+        } else {
+            row > 7 - steps || if shift == 9 { col > 7 - steps } else { col < steps }
+        };
+        if leaves {
+            band |= 1u64 << square;
+        }
         square += 1;
     }
-    masks
-};
+    band
+}
+
+/// The squares whose whole diagonal along `SHIFT` (9: a1-h8 kind, 7: h1-a8
+/// kind) is occupied: each half-diagonal is checked by doubling steps (1, 2,
+/// 4 squares), squares whose walk leaves the board counting as filled.
+#[inline(always)]
+fn full_diagonals<const SHIFT: u32>(occupied: u64) -> u64 {
+    let mut lower = occupied & ((occupied << SHIFT) | const { edge_band(SHIFT, 1, true) });
+    lower &= (lower << (2 * SHIFT)) | const { edge_band(SHIFT, 2, true) };
+    lower &= (lower << (4 * SHIFT)) | const { edge_band(SHIFT, 4, true) };
+    let mut upper = occupied & ((occupied >> SHIFT) | const { edge_band(SHIFT, 1, false) });
+    upper &= (upper >> (2 * SHIFT)) | const { edge_band(SHIFT, 2, false) };
+    upper &= (upper >> (4 * SHIFT)) | const { edge_band(SHIFT, 4, false) };
+    lower & upper
+}
 
 /// For each line direction, the squares whose whole line in that direction is
 /// occupied: `[horizontal, vertical, a1-h8 diagonal, h1-a8 diagonal]`.
@@ -136,15 +158,7 @@ fn full_lines(occupied: u64) -> [u64; 4] {
     columns &= columns >> 32;
     let vertical = (columns & 0xFF).wrapping_mul(COLUMN_A);
 
-    let mut diagonals = [0u64; 2];
-    for (full, masks) in diagonals.iter_mut().zip(DIAGONALS.iter()) {
-        for &mask in masks {
-            if occupied & mask == mask {
-                *full |= mask;
-            }
-        }
-    }
-    [horizontal, vertical, diagonals[0], diagonals[1]]
+    [horizontal, vertical, full_diagonals::<9>(occupied), full_diagonals::<7>(occupied)]
 }
 
 /// All stable discs of `player` found by edge tables and propagation (a lower
@@ -185,6 +199,48 @@ pub fn corner_stable_count(player: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Masks of the 15 diagonals in each direction (a1-h8 and h1-a8 kinds).
+    const DIAGONALS: [[u64; 15]; 2] = {
+        let mut masks = [[0u64; 15]; 2];
+        let mut square = 0;
+        while square < 64 {
+            let (row, col) = (square / 8, square % 8);
+            masks[0][row + 7 - col] |= 1u64 << square; // a1-h8 direction: row - col constant
+            masks[1][row + col] |= 1u64 << square; // h1-a8 direction: row + col constant
+            square += 1;
+        }
+        masks
+    };
+
+    /// The full diagonals found mask by mask (the reference for the shifts).
+    fn full_diagonals_by_masks(occupied: u64) -> [u64; 2] {
+        let mut diagonals = [0u64; 2];
+        for (full, masks) in diagonals.iter_mut().zip(DIAGONALS.iter()) {
+            for &mask in masks {
+                if occupied & mask == mask {
+                    *full |= mask;
+                }
+            }
+        }
+        diagonals
+    }
+
+    #[test]
+    fn full_diagonals_match_the_masks() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Mostly full boards: full diagonals are common there.
+            let occupied = !(state & state.rotate_left(23) & state.rotate_left(41));
+            let expected = full_diagonals_by_masks(occupied);
+            assert_eq!([full_diagonals::<9>(occupied), full_diagonals::<7>(occupied)], expected, "{occupied:#x}");
+        }
+        assert_eq!(full_diagonals::<9>(u64::MAX), u64::MAX);
+        assert_eq!(full_diagonals::<7>(0), 0);
+    }
 
     #[test]
     fn a_lone_corner_is_stable_and_a_lone_edge_disc_is_not() {

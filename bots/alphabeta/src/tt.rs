@@ -124,6 +124,11 @@ impl TranspositionTable {
         TranspositionTable { buckets, bucket_bits, date: 1 }
     }
 
+    /// log2 of the number of entries.
+    pub fn bits(&self) -> u32 {
+        self.bucket_bits + 1
+    }
+
     /// Forgets everything.
     pub fn clear(&mut self) {
         for bucket in &self.buckets {
