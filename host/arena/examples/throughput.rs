@@ -4,7 +4,9 @@
 //! slices and of the on/off ratios are printed), with one pair of seats and
 //! with [`PAIRS`] pairs playing at once on their own threads (as `othello match
 //! --concurrency 2` plays), the median `think` round trip to a runner and the
-//! set-up time of one runner, in both sandbox modes.
+//! set-up time of one runner, in both sandbox modes. Then the same with the
+//! sandbox on and each pair's thread (and so its runners) pinned to a processor
+//! of its own, as `othello match --affinity` plays.
 //!
 //! `cargo run --release -p othello-arena --example throughput [SECONDS]`
 //!
@@ -15,6 +17,7 @@
 
 use std::time::{Duration, Instant};
 
+use othello_arena::event::affinity::pin_current_thread;
 use othello_arena::referee::{Opening, play_game};
 use othello_arena::seat::{RunnerCommand, SandboxMode, Seat, SeatOptions, SeatSpec, open_seat};
 use othello_sdk::Position;
@@ -126,6 +129,63 @@ fn main() {
             p99 * 1e3
         );
     }
+
+    // Pinned: each pair's thread opens its seats after pinning itself, so its runners share its
+    // processor (round trips are context switches, not wake-ups of an idle processor).
+    let on = spec(SandboxMode::Auto);
+    for pairs in [1, PAIRS] {
+        let started = Instant::now();
+        let games: u64 = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..pairs)
+                .map(|worker| {
+                    let on = &on;
+                    scope.spawn(move || {
+                        let cpu = pin_current_thread(worker);
+                        let mut pair = [
+                            open_seat(on).expect("the random bot loads"),
+                            open_seat(on).expect("the random bot loads"),
+                        ];
+                        (cpu.is_ok(), play_for(&mut pair, budget))
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|thread| {
+                    let (pinned, games) = thread.join().expect("a pair's thread");
+                    if !pinned {
+                        println!("(could not pin a thread to a processor: the figure below is unpinned)");
+                    }
+                    games
+                })
+                .sum()
+        });
+        let rate = games as f64 / started.elapsed().as_secs_f64();
+        println!("isolated, sandbox auto, pinned: {rate:>10.0} games/s ({pairs} pair(s), one processor each)");
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let _ = pin_current_thread(0);
+            let mut seat = open_seat(&on).expect("the random bot loads");
+            seat.new_game().expect("init");
+            let position = Position::start();
+            for (kind, limit) in [("untimed", None), ("timed", Some(TIMED_LIMIT))] {
+                let mut times: Vec<Duration> = (0..ROUND_TRIPS)
+                    .map(|_| {
+                        let started = Instant::now();
+                        seat.think(&position, limit).expect("think");
+                        started.elapsed()
+                    })
+                    .collect();
+                let (median, p99) = median_and_p99(&mut times);
+                println!(
+                    "isolated, sandbox auto, pinned: {kind} think round trip median {:.1} µs, p99 {:.1} µs",
+                    median * 1e6,
+                    p99 * 1e6
+                );
+            }
+        });
+    });
 }
 
 /// Median and 99th percentile in seconds.

@@ -18,7 +18,7 @@ fn participant(name: &str, library: std::path::PathBuf) -> Participant {
 }
 
 fn options(seating: Seating, concurrency: usize) -> RunOptions {
-    RunOptions { seating, concurrency, live_moves: true }
+    RunOptions { seating, concurrency, live_moves: true, affinity: false }
 }
 
 #[test]

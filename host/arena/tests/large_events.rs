@@ -51,7 +51,7 @@ fn run(dir: &std::path::Path, spec: &EventSpec, shard: Option<Shard>) -> Plan {
     let event = SavedEvent { spec: spec.clone(), shard };
     let state = StateDir::create_event(dir, &event).unwrap();
     let mut saver = Saver { state, plan: event.plan(), finished: 0 };
-    let options = RunOptions { seating: in_process_seating(), concurrency: 2, live_moves: false };
+    let options = RunOptions { seating: in_process_seating(), concurrency: 2, live_moves: false, affinity: false };
     let outcome = play(spec, &options, event.plan(), &AtomicBool::new(false), &mut saver);
     assert_eq!(outcome.unplayed, 0);
     assert_eq!(saver.finished, outcome.done.len());

@@ -106,7 +106,7 @@ pub fn run_event(
         stop: &stop,
         last_flush: Instant::now(),
     };
-    let options = global.run_options(args.concurrency)?;
+    let options = global.run_options(args.concurrency, args.affinity)?;
     let outcome = play(&event.spec, &options, plan, &stop, &mut sink);
     sink.display.finish();
     sink.flush();

@@ -410,3 +410,21 @@ fn two_libraries_with_one_name_are_told_apart_everywhere() {
     let games = othello_arena::ggf::read_file(&dir.path().join("games.ggf")).unwrap();
     assert!(games.iter().all(|g| [real, fake].contains(&g.black.as_str()) && g.black != g.white));
 }
+
+/// `--affinity` pins the game slots (and their bots) to processors: the games are the same.
+#[test]
+fn pinned_game_slots_play_the_same_games() {
+    let dir = workspace(&["first_legal", "stateful"]);
+    let args =
+        ["match", "stateful", "first_legal", "--games", "6", "--openings", "random:6", "--json", "--concurrency", "2"];
+    let games = |extra: &[&str]| {
+        let all: Vec<&str> = args.iter().chain(extra).copied().collect();
+        let mut lines: Vec<Value> =
+            json_lines(&stdout(&othello(dir.path(), &all))).into_iter().filter(|l| l.get("game").is_some()).collect();
+        lines.sort_by_key(|l| l["game"].as_u64());
+        lines.iter().map(|l| (l["moves"].clone(), l["score"].clone(), l["termination"].clone())).collect::<Vec<_>>()
+    };
+    let pinned = games(&["--affinity"]);
+    assert_eq!(pinned.len(), 6);
+    assert_eq!(pinned, games(&[]));
+}

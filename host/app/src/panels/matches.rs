@@ -256,7 +256,7 @@ impl MatchesState {
     fn start(&mut self, spec: EventSpec, concurrency: usize, seating: &Seating, wake: Waker) {
         // Live moves: any running game can be watched (a few events per move, no cost to speak of
         // at the speeds people watch).
-        let options = RunOptions { seating: seating.clone(), concurrency, live_moves: true };
+        let options = RunOptions { seating: seating.clone(), concurrency, live_moves: true, affinity: false };
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, events) = channel();
         let thread_spec = spec.clone();

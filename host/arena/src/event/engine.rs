@@ -26,6 +26,9 @@ pub struct RunOptions {
     pub concurrency: usize,
     /// Report every move ([`ArenaEvent::Moved`]); off for headless speed.
     pub live_moves: bool,
+    /// Pin each worker, and the bots it starts, to a processor of its own (round the allowed
+    /// ones; Linux only, ignored elsewhere): see [`affinity`](super::affinity).
+    pub affinity: bool,
 }
 
 /// Progress of a running event, delivered on the thread that called [`run`].
@@ -173,10 +176,16 @@ pub fn play(
     std::thread::scope(|scope| {
         // Bounded: workers faster than the caller's thread wait rather than queue games without end.
         let (events, received) = mpsc::sync_channel::<Vec<ArenaEvent>>(EVENT_QUEUE);
-        for _ in 0..workers {
+        for worker in 0..workers {
             let events = events.clone();
             let (pending, seats_stop) = (&pending, seats_stop.as_ref());
-            scope.spawn(move || work(spec, options, Control { pending, stop, seats_stop, starts }, &events));
+            scope.spawn(move || {
+                if options.affinity {
+                    // Unpinned games are as valid, only slower: a failure changes nothing else.
+                    let _ = super::affinity::pin_current_thread(worker);
+                }
+                work(spec, options, Control { pending, stop, seats_stop, starts }, &events)
+            });
         }
         drop(events);
         let mut deliver = |event: ArenaEvent, sink: &mut dyn EventSink| {

@@ -8,6 +8,7 @@
 //! runs [`play`], which keeps no finished game: its [`EventSink`] streams each one out, so memory
 //! does not grow with the number of games.
 
+pub mod affinity;
 mod done;
 mod engine;
 pub mod merge;
