@@ -92,25 +92,7 @@ fn main() {
         let spec = spec(sandbox);
 
         let mut seat = open_seat(&spec).expect("the random bot loads");
-        seat.new_game().expect("init");
-        let position = Position::start();
-        // Untimed, and with a clock (where an idle seat is frozen at once after each answer).
-        for (kind, limit) in [("untimed", None), ("timed", Some(TIMED_LIMIT))] {
-            let mut times: Vec<Duration> = (0..ROUND_TRIPS)
-                .map(|_| {
-                    let started = Instant::now();
-                    seat.think(&position, limit).expect("think");
-                    started.elapsed()
-                })
-                .collect();
-            let (median, p99) = median_and_p99(&mut times);
-            println!(
-                "isolated, sandbox {sandbox:>4}: {kind} think round trip median {:.1} µs, p99 {:.1} µs (target median \
-                 ≤ 30 µs)",
-                median * 1e6,
-                p99 * 1e6
-            );
-        }
+        print_round_trips(seat.as_mut(), &format!("sandbox {sandbox:>4}"));
         drop(seat);
 
         let mut setups: Vec<Duration> = (0..SETUPS)
@@ -167,25 +149,31 @@ fn main() {
         scope.spawn(|| {
             let _ = pin_current_thread(0);
             let mut seat = open_seat(&on).expect("the random bot loads");
-            seat.new_game().expect("init");
-            let position = Position::start();
-            for (kind, limit) in [("untimed", None), ("timed", Some(TIMED_LIMIT))] {
-                let mut times: Vec<Duration> = (0..ROUND_TRIPS)
-                    .map(|_| {
-                        let started = Instant::now();
-                        seat.think(&position, limit).expect("think");
-                        started.elapsed()
-                    })
-                    .collect();
-                let (median, p99) = median_and_p99(&mut times);
-                println!(
-                    "isolated, sandbox auto, pinned: {kind} think round trip median {:.1} µs, p99 {:.1} µs",
-                    median * 1e6,
-                    p99 * 1e6
-                );
-            }
+            print_round_trips(seat.as_mut(), "sandbox auto, pinned");
         });
     });
+}
+
+/// Times `think` from the start position, untimed and with a clock (where an idle seat is frozen
+/// at once after each answer), and prints the median and 99th percentile of each.
+fn print_round_trips(seat: &mut dyn Seat, label: &str) {
+    seat.new_game().expect("init");
+    let position = Position::start();
+    for (kind, limit) in [("untimed", None), ("timed", Some(TIMED_LIMIT))] {
+        let mut times: Vec<Duration> = (0..ROUND_TRIPS)
+            .map(|_| {
+                let started = Instant::now();
+                seat.think(&position, limit).expect("think");
+                started.elapsed()
+            })
+            .collect();
+        let (median, p99) = median_and_p99(&mut times);
+        println!(
+            "isolated, {label}: {kind} think round trip median {:.1} µs, p99 {:.1} µs (target median ≤ 30 µs)",
+            median * 1e6,
+            p99 * 1e6
+        );
+    }
 }
 
 /// Median and 99th percentile in seconds.

@@ -9,37 +9,11 @@
 
 use std::net::TcpListener;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use othello_arena::referee::{Opening, play_game};
-use othello_arena::seat::{NboardSeat, SandboxMode, Seat, SeatOptions, Termination, open_seat, sandbox_report};
+use othello_arena::seat::{NboardSeat, SandboxMode, Seat, SeatOptions, Termination, open_seat};
 use othello_sdk::{Color, Move, Position};
 use othello_testkit::*;
-
-/// A generous guard for things that happen at once, never a pause.
-const GUARD: Duration = Duration::from_secs(10);
-
-fn has_layers(test: &str, names: &[&str]) -> bool {
-    let layers = sandbox_report(&runner_command()).expect("the runner reports its sandbox");
-    for name in names {
-        match layers.iter().find(|l| l.name == *name) {
-            Some(layer) if layer.is_active() => {}
-            other => {
-                eprintln!("{test}: not attacking, the sandbox layer {name} is missing here: {other:?}");
-                return false;
-            }
-        }
-    }
-    true
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < GUARD, "{what} did not happen within {GUARD:?}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
 
 /// The last process of the chain of first children below `pid` (the engine under its runner's
 /// keeper and init).
@@ -83,7 +57,7 @@ fn stopped(pid: u32) -> Option<bool> {
 
 #[test]
 fn a_hostile_engine_cannot_write_outside_signal_the_host_or_connect_and_plays_on() {
-    if !has_layers("hostile engine", &["pid-namespace", "network-namespace", "landlock", "seccomp"]) {
+    if !sandbox_has_layers("hostile engine", &["pid-namespace", "network-namespace", "landlock", "seccomp"]) {
         return;
     }
     // A folder anyone may write: only the sandbox keeps the engine out of it.
@@ -103,7 +77,7 @@ fn a_hostile_engine_cannot_write_outside_signal_the_host_or_connect_and_plays_on
     assert_eq!((first.color, first.mv), (Color::Black, "f5".parse::<Move>().unwrap()), "{record:?}");
     assert_eq!(record.result.loser(), Some(Color::Black), "{:?}", record.result);
     assert_eq!(record.result.termination(), Termination::IllegalMove, "{:?}", record.result);
-    if has_layers("CPU time", &["cgroup"]) {
+    if sandbox_has_layers("CPU time", &["cgroup"]) {
         assert!(first.cpu.is_some(), "the engine's move records its CPU time: {first:?}");
     }
     drop(hostile);
@@ -117,7 +91,7 @@ fn a_hostile_engine_cannot_write_outside_signal_the_host_or_connect_and_plays_on
 
 #[test]
 fn an_idle_sandboxed_engine_is_frozen_and_thawed_for_its_move() {
-    if !has_layers("frozen engine", &["pid-namespace", "freezer"]) {
+    if !sandbox_has_layers("frozen engine", &["pid-namespace", "freezer"]) {
         return;
     }
     let engine = fake_nboard_engine("spaced");

@@ -9,30 +9,12 @@
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use othello_arena::record::GameRecord;
 use othello_arena::referee::{Opening, play_game};
 use othello_arena::seat::{IsolatedSeat, SandboxMode, Termination, open_seat, sandbox_report};
 use othello_testkit::*;
-
-/// A generous guard for things that happen at once (a process tree dying), never a pause.
-const GUARD: Duration = Duration::from_secs(10);
-
-/// True when every named layer is active; otherwise says which is missing.
-fn has_layers(test: &str, names: &[&str]) -> bool {
-    let layers = sandbox_report(&runner_command()).expect("the runner reports its sandbox");
-    for name in names {
-        match layers.iter().find(|l| l.name == *name) {
-            Some(layer) if layer.is_active() => {}
-            other => {
-                eprintln!("{test}: not attacking, the sandbox layer {name} is missing here: {other:?}");
-                return false;
-            }
-        }
-    }
-    true
-}
 
 fn host_pid() -> (&'static str, String) {
     ("HOST_PID", std::process::id().to_string())
@@ -64,7 +46,7 @@ fn assert_attack_failed(hostile: &Path) {
 
 #[test]
 fn killing_or_stopping_the_parent_and_the_host_has_no_effect() {
-    if !has_layers("kill_host", &["pid-namespace", "landlock"]) {
+    if !sandbox_has_layers("kill_host", &["pid-namespace", "landlock"]) {
         return;
     }
     assert_attack_failed(&fixture_with("kill_host", "host", &[host_pid()]));
@@ -76,7 +58,7 @@ fn killing_or_stopping_the_parent_and_the_host_has_no_effect() {
 
 #[test]
 fn killing_stopping_and_prlimiting_every_visible_process_spares_the_opponent() {
-    if !has_layers("kill_others", &["pid-namespace", "private-proc", "landlock", "seccomp"]) {
+    if !sandbox_has_layers("kill_others", &["pid-namespace", "private-proc", "landlock", "seccomp"]) {
         return;
     }
     let hostile = fixture_with("kill_others", "host", &[host_pid()]);
@@ -97,7 +79,7 @@ fn killing_stopping_and_prlimiting_every_visible_process_spares_the_opponent() {
 
 #[test]
 fn reading_etc_shadow_fails() {
-    if !has_layers("read_shadow", &["landlock"]) {
+    if !sandbox_has_layers("read_shadow", &["landlock"]) {
         return;
     }
     assert!(Path::new("/etc/shadow").exists(), "the attack needs a file to aim at");
@@ -106,7 +88,7 @@ fn reading_etc_shadow_fails() {
 
 #[test]
 fn no_tcp_connection_can_be_made() {
-    if !has_layers("connect_tcp", &["network-namespace"]) {
+    if !sandbox_has_layers("connect_tcp", &["network-namespace"]) {
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -135,7 +117,7 @@ fn scratch_marks() -> Vec<PathBuf> {
 
 #[test]
 fn writes_land_only_in_the_scratch_folder_which_is_removed_afterwards() {
-    if !has_layers("write_outside", &["landlock"]) {
+    if !sandbox_has_layers("write_outside", &["landlock"]) {
         return;
     }
     let outside = std::env::temp_dir().join(format!("othello-escaped-{}", std::process::id()));
@@ -204,17 +186,9 @@ fn stopped(pid: u32) -> Option<bool> {
     Some(state == "T")
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < GUARD, "{what} did not happen within {GUARD:?}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 #[test]
 fn a_forked_setsid_spinner_dies_with_its_runner() {
-    if !has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
+    if !sandbox_has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
         return;
     }
     // `comm` holds 15 bytes: unique per test process.
@@ -227,7 +201,7 @@ fn a_forked_setsid_spinner_dies_with_its_runner() {
         assert_played_out(&first);
         let spinners = processes_named(&name);
         assert_eq!(spinners.len(), 1, "the spinner runs");
-        if has_layers("spinner (frozen)", &["freezer"]) {
+        if sandbox_has_layers("spinner (frozen)", &["freezer"]) {
             // The hostile seat is not on move: its whole tree, the spinner too, is frozen.
             assert!(is_frozen(spinners[0]).is_some(), "the spinner is in a freezer cgroup, or can be stopped");
             wait_for("the idle seat's spinner being frozen", || is_frozen(spinners[0]) == Some(true));
@@ -243,7 +217,7 @@ fn a_forked_setsid_spinner_dies_with_its_runner() {
 /// spinner dies with the runner.
 #[test]
 fn a_crash_is_still_a_crash_when_a_child_holds_the_channel() {
-    if !has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
+    if !sandbox_has_layers("spinner", &["pid-namespace", "parent-death-signal"]) {
         return;
     }
     let name = format!("crsh{}", std::process::id() % 100_000_000);
@@ -263,7 +237,7 @@ fn a_crash_is_still_a_crash_when_a_child_holds_the_channel() {
 
 #[test]
 fn the_hosts_proc_fd_mem_and_environ_cannot_be_opened() {
-    if !has_layers("proc_fd", &["landlock"]) {
+    if !sandbox_has_layers("proc_fd", &["landlock"]) {
         return;
     }
     assert_attack_failed(&fixture_with("proc_fd", "host", &[host_pid()]));
@@ -313,7 +287,7 @@ fn a_bot_name_with_escapes_and_newlines_is_sanitised() {
 /// on memory instead of taking the machine's.
 #[test]
 fn shared_memory_counts_against_the_memory_limit() {
-    if !has_layers("shared_memory", &["cgroup"]) {
+    if !sandbox_has_layers("shared_memory", &["cgroup"]) {
         return;
     }
     let mut bad = open_seat(&isolated(&fixture("shared_memory"))).unwrap();
@@ -335,7 +309,7 @@ fn children_of(pid: u32) -> Vec<u32> {
 /// A descriptor the host inherited (not close-on-exec) does not reach the bot's process.
 #[test]
 fn the_bot_process_has_only_its_channel_open() {
-    if !has_layers("closed_descriptors", &["closed-descriptors"]) {
+    if !sandbox_has_layers("closed_descriptors", &["closed-descriptors"]) {
         return;
     }
     let mut fds = [0; 2];
@@ -366,7 +340,7 @@ fn the_bot_process_has_only_its_channel_open() {
 /// that burns 20 ms of CPU per move is charged at least that, every move.
 #[test]
 fn each_move_records_the_cpu_time_of_the_bot() {
-    if !has_layers("burns_cpu", &["cgroup"]) {
+    if !sandbox_has_layers("burns_cpu", &["cgroup"]) {
         return;
     }
     let mut busy = open_seat(&isolated(&fixture("burns_cpu"))).unwrap();
@@ -402,7 +376,7 @@ fn with_the_sandbox_off_each_move_still_records_the_cpu_time_of_the_bot() {
 /// opponent is on move (by default it is frozen: `a_forked_setsid_spinner_dies_with_its_runner`).
 #[test]
 fn with_ponder_an_idle_seat_keeps_running() {
-    if !has_layers("spinner (ponder)", &["pid-namespace", "freezer"]) {
+    if !sandbox_has_layers("spinner (ponder)", &["pid-namespace", "freezer"]) {
         return;
     }
     let name = format!("pond{}", std::process::id() % 100_000_000);

@@ -335,3 +335,32 @@ pub fn adopted_children() -> Vec<(u32, char, String)> {
         })
         .collect()
 }
+
+/// A generous guard for things that happen at once (a process tree dying, a freeze), never a
+/// pause: [`wait_for`] fails past it.
+pub const EVENT_GUARD: Duration = Duration::from_secs(10);
+
+/// Waits until `done` (checked every few milliseconds), failing the test after [`EVENT_GUARD`].
+pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(started.elapsed() < EVENT_GUARD, "{what} did not happen within {EVENT_GUARD:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// True when every named sandbox layer is active on this machine; otherwise says on stderr which
+/// is missing, for `test` to pass without attacking.
+pub fn sandbox_has_layers(test: &str, names: &[&str]) -> bool {
+    let layers = othello_arena::seat::sandbox_report(&runner_command()).expect("the runner reports its sandbox");
+    for name in names {
+        match layers.iter().find(|l| l.name == *name) {
+            Some(layer) if layer.is_active() => {}
+            other => {
+                eprintln!("{test}: not attacking, the sandbox layer {name} is missing here: {other:?}");
+                return false;
+            }
+        }
+    }
+    true
+}
