@@ -54,6 +54,7 @@ fn main() {
         plugin_folders: Vec::new(),
         runner: RunnerCommand::new(exe).with_arg(othello_runner::RUNNER_SUBCOMMAND),
         options: SeatOptions::default(),
+        engines: Vec::new(),
     };
     let folders = FolderSource::Exact(vec![bot.parent().unwrap().to_owned()]);
     let mut harness = Harness::builder()

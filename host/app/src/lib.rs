@@ -66,6 +66,9 @@ pub struct Launch {
     pub runner: RunnerCommand,
     /// The limits of every bot seat.
     pub options: SeatOptions,
+    /// The engines of the engines file (`--engines FILE` or `./engines.json`), offered as players
+    /// beside the engines added in the app.
+    pub engines: Vec<othello_arena::nboard::EngineSpec>,
 }
 
 impl Launch {
@@ -137,6 +140,8 @@ pub struct OthelloApp {
     transcript_input: String,
     /// `--plugins` folders from the command line.
     command_line_folders: Vec<std::path::PathBuf>,
+    /// The engines file's engines (read-only here: edited in the file).
+    file_engines: Vec<othello_arena::nboard::EngineSpec>,
     /// Text field for adding a plugin folder.
     folder_input: String,
     message: Option<Message>,
@@ -215,6 +220,7 @@ impl OthelloApp {
             tab: Tab::Play,
             transcript_input: String::new(),
             command_line_folders: Vec::new(),
+            file_engines: launch.engines.clone(),
             folder_input: String::new(),
             message: None,
             listed_moves: 0,
@@ -233,6 +239,11 @@ impl OthelloApp {
             launch_sandbox: launch.options.sandbox,
             heard: (0, false),
         }
+    }
+
+    /// The engines of the engines file, offered as players.
+    pub fn file_engines(&self) -> &[othello_arena::nboard::EngineSpec] {
+        &self.file_engines
     }
 
     /// The sandbox mode the command line imposes for this run, if it gave one (other than `auto`).

@@ -31,6 +31,7 @@ fn launch(grace: Duration) -> Launch {
         plugin_folders: Vec::new(),
         runner: othello_testkit::runner_command(),
         options: othello_arena::seat::SeatOptions { grace, ..othello_testkit::seat_options() },
+        engines: Vec::new(),
     }
 }
 

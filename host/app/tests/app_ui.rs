@@ -36,6 +36,7 @@ fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp
         plugin_folders: Vec::new(),
         runner: othello_testkit::runner_command(),
         options: othello_testkit::seat_options(),
+        engines: Vec::new(),
     };
     Harness::builder()
         .with_size([1200.0, 800.0])
@@ -571,6 +572,7 @@ fn a_newcomer_plays_black_against_alpha_beta_at_a_middle_level_with_a_hint() {
         plugin_folders: Vec::new(),
         runner: othello_testkit::runner_command(),
         options: othello_testkit::seat_options(),
+        engines: Vec::new(),
     };
     let first_run = |folder: PathBuf| {
         let launch = launch.clone();
@@ -906,6 +908,32 @@ fn an_nboard_engine_added_in_the_app_plays_and_can_be_removed() {
 }
 
 #[test]
+fn an_engine_of_the_engines_file_is_offered_and_plays_from_its_folder() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/nboard");
+    let file = format!(
+        r#"[{{"name": "Filed", "command": "sh ./fake_engine.sh spaced", "workingDirectory": "{}"}}]"#,
+        folder.display()
+    );
+    let engines = othello_arena::nboard::EnginesFile::parse(&file, None).unwrap().engines;
+    let launch = Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_testkit::seat_options(),
+        engines: engines.clone(),
+    };
+    let mut harness = Harness::builder().with_size([1200.0, 800.0]).build_eframe(move |cc| {
+        OthelloApp::with_config(&cc.egui_ctx, humans(), FolderSource::Exact(Vec::new()), &launch)
+    });
+    settle(&mut harness);
+    assert_eq!(harness.state().file_engines(), engines);
+    harness.state_mut().set_seat(Color::Black, SeatChoice::Bot { path: engines[0].bot_name().into(), level: None });
+    wait_until(&mut harness, "the engine's move", |app| app.game().moves().len() == 1);
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5", "from its working folder");
+    assert!(harness.query_all_by_label_contains("Filed").count() > 0, "named as the file says");
+}
+
+#[test]
 fn the_sandbox_mode_is_a_setting_that_bots_run_with() {
     let mut harness = app(Settings { white: bot(&first_legal_bot()), ..humans() }, Vec::new());
     assert_eq!(harness.state().session().seating().options.sandbox, othello_arena::seat::SandboxMode::Auto);
@@ -931,6 +959,7 @@ fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size
             plugin_folders: Vec::new(),
             runner: othello_testkit::runner_command(),
             options: othello_testkit::seat_options(),
+            engines: Vec::new(),
         };
         let mut harness = Harness::builder().with_size(size).with_pixels_per_point(scale).build_eframe(move |cc| {
             OthelloApp::with_config(&cc.egui_ctx, humans(), FolderSource::Exact(Vec::new()), &launch)

@@ -22,6 +22,7 @@ fn app(folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
         plugin_folders: Vec::new(),
         runner: othello_testkit::runner_command(),
         options: othello_testkit::seat_options(),
+        engines: Vec::new(),
     };
     let settings = Settings { animate: false, ..Settings::default() };
     Harness::builder()

@@ -227,8 +227,6 @@ impl GlobalOptions {
         }
     }
 
-    /// How bots are run (the arena and the app share it): isolated by this very program, which
-    /// serves the runner as `othello runner` (see `main.rs`), or in process with `--in-process`.
     /// The engines of `--engines FILE`, else of `./engines.json` when there is one.
     pub fn engines_file(&self) -> Result<EnginesFile, String> {
         match &self.engines {
@@ -249,6 +247,8 @@ impl GlobalOptions {
         Ok(self.engines_file()?.find(name).cloned())
     }
 
+    /// How bots are run (the arena and the app share it): isolated by this very program, which
+    /// serves the runner as `othello runner` (see `main.rs`), or in process with `--in-process`.
     pub fn seating(&self) -> Result<Seating, String> {
         let isolation = if self.in_process { Isolation::InProcess } else { Isolation::Isolated(runner_command()?) };
         Ok(Seating { isolation, options: self.seat_options() })
@@ -261,6 +261,14 @@ impl GlobalOptions {
             plugin_folders: self.plugins.clone(),
             runner: runner_command()?,
             options: self.seat_options(),
+            engines: match self.engines_file() {
+                Ok(file) => file.engines,
+                Err(why) => {
+                    // The app still starts: the file's engines are left out, and why is said.
+                    eprintln!("warning: the engines file is left out: {why}");
+                    Vec::new()
+                }
+            },
         })
     }
 

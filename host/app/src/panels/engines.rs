@@ -27,7 +27,7 @@ pub fn open_form(app: &mut OthelloApp, color: Color) {
 /// The engines added, each with Remove, and "Add engine…".
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("NBoard engines");
-    if app.settings.engines.is_empty() {
+    if app.settings.engines.is_empty() && app.file_engines().is_empty() {
         ui.small("Programs speaking the NBoard protocol (such as Edax) can play here.");
     }
     let mut remove = None;
@@ -41,6 +41,10 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
     if let Some(index) = remove {
         remove_engine(app, index);
+    }
+    for engine in app.file_engines() {
+        ui.label(RichText::new(&engine.name).strong())
+            .on_hover_text(format!("{} — from the engines file (edit it there)", engine.command));
     }
     if ui.button("Add engine…").clicked() {
         app.engine_form = Some(EngineForm::default());

@@ -83,10 +83,14 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     };
     let label_of = |choice: &SeatChoice| match choice {
         SeatChoice::Human => "Human".to_owned(),
-        SeatChoice::Bot { path, .. } => match app.settings.engines.iter().find(|e| e.seat_path() == *path) {
-            Some(engine) => format!("{} (NBoard)", engine.name),
-            None => app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone()),
-        },
+        SeatChoice::Bot { path, .. } => {
+            let added = app.settings.engines.iter().find(|e| e.seat_path() == *path).map(|e| e.name.clone());
+            let filed = || app.file_engines().iter().find(|e| Path::new(&e.bot_name()) == path).map(|e| e.name.clone());
+            match added.or_else(filed) {
+                Some(name) => format!("{name} (NBoard)"),
+                None => app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone()),
+            }
+        }
     };
     let mut add_engine = false;
     let mut chosen = current.clone();
@@ -114,6 +118,12 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
                     let choice = SeatChoice::Bot { path: engine.seat_path(), level: None };
                     let label = format!("{} (NBoard)", engine.name);
                     ui.selectable_value(&mut chosen, choice, label).on_hover_text(&engine.command);
+                }
+                for engine in app.file_engines() {
+                    let choice = SeatChoice::Bot { path: engine.bot_name().into(), level: None };
+                    let label = format!("{} (NBoard)", engine.name);
+                    ui.selectable_value(&mut chosen, choice, label)
+                        .on_hover_text(format!("{} (from the engines file)", engine.command));
                 }
                 ui.separator();
                 add_engine = ui.button("Add engine…").on_hover_text("A program speaking the NBoard protocol").clicked();
