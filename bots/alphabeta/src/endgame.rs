@@ -21,7 +21,7 @@ use std::time::Instant;
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
-use crate::busy::BusyTable;
+use crate::busy::{BusyTable, principal_variation, while_busy};
 use crate::eval::EVAL_SCALE;
 use crate::mpc;
 use crate::ordering::{MAX_MOVES, MoveList, ScoredMove, fastest_first_value, odd_quadrants, shallow_search};
@@ -614,25 +614,11 @@ impl<'a> Solver<'a> {
         first: bool,
         busy: Option<&BusyTable>,
     ) -> i32 {
-        let key = busy.map(|busy| {
-            let key = BusyTable::key(next_player, next_opponent);
-            busy.enter(key);
-            key
-        });
-        let score = if first {
-            -self.search(next_player, next_opponent, -beta, -alpha, false)
-        } else {
-            let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);
-            if probe > alpha && probe < beta {
-                -self.search(next_player, next_opponent, -beta, -probe, false)
-            } else {
-                probe
-            }
-        };
-        if let (Some(busy), Some(key)) = (busy, key) {
-            busy.leave(key);
-        }
-        score
+        while_busy(busy, next_player, next_opponent, || {
+            principal_variation(first, alpha, beta, |alpha, beta| {
+                -self.search(next_player, next_opponent, -beta, -alpha, false)
+            })
+        })
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -18,7 +18,7 @@ use std::time::Instant;
 use othello_sdk::{Move, Position, Square, flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
-use crate::busy::BusyTable;
+use crate::busy::{BusyTable, principal_variation, while_busy};
 use crate::endgame::Solver;
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
 use crate::mpc;
@@ -604,25 +604,11 @@ impl<'a> Worker<'a> {
         first: bool,
         busy: Option<&BusyTable>,
     ) -> i32 {
-        let key = busy.map(|busy| {
-            let key = BusyTable::key(next_player, next_opponent);
-            busy.enter(key);
-            key
-        });
-        let score = if first {
-            -self.negamax(next_player, next_opponent, depth - 1, -beta, -alpha, false)
-        } else {
-            let probe = -self.negamax(next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
-            if probe > alpha && probe < beta {
-                -self.negamax(next_player, next_opponent, depth - 1, -beta, -probe, false)
-            } else {
-                probe
-            }
-        };
-        if let (Some(busy), Some(key)) = (busy, key) {
-            busy.leave(key);
-        }
-        score
+        while_busy(busy, next_player, next_opponent, || {
+            principal_variation(first, alpha, beta, |alpha, beta| {
+                -self.negamax(next_player, next_opponent, depth - 1, -beta, -alpha, false)
+            })
+        })
     }
 }
 
