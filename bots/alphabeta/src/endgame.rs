@@ -21,10 +21,11 @@ use std::time::Instant;
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
-use crate::busy::{BusyTable, principal_variation, while_busy};
+use crate::busy::{BusyTable, while_busy};
 use crate::eval::EVAL_SCALE;
 use crate::mpc;
 use crate::ordering::{MAX_MOVES, MoveList, ScoredMove, fastest_first_value, odd_quadrants, shallow_search};
+use crate::pvs::principal_variation;
 use crate::stability::stable_discs;
 use crate::tt::{NO_MOVE, TranspositionTable};
 

@@ -54,6 +54,7 @@ pub mod level;
 pub mod mpc;
 pub mod ordering;
 pub mod patterns;
+pub mod pvs;
 pub mod search;
 pub mod stability;
 pub mod threads;

@@ -18,11 +18,12 @@ use std::time::Instant;
 use othello_sdk::{Move, Position, Square, flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
-use crate::busy::{BusyTable, principal_variation, while_busy};
+use crate::busy::{BusyTable, while_busy};
 use crate::endgame::Solver;
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
 use crate::mpc;
 use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
+use crate::pvs::principal_variation;
 use crate::tt::{NO_MOVE, TranspositionTable};
 
 /// The most threads a search uses.
