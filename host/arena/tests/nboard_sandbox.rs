@@ -28,33 +28,6 @@ fn deepest_descendant(pid: u32) -> u32 {
     }
 }
 
-/// Whether `pid`'s cgroup freezer (v2 `cgroup.events` or v1 `freezer.state`) has it frozen.
-fn is_frozen(pid: u32) -> Option<bool> {
-    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
-    if let Some(path) = cgroups.lines().find_map(|l| l.strip_prefix("0::")).filter(|p| p.ends_with("/bot")) {
-        let events = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
-            .iter()
-            .find_map(|root| std::fs::read_to_string(Path::new(root).join(&path[1..]).join("cgroup.events")).ok())?;
-        return Some(events.contains("frozen 1"));
-    }
-    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()));
-    let state = v1.map(|v1| Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state"));
-    if let Some(state) = state.and_then(|state| std::fs::read_to_string(state).ok()).filter(|s| !s.is_empty()) {
-        if cgroups.lines().any(|l| l.ends_with(":freezer:/")) {
-            return stopped(pid); // in the root freezer cgroup: not frozen by one, maybe stopped
-        }
-        return Some(state.trim() == "FROZEN");
-    }
-    stopped(pid)
-}
-
-/// Without a freezer cgroup the fallback stops the process (`SIGSTOP`): state `T` in /proc.
-fn stopped(pid: u32) -> Option<bool> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let state = stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned();
-    Some(state == "T")
-}
-
 #[test]
 fn a_hostile_engine_cannot_write_outside_signal_the_host_or_connect_and_plays_on() {
     if !sandbox_has_layers("hostile engine", &["pid-namespace", "network-namespace", "landlock", "seccomp"]) {
@@ -104,7 +77,7 @@ fn an_idle_sandboxed_engine_is_frozen_and_thawed_for_its_move() {
         let engine = deepest_descendant(keeper);
         assert_ne!(engine, keeper, "the engine runs under its keeper");
         // Answered with a clock running: frozen at once (the freeze completes asynchronously).
-        wait_for("the idle engine being frozen", || is_frozen(engine) == Some(true));
+        wait_for("the idle engine being frozen", || process_is_frozen(engine) == Some(true));
     }
 }
 

@@ -364,3 +364,37 @@ pub fn sandbox_has_layers(test: &str, names: &[&str]) -> bool {
     }
     true
 }
+
+/// Whether `pid` is frozen by the freezer it is in: cgroup v2 (`cgroup.events` says `frozen 1`)
+/// or v1 (`freezer.state` says `FROZEN`); `None` when it is in neither's cgroup.
+pub fn process_is_frozen(pid: u32) -> Option<bool> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    let path_of =
+        |prefix: &str| cgroups.lines().find_map(|l| l.strip_prefix(prefix).map(|p| p.trim_start_matches('/')));
+    let v2 = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(|root| std::path::Path::new(root).join(path_of("0::").unwrap_or("-")).join("cgroup.events"))
+        .find_map(|events| std::fs::read_to_string(events).ok())
+        .filter(|events| events.contains("frozen 1") || path_of("0::").is_some_and(|p| p.ends_with("/bot")));
+    if let Some(events) = v2 {
+        return Some(events.contains("frozen 1"));
+    }
+    let v1 = cgroups.lines().find_map(|l| l.split_once(":freezer:").map(|(_, path)| path.to_owned()));
+    let state = v1.map(|v1| {
+        std::path::Path::new("/sys/fs/cgroup/freezer").join(v1.trim_start_matches('/')).join("freezer.state")
+    });
+    if let Some(state) = state.and_then(|state| std::fs::read_to_string(state).ok()).filter(|s| !s.is_empty()) {
+        if cgroups.lines().any(|l| l.ends_with(":freezer:/")) {
+            return process_is_stopped(pid); // in the root freezer cgroup: not frozen by one, maybe stopped
+        }
+        return Some(state.trim() == "FROZEN");
+    }
+    process_is_stopped(pid)
+}
+
+/// Without a freezer cgroup the fallback stops the process (`SIGSTOP`): state `T` in /proc.
+fn process_is_stopped(pid: u32) -> Option<bool> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let state = stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned();
+    Some(state == "T")
+}
