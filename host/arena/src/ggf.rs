@@ -72,7 +72,12 @@ struct Line<'a> {
 
 /// Writes a finished game as one GGF line (no trailing newline).
 pub fn write_game(game: &GameRecord) -> String {
-    write_line(&Line {
+    write_line(&finished_line(game))
+}
+
+/// The line of a finished game.
+fn finished_line(game: &GameRecord) -> Line<'_> {
+    Line {
         black: &game.black,
         white: &game.white,
         started_at: game.started_at,
@@ -81,7 +86,7 @@ pub fn write_game(game: &GameRecord) -> String {
         start: game.start,
         moves: &game.moves,
         result: Some(&game.result),
-    })
+    }
 }
 
 /// Writes a game, finished or in progress, as one GGF line (no trailing newline). A game in
@@ -103,19 +108,7 @@ pub fn format(game: &GgfGame) -> String {
 /// [`write_game`], for files of many games.
 pub fn write_game_to(out: &mut impl std::io::Write, game: &GameRecord) -> std::io::Result<()> {
     let mut line = String::with_capacity(LINE_CAPACITY);
-    write_line_into(
-        &mut line,
-        &Line {
-            black: &game.black,
-            white: &game.white,
-            started_at: game.started_at,
-            time_limit_ms: game.time_limit_ms,
-            opening: &game.opening,
-            start: game.start,
-            moves: &game.moves,
-            result: Some(&game.result),
-        },
-    );
+    write_line_into(&mut line, &finished_line(game));
     out.write_all(line.as_bytes())
 }
 

@@ -8,18 +8,11 @@ use std::time::Duration;
 use othello_arena::ggf::{self, GgfGame};
 use othello_arena::record::MoveRecord;
 use othello_sdk::{Move, Position};
-use othello_testkit::fixture;
+use othello_testkit::fixture_workspace;
 use serde_json::Value;
 
 fn othello_exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_othello"))
-}
-
-/// A scratch folder with a `plugins/` folder holding the given fixtures.
-fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    othello_testkit::install_plugins(dir.path(), fixtures.iter().map(|name| fixture(name)));
-    dir
 }
 
 /// Runs `othello nboard BOT`, sends it `script` (then closes its input) and returns its output
@@ -84,7 +77,7 @@ fn goes_on_for_two_moves(mut position: Position) -> bool {
 
 #[test]
 fn a_scripted_gui_session_gets_the_bots_moves_hints_and_pongs() {
-    let dir = workspace(&["first_legal"]);
+    let dir = fixture_workspace(&["first_legal"]);
     let (game, after_pass) = game_ending_in_a_pass();
     let reply = first_legal(&after_pass);
     let mut next = after_pass;
@@ -135,7 +128,7 @@ fn a_scripted_gui_session_gets_the_bots_moves_hints_and_pongs() {
 #[test]
 fn set_depth_sets_the_bots_level_clamped_to_its_levels() {
     // The `levels` fixture plays legally only at level 2 of its 3.
-    let dir = workspace(&["levels"]);
+    let dir = fixture_workspace(&["levels"]);
     let go = || "go".to_owned();
     let depth = |n: u32| format!("set depth {n}");
     let script = [depth(2), go(), depth(1), go(), depth(99), go(), depth(2), go()];
@@ -197,7 +190,7 @@ fn match_games(dir: &Path, black: &str, white: &str) -> Vec<GameSummary> {
 #[test]
 fn a_match_between_nboard_seats_running_othello_nboard_plays_the_direct_matchs_games() {
     // `stateful` keeps its colour between moves: it plays legally only if every game starts it anew.
-    let dir = workspace(&["first_legal", "stateful"]);
+    let dir = fixture_workspace(&["first_legal", "stateful"]);
     let direct = match_games_with_ggf(dir.path(), "stateful", "first_legal");
     assert_eq!(direct.0.len(), 4);
     assert!(direct.0.iter().all(|game| game.3 == "normal"), "{direct:?}");
@@ -211,7 +204,7 @@ fn a_match_between_nboard_seats_running_othello_nboard_plays_the_direct_matchs_g
 #[test]
 fn a_level_after_an_nboard_command_is_sent_as_set_depth() {
     // The `levels` fixture plays legally only at level 2: `@2` reaches it as `set depth 2`.
-    let dir = workspace(&["first_legal", "levels"]);
+    let dir = fixture_workspace(&["first_legal", "levels"]);
     let engine = format!("nboard:'{}' nboard levels@2", othello_exe().display());
     let games = match_games(dir.path(), &engine, "first_legal");
     assert_eq!(games.len(), 4);
@@ -248,7 +241,7 @@ fn standings_names(dir: &Path, args: &[&str]) -> Result<Vec<String>, String> {
 
 #[test]
 fn an_engine_is_named_from_the_start_by_the_name_it_gives_itself() {
-    let dir = workspace(&["first_legal", "stateful"]);
+    let dir = fixture_workspace(&["first_legal", "stateful"]);
     let engine = format!("nboard:'{}' nboard stateful", othello_exe().display());
     let names = standings_names(dir.path(), &["first_legal", &engine]).unwrap();
     assert_eq!(names, ["First legal", "Stateful"], "not `othello nboard stateful`");
@@ -258,8 +251,8 @@ fn an_engine_is_named_from_the_start_by_the_name_it_gives_itself() {
 fn an_engines_file_names_engines_with_their_folder_for_match() {
     // The engine runs in the folder with the plugins (where `othello nboard` finds `stateful`);
     // the match runs elsewhere and finds the engine by its name in the file.
-    let engine_home = workspace(&["stateful"]);
-    let elsewhere = workspace(&["first_legal"]);
+    let engine_home = fixture_workspace(&["stateful"]);
+    let elsewhere = fixture_workspace(&["first_legal"]);
     let engines = engine_home.path().join("my-engines.json");
     let command = format!("'{}' nboard", othello_exe().display());
     let entry = serde_json::json!([{ "name": "Home engine", "command": command, "arguments": ["stateful"],
@@ -281,17 +274,8 @@ fn an_engines_file_names_engines_with_their_folder_for_match() {
 
 #[test]
 fn a_bot_that_crashes_is_told_to_the_gui_and_started_afresh() {
-    let dir = workspace(&["segfault"]);
-    let start = GgfGame {
-        black: "A".into(),
-        white: "B".into(),
-        start: Position::start(),
-        moves: Vec::new(),
-        time_limit_ms: None,
-        started_at: 0,
-        result: None,
-    };
-    let set_game = format!("set game {}", ggf::format(&start));
+    let dir = fixture_workspace(&["segfault"]);
+    let set_game = othello_arena::nboard::protocol::format_set_game(&Position::start(), "A", "B", None);
     let script = ["nboard 2", &set_game, "go", "ping 1", "go", "ping 2"].map(str::to_owned);
     let lines = session(dir.path(), "segfault", &script);
     let crash = "status the bot failed: crash: killed by signal SIGSEGV (segmentation fault) in think";

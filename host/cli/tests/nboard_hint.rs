@@ -4,15 +4,8 @@
 
 use std::path::Path;
 
-use othello_arena::ggf::{self, GgfGame};
 use othello_sdk::{Position, Square, parse_transcript_from};
-use othello_testkit::fixture;
-
-fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    othello_testkit::install_plugins(dir.path(), fixtures.iter().map(|name| fixture(name)));
-    dir
-}
+use othello_testkit::fixture_workspace;
 
 /// Runs `othello nboard BOT` on `script` and returns its output lines.
 fn session(dir: &Path, bot: &str, script: &[String]) -> Vec<String> {
@@ -21,16 +14,7 @@ fn session(dir: &Path, bot: &str, script: &[String]) -> Vec<String> {
 
 /// The `set game` line of a game starting at `position` with no moves.
 fn set_game(position: &Position) -> String {
-    let game = GgfGame {
-        black: "A".into(),
-        white: "B".into(),
-        start: *position,
-        moves: Vec::new(),
-        time_limit_ms: None,
-        started_at: 0,
-        result: None,
-    };
-    format!("set game {}", ggf::format(&game))
+    othello_arena::nboard::protocol::format_set_game(position, "A", "B", None)
 }
 
 fn upper(square: Square) -> String {
@@ -39,7 +23,7 @@ fn upper(square: Square) -> String {
 
 #[test]
 fn hint_lists_the_best_moves_of_the_analysis() {
-    let dir = workspace(&["analyzes"]);
+    let dir = fixture_workspace(&["analyzes"]);
     let position = parse_transcript_from(Position::start(), "f5d6c3d3c4").unwrap().1;
     // The fixture values each move by its flips; the host lists them best first (ties in square
     // order, as the fixture gives them).
@@ -58,7 +42,7 @@ fn hint_lists_the_best_moves_of_the_analysis() {
 
 #[test]
 fn an_exact_value_is_marked_with_at_100_percent() {
-    let dir = workspace(&["analyzes"]);
+    let dir = fixture_workspace(&["analyzes"]);
     // One empty square, a1: black's last move flips b1.
     let position = Position::from_board_string(&format!("-O{} X", "X".repeat(62))).unwrap();
     let lines = session(dir.path(), "analyzes", &[set_game(&position), "hint 5".to_owned()]);
@@ -67,7 +51,7 @@ fn an_exact_value_is_marked_with_at_100_percent() {
 
 #[test]
 fn a_bot_without_the_export_hints_its_chosen_move_and_garbage_is_left_out() {
-    let dir = workspace(&["first_legal", "analysis_garbage"]);
+    let dir = fixture_workspace(&["first_legal", "analysis_garbage"]);
     let position = parse_transcript_from(Position::start(), "f5d6").unwrap().1;
     let first = position.legal_moves().first().unwrap();
     let lines = session(dir.path(), "first_legal", &[set_game(&position), "hint 3".to_owned()]);

@@ -5,23 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use othello_testkit::fixture;
+use othello_testkit::fixture_workspace;
 use serde_json::Value;
 
 fn othello_exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_othello"))
-}
-
-/// A scratch folder with a `plugins/` folder holding the given fixtures.
-fn workspace(fixtures: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    for name in fixtures {
-        let source = fixture(name);
-        std::fs::copy(&source, plugins.join(source.file_name().unwrap())).unwrap();
-    }
-    dir
 }
 
 fn othello(dir: &Path, args: &[&str]) -> Output {
@@ -84,7 +72,7 @@ fn run(dir: &Path, args: &[String]) -> Output {
 
 #[test]
 fn an_event_run_as_four_shards_and_merged_equals_the_single_run() {
-    let dir = workspace(&["first_legal", "illegal_pass"]);
+    let dir = fixture_workspace(&["first_legal", "illegal_pass"]);
     let single = summary(&run(dir.path(), &with(&TOURNAMENT, &["--state", "single", "--out", "single.ggf"])));
     assert_eq!(single["games"], 2 * 3 * 5);
 
@@ -126,7 +114,7 @@ fn an_event_run_as_four_shards_and_merged_equals_the_single_run() {
 
 #[test]
 fn merges_of_the_wrong_shards_are_refused_with_the_reason() {
-    let dir = workspace(&["first_legal", "illegal_pass"]);
+    let dir = fixture_workspace(&["first_legal", "illegal_pass"]);
     let base = ["match", "first_legal", "illegal_pass", "--games", "6", "--in-process", "--json"];
     for k in 0..3 {
         stdout(&run(dir.path(), &with(&base, &["--shard", &format!("{k}/3"), "--state", &format!("s{k}")])));
@@ -163,7 +151,7 @@ fn cut_last_line(log: &Path) {
 
 #[test]
 fn a_log_cut_mid_write_replays_that_game_only_and_damage_elsewhere_is_refused() {
-    let dir = workspace(&["first_legal", "illegal_pass"]);
+    let dir = fixture_workspace(&["first_legal", "illegal_pass"]);
     let args = with(&TOURNAMENT, &["--state", "state"]);
     let whole = summary(&run(dir.path(), &args));
     let log = dir.path().join("state/games.jsonl");
@@ -199,7 +187,7 @@ fn complete_lines(path: &Path) -> usize {
 
 #[test]
 fn ctrl_c_prints_the_standings_so_far_and_leaves_a_resumable_event() {
-    let dir = workspace(&["slow", "first_legal"]);
+    let dir = fixture_workspace(&["slow", "first_legal"]);
     let args =
         ["tournament", "slow", "slow", "first_legal", "--rounds", "3", "--state", "state", "--openings", "random:2"];
     let total = 3 * 3 * 2;
@@ -251,7 +239,7 @@ fn shards_run_under_gnu_parallel_merge_into_the_single_run() {
         eprintln!("skipped: GNU parallel is not installed (apt-get install parallel)");
         return;
     }
-    let dir = workspace(&["first_legal"]);
+    let dir = fixture_workspace(&["first_legal"]);
     let exe = othello_exe();
     let event = "match first_legal first_legal --games 40 --openings random:6 --seed 4 --in-process \
                  --sprt elo0=-10,elo1=10,alpha=0.05,beta=0.05";

@@ -257,6 +257,14 @@ pub fn hostile_nboard_engine(outside: &Path, host_pid: u32, port: u16) -> String
     format!("nboard:sh '{}' '{}' {host_pid} {port}", script.display(), outside.display())
 }
 
+/// A scratch folder with a `plugins/` folder holding the named fixtures, where an `othello`
+/// started in it finds them.
+pub fn fixture_workspace(fixtures: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    install_plugins(dir.path(), fixtures.iter().map(|name| fixture(name)));
+    dir
+}
+
 /// Copies bot libraries into `dir/plugins` (made if missing), where an `othello` started in `dir`
 /// finds them.
 pub fn install_plugins(dir: &Path, libraries: impl IntoIterator<Item = PathBuf>) {
