@@ -196,7 +196,7 @@ fn an_engines_file_entry_runs_in_its_folder_and_gets_its_init_lines_after_the_ha
 fn an_engines_file_name_is_the_seats_name_and_its_bot_name_reopens_it() {
     let folder = tempfile::tempdir().unwrap();
     let spec = engine_in_folder(folder.path(), "spaced", "My Engine");
-    assert_eq!(othello_arena::seat::engine_name(&spec, &seat_options()).unwrap(), "My Engine");
+    assert_eq!(othello_arena::seat::engine_name(&spec, &othello_testkit::isolated_seating()).unwrap(), "My Engine");
     let reopened = othello_testkit::isolated(std::path::Path::new(&spec.bot_name()));
     let mut seat = open_seat(&reopened).expect("the bot name starts the engine");
     assert_eq!(seat.name(), "My Engine", "the file's name wins over the engine's own");
@@ -206,7 +206,7 @@ fn an_engines_file_name_is_the_seats_name_and_its_bot_name_reopens_it() {
 #[test]
 fn an_unnamed_engine_is_named_by_itself_and_a_missing_folder_is_a_load_error() {
     let spec = EngineSpec::from_bot_name(&fake_nboard_engine("spaced")).unwrap().unwrap();
-    assert_eq!(othello_arena::seat::engine_name(&spec, &seat_options()).unwrap(), "Fake spaced");
+    assert_eq!(othello_arena::seat::engine_name(&spec, &othello_testkit::isolated_seating()).unwrap(), "Fake spaced");
     let missing_folder = EngineSpec { working_directory: Some("/no/such/folder".into()), ..spec };
     let failure = NboardSeat::open(&missing_folder, None, seat_options(), None).err().expect("no seat");
     assert_eq!(failure.termination, Termination::LoadError);

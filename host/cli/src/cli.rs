@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 use othello_arena::event::{Format, Participant, RunOptions, Shard, Sprt};
 use othello_arena::nboard::engine::{ServeOptions, serve};
-use othello_arena::nboard::{ENGINES_FILE_NAME, EngineSpec, EnginesFile};
+use othello_arena::nboard::{ENGINES_FILE_NAME, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
     DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand,
@@ -238,15 +238,6 @@ impl GlobalOptions {
         }
     }
 
-    /// The engine a bot name means: `nboard:…` as it is, or an engine of the engines file by
-    /// name (as its `nboard:` bot name); `None` for a bot library.
-    pub fn engine(&self, name: &str) -> Result<Option<EngineSpec>, String> {
-        if let Some(spec) = EngineSpec::from_bot_name(name) {
-            return spec.map(Some);
-        }
-        Ok(self.engines_file()?.find(name).cloned())
-    }
-
     /// How bots are run (the arena and the app share it): isolated by this very program, which
     /// serves the runner as `othello runner` (see `main.rs`), or in process with `--in-process`.
     pub fn seating(&self) -> Result<Seating, String> {
@@ -380,13 +371,14 @@ fn nboard(global: &GlobalOptions, bot: &str) -> Result<(), String> {
 pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Vec<Participant>, String> {
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
+    let (engines, seating) = (global.engines_file()?, global.seating()?);
     let mut resolved = Vec::new();
     for bot in bots {
         let (name, level) = split_level(bot);
-        if let Some(engine) = global.engine(name)? {
+        if let Some(engine) = engines.resolve(name).transpose()? {
             // `nboard:edax -q@12`: the engine is sent `set depth 12`. It is started once here
             // for the name it gives itself (an engines-file name stays as the file says).
-            let engine_name = match engine_name(&engine, &options) {
+            let engine_name = match engine_name(&engine, &seating) {
                 Ok(name) => name,
                 Err(failure) => {
                     eprintln!("warning: {} cannot play ({failure}); its games count as losses", engine.display_name());

@@ -134,7 +134,7 @@ fn print_games(ladder: &Ladder, board: &Leaderboard, name: &str) -> Result<(), S
 /// under: its own name (the file stem if it cannot load), level and hash.
 pub fn identify(global: &GlobalOptions, bot: &str) -> Result<Identity, String> {
     let (name, level) = split_level(bot);
-    if let Some(engine) = global.engine(name)? {
+    if let Some(engine) = global.engines_file()?.resolve(name).transpose()? {
         return engine_identity(&engine.bot_name(), level);
     }
     let folders = plugins::plugin_folders(&global.plugins);

@@ -201,6 +201,12 @@ impl EnginesFile {
     pub fn find(&self, name: &str) -> Option<&EngineSpec> {
         self.engines.iter().find(|engine| engine.name.eq_ignore_ascii_case(name))
     }
+
+    /// The engine a bot name means: `nboard:…` as it says (an error when it cannot be read), or
+    /// an engine of this file by name; `None` for a bot library.
+    pub fn resolve(&self, bot: &str) -> Option<Result<EngineSpec, String>> {
+        EngineSpec::from_bot_name(bot).or_else(|| self.find(bot).cloned().map(Ok))
+    }
 }
 
 #[cfg(test)]

@@ -637,12 +637,13 @@ fn read_bounded_line(reader: &mut impl BufRead) -> Option<String> {
 }
 
 /// The name an engine plays under: its engines-file name, else the name it gives itself with
-/// `set myname` when started (it is started and ended), else its command.
-pub fn engine_name(spec: &EngineSpec, options: &SeatOptions) -> Result<String, Failure> {
+/// `set myname` when started — as `seating` runs it, in the sandbox unless that is off — and
+/// ended.
+pub fn engine_name(spec: &EngineSpec, seating: &super::Seating) -> Result<String, Failure> {
     if !spec.name.is_empty() {
         return Ok(spec.name.clone());
     }
-    NboardSeat::open(spec, None, *options, None).map(|seat| seat.name)
+    super::open_seat(&seating.spec(spec.bot_name(), None)).map(|seat| seat.name().to_owned())
 }
 
 /// The engine a seat's library path names, if it is an NBoard engine (`nboard:…`); an error
