@@ -36,6 +36,10 @@ use alphabeta::patterns::{
 use alphabeta::search::Limits;
 use othello_sdk::{Move, Position};
 
+#[path = "shared/fitting.rs"]
+mod fitting;
+use fitting::next;
+
 /// Positions with at most this many empties are labelled by an exact solve.
 const EXACT_EMPTIES: u32 = 16;
 /// Random moves at the start of each self-play game.
@@ -73,13 +77,6 @@ struct Labelled {
     player: u64,
     opponent: u64,
     label: i32,
-}
-
-fn next(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
 }
 
 /// One self-play game from `seed`: the positions in order (mover first).
