@@ -191,23 +191,6 @@ pub const PLACEMENTS: [Placement; PLACEMENT_COUNT] = {
     placements
 };
 
-/// `TERNARY[bits]`: the binary digits of `bits` read as base-3 digits.
-static TERNARY: [u32; 1024] = {
-    let mut table = [0u32; 1024];
-    let mut bits = 0;
-    while bits < 1024 {
-        let (mut value, mut power, mut rest) = (0u32, 1u32, bits);
-        while rest != 0 {
-            value += (rest & 1) as u32 * power;
-            power *= 3;
-            rest >>= 1;
-        }
-        table[bits] = value;
-        bits += 1;
-    }
-    table
-};
-
 /// Gathers the bits of `b` under `mask` into the low bits, in square order.
 #[inline(always)]
 fn extract(b: u64, mask: u64) -> usize {
@@ -231,20 +214,77 @@ fn extract(b: u64, mask: u64) -> usize {
     }
 }
 
+/// The original squares each placement reads: its pattern's squares carried
+/// back through its symmetry.
+const PLACEMENT_SQUARES: [u64; PLACEMENT_COUNT] = {
+    let mut reads = [0u64; PLACEMENT_COUNT];
+    let mut i = 0;
+    while i < PLACEMENT_COUNT {
+        let Placement { pattern, symmetry: s } = PLACEMENTS[i];
+        let mut square = 0;
+        while square < 64 {
+            if symmetry(1u64 << square, s) & PATTERN_MASKS[pattern] != 0 {
+                reads[i] |= 1 << square;
+            }
+            square += 1;
+        }
+        i += 1;
+    }
+    reads
+};
+
+/// The most squares any pattern has.
+const MAX_PATTERN_SQUARES: usize = 10;
+
+/// `PLACEMENT_TERNARY[i][bits]`: the base-3 value of the discs `bits` of
+/// placement `i` (as gathered from the original board, lowest square first),
+/// each disc weighted by the power of 3 of its place in the pattern's own
+/// square order. The symmetric images of the board need not be computed: one
+/// table lookup reorders the digits.
+static PLACEMENT_TERNARY: [[u16; 1 << MAX_PATTERN_SQUARES]; PLACEMENT_COUNT] = {
+    let mut tables = [[0u16; 1 << MAX_PATTERN_SQUARES]; PLACEMENT_COUNT];
+    let mut i = 0;
+    while i < PLACEMENT_COUNT {
+        let Placement { pattern, symmetry: s } = PLACEMENTS[i];
+        // The digit weight of each read square, in the order they are gathered.
+        let mut weights = [0u16; MAX_PATTERN_SQUARES];
+        let (mut gathered, mut square) = (0, 0);
+        while square < 64 {
+            if PLACEMENT_SQUARES[i] & (1u64 << square) != 0 {
+                // Its place in the pattern: how many pattern squares come before its image.
+                let image = symmetry(1u64 << square, s);
+                let place = (PATTERN_MASKS[pattern] & (image - 1)).count_ones();
+                weights[gathered] = 3u16.pow(place);
+                gathered += 1;
+            }
+            square += 1;
+        }
+        let mut bits = 0;
+        while bits < 1 << gathered {
+            let mut value = 0;
+            let mut k = 0;
+            while k < gathered {
+                if bits & (1 << k) != 0 {
+                    value += weights[k];
+                }
+                k += 1;
+            }
+            tables[i][bits] = value;
+            bits += 1;
+        }
+        i += 1;
+    }
+    tables
+};
+
 /// The configuration index of every placement (within its pattern's table):
-/// empty 0, mover 1, opponent 2 per square.
+/// empty 0, mover 1, opponent 2 per square, the squares read in the
+/// pattern's canonical order.
 #[inline]
 pub fn placement_indices(player: u64, opponent: u64) -> [u32; PLACEMENT_COUNT] {
-    let mut boards = [(0u64, 0u64); 8];
-    for (s, board) in boards.iter_mut().enumerate() {
-        *board = (symmetry(player, s), symmetry(opponent, s));
-    }
-    let placements = &PLACEMENTS;
     let mut indices = [0u32; PLACEMENT_COUNT];
-    for (index, placement) in indices.iter_mut().zip(placements.iter()) {
-        let mask = PATTERN_MASKS[placement.pattern];
-        let (p, o) = boards[placement.symmetry];
-        *index = TERNARY[extract(p, mask)] + 2 * TERNARY[extract(o, mask)];
+    for ((index, &squares), table) in indices.iter_mut().zip(PLACEMENT_SQUARES.iter()).zip(PLACEMENT_TERNARY.iter()) {
+        *index = table[extract(player, squares)] as u32 + 2 * table[extract(opponent, squares)] as u32;
     }
     indices
 }
@@ -331,6 +371,32 @@ mod tests {
         let (player, opponent) = (0x0000_0000_00FF_0F0Fu64, 0x0000_000F_FF00_F0F0u64);
         assert_eq!((!(player | opponent)).count_ones(), 28);
         assert_eq!(weights.correction(player, opponent), 100 * PLACEMENT_COUNT as i32);
+    }
+
+    /// The configuration indices read the slow way: each symmetric image of the board, then
+    /// the pattern's squares in order.
+    fn placement_indices_by_images(player: u64, opponent: u64) -> [u32; PLACEMENT_COUNT] {
+        let ternary = |bits: usize| (0..10).filter(|k| bits & (1 << k) != 0).map(|k| 3u32.pow(k)).sum::<u32>();
+        PLACEMENTS.map(|Placement { pattern, symmetry: s }| {
+            let mask = PATTERN_MASKS[pattern];
+            ternary(extract(symmetry(player, s), mask)) + 2 * ternary(extract(symmetry(opponent, s), mask))
+        })
+    }
+
+    #[test]
+    fn placement_indices_read_the_symmetric_images() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let occupied = state | state.rotate_left(19);
+            let player = occupied & state.rotate_left(37);
+            let opponent = occupied & !player;
+            assert_eq!(placement_indices(player, opponent), placement_indices_by_images(player, opponent));
+        }
+        // One disc on a1 is digit 0 of the edge pattern's first placement.
+        assert_eq!(placement_indices(1, 0)[0], 1);
     }
 
     #[test]
