@@ -78,9 +78,9 @@ pub(crate) fn legal_moves_portable(player: u64, opponent: u64) -> u64 {
 /// cache line: the AVX2 code loads each half as one vector, and one square's
 /// rays never straddle two lines.
 #[repr(C, align(64))]
-struct SquareRays {
-    up: [u64; 4],
-    down: [u64; 4],
+pub(crate) struct SquareRays {
+    pub(crate) up: [u64; 4],
+    pub(crate) down: [u64; 4],
 }
 
 /// The bit-index step of each line, in lane order: horizontal, vertical and
@@ -91,7 +91,7 @@ const LINE_SHIFTS: [u32; 4] = [1, 8, 7, 9];
 /// [`SquareRays`] of every square (4 KiB): looking the rays up is cheaper
 /// than computing them and lets each direction find its first non-opponent
 /// square with one bit trick instead of a fill.
-static RAYS: [SquareRays; 64] = rays();
+pub(crate) static RAYS: [SquareRays; 64] = rays();
 
 const fn rays() -> [SquareRays; 64] {
     // (row step, column step) per lane, matching `LINE_SHIFTS`.
