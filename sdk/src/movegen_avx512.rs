@@ -8,10 +8,13 @@
 #![cfg(target_arch = "x86_64")]
 
 use std::arch::x86_64::{
-    __m512i, _mm_cvtsi128_si64, _mm256_castsi256_si128, _mm512_and_si512, _mm512_andnot_si512, _mm512_castsi512_si256,
-    _mm512_extracti64x4_epi64, _mm512_maskz_mov_epi64, _mm512_or_si512, _mm512_permutex_epi64, _mm512_set_epi64,
-    _mm512_set1_epi64, _mm512_sllv_epi64, _mm512_srlv_epi64, _mm512_test_epi64_mask,
+    __m512i, _mm_cvtsi128_si64, _mm256_castsi256_si128, _mm256_load_si256, _mm512_add_epi64, _mm512_and_si512,
+    _mm512_andnot_si512, _mm512_castsi256_si512, _mm512_castsi512_si256, _mm512_cmpgt_epi64_mask,
+    _mm512_cmpneq_epi64_mask, _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_maskz_mov_epi64, _mm512_or_si512,
+    _mm512_permutex_epi64, _mm512_set_epi64, _mm512_set1_epi64, _mm512_sllv_epi64, _mm512_srlv_epi64, _mm512_xor_si512,
 };
+
+use crate::movegen::RAYS;
 
 /// Runs of opponent discs never cross columns a and h, except vertically.
 const NOT_EDGE_COLUMNS: i64 = 0x7E7E_7E7E_7E7E_7E7E;
@@ -30,7 +33,6 @@ pub(crate) fn available() -> bool {
 pub(crate) unsafe fn leaves_two_plies(player: u64, opponent: u64, mut moves: u64) -> u64 {
     let p = _mm512_set1_epi64(player as i64);
     let o = _mm512_set1_epi64(opponent as i64);
-    let runs = run_lanes(o);
     let empty = !(player | opponent);
     let mut leaves = 0;
     while moves != 0 {
@@ -41,7 +43,7 @@ pub(crate) unsafe fn leaves_two_plies(player: u64, opponent: u64, mut moves: u64
         moves &= moves.wrapping_sub(1);
         let (a, b) = (1u64 << first, 1u64 << second);
         let start = _mm512_set_epi64(b as i64, b as i64, b as i64, b as i64, a as i64, a as i64, a as i64, a as i64);
-        let flipped = or_halves_broadcast(flip_lanes(p, runs, start));
+        let flipped = or_halves_broadcast(flip_lanes_rays(p, o, first as usize, second as usize));
         let next_player = _mm512_andnot_si512(flipped, o);
         let next_opponent = _mm512_or_si512(_mm512_or_si512(p, flipped), start);
         let replies = or_halves_broadcast(move_lanes(next_player, run_lanes(next_opponent)));
@@ -66,6 +68,13 @@ fn shifts() -> __m512i {
 #[target_feature(enable = "avx512f")]
 fn double_shifts() -> __m512i {
     _mm512_set_epi64(18, 14, 16, 2, 18, 14, 16, 2)
+}
+
+/// Four times [`shifts`], for the last step of a fill 7 squares long.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn quadruple_shifts() -> __m512i {
+    _mm512_set_epi64(36, 28, 32, 4, 36, 28, 32, 4)
 }
 
 /// The opponent's discs that can lie inside a run, per lane (see [`NOT_EDGE_COLUMNS`]).
@@ -115,28 +124,41 @@ fn move_lanes(p: __m512i, o: __m512i) -> __m512i {
     _mm512_or_si512(_mm512_sllv_epi64(up, shift), _mm512_srlv_epi64(down, shift))
 }
 
-/// The discs each lane's direction flips for a move on `start` (the square's bit in every lane
-/// of its half).
+/// Both squares' rays, one square per half.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn flip_lanes(p: __m512i, o: __m512i, start: __m512i) -> __m512i {
-    let (shift, shift2) = (shifts(), double_shifts());
+fn ray_pair(first: &[u64; 4], second: &[u64; 4]) -> __m512i {
+    // SAFETY: both are 32 readable bytes aligned to 32 (halves of a `SquareRays`).
+    unsafe {
+        let low = _mm256_load_si256(first.as_ptr().cast());
+        let high = _mm256_load_si256(second.as_ptr().cast());
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), high)
+    }
+}
 
-    let mut up = _mm512_and_si512(o, _mm512_sllv_epi64(start, shift));
-    up = _mm512_or_si512(up, _mm512_and_si512(o, _mm512_sllv_epi64(up, shift)));
-    let pairs_up = _mm512_and_si512(o, _mm512_sllv_epi64(o, shift));
-    up = _mm512_or_si512(up, _mm512_and_si512(pairs_up, _mm512_sllv_epi64(up, shift2)));
-    up = _mm512_or_si512(up, _mm512_and_si512(pairs_up, _mm512_sllv_epi64(up, shift2)));
-    // Kept only where a player disc closes the run.
-    up = _mm512_maskz_mov_epi64(_mm512_test_epi64_mask(p, _mm512_sllv_epi64(up, shift)), up);
+/// The discs each lane's direction flips for a move on `first` (low half)
+/// and on `second` (high half): the AVX2 `flips` method (`movegen`), with no
+/// fill along the runs. Towards higher indices the first non-opponent square
+/// on the ray is its lowest set bit; towards lower indices the run flips if
+/// the player's highest disc on the ray is above every empty square, and the
+/// flips are the ray's squares above that disc.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn flip_lanes_rays(p: __m512i, o: __m512i, first: usize, second: usize) -> __m512i {
+    let (a, b) = (&RAYS[first], &RAYS[second]);
+    let ray = ray_pair(&a.up, &b.up);
+    let not_o = _mm512_andnot_si512(o, ray);
+    let upto_blocker = _mm512_and_si512(_mm512_xor_si512(_mm512_add_epi64(not_o, _mm512_set1_epi64(-1)), not_o), ray);
+    let run = _mm512_andnot_si512(p, upto_blocker);
+    let up = _mm512_maskz_mov_epi64(_mm512_cmpneq_epi64_mask(run, upto_blocker), run);
 
-    let mut down = _mm512_and_si512(o, _mm512_srlv_epi64(start, shift));
-    down = _mm512_or_si512(down, _mm512_and_si512(o, _mm512_srlv_epi64(down, shift)));
-    let pairs_down = _mm512_srlv_epi64(pairs_up, shift);
-    down = _mm512_or_si512(down, _mm512_and_si512(pairs_down, _mm512_srlv_epi64(down, shift2)));
-    down = _mm512_or_si512(down, _mm512_and_si512(pairs_down, _mm512_srlv_epi64(down, shift2)));
-    down = _mm512_maskz_mov_epi64(_mm512_test_epi64_mask(p, _mm512_srlv_epi64(down, shift)), down);
-
+    let ray = ray_pair(&a.down, &b.down);
+    let own = _mm512_and_si512(p, ray);
+    let mut below_own = _mm512_or_si512(own, _mm512_srlv_epi64(own, shifts()));
+    below_own = _mm512_or_si512(below_own, _mm512_srlv_epi64(below_own, double_shifts()));
+    below_own = _mm512_or_si512(below_own, _mm512_srlv_epi64(below_own, quadruple_shifts()));
+    let empty = _mm512_xor_si512(_mm512_andnot_si512(o, ray), own);
+    let down = _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(own, empty), _mm512_andnot_si512(below_own, ray));
     _mm512_or_si512(up, down)
 }
 
