@@ -1,0 +1,330 @@
+//! The last empties of the exact solver: from [`super::SHALLOW_MAX_EMPTIES`] empties
+//! down, plain alpha-beta without the transposition table or move sorting,
+//! moves tried in quadrant-parity order, and at 4 empties and fewer
+//! hand-unrolled solvers that generate no move lists. Most of the solver's
+//! nodes are here.
+
+use othello_sdk::{flips, legal_moves};
+
+use super::{STABILITY_THRESHOLD, Solver};
+use crate::board::{Bits, SCORE_MAX, final_score, play};
+use crate::ordering::odd_quadrants;
+use crate::stability::stable_discs;
+
+/// Squares tried first within a parity region in the shallow search: corners
+/// and the edge squares away from corners (X- and C-squares come last).
+const GOOD_SQUARES: u64 = 0x8100_0000_0000_0081 | 0x3C00_0000_0000_003C | 0x0000_8181_8181_0000;
+
+/// Squares next to each square: a move there can only flip if one of them
+/// holds an opponent disc (a cheap test before computing flips).
+const NEIGHBOURS: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, col) = ((square / 8) as i32, (square % 8) as i32);
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (r, c) = (row + dr, col + dc);
+                if (dr != 0 || dc != 0) && r >= 0 && r < 8 && c >= 0 && c < 8 {
+                    table[square] |= 1u64 << (r * 8 + c);
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        square += 1;
+    }
+    table
+};
+
+/// `LAST_FLIP_COUNT[position][line]`: how many discs a move at `position` of a
+/// *full* line of 8 flips, where `line` has a bit set for each own disc (the
+/// others are the opponent's). Bits outside a short diagonal are zero and
+/// act like opponent discs up to the board's edge, which flips nothing: right.
+const LAST_FLIP_COUNT: [[u8; 256]; 8] = {
+    let mut table = [[0u8; 256]; 8];
+    let mut position = 0;
+    while position < 8 {
+        let mut line = 0;
+        while line < 256 {
+            let mut total = 0;
+            // Towards lower positions, then higher ones.
+            let mut at = position as i32 - 1;
+            let mut run = 0;
+            while at >= 0 && line & (1 << at) == 0 {
+                run += 1;
+                at -= 1;
+            }
+            if at >= 0 {
+                total += run;
+            }
+            let mut at = position as i32 + 1;
+            let mut run = 0;
+            while at < 8 && line & (1 << at) == 0 {
+                run += 1;
+                at += 1;
+            }
+            if at < 8 {
+                total += run;
+            }
+            table[position][line] = total;
+            line += 1;
+        }
+        position += 1;
+    }
+    table
+};
+
+/// The two diagonals through each square (a1-h8 kind, h1-a8 kind).
+const DIAGONALS_THROUGH: [[u64; 2]; 64] = {
+    let mut table = [[0u64; 2]; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, col) = ((square / 8) as i32, (square % 8) as i32);
+        let mut other = 0;
+        while other < 64 {
+            let (r, c) = (other / 8, other % 8);
+            if r - c == row - col {
+                table[square][0] |= 1u64 << other;
+            }
+            if r + c == row + col {
+                table[square][1] |= 1u64 << other;
+            }
+            other += 1;
+        }
+        square += 1;
+    }
+    table
+};
+
+/// Discs flipped by a move on `square`, the board's only empty square, for the
+/// side owning `discs` (all other squares belong to the other side). Each line
+/// through the square is gathered into a byte and looked up.
+#[inline(always)]
+fn count_last_flips(discs: u64, square: usize) -> i32 {
+    const COLUMN_A: u64 = 0x0101_0101_0101_0101;
+    let (row, col) = (square >> 3, square & 7);
+    let row_bits = ((discs >> (8 * row)) & 0xFF) as usize;
+    let column_bits = (((discs >> col) & COLUMN_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
+    // One disc per column on a diagonal: summing the rows into the top byte cannot carry.
+    let [down, up] = DIAGONALS_THROUGH[square];
+    let diagonal_9 = ((discs & down).wrapping_mul(COLUMN_A) >> 56) as usize;
+    let diagonal_7 = ((discs & up).wrapping_mul(COLUMN_A) >> 56) as usize;
+    (LAST_FLIP_COUNT[col][row_bits]
+        + LAST_FLIP_COUNT[row][column_bits]
+        + LAST_FLIP_COUNT[col][diagonal_9]
+        + LAST_FLIP_COUNT[col][diagonal_7]) as i32
+}
+
+/// The flips of a move on `square`, zero if illegal (skipping the full test
+/// when no opponent disc is adjacent).
+#[inline(always)]
+fn flips_if_adjacent(player: u64, opponent: u64, square: usize) -> u64 {
+    if NEIGHBOURS[square] & opponent == 0 { 0 } else { flips(player, opponent, square) }
+}
+
+impl Solver<'_> {
+    /// 5..=[`super::SHALLOW_MAX_EMPTIES`] empties: alpha-beta, odd quadrants first.
+    pub(super) fn shallow(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, passed: bool) -> i32 {
+        let empty = !(player | opponent);
+        let empties = empty.count_ones();
+        if empties <= 4 {
+            return self.solve_few(player, opponent, alpha, beta, empty);
+        }
+        self.nodes += 1;
+
+        if alpha >= STABILITY_THRESHOLD[empties as usize] {
+            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            if ceiling <= alpha {
+                return ceiling;
+            }
+        }
+
+        let moves = legal_moves(player, opponent);
+        if moves == 0 {
+            if passed {
+                return final_score(player, opponent);
+            }
+            return -self.shallow(opponent, player, -beta, -alpha, true);
+        }
+        let odd = odd_quadrants(empty);
+        let mut best_score = -SCORE_MAX - 1;
+        for part in [
+            moves & odd & GOOD_SQUARES,
+            moves & odd & !GOOD_SQUARES,
+            moves & !odd & GOOD_SQUARES,
+            moves & !odd & !GOOD_SQUARES,
+        ] {
+            for square in Bits(part) {
+                let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
+                let score = -self.shallow(next_player, next_opponent, -beta, -alpha, false);
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            return best_score;
+                        }
+                    }
+                }
+            }
+        }
+        best_score
+    }
+
+    /// 1 to 4 empties: sorts the empties (odd quadrants first) and dispatches
+    /// to the unrolled solvers.
+    #[inline(always)]
+    fn solve_few(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empty: u64) -> i32 {
+        let odd = odd_quadrants(empty);
+        let mut squares = [0usize; 4];
+        let mut n = 0;
+        let parts = [
+            empty & odd & GOOD_SQUARES,
+            empty & odd & !GOOD_SQUARES,
+            empty & !odd & GOOD_SQUARES,
+            empty & !odd & !GOOD_SQUARES,
+        ];
+        for square in parts.into_iter().flat_map(Bits) {
+            squares[n] = square;
+            n += 1;
+        }
+        if n == 4 && alpha >= STABILITY_THRESHOLD[4] {
+            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            if ceiling <= alpha {
+                return ceiling;
+            }
+        }
+        match n {
+            4 => self.solve_4(player, opponent, alpha, beta, squares, false),
+            3 => self.solve_3(player, opponent, alpha, beta, [squares[0], squares[1], squares[2]], false),
+            2 => self.solve_2(player, opponent, alpha, beta, squares[0], squares[1], false),
+            1 => self.solve_1(player, opponent, squares[0]),
+            _ => final_score(player, opponent),
+        }
+    }
+
+    fn solve_4(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 4], passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best_score = -SCORE_MAX - 1;
+        let orders = [[s[1], s[2], s[3]], [s[0], s[2], s[3]], [s[0], s[1], s[3]], [s[0], s[1], s[2]]];
+        for (i, rest) in orders.into_iter().enumerate() {
+            let flipped = flips_if_adjacent(player, opponent, s[i]);
+            if flipped != 0 {
+                let (next_player, next_opponent) = play(player, opponent, s[i], flipped);
+                let score = -self.solve_3(next_player, next_opponent, -beta, -alpha, rest, false);
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            return best_score;
+                        }
+                    }
+                }
+            }
+        }
+        if best_score > -SCORE_MAX - 1 {
+            return best_score;
+        }
+        if passed {
+            return final_score(player, opponent);
+        }
+        -self.solve_4(opponent, player, -beta, -alpha, s, true)
+    }
+
+    fn solve_3(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 3], passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best_score = -SCORE_MAX - 1;
+        let orders = [(s[0], s[1], s[2]), (s[1], s[0], s[2]), (s[2], s[0], s[1])];
+        for (square, a, b) in orders {
+            let flipped = flips_if_adjacent(player, opponent, square);
+            if flipped != 0 {
+                let (next_player, next_opponent) = play(player, opponent, square, flipped);
+                let score = -self.solve_2(next_player, next_opponent, -beta, -alpha, a, b, false);
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            return best_score;
+                        }
+                    }
+                }
+            }
+        }
+        if best_score > -SCORE_MAX - 1 {
+            return best_score;
+        }
+        if passed {
+            return final_score(player, opponent);
+        }
+        -self.solve_3(opponent, player, -beta, -alpha, s, true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn solve_2(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, a: usize, b: usize, passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best_score = -SCORE_MAX - 1;
+        let flipped = flips_if_adjacent(player, opponent, a);
+        if flipped != 0 {
+            let (next_player, next_opponent) = play(player, opponent, a, flipped);
+            best_score = -self.solve_1(next_player, next_opponent, b);
+            if best_score >= beta {
+                return best_score;
+            }
+        }
+        let flipped = flips_if_adjacent(player, opponent, b);
+        if flipped != 0 {
+            let (next_player, next_opponent) = play(player, opponent, b, flipped);
+            best_score = best_score.max(-self.solve_1(next_player, next_opponent, a));
+        }
+        if best_score > -SCORE_MAX - 1 {
+            return best_score;
+        }
+        if passed {
+            return final_score(player, opponent);
+        }
+        -self.solve_2(opponent, player, -beta, -alpha, a, b, true)
+    }
+
+    /// One empty square: the score follows from the number of discs flipped.
+    #[inline(always)]
+    fn solve_1(&mut self, player: u64, opponent: u64, square: usize) -> i32 {
+        self.nodes += 1;
+        // 63 discs on the board: the mover has `mine`, the opponent 63 - mine.
+        let mine = player.count_ones() as i32;
+        let flipped = count_last_flips(player, square);
+        if flipped != 0 {
+            return 2 * (mine + flipped) - 62;
+        }
+        let flipped = count_last_flips(opponent, square);
+        if flipped != 0 {
+            return 2 * (mine - flipped) - 64;
+        }
+        // Nobody can move: the empty square goes to the winner.
+        let difference = 2 * mine - 63;
+        if difference > 0 { difference + 1 } else { difference - 1 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_flip_counts_match_the_move_generator() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let square = (state % 64) as usize;
+            let player = state.rotate_left(17) & !(1u64 << square);
+            let opponent = !player & !(1u64 << square);
+            assert_eq!(count_last_flips(player, square), flips(player, opponent, square).count_ones() as i32);
+        }
+    }
+}
