@@ -134,13 +134,29 @@ pub fn hand_evaluate(player: u64, opponent: u64) -> i32 {
     hand_evaluate_unclamped(player, opponent).clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
+/// [`WEIGHTS`] blended for each number of empties (0..=64; a board has at
+/// most 60, the rest only keeps lookups in bounds): no divisions per call.
+const WEIGHTS_BY_EMPTIES: [[i32; FEATURE_COUNT]; 65] = {
+    let mut table = [[0; FEATURE_COUNT]; 65];
+    let mut empties = 0;
+    while empties < 65 {
+        let mut feature = 0;
+        while feature < FEATURE_COUNT {
+            table[empties][feature] = WEIGHTS[feature].at(empties as i32);
+            feature += 1;
+        }
+        empties += 1;
+    }
+    table
+};
+
 #[inline(always)]
 fn hand_evaluate_unclamped(player: u64, opponent: u64) -> i32 {
-    let empties = count(!(player | opponent));
+    let weights = &WEIGHTS_BY_EMPTIES[(!(player | opponent)).count_ones() as usize];
     let values = features(player, opponent);
     let mut score = 0;
-    for (weight, value) in WEIGHTS.iter().zip(values) {
-        score += weight.at(empties) * value;
+    for (weight, value) in weights.iter().zip(values) {
+        score += weight * value;
     }
     score
 }
