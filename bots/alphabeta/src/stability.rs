@@ -183,6 +183,37 @@ pub fn stable_discs(player: u64, opponent: u64) -> u64 {
     }
 }
 
+/// Stable discs of `player` for a stability cutoff that needs `needed` of
+/// them: a subset of [`stable_discs`] that has at least `needed` discs if
+/// that has, and otherwise fewer (a lower bound still: every disc returned is
+/// stable): the propagation stops as soon as `needed` is reached. The
+/// returned ceiling may then be less tight than the full set's, which costs
+/// a few nodes elsewhere (+0.27 % on FFO #45 and #49), but every cut is
+/// still found. Measured 0.993x the time on those two (4 pairs, within the
+/// noise); adding a skip of the propagation when even every inner disc that
+/// could join would leave the count short measured 0.982x, the skip alone
+/// 1.023x: left out.
+#[inline]
+pub fn stable_discs_for_cut(player: u64, opponent: u64, needed: u32) -> u64 {
+    let [horizontal, vertical, diagonal_9, diagonal_7] = full_lines(player | opponent);
+    let inner = player & INNER;
+    let mut stable = edge_stable(player, opponent) | (inner & horizontal & vertical & diagonal_9 & diagonal_7);
+    if stable.count_ones() >= needed {
+        return stable;
+    }
+    loop {
+        let before = stable;
+        let along_h = (stable >> 1) | (stable << 1) | horizontal;
+        let along_v = (stable >> 8) | (stable << 8) | vertical;
+        let along_9 = (stable >> 9) | (stable << 9) | diagonal_9;
+        let along_7 = (stable >> 7) | (stable << 7) | diagonal_7;
+        stable |= along_h & along_v & along_9 & along_7 & inner;
+        if stable == before || stable.count_ones() >= needed {
+            return stable;
+        }
+    }
+}
+
 /// Discs of `player` made stable by the corners alone (a corner and the edge
 /// squares next to it): a very cheap stability estimate for move ordering.
 #[inline(always)]
@@ -240,6 +271,26 @@ mod tests {
         }
         assert_eq!(full_diagonals::<9>(u64::MAX), u64::MAX);
         assert_eq!(full_diagonals::<7>(0), 0);
+    }
+
+    #[test]
+    fn stable_discs_for_a_cut_decide_like_the_full_set() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Mostly full boards, as in the last-empties solver.
+            let empty = state & state.rotate_left(23) & state.rotate_left(41);
+            let player = state.rotate_left(11) & !empty;
+            let opponent = !player & !empty;
+            let full = stable_discs(player, opponent);
+            for needed in [0, 5, 10, 20, 30, 40] {
+                let found = stable_discs_for_cut(player, opponent, needed);
+                assert_eq!(found & !full, 0, "{player:#x} {opponent:#x}");
+                assert_eq!(found.count_ones() >= needed, full.count_ones() >= needed, "{player:#x} {opponent:#x}");
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use othello_sdk::{flips, legal_moves};
 use super::{STABILITY_THRESHOLD, Solver};
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::ordering::odd_quadrants;
-use crate::stability::stable_discs;
+use crate::stability::stable_discs_for_cut;
 
 /// Squares tried first within a parity region in the shallow search: corners
 /// and the edge squares away from corners (X- and C-squares come last).
@@ -125,6 +125,15 @@ fn flips_if_adjacent(player: u64, opponent: u64, square: usize) -> u64 {
     if NEIGHBOURS[square] & opponent == 0 { 0 } else { flips(player, opponent, square) }
 }
 
+/// The most the mover can score given the opponent's stable discs, found
+/// only as far as deciding whether that is at most `alpha` (a cutoff) needs.
+#[inline(always)]
+fn stability_ceiling(player: u64, opponent: u64, alpha: i32) -> i32 {
+    // SCORE_MAX - 2 * stable <= alpha  <=>  stable >= (SCORE_MAX - alpha) / 2, rounded up.
+    let needed = ((SCORE_MAX - alpha + 1) / 2).max(0) as u32;
+    SCORE_MAX - 2 * stable_discs_for_cut(opponent, player, needed).count_ones() as i32
+}
+
 impl Solver<'_> {
     /// 5..=[`super::SHALLOW_MAX_EMPTIES`] empties: alpha-beta, odd quadrants first.
     pub(super) fn shallow(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, passed: bool) -> i32 {
@@ -136,7 +145,7 @@ impl Solver<'_> {
         self.nodes += 1;
 
         if alpha >= STABILITY_THRESHOLD[empties as usize] {
-            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            let ceiling = stability_ceiling(player, opponent, alpha);
             if ceiling <= alpha {
                 return ceiling;
             }
@@ -192,7 +201,7 @@ impl Solver<'_> {
             n += 1;
         }
         if n == 4 && alpha >= STABILITY_THRESHOLD[4] {
-            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            let ceiling = stability_ceiling(player, opponent, alpha);
             if ceiling <= alpha {
                 return ceiling;
             }
