@@ -134,6 +134,35 @@ fn stability_ceiling(player: u64, opponent: u64, alpha: i32) -> i32 {
     SCORE_MAX - 2 * stable_discs_for_cut(opponent, player, needed).count_ones() as i32
 }
 
+/// The quadrant (0..4) of each square.
+const QUADRANT_OF: [u8; 64] = {
+    let mut table = [0u8; 64];
+    let mut square = 0;
+    while square < 64 {
+        table[square] = ((square / 32) * 2 + (square % 8) / 4) as u8;
+        square += 1;
+    }
+    table
+};
+
+/// Three empties in parity order: when two share a quadrant, the third is
+/// the only one in an odd quadrant and goes first (the order of the 4-empties
+/// parent no longer holds once its move changed a quadrant's parity). The
+/// order is otherwise kept (Edax and Egaroucid sort their 3 empties so).
+/// Measured on FFO #45 and #49: 414.3M -> 412.6M nodes, 0.995x the time
+/// (4 pairs, within the noise).
+#[inline(always)]
+fn alone_first(s: [usize; 3]) -> [usize; 3] {
+    let [q0, q1, q2] = s.map(|square| QUADRANT_OF[square]);
+    if q0 == q1 && q2 != q0 {
+        [s[2], s[0], s[1]]
+    } else if q0 == q2 && q1 != q0 {
+        [s[1], s[0], s[2]]
+    } else {
+        s
+    }
+}
+
 impl Solver<'_> {
     /// 5..=[`super::SHALLOW_MAX_EMPTIES`] empties: alpha-beta, odd quadrants first.
     pub(super) fn shallow(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, passed: bool) -> i32 {
@@ -246,6 +275,7 @@ impl Solver<'_> {
 
     fn solve_3(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 3], passed: bool) -> i32 {
         self.nodes += 1;
+        let s = alone_first(s);
         let mut best_score = -SCORE_MAX - 1;
         let orders = [(s[0], s[1], s[2]), (s[1], s[0], s[2]), (s[2], s[0], s[1])];
         for (square, a, b) in orders {
