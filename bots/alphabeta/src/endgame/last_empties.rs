@@ -134,6 +134,24 @@ fn stability_ceiling(player: u64, opponent: u64, alpha: i32) -> i32 {
     SCORE_MAX - 2 * stable_discs_for_cut(opponent, player, needed).count_ones() as i32
 }
 
+/// The squares of the 4x4 quadrant holding each square.
+const QUADRANT_OF_SQUARE: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, col) = (square / 8, square % 8);
+        let mut other = 0;
+        while other < 64 {
+            if other / 32 == row / 4 && other % 8 / 4 == col / 4 {
+                table[square] |= 1u64 << other;
+            }
+            other += 1;
+        }
+        square += 1;
+    }
+    table
+};
+
 /// The quadrant (0..4) of each square.
 const QUADRANT_OF: [u8; 64] = {
     let mut table = [0u8; 64];
@@ -165,12 +183,29 @@ fn alone_first(s: [usize; 3]) -> [usize; 3] {
 
 impl Solver<'_> {
     /// 5..=[`super::SHALLOW_MAX_EMPTIES`] empties: alpha-beta, odd quadrants first.
-    pub(super) fn shallow(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, passed: bool) -> i32 {
+    pub(super) fn shallow(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+        let empty = !(player | opponent);
+        let odd = odd_quadrants(empty);
+        if empty.count_ones() <= 4 {
+            return self.solve_few(player, opponent, alpha, beta, empty, odd);
+        }
+        self.shallow_with_parity(player, opponent, alpha, beta, passed, odd)
+    }
+
+    /// [`Solver::shallow`] (more than 4 empties) given the squares of the
+    /// odd quadrants, `odd`: each move flips its quadrant's parity, so the
+    /// children's follow without counting the empties again.
+    fn shallow_with_parity(
+        &mut self,
+        player: u64,
+        opponent: u64,
+        mut alpha: i32,
+        beta: i32,
+        passed: bool,
+        odd: u64,
+    ) -> i32 {
         let empty = !(player | opponent);
         let empties = empty.count_ones();
-        if empties <= 4 {
-            return self.solve_few(player, opponent, alpha, beta, empty);
-        }
         self.nodes += 1;
 
         if alpha >= STABILITY_THRESHOLD[empties as usize] {
@@ -185,9 +220,8 @@ impl Solver<'_> {
             if passed {
                 return final_score(player, opponent);
             }
-            return -self.shallow(opponent, player, -beta, -alpha, true);
+            return -self.shallow_with_parity(opponent, player, -beta, -alpha, true, odd);
         }
-        let odd = odd_quadrants(empty);
         let mut best_score = -SCORE_MAX - 1;
         for part in [
             moves & odd & GOOD_SQUARES,
@@ -197,7 +231,12 @@ impl Solver<'_> {
         ] {
             for square in Bits(part) {
                 let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
-                let score = -self.shallow(next_player, next_opponent, -beta, -alpha, false);
+                let child_odd = odd ^ QUADRANT_OF_SQUARE[square];
+                let score = if empties == 5 {
+                    -self.solve_few(next_player, next_opponent, -beta, -alpha, empty & !(1u64 << square), child_odd)
+                } else {
+                    -self.shallow_with_parity(next_player, next_opponent, -beta, -alpha, false, child_odd)
+                };
                 if score > best_score {
                     best_score = score;
                     if score > alpha {
@@ -212,11 +251,11 @@ impl Solver<'_> {
         best_score
     }
 
-    /// 1 to 4 empties: sorts the empties (odd quadrants first) and dispatches
+    /// 1 to 4 empties, `odd` the squares of the odd quadrants: sorts the
+    /// empties (odd quadrants first) and dispatches
     /// to the unrolled solvers.
     #[inline(always)]
-    fn solve_few(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empty: u64) -> i32 {
-        let odd = odd_quadrants(empty);
+    fn solve_few(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empty: u64, odd: u64) -> i32 {
         let mut squares = [0usize; 4];
         let mut n = 0;
         let parts = [
