@@ -137,7 +137,9 @@ const fn edge_stability_table() -> [u8; EDGE_CONFIGURATIONS] {
 }
 
 /// The discs of `player` that are stable along the board's four edges.
-#[inline]
+/// Always inlined: as a call it was 2.5 % of the FFO samples; inlined,
+/// FFO #45 and #49 took 0.990x the time (4 pairs).
+#[inline(always)]
 pub fn edge_stable(player: u64, opponent: u64) -> u64 {
     let lookup = |mine: usize, theirs: usize| EDGE_STABLE[edge_index(mine as u8, theirs as u8)];
     let row_1 = lookup((player & 0xFF) as usize, (opponent & 0xFF) as usize) as u64;
