@@ -206,24 +206,9 @@ fn full_lines(occupied: u64) -> [u64; 4] {
 
 /// All stable discs of `player` found by edge tables and propagation (a lower
 /// bound on the truly stable discs, never an overestimate).
+#[inline]
 pub fn stable_discs(player: u64, opponent: u64) -> u64 {
-    let [horizontal, vertical, diagonal_9, diagonal_7] = full_lines(player | opponent);
-    let inner = player & INNER;
-    let mut stable = edge_stable(player, opponent) | (inner & horizontal & vertical & diagonal_9 & diagonal_7);
-    if stable == 0 {
-        return 0;
-    }
-    loop {
-        let before = stable;
-        let along_h = (stable >> 1) | (stable << 1) | horizontal;
-        let along_v = (stable >> 8) | (stable << 8) | vertical;
-        let along_9 = (stable >> 9) | (stable << 9) | diagonal_9;
-        let along_7 = (stable >> 7) | (stable << 7) | diagonal_7;
-        stable |= along_h & along_v & along_9 & along_7 & inner;
-        if stable == before {
-            return stable;
-        }
-    }
+    stable_discs_for_cut(player, opponent, u32::MAX)
 }
 
 /// Stable discs of `player` for a stability cutoff that needs `needed` of
