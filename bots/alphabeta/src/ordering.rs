@@ -32,8 +32,8 @@ pub const SHALLOW_SEARCH_SORT_MIN_DEPTH: u32 = 3;
 /// Most legal moves any position can have (a safe bound: one per empty square).
 pub const MAX_MOVES: usize = 64;
 
-/// The four 4x4 quadrants.
-const QUADRANTS: [u64; 4] =
+/// The four 4x4 quadrants: a1-d4, e1-h4, a5-d8, e5-h8.
+pub const QUADRANTS: [u64; 4] =
     [0x0000_0000_0F0F_0F0F, 0x0000_0000_F0F0_F0F0, 0x0F0F_0F0F_0000_0000, 0xF0F0_F0F0_0000_0000];
 
 /// The squares of quadrants holding an odd number of empties: playing there

@@ -8,7 +8,7 @@ use othello_sdk::{flips, legal_moves};
 
 use super::{STABILITY_THRESHOLD, Solver};
 use crate::board::{Bits, SCORE_MAX, final_score, play};
-use crate::ordering::odd_quadrants;
+use crate::ordering::{QUADRANTS, odd_quadrants};
 use crate::stability::stable_discs_for_cut;
 
 /// Squares tried first within a parity region in the shallow search: corners
@@ -134,30 +134,23 @@ fn stability_ceiling(player: u64, opponent: u64, alpha: i32) -> i32 {
     SCORE_MAX - 2 * stable_discs_for_cut(opponent, player, needed).count_ones() as i32
 }
 
-/// The squares of the 4x4 quadrant holding each square.
-const QUADRANT_OF_SQUARE: [u64; 64] = {
-    let mut table = [0u64; 64];
-    let mut square = 0;
-    while square < 64 {
-        let (row, col) = (square / 8, square % 8);
-        let mut other = 0;
-        while other < 64 {
-            if other / 32 == row / 4 && other % 8 / 4 == col / 4 {
-                table[square] |= 1u64 << other;
-            }
-            other += 1;
-        }
-        square += 1;
-    }
-    table
-};
-
-/// The quadrant (0..4) of each square.
+/// The quadrant (index into [`QUADRANTS`]) of each square.
 const QUADRANT_OF: [u8; 64] = {
     let mut table = [0u8; 64];
     let mut square = 0;
     while square < 64 {
         table[square] = ((square / 32) * 2 + (square % 8) / 4) as u8;
+        square += 1;
+    }
+    table
+};
+
+/// The squares of the quadrant holding each square.
+const QUADRANT_OF_SQUARE: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        table[square] = QUADRANTS[QUADRANT_OF[square] as usize];
         square += 1;
     }
     table
