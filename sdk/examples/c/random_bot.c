@@ -7,7 +7,8 @@
 uint32_t othello_abi_version(void) { return OTHELLO_ABI_VERSION; }
 
 const char *init(void) {
-    srand((unsigned)time(NULL));
+    const char *seed = getenv("OTHELLO_SEED");  /* set: replay the same games */
+    srand(seed ? (unsigned)strtoul(seed, NULL, 10) : (unsigned)time(NULL));
     return "Random (C)";
 }
 
