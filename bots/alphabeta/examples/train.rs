@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p bot-alphabeta --example train -- --small
 //! cargo run --release -p bot-alphabeta --example train -- --full [--seed 1] [--threads 2] [--out PATH]
+//! cargo run --release -p bot-alphabeta --example train -- --games 20000 --test 100 --epochs 30
 //! ```
 //!
 //! 1. Self-play: games of this bot (a random opening of a few moves, then a
@@ -66,10 +67,11 @@ const TEST_TABLE_BITS: u32 = 20;
 struct Setting {
     games: u64,
     test_positions: u64,
+    epochs: usize,
 }
 
-const SMALL: Setting = Setting { games: 2000, test_positions: 20 };
-const FULL: Setting = Setting { games: 8000, test_positions: 40 };
+const SMALL: Setting = Setting { games: 2000, test_positions: 20, epochs: EPOCHS };
+const FULL: Setting = Setting { games: 8000, test_positions: 40, epochs: EPOCHS };
 
 /// A training or test position with its exact-or-game label (disc difference, mover's view).
 #[derive(Clone, Copy)]
@@ -186,11 +188,11 @@ fn sample(position: &Labelled) -> Sample {
 }
 
 /// Stochastic gradient descent, one table set per phase.
-fn fit(samples: &[Sample], seed: u64) -> Vec<f32> {
+fn fit(samples: &[Sample], seed: u64, epochs: usize) -> Vec<f32> {
     let mut weights = vec![0f32; PHASE_COUNT * WEIGHTS_PER_PHASE];
     let mut order: Vec<usize> = (0..samples.len()).collect();
     let mut rng = seed | 1;
-    for epoch in 0..EPOCHS {
+    for epoch in 0..epochs {
         // Fisher–Yates shuffle, reproducible.
         for i in (1..order.len()).rev() {
             order.swap(i, (next(&mut rng) % (i as u64 + 1)) as usize);
@@ -235,12 +237,13 @@ fn run() -> Result<(), String> {
             "--full" => setting = FULL,
             "--games" => setting.games = value("--games")?.parse().map_err(|e| format!("--games: {e}"))?,
             "--test" => setting.test_positions = value("--test")?.parse().map_err(|e| format!("--test: {e}"))?,
+            "--epochs" => setting.epochs = value("--epochs")?.parse().map_err(|e| format!("--epochs: {e}"))?,
             "--seed" => seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--threads" => threads = value("--threads")?.parse().map_err(|e| format!("--threads: {e}"))?,
             "--out" => out = value("--out")?,
             other => {
                 return Err(format!(
-                    "unknown argument `{other}` (expected --small | --full, --games N, --test N, --seed N, --threads N, --out PATH)"
+                    "unknown argument `{other}` (expected --small | --full, --games N, --test N, --epochs N, --seed N, --threads N, --out PATH)"
                 ));
             }
         }
@@ -278,7 +281,7 @@ fn run() -> Result<(), String> {
         samples.len(),
         TRAINED_PHASE_COUNT as u32 * EMPTIES_PER_PHASE
     );
-    let weights = fit(&samples, seed);
+    let weights = fit(&samples, seed, setting.epochs);
     let weights = PatternWeights {
         values: weights.iter().map(|w| w.round().clamp(i16::MIN as f32, i16::MAX as f32) as i16).collect(),
     };
