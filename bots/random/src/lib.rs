@@ -6,8 +6,8 @@
 //! [`export_bot!`](othello_sdk::export_bot).
 //!
 //! ## Seeding
-//! Like the classic C example (`srand(time(NULL))` in `init`), every game is
-//! seeded from the clock. For reproducible games fix the seed:
+//! Like the C example `sdk/examples/c/random_bot.c` (`srand` in `init`), every
+//! game is seeded from the clock unless a seed is fixed. For reproducible games fix the seed:
 //! - in Rust, with [`RandomBot::with_seed`];
 //! - for the loaded plugin, with the environment variable `OTHELLO_SEED`
 //!   (an unsigned integer), read when a game starts (`init`).
