@@ -1,6 +1,7 @@
 //! Times the static evaluation: nanoseconds per call of the full evaluation
-//! (hand-written features plus the trained patterns) and of the hand-written
-//! part alone, on random positions of 10 to 29 empties.
+//! (hand-written features plus the trained patterns), of the endgame
+//! ordering's one (plus the edge and corner patterns only) and of the
+//! hand-written part alone, on random positions of 10 to 29 empties.
 //!
 //! ```text
 //! cargo run --release -p bot-alphabeta --example eval_speed
@@ -12,7 +13,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use alphabeta::eval::{evaluate, hand_evaluate};
+use alphabeta::eval::{evaluate, hand_evaluate, ordering_evaluate};
 use othello_sdk::{Position, flips, legal_moves};
 
 const POSITIONS: usize = 20_000;
@@ -69,19 +70,26 @@ fn time_per_call(positions: &[(u64, u64)], eval: fn(u64, u64) -> i32) -> (f64, i
 
 fn main() {
     let positions = random_positions();
-    let (mut full, mut hand) = (Vec::new(), Vec::new());
+    let (mut full, mut ordering, mut hand) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=ROUNDS {
         let (full_ns, full_sum) = time_per_call(&positions, evaluate);
+        let (ordering_ns, ordering_sum) = time_per_call(&positions, ordering_evaluate);
         let (hand_ns, hand_sum) = time_per_call(&positions, hand_evaluate);
         println!(
-            "round {round}: evaluate {full_ns:6.1} ns   hand_evaluate {hand_ns:6.1} ns   (checksums {full_sum} {hand_sum})"
+            "round {round}: evaluate {full_ns:6.1} ns   ordering_evaluate {ordering_ns:6.1} ns   hand_evaluate {hand_ns:6.1} ns   (checksums {full_sum} {ordering_sum} {hand_sum})"
         );
         full.push(full_ns);
+        ordering.push(ordering_ns);
         hand.push(hand_ns);
     }
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    println!("median: evaluate {:.1} ns, hand_evaluate {:.1} ns", median(&mut full), median(&mut hand));
+    println!(
+        "median: evaluate {:.1} ns, ordering_evaluate {:.1} ns, hand_evaluate {:.1} ns",
+        median(&mut full),
+        median(&mut ordering),
+        median(&mut hand)
+    );
 }
