@@ -132,7 +132,7 @@ pub fn evaluate(player: u64, opponent: u64) -> i32 {
 /// hand-written part and the edge and corner patterns
 /// ([`PatternWeights::edge_and_corner_correction`](crate::patterns::PatternWeights::edge_and_corner_correction)),
 /// within ±[`EVAL_LIMIT`]. FFO #40–#49: 19 % fewer nodes than with the
-/// hand-written part alone, 0.93x the time (3 pairs; #30–#39 0.84x, #50–#52
+/// hand-written part alone, 0.944x the time (3 pairs; #30–#39 0.84x, #50–#52
 /// 0.93x); the full evaluation orders better still but costs more than it saves.
 pub fn ordering_evaluate(player: u64, opponent: u64) -> i32 {
     let score = hand_evaluate_unclamped(player, opponent) + SHIPPED.edge_and_corner_correction(player, opponent);
