@@ -79,6 +79,16 @@ pub fn hash(player: u64, opponent: u64) -> u64 {
     h ^ (h >> 31)
 }
 
+/// One step of a xorshift generator (the tests' reproducible random stream):
+/// advances `state` and returns it.
+#[cfg(test)]
+pub(crate) fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -551,6 +551,7 @@ pub fn reference_solve(player: u64, opponent: u64) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::xorshift;
     use othello_sdk::Position;
 
     /// Random playouts down to `empties` empties, deterministic by seed.
@@ -567,9 +568,7 @@ mod tests {
                 (p, o) = (o, p);
                 continue;
             }
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             let pick = (state % moves.count_ones() as u64) as usize;
             let square = Bits(moves).nth(pick).unwrap();
             (p, o) = play(p, o, square, flips(p, o, square));

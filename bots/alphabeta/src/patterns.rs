@@ -372,6 +372,7 @@ pub static SHIPPED: LazyLock<PatternWeights> =
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::xorshift;
 
     #[test]
     fn the_shipped_weights_parse() {
@@ -414,9 +415,7 @@ mod tests {
     fn placement_indices_read_the_symmetric_images() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             let occupied = state | state.rotate_left(19);
             let player = occupied & state.rotate_left(37);
             let opponent = occupied & !player;
@@ -433,9 +432,7 @@ mod tests {
         let offsets = pattern_offsets();
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..5_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             // About 16 empties, mostly in the trained phases (10 to 29).
             let occupied = !(state & state.rotate_left(23));
             let player = occupied & state.rotate_left(29);

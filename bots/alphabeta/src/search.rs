@@ -663,6 +663,7 @@ fn mtd(solver: &mut Solver, player: u64, opponent: u64, guess: i32) -> Option<(i
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::xorshift;
 
     /// Positions from noisy shallow self-play, reproducible.
     fn midgame_positions() -> Vec<Position> {
@@ -675,9 +676,7 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                xorshift(&mut state);
                 position.play(Move::Play(moves[(state % moves.len() as u64) as usize]));
             }
             positions.push(position);

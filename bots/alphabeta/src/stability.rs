@@ -258,6 +258,7 @@ pub fn corner_stable_count(player: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::xorshift;
 
     /// Masks of the 15 diagonals in each direction (a1-h8 and h1-a8 kinds).
     const DIAGONALS: [[u64; 15]; 2] = {
@@ -289,9 +290,7 @@ mod tests {
     fn full_diagonals_match_the_masks() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         for _ in 0..100_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             // Mostly full boards: full diagonals are common there.
             let occupied = !(state & state.rotate_left(23) & state.rotate_left(41));
             let expected = full_diagonals_by_masks(occupied);
@@ -305,9 +304,7 @@ mod tests {
     fn stable_discs_for_a_cut_decide_like_the_full_set() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             // Mostly full boards, as in the last-empties solver.
             let empty = state & state.rotate_left(23) & state.rotate_left(41);
             let player = state.rotate_left(11) & !empty;

@@ -384,14 +384,13 @@ impl Solver<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::xorshift;
 
     #[test]
     fn last_flip_counts_match_the_move_generator() {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             let square = (state % 64) as usize;
             let player = state.rotate_left(17) & !(1u64 << square);
             let opponent = !player & !(1u64 << square);
