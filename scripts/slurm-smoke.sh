@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tries the README's Slurm recipe on a one-node Slurm on this machine: starts munge, slurmctld
+# Tries the manual's Slurm recipe (book/src/large-events.md) on a one-node Slurm on this machine: starts munge, slurmctld
 # and slurmd on localhost (Debian's slurm-wlm), submits an event as a job array of N shards and a
 # merge job that waits for them (--dependency=afterok), checks the merge against the same event
 # played in one process, prints the times, and stops the daemons it started.
@@ -83,7 +83,7 @@ for _ in $(seq 100); do
 done
 sinfo
 
-# The recipe (README, "Large events"): one shard per array task, then the merge.
+# The recipe (book/src/large-events.md): one shard per array task, then the merge.
 cd "$work"
 cat >shards.sbatch <<JOB
 #!/bin/bash

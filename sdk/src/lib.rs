@@ -57,7 +57,7 @@ pub use square::{ParseSquareError, Square};
 /// ABI versions a host built with this crate can load.
 pub const SUPPORTED_ABI_VERSIONS: &[u32] = &[abi::OTHELLO_ABI_VERSION];
 
-/// The README's Rust examples compile and run as doctests.
-#[doc = include_str!("../../README.md")]
+/// The manual's Rust examples compile and run as doctests.
+#[doc = include_str!("../../book/src/rust-bots.md")]
 #[cfg(doctest)]
-pub struct ReadmeDoctests;
+pub struct ManualRustBotDoctests;

@@ -87,24 +87,82 @@ fn c_bot_built_against_the_header_loads_and_plays() {
     }
 }
 
-/// The C bot printed in the README, as a newcomer would copy it.
-fn readme_c_bot() -> String {
-    let readme = std::fs::read_to_string(manifest_dir().join("../README.md")).unwrap();
-    let block = readme
-        .split("```c\n")
-        .skip(1)
-        .map(|rest| rest.split("```").next().unwrap())
+/// The complete C bot a document shows (the README's or the manual's), as a newcomer would copy it.
+fn c_bot_shown_in(document: &str) -> String {
+    let text = std::fs::read_to_string(manifest_dir().join("..").join(document)).unwrap();
+    code_blocks(&text, "c")
         .find(|code| code.contains("uint8_t think(const OthelloBoard *board) {"))
-        .expect("the README shows a complete C bot");
-    block.to_owned()
+        .unwrap_or_else(|| panic!("{document} shows a complete C bot"))
+        .to_owned()
+}
+
+/// The fenced code blocks of one language in a Markdown text.
+fn code_blocks<'a>(markdown: &'a str, language: &str) -> impl Iterator<Item = &'a str> {
+    let fence = format!("```{language}\n");
+    let blocks: Vec<&str> =
+        markdown.split(fence.as_str()).skip(1).map(|rest| rest.split("```").next().unwrap()).collect();
+    blocks.into_iter()
 }
 
 #[test]
-fn the_readme_c_bot_compiles_loads_and_plays() {
+fn the_readme_c_bot_plays_the_move_that_flips_the_most_discs() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme-bot");
     std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("greedy.c");
+    std::fs::write(&source, c_bot_shown_in("README.md")).unwrap();
+    let bot = BotLibrary::open(&compile_c_bot(&source, "greedy")).unwrap();
+    assert_eq!(bot.init().as_deref(), Some("Greedy (C)"));
+    assert_plays_legally(&bot);
+    // Positions from a real game: each reply flips as many discs as the best legal move.
+    let mut position = Position::start();
+    for played in othello_sdk::parse_transcript("f5d6c3d3c4f4f6f3e6e7d7c6").unwrap() {
+        position.play(played);
+        if position.must_pass() || position.is_game_over() {
+            continue;
+        }
+        let reply = Move::from_byte(bot.think(&OthelloBoard::new(&position, 1000))).expect("a move");
+        let Move::Play(square) = reply else { panic!("passed in\n{position}") };
+        let most = position.legal_moves().into_iter().map(|s| position.flips(s).count()).max().unwrap();
+        assert_eq!(position.flips(square).count(), most, "{square} in\n{position}");
+    }
+}
+
+/// The README's build line, run from another folder as a newcomer would: it finds the header and
+/// writes the library into the arena's plugins folder, wherever the arena was cloned.
+#[test]
+fn the_readme_build_line_works_from_any_folder() {
+    let readme = std::fs::read_to_string(manifest_dir().join("../README.md")).unwrap();
+    let recipe = code_blocks(&readme, "sh")
+        .find(|block| block.contains("-I \"$OTHELLO/sdk/include\""))
+        .expect("the README shows how to build the C bot");
+    let commands: Vec<&str> =
+        recipe.lines().filter(|line| line.starts_with("mkdir ") || line.starts_with("gcc ")).collect();
+    assert_eq!(commands.len(), 2, "mkdir and gcc lines in\n{recipe}");
+
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme-build-line");
+    let _ = std::fs::remove_dir_all(&work);
+    let clone = work.join("othello-arena");
+    let elsewhere = work.join("my-bots");
+    std::fs::create_dir_all(&clone).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(manifest_dir(), clone.join("sdk")).unwrap();
+    std::fs::write(elsewhere.join("greedy.c"), c_bot_shown_in("README.md")).unwrap();
+    for command in commands {
+        let status =
+            Command::new("sh").arg("-c").arg(command).current_dir(&elsewhere).env("OTHELLO", &clone).status().unwrap();
+        assert!(status.success(), "`{command}` failed");
+    }
+    let bot = BotLibrary::open(&clone.join("plugins/libgreedy.so")).unwrap();
+    assert_plays_legally(&bot);
+}
+
+#[test]
+fn the_manual_c_bot_compiles_loads_and_plays() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("manual-bot");
+    std::fs::create_dir_all(&dir).unwrap();
     let source = dir.join("my_bot.c");
-    std::fs::write(&source, readme_c_bot()).unwrap();
+    std::fs::write(&source, c_bot_shown_in("book/src/c-bots.md")).unwrap();
     let bot = BotLibrary::open(&compile_c_bot(&source, "my_bot")).unwrap();
     assert!(bot.init().is_some());
     assert_plays_legally(&bot);

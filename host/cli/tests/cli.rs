@@ -428,3 +428,93 @@ fn pinned_game_slots_play_the_same_games() {
     assert_eq!(pinned.len(), 6);
     assert_eq!(pinned, games(&[]));
 }
+
+/// The repository's root folder.
+fn repository_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The anchor mdBook and GitHub give a heading: lower case, spaces to `-`, other punctuation gone.
+fn heading_anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings and the relative link targets in its text, both
+/// outside code blocks.
+fn markdown_anchors_and_links(text: &str) -> (Vec<String>, Vec<String>) {
+    let (mut anchors, mut links, mut in_code) = (Vec::new(), Vec::new(), false);
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        if line.starts_with('#') {
+            anchors.push(heading_anchor(line.trim_start_matches('#')));
+        }
+        for (start, _) in line.match_indices("](") {
+            let target = &line[start + 2..];
+            let Some(end) = target.find(')') else { continue };
+            let target = &target[..end];
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                links.push(target.to_owned());
+            }
+        }
+    }
+    (anchors, links)
+}
+
+/// Every link of the README and the manual leads to a file that exists, and to a heading there
+/// when it names one; every chapter is in the manual's table of contents.
+#[test]
+fn the_readme_and_the_manual_have_no_broken_links() {
+    let root = repository_root();
+    let book = root.join("book/src");
+    let mut documents = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(&book).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            documents.push(path);
+        }
+    }
+    let summary = std::fs::read_to_string(book.join("SUMMARY.md")).unwrap();
+    let mut broken = Vec::new();
+    for document in &documents {
+        let name = document.file_name().unwrap().to_string_lossy().into_owned();
+        if document.parent() == Some(book.as_path()) && name != "SUMMARY.md" {
+            assert!(summary.contains(&format!("]({name})")), "{name} is not in book/src/SUMMARY.md");
+        }
+        let (own_anchors, links) = markdown_anchors_and_links(&std::fs::read_to_string(document).unwrap());
+        for link in links {
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() { document.clone() } else { document.parent().unwrap().join(file) };
+            if !target.exists() {
+                broken.push(format!("{name}: {link} (no such file)"));
+                continue;
+            }
+            if anchor.is_empty() {
+                continue;
+            }
+            let anchors = if file.is_empty() {
+                own_anchors.clone()
+            } else {
+                markdown_anchors_and_links(&std::fs::read_to_string(&target).unwrap()).0
+            };
+            if !anchors.iter().any(|a| a == anchor) {
+                broken.push(format!("{name}: {link} (no such heading)"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}

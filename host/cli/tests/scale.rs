@@ -243,7 +243,7 @@ fn shards_run_under_gnu_parallel_merge_into_the_single_run() {
     let exe = othello_exe();
     let event = "match first_legal first_legal --games 40 --openings random:6 --seed 4 --in-process \
                  --sprt elo0=-10,elo1=10,alpha=0.05,beta=0.05";
-    // As the README's recipe runs it: one job per shard, each with its own state folder.
+    // As the manual's recipe (book/src/large-events.md) runs it: one job per shard, each with its own state folder.
     let status = Command::new("parallel")
         .current_dir(dir.path())
         .args(["--will-cite", "--halt", "now,fail=1", "-j", "2"])
