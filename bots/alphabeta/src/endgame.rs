@@ -16,6 +16,9 @@
 //! is searched with a null window.
 
 mod last_empties;
+mod solve;
+
+pub use solve::{BIG_ENDGAME_TABLE_BITS, BIG_SOLVE_MIN_EMPTIES, Solution};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

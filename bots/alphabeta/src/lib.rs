@@ -63,8 +63,9 @@ pub mod tt;
 
 use othello_sdk::{Bot, Move, MoveValue, SearchInfo, ThinkRequest};
 
+pub use endgame::Solution;
 pub use level::{LEVEL_COUNT, Level};
-pub use search::{Limits, SearchResult, Searcher, Solution};
+pub use search::{Limits, SearchResult, Searcher};
 
 use crate::eval::score_to_discs;
 use crate::time::{Clock, solvable_empties};
