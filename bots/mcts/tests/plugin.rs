@@ -45,8 +45,8 @@ fn loads_plays_legally_reports_and_obeys_othello_seed() {
     let positions = othello_sdk::testing::random_game_positions(10, 31);
     assert!(positions.iter().any(Position::must_pass));
 
-    // SAFETY (for each `set_var`/`remove_var` below): this binary's only test
-    // runs on this thread, so nothing reads the environment concurrently.
+    // SAFETY: this binary's only test runs on this thread, so nothing reads the
+    // environment concurrently.
     unsafe { std::env::set_var(mcts::SEED_ENV_VAR, "99") };
     let seeded = play_moves(&bot, &positions);
     assert_eq!(play_moves(&bot, &positions), seeded, "the same seed replays the same moves");

@@ -552,9 +552,9 @@ fn drop_capabilities() -> Result<String, String> {
     // The bounding set first (dropping from it needs CAP_SETPCAP, gone after the capset below):
     // a program the jailed process executes gains nothing from it, not even as root in the user
     // namespace. The securebits make root's special case void too, and lock it so.
-    // SAFETY: PR_CAPBSET_DROP only lowers the bounding set; it fails harmlessly without
-    // CAP_SETPCAP (or for capability numbers this kernel does not know).
     for cap in 0..=63 {
+        // SAFETY: PR_CAPBSET_DROP only lowers the bounding set; it fails harmlessly without
+        // CAP_SETPCAP (or for capability numbers this kernel does not know).
         unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
     }
     const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
