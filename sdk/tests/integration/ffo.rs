@@ -10,7 +10,7 @@ struct FfoPosition {
 }
 
 fn ffo_positions() -> Vec<FfoPosition> {
-    include_str!("data/ffo.txt")
+    include_str!("../data/ffo.txt")
         .lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
         .map(|line| {

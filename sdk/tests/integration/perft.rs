@@ -6,7 +6,7 @@ use othello_sdk::{Position, perft};
 /// `(depth, leaves)` in the usual convention (column `bik`: a pass is a ply, a
 /// finished game one leaf).
 fn published_counts() -> Vec<(u32, u64)> {
-    let text = include_str!("data/perft.txt");
+    let text = include_str!("../data/perft.txt");
     text.lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
         .filter_map(|line| {
