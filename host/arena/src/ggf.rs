@@ -358,9 +358,8 @@ const EDAX_NO_SCORE: f64 = -127.0;
 /// `RE[+64.00:r]` (resigned); a drawn early end is not a result the arena knows.
 fn early_end_from(re: &str) -> Result<Outcome, String> {
     let (number, flag) = re.split_once(':').unwrap_or((re, ""));
-    let not_a_result = || {
-        format!("RE[{re}] is not a result (black's disc difference like +18.00, or ? for a game in progress)")
-    };
+    let not_a_result =
+        || format!("RE[{re}] is not a result (black's disc difference like +18.00, or ? for a game in progress)");
     let difference: f64 = number.trim().parse().map_err(|_| not_a_result())?;
     if !difference.is_finite() || difference.abs() > f64::from(FORFEIT_DISCS) {
         return Err(not_a_result());

@@ -243,7 +243,10 @@ fn results_that_are_not_results_are_refused_with_the_reason() {
     for garbage in ["RE[??]", "RE[abc]", "RE[+70.00]", "RE[nan]", "RE[-127.5]"] {
         let error = ggf::parse(&nboard.replace("RE[?]", garbage)).unwrap_err();
         assert_eq!(error.game, 1);
-        assert!(error.message.contains("is not a result") && error.message.contains("? for a game in progress"), "{garbage}: {error}");
+        assert!(
+            error.message.contains("is not a result") && error.message.contains("? for a game in progress"),
+            "{garbage}: {error}"
+        );
     }
     // A game cut short with a result is an early end, as before.
     let resigned = ggf::parse(&nboard.replace("RE[?]", "RE[+64.00:r]")).unwrap();

@@ -238,8 +238,11 @@ pub enum GuiCommand {
     SetGame(String),
     /// `set contempt N` and other `set` options the engine may ignore.
     SetOther,
-    /// `move F5[/eval/time]`.
+    /// `move F5[/eval/time]`, or a bare `F5` as NBoard 1 sent it.
     Move(Move),
+    /// A `move` whose move cannot be read: the text. The GUI has moved on, so the engine's game
+    /// is no longer the GUI's.
+    UnreadableMove(String),
     /// `go`.
     Go,
     /// `hint N`.
@@ -274,13 +277,16 @@ pub fn parse_gui_command(line: &str) -> GuiCommand {
                 _ => GuiCommand::SetOther,
             }
         }
-        "move" => parse_move_with_info(rest).map_or_else(unknown, |m| GuiCommand::Move(m.mv)),
+        "move" => parse_move_with_info(rest)
+            .map_or_else(|| GuiCommand::UnreadableMove(line.to_owned()), |m| GuiCommand::Move(m.mv)),
         "go" => GuiCommand::Go,
         "hint" => rest.parse().map_or_else(|_| unknown(), GuiCommand::Hint),
         "ping" => rest.parse().map_or_else(|_| unknown(), GuiCommand::Ping),
         "learn" => GuiCommand::Learn,
         "analyze" => GuiCommand::Analyze,
         "quit" => GuiCommand::Quit,
+        // Protocol version 1 sent a move alone (`F5`); Edax and NTest still read it.
+        _ if rest.is_empty() && word.len() == 2 => word.parse().map_or_else(|_| unknown(), GuiCommand::Move),
         _ => unknown(),
     }
 }
@@ -398,7 +404,12 @@ mod tests {
         assert_eq!(parse_gui_command("analyze"), GuiCommand::Analyze);
         assert_eq!(parse_gui_command("quit"), GuiCommand::Quit);
         assert_eq!(parse_gui_command(""), GuiCommand::Empty);
-        assert_eq!(parse_gui_command("move z9"), GuiCommand::Unknown("move z9".into()));
+        assert_eq!(parse_gui_command("move z9"), GuiCommand::UnreadableMove("move z9".into()));
+        assert_eq!(parse_gui_command("move"), GuiCommand::UnreadableMove("move".into()));
+        // NBoard 1's bare move.
+        assert_eq!(parse_gui_command("F5"), GuiCommand::Move(square("f5")));
+        assert_eq!(parse_gui_command("PA"), GuiCommand::Move(Move::Pass));
+        assert_eq!(parse_gui_command("z9"), GuiCommand::Unknown("z9".into()));
         assert_eq!(parse_gui_command("ping"), GuiCommand::Unknown("ping".into()));
         assert_eq!(parse_gui_command("fly away"), GuiCommand::Unknown("fly away".into()));
     }
