@@ -382,7 +382,8 @@ fn a_gui_session_built_from_real_nboard_traffic_gets_legal_moves_and_never_a_sta
     // The GUI plays the engine's move and the user's, with evals and times as NBoard sends them.
     assert_eq!(gui.send(&format!("move {}/0.00/0.1", nboard_move(first))), Vec::<String>::new());
     let user = first_legal(&after(&first.to_string()));
-    assert_eq!(gui.send(&format!("move {}/-1.23/0.5", nboard_move(user))), Vec::<String>::new());
+    // A human move comes with its time only (`F5//3.2`), as in NBoard's own `set game` lines.
+    assert_eq!(gui.send(&format!("move {}//3.2", nboard_move(user))), Vec::<String>::new());
     let now = after(&format!("{first}{user}"));
     assert_eq!(gui.send("hint 1"), [format!("search {} 0.00 0 0", nboard_move(first_legal(&now))), "status".into()]);
 
@@ -391,14 +392,17 @@ fn a_gui_session_built_from_real_nboard_traffic_gets_legal_moves_and_never_a_sta
     let broken = NBOARD_SET_GAME.replace("W[C3]", "W[A1]");
     let why = "GGF game 1: move 2 (W[A1]) is illegal: a1 flips no disc";
     assert_eq!(gui.send(&broken), [format!("status cannot read the game: {why}")]);
-    let lost = format!("the last set game could not be read ({why}); send a set game to go on");
+    let lost =
+        format!("the position is unknown since the last set game could not be read: {why}; send a set game to go on");
     assert_eq!(gui.send("go"), [format!("status no move: {lost}")]);
     assert_eq!(gui.send("hint 1"), [format!("status no hint: {lost}")]);
     assert_eq!(gui.send(NBOARD_SET_GAME), Vec::<String>::new());
     legal_move_of(&gui.send("go"), &after(""));
     // A move it cannot play leaves it without the GUI's position too.
     assert_eq!(gui.send("move A1/0.5/1"), ["status move ignored: a1: a1 flips no disc"]);
-    assert_eq!(gui.send("go"), ["status no move: move a1: a1 flips no disc; send a set game to go on"]);
+    let lost = "the position is unknown since move a1 could not be played: a1 flips no disc";
+    assert_eq!(gui.send("go"), [format!("status no move: {lost}; send a set game to go on")]);
+    assert_eq!(gui.send("move B1"), [format!("status move ignored: {lost}")]);
     assert_eq!(gui.send(NBOARD_SET_GAME), Vec::<String>::new());
     assert_eq!(gui.send("learn"), ["learned"]);
     assert_eq!(gui.send("analyze"), ["status analyze is not supported"]);

@@ -110,7 +110,7 @@ impl Session<'_> {
                     Vec::new()
                 }
                 Err(why) => {
-                    self.game = Err(format!("the last set game could not be read ({why})"));
+                    self.game = Err(format!("the last set game could not be read: {why}"));
                     vec![format!("status cannot read the game: {why}")]
                 }
             },
@@ -118,11 +118,11 @@ impl Session<'_> {
                 Ok(position) => match play(position, mv) {
                     Ok(()) => Vec::new(),
                     Err(why) => {
-                        self.game = Err(format!("move {why}"));
-                        vec![format!("status move ignored: {why}")]
+                        self.game = Err(format!("move {mv} could not be played: {why}"));
+                        vec![format!("status move ignored: {mv}: {why}")]
                     }
                 },
-                Err(lost) => vec![format!("status move ignored: {lost}")],
+                Err(lost) => vec![format!("status move ignored: the position is unknown since {lost}")],
             },
             GuiCommand::UnreadableMove(text) => {
                 self.game = Err(format!("`{text}` could not be read"));
@@ -281,7 +281,7 @@ struct Answer {
 
 /// The status line that answers `go` or `hint` when the engine does not know the GUI's position.
 fn no_position(what: &str, lost: &str) -> String {
-    format!("status no {what}: {lost}; send a set game to go on")
+    format!("status no {what}: the position is unknown since {lost}; send a set game to go on")
 }
 
 /// A name as one word: NBoard reads the name of `set myname` up to the first space.
@@ -336,7 +336,7 @@ fn play(position: &mut Position, mv: Move) -> Result<(), String> {
     if mv != Move::Pass && next.must_pass() {
         next.play(Move::Pass);
     }
-    next.try_play(mv).map_err(|why| format!("{mv}: {why}"))?;
+    next.try_play(mv).map_err(|why| why.to_string())?;
     *position = next;
     Ok(())
 }
@@ -472,22 +472,25 @@ mod tests {
         ]
         .join("\n");
         let (lines, _, _, _) = run(&script, None);
-        let no = |what: &str, why: &str| format!("status no {what}: {why}; send a set game to go on");
-        let unread = "the last set game could not be read (GGF game 1: RE[what] is not a result (black's disc \
-            difference like +18.00, or ? for a game in progress))";
+        let no = |what: &str, why: &str| {
+            format!("status no {what}: the position is unknown since {why}; send a set game to go on")
+        };
+        let why = "GGF game 1: RE[what] is not a result (black's disc difference like +18.00, or ? for a game in \
+            progress)";
+        let unread = format!("the last set game could not be read: {why}");
         let expected = [
             "set myname Scripted".to_owned(),
             "nodestats 42 0.000".to_owned(),
             format!("=== {}/1.25/0.000", upper(after_nboard_game)),
-            format!("status cannot read the game: {}", &unread[37..unread.len() - 1]),
-            no("move", unread),
-            no("hint", unread),
-            format!("status move ignored: {unread}"),
+            format!("status cannot read the game: {why}"),
+            no("move", &unread),
+            no("hint", &unread),
+            format!("status move ignored: the position is unknown since {unread}"),
             "pong 5".to_owned(),
             "nodestats 42 0.000".to_owned(),
             format!("=== {}/1.25/0.000", upper(after_nboard_game)),
             "status move ignored: a1: a1 flips no disc".to_owned(),
-            no("move", "move a1: a1 flips no disc"),
+            no("move", "move a1 could not be played: a1 flips no disc"),
             "status move ignored: `move z9` is not a move".to_owned(),
             no("hint", "`move z9` could not be read"),
             format!("search {} 1.25 0 0", upper(after_nboard_game)),
