@@ -294,7 +294,7 @@ fn one_word(name: &str) -> String {
 /// `100%`, NBoard's mark of an exact solve, when every value is exact, else the shallowest depth.
 fn hint_depth(values: &[MoveValue]) -> String {
     if !values.is_empty() && values.iter().all(|value| value.exact) {
-        return "100%".to_owned();
+        return super::protocol::EXACT_SOLVE_DEPTH.to_owned();
     }
     values.iter().map(|value| value.depth.unwrap_or(0)).min().unwrap_or(0).to_string()
 }
