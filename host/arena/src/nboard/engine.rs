@@ -500,6 +500,20 @@ mod tests {
     }
 
     #[test]
+    fn a_game_as_edax_saves_it_is_a_game_in_progress() {
+        // Edax's `save` of F5D6C3D3C4 (game_export_ggf): lower-case GM, RE[-127.000] for a game
+        // that is not over.
+        let edax = "set game (;GM[othello]PC[Edax]PB[?]PW[?]RE[-127.000]BO[8 -------- -------- -------- ---O*--- \
+            ---*O--- -------- -------- -------- *]B[F5]W[D6]B[C3]W[D3]B[C4];)";
+        let position = othello_sdk::parse_transcript_from(Position::start(), "f5d6c3d3c4").unwrap().1;
+        let (lines, _, _, _) = run(&format!("{edax}\ngo\n"), None);
+        assert_eq!(
+            lines,
+            ["nodestats 42 0.000".to_owned(), format!("=== {}/1.25/0.000", upper(first_legal(&position)))]
+        );
+    }
+
+    #[test]
     fn names_are_sent_as_one_word_and_hints_with_one_depth() {
         assert_eq!(one_word("First legal  bot"), "First_legal_bot");
         let value = |square: &str, depth: u32, exact: bool| MoveValue {
