@@ -170,7 +170,10 @@ fn the_referee_scores_a_seat_that_failed_before_its_first_move() {
 /// The records of `tests/data/ggf-real.txt`, exactly as GGS, NBoard and Edax wrote them (a copy
 /// of the shared test data; its comments say where each comes from), one text per line.
 fn real_records() -> Vec<&'static str> {
-    include_str!("data/ggf-real.txt").lines().filter(|line| !line.starts_with('#') && !line.trim().is_empty()).collect()
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ggf-real.txt"))
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .collect()
 }
 
 fn square_moves(game: &ggf::GgfGame) -> String {
