@@ -5,7 +5,9 @@
 //! `BO` is the board the game starts from (`*` black, `O` white, `-` empty,
 //! then the side to move); `B`/`W` moves are `square/eval/seconds`, `pa` a
 //! pass; `RE` is black's disc difference, with `:t` for a loss on time and
-//! `:r` for any other forfeit. A game saved while still in progress has no `RE`.
+//! `:r` for any other forfeit. A game still in progress has no `RE`, or NBoard's `RE[?]` (what its
+//! `set game` lines carry), or Edax's `RE[-127.000]`; any other `RE` that is not a disc difference
+//! is an error.
 //!
 //! The arena's games are always finished: [`write_game`] and [`read_games`] take and give
 //! [`GameRecord`]s, and a game without a result is an error there. The app also saves and reopens
@@ -327,6 +329,7 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
     let result = match (position.is_game_over(), get("RE")) {
         (true, _) => Some(Outcome::normal(&position)),
         (false, None) => None, // still in progress
+        (false, Some(re)) if is_in_progress_mark(re) => None,
         (false, Some(re)) => Some(early_end_from(re)?),
     };
     Ok(GgfGame {
@@ -340,13 +343,26 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
     })
 }
 
+/// What programs write in `RE` for a game still in progress: NBoard's `RE[?]` (its `set game`
+/// lines and saved games), an empty `RE[]`, and Edax's `RE[-127.000]` (its "no score", written by
+/// `save` for an unfinished game).
+fn is_in_progress_mark(re: &str) -> bool {
+    let re = re.trim();
+    re.is_empty() || re == "?" || re.parse::<f64>().is_ok_and(|difference| difference == EDAX_NO_SCORE)
+}
+
+/// Edax's `-SCORE_INF`, its score of a game that is not over.
+const EDAX_NO_SCORE: f64 = -127.0;
+
 /// The result of a game that did not reach its end: `RE[-64.00:t]` (lost on time) or
 /// `RE[+64.00:r]` (resigned); a drawn early end is not a result the arena knows.
 fn early_end_from(re: &str) -> Result<Outcome, String> {
     let (number, flag) = re.split_once(':').unwrap_or((re, ""));
-    let difference: f64 = number.trim().parse().map_err(|_| format!("RE[{re}] is not a result"))?;
-    if !difference.is_finite() {
-        return Err(format!("RE[{re}] is not a result"));
+    let not_a_result =
+        || format!("RE[{re}] is not a result (black's disc difference like +18.00, or ? for a game in progress)");
+    let difference: f64 = number.trim().parse().map_err(|_| not_a_result())?;
+    if !difference.is_finite() || difference.abs() > f64::from(FORFEIT_DISCS) {
+        return Err(not_a_result());
     }
     let loser = match difference.total_cmp(&0.0) {
         std::cmp::Ordering::Greater => Color::White,
@@ -430,12 +446,13 @@ pub fn format_date(unix: u64) -> String {
     format!("{year:04}.{month:02}.{day:02}_{:02}:{:02}:{:02}.UTC", seconds / 3600, seconds / 60 % 60, seconds % 60)
 }
 
-/// Reads dates written by [`format_date`] (other forms are ignored).
+/// Reads dates as [`format_date`] and GGS write them (`2010.10.17_05:23:05.MDT`) and as NBoard
+/// writes them (`2019-09-29 03:22:14 GMT`); the zone is not converted. Other forms are ignored.
 fn parse_date(text: &str) -> Option<u64> {
-    let (date, time) = text.split_once('_')?;
-    let mut date = date.split('.').map(|p| p.parse::<i64>().ok());
+    let (date, time) = text.trim().split_once(['_', ' '])?;
+    let mut date = date.split(['.', '-']).map(|p| p.parse::<i64>().ok());
     let (year, month, day) = (date.next()??, date.next()??, date.next()??);
-    let time = time.split('.').next()?;
+    let time = time.split(['.', ' ']).next()?;
     let mut time = time.split(':').map(|p| p.parse::<u64>().ok());
     let (h, m, s) = (time.next()??, time.next()??, time.next()??);
     let days = days_from_civil(year, month, day);
@@ -475,6 +492,10 @@ mod tests {
         // 2000-03-01 (after a leap day): 951868800.
         assert_eq!(format_date(951_868_800 + 3_723), "2000.03.01_01:02:03.UTC");
         assert_eq!(parse_date("2000.03.01_01:02:03.UTC"), Some(951_868_800 + 3_723));
+        // GGS's local zones and NBoard's dashes.
+        assert_eq!(parse_date("2000.03.01_01:02:03.MDT"), Some(951_868_800 + 3_723));
+        assert_eq!(parse_date("2000-03-01 01:02:03 GMT"), Some(951_868_800 + 3_723));
+        assert_eq!(parse_date("yesterday"), None);
     }
 
     /// A finished game with at least one pass, from seeded random playouts.

@@ -2,14 +2,20 @@
 //! matches) answers a GUI's commands, so any bot can be registered as an engine in an
 //! NBoard-protocol GUI (`othello nboard BOT[@LEVEL]`).
 //!
-//! Supported: `nboard N` (answered with `set myname`), `set depth N` (the bot's level, clamped to
-//! the levels it has), `set game GGF`, `set contempt` (ignored), `move F5[/eval/time]`, `go`
-//! (`nodestats` when the bot reports nodes, then `=== F5/eval/time`), `hint N` (a bot with the
-//! analysis export: one `search MOVE EVAL 0 DEPTH` line for each of the N best moves, `DEPTH@100%`
-//! for an exact value as Edax writes it; a bot without: one `search` line with its choice; then
-//! `status`), `ping N` → `pong N`, `learn` → `learned`, `analyze`
+//! Supported: `nboard N` (answered with `set myname NAME`, spaces in the name written `_`: NBoard
+//! reads one word), `set depth N` (the bot's level, clamped to the levels it has), `set game GGF`
+//! (as NBoard sends it: `RE[?]`, moves with or without evals), `set contempt` (ignored),
+//! `move F5[/eval/time]` (or a bare `F5`, as protocol 1 sent it), `go` (`nodestats` when the bot
+//! reports nodes, then `=== F5/eval/time`), `hint N` (a bot with the analysis export: one
+//! `search MOVE EVAL 0 DEPTH` line for each of the N best moves, all with the same depth, `100%`
+//! when every value is exact, as NBoard reads an exact solve; a bot without: one `search` line
+//! with its choice; then `status`), `ping N` → `pong N`, `learn` → `learned`, `analyze`
 //! (acknowledged with a status line), `quit`. Anything else is answered with a status line and
 //! otherwise ignored.
+//!
+//! A `set game` that cannot be read, or a `move` that cannot be read or played, leaves the engine
+//! without the GUI's position: until the next `set game` it can read, `go` and `hint` are answered
+//! with a status line that says why, and no move (never a move for an older position).
 
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
@@ -42,7 +48,9 @@ struct Session<'a> {
     seat: Option<Box<dyn Seat>>,
     /// Levels of the bot, once a seat has been opened (0 = none).
     levels: Option<u32>,
-    position: Position,
+    /// The GUI's position, or why the engine does not know it (a `set game` or `move` it could not
+    /// follow).
+    game: Result<Position, String>,
     /// A new game was set since the seat's last `new_game`.
     game_changed: bool,
     /// Where failures are told in full (the GUI gets one status line).
@@ -66,7 +74,7 @@ pub fn serve(
         level: options.level,
         seat: None,
         levels: None,
-        position: Position::start(),
+        game: Ok(Position::start()),
         game_changed: false,
         diagnostics: &mut diagnostics,
     };
@@ -88,7 +96,7 @@ impl Session<'_> {
     fn answer(&mut self, command: GuiCommand) -> Vec<String> {
         match command {
             GuiCommand::Nboard(_) => match self.seat() {
-                Ok(seat) => vec![format!("set myname {}", seat.name())],
+                Ok(seat) => vec![format!("set myname {}", one_word(seat.name()))],
                 Err(failure) => vec![status_failure(&failure)],
             },
             GuiCommand::SetDepth(depth) => {
@@ -97,16 +105,29 @@ impl Session<'_> {
             }
             GuiCommand::SetGame(text) => match game_position(&text) {
                 Ok(position) => {
-                    self.position = position;
+                    self.game = Ok(position);
                     self.game_changed = true;
                     Vec::new()
                 }
-                Err(why) => vec![format!("status cannot read the game: {why}")],
+                Err(why) => {
+                    self.game = Err(format!("the last set game could not be read: {why}"));
+                    vec![format!("status cannot read the game: {why}")]
+                }
             },
-            GuiCommand::Move(mv) => match play(&mut self.position, mv) {
-                Ok(()) => Vec::new(),
-                Err(why) => vec![format!("status move ignored: {why}")],
+            GuiCommand::Move(mv) => match &mut self.game {
+                Ok(position) => match play(position, mv) {
+                    Ok(()) => Vec::new(),
+                    Err(why) => {
+                        self.game = Err(format!("move {mv} could not be played: {why}"));
+                        vec![format!("status move ignored: {mv}: {why}")]
+                    }
+                },
+                Err(lost) => vec![format!("status move ignored: the position is unknown since {lost}")],
             },
+            GuiCommand::UnreadableMove(text) => {
+                self.game = Err(format!("`{text}` could not be read"));
+                vec![format!("status move ignored: `{text}` is not a move")]
+            }
             GuiCommand::Go => match self.think() {
                 Ok(Answer { mv, reply, warning }) => {
                     let nodes = reply
@@ -118,6 +139,7 @@ impl Session<'_> {
                 }
                 Err(why) => vec![why],
             },
+            GuiCommand::Hint(_) if let Err(lost) = &self.game => vec![no_position("hint", lost)],
             GuiCommand::Hint(count) if self.analyzes() => self.hints(count),
             GuiCommand::Hint(_) => match self.think() {
                 Ok(Answer { mv, reply, warning }) => warning
@@ -173,7 +195,10 @@ impl Session<'_> {
 
     /// `hint N` with the analysis export: the `search` lines of the N best moves, then `status`.
     fn hints(&mut self, count: u32) -> Vec<String> {
-        let position = self.position;
+        let position = match &self.game {
+            Ok(position) => *position,
+            Err(lost) => return vec![no_position("hint", lost)],
+        };
         if position.is_game_over() {
             return vec!["status the game is over: no move to hint".to_owned()];
         }
@@ -202,14 +227,18 @@ impl Session<'_> {
         if position.must_pass() {
             return vec![format_search_line(Move::Pass, None), "status".to_owned()];
         }
-        let shown = (count.max(1) as usize).min(analysis.values.len());
-        analysis.values[..shown].iter().map(format_hint_line).chain(["status".to_owned()]).collect()
+        let shown = &analysis.values[..(count.max(1) as usize).min(analysis.values.len())];
+        let depth = hint_depth(shown);
+        shown.iter().map(|value| format_hint_line(value, &depth)).chain(["status".to_owned()]).collect()
     }
 
     /// Asks the bot for a move in the current position; the error is a status line, and the
     /// failure with the bot's stderr tail goes to the diagnostics.
     fn think(&mut self) -> Result<Answer, String> {
-        let position = self.position;
+        let position = match &self.game {
+            Ok(position) => *position,
+            Err(lost) => return Err(no_position("move", lost)),
+        };
         if position.is_game_over() {
             return Err("status the game is over: no move to make".to_owned());
         }
@@ -250,17 +279,35 @@ struct Answer {
     warning: Option<String>,
 }
 
+/// The status line that answers `go` or `hint` when the engine does not know the GUI's position.
+fn no_position(what: &str, lost: &str) -> String {
+    format!("status no {what}: the position is unknown since {lost}; send a set game to go on")
+}
+
+/// A name as one word: NBoard reads the name of `set myname` up to the first space.
+fn one_word(name: &str) -> String {
+    name.split_whitespace().collect::<Vec<_>>().join("_")
+}
+
+/// The depth of every line of one hint answer. NBoard keeps only the hints of the latest depth it
+/// was sent (a line of another depth greys or drops the others), so one answer has one depth:
+/// `100%`, NBoard's mark of an exact solve, when every value is exact, else the shallowest depth.
+fn hint_depth(values: &[MoveValue]) -> String {
+    if !values.is_empty() && values.iter().all(|value| value.exact) {
+        return super::protocol::EXACT_SOLVE_DEPTH.to_owned();
+    }
+    values.iter().map(|value| value.depth.unwrap_or(0)).min().unwrap_or(0).to_string()
+}
+
 /// One `search MOVE EVAL 0 DEPTH` line of a hint, in NBoard's form: the eval in discs from the
 /// side to move's view (a win rate alone is put on the disc scale, 50 % = 0 and 100 % = +64, so
-/// the GUI orders the moves right), and the depth `D@100%` for an exact value, as Edax writes it.
-fn format_hint_line(value: &MoveValue) -> String {
+/// the GUI orders the moves right).
+fn format_hint_line(value: &MoveValue, depth: &str) -> String {
     let eval = match (value.eval, value.win_rate) {
         (Some(eval), _) => eval,
         (None, Some(rate)) => (rate - 0.5) * 2.0 * WIN_RATE_DISC_SCALE,
         (None, None) => 0.0,
     };
-    let depth = value.depth.unwrap_or(0);
-    let depth = if value.exact { format!("{depth}@100%") } else { depth.to_string() };
     format!("search {} {eval:.2} 0 {depth}", super::protocol::format_move(Move::Play(value.square)))
 }
 
@@ -289,7 +336,7 @@ fn play(position: &mut Position, mv: Move) -> Result<(), String> {
     if mv != Move::Pass && next.must_pass() {
         next.play(Move::Pass);
     }
-    next.try_play(mv).map_err(|why| format!("{mv}: {why}"))?;
+    next.try_play(mv).map_err(|why| why.to_string())?;
     *position = next;
     Ok(())
 }
@@ -391,6 +438,94 @@ mod tests {
         assert_eq!(lines, expected);
         assert_eq!(opened, [None], "one seat for the session");
         assert_eq!(games, 2, "opening the seat started its first game, the set game a new one");
+    }
+
+    /// A `set game` line exactly as an NBoard GUI sent it (`RE[?]`, a date, empty evals).
+    const NBOARD_SET_GAME: &str = "set game (;GM[Othello]PC[NBoard]DT[2019-09-29 03:22:14 GMT]PB[Andy]PW[rustrs]RE[?]TI[5:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[C4//5.558]W[C3]B[F5//26.906];)";
+
+    #[test]
+    fn after_a_game_or_move_it_cannot_follow_the_engine_answers_no_move_until_a_good_set_game() {
+        let mut position = Position::start();
+        for mv in ["c4", "c3", "f5"] {
+            position.play(mv.parse().unwrap());
+        }
+        let after_nboard_game = first_legal(&position);
+        let unreadable = NBOARD_SET_GAME.replace("RE[?]", "RE[what]");
+        let script = [
+            "nboard 2",
+            NBOARD_SET_GAME,
+            "go",
+            &unreadable,
+            "go",
+            "hint 3",
+            "move D3",
+            "ping 5",
+            NBOARD_SET_GAME,
+            "go",
+            "move A1/0.5/1",
+            "go",
+            NBOARD_SET_GAME,
+            "move z9",
+            "hint 1",
+            NBOARD_SET_GAME,
+            "hint 1",
+        ]
+        .join("\n");
+        let (lines, _, _, _) = run(&script, None);
+        let no = |what: &str, why: &str| {
+            format!("status no {what}: the position is unknown since {why}; send a set game to go on")
+        };
+        let why = "GGF game 1: RE[what] is not a result (black's disc difference like +18.00, or ? for a game in \
+            progress)";
+        let unread = format!("the last set game could not be read: {why}");
+        let expected = [
+            "set myname Scripted".to_owned(),
+            "nodestats 42 0.000".to_owned(),
+            format!("=== {}/1.25/0.000", upper(after_nboard_game)),
+            format!("status cannot read the game: {why}"),
+            no("move", &unread),
+            no("hint", &unread),
+            format!("status move ignored: the position is unknown since {unread}"),
+            "pong 5".to_owned(),
+            "nodestats 42 0.000".to_owned(),
+            format!("=== {}/1.25/0.000", upper(after_nboard_game)),
+            "status move ignored: a1: a1 flips no disc".to_owned(),
+            no("move", "move a1 could not be played: a1 flips no disc"),
+            "status move ignored: `move z9` is not a move".to_owned(),
+            no("hint", "`move z9` could not be read"),
+            format!("search {} 1.25 0 0", upper(after_nboard_game)),
+            "status".to_owned(),
+        ];
+        assert_eq!(lines, expected);
+    }
+
+    #[test]
+    fn a_game_as_edax_saves_it_is_a_game_in_progress() {
+        // Edax's `save` of F5D6C3D3C4 (game_export_ggf): lower-case GM, RE[-127.000] for a game
+        // that is not over.
+        let edax = "set game (;GM[othello]PC[Edax]PB[?]PW[?]RE[-127.000]BO[8 -------- -------- -------- ---O*--- \
+            ---*O--- -------- -------- -------- *]B[F5]W[D6]B[C3]W[D3]B[C4];)";
+        let position = othello_sdk::parse_transcript_from(Position::start(), "f5d6c3d3c4").unwrap().1;
+        let (lines, _, _, _) = run(&format!("{edax}\ngo\n"), None);
+        assert_eq!(
+            lines,
+            ["nodestats 42 0.000".to_owned(), format!("=== {}/1.25/0.000", upper(first_legal(&position)))]
+        );
+    }
+
+    #[test]
+    fn names_are_sent_as_one_word_and_hints_with_one_depth() {
+        assert_eq!(one_word("First legal  bot"), "First_legal_bot");
+        let value = |square: &str, depth: u32, exact: bool| MoveValue {
+            depth: Some(depth),
+            exact,
+            eval: Some(1.0),
+            ..MoveValue::new(square.parse().unwrap())
+        };
+        assert_eq!(hint_depth(&[value("a1", 20, true), value("b1", 20, true)]), "100%");
+        assert_eq!(hint_depth(&[value("a1", 20, true), value("b1", 12, false), value("c1", 14, false)]), "12");
+        assert_eq!(hint_depth(&[]), "0");
+        assert_eq!(format_hint_line(&value("c4", 9, false), "100%"), "search C4 1.00 0 100%");
     }
 
     #[test]

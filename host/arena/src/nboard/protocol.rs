@@ -17,6 +17,8 @@ pub const NBOARD_PREFIX: &str = "nboard:";
 pub const PROTOCOL_VERSION: u32 = 2;
 /// What starts an engine's move reply.
 pub const MOVE_REPLY_MARK: &str = "===";
+/// The depth of a `search` line that NBoard reads as an exact solve.
+pub const EXACT_SOLVE_DEPTH: &str = "100%";
 /// Deepest search `set depth` can ask for: the 60 empties of a game.
 pub const MAX_DEPTH: u32 = 60;
 
@@ -108,8 +110,9 @@ pub enum EngineLine {
     Pong(u64),
     /// `nodestats NODES SECONDS`.
     NodeStats { nodes: u64 },
-    /// `search MOVE EVAL 0 DEPTH…`: the search's current best move.
-    Search { mv: Move, eval: Option<f64>, depth: Option<u32> },
+    /// `search MOVE EVAL 0 DEPTH…`: the search's current best move. A depth of `100%` is NBoard's
+    /// mark of an exact solve (`exact`, no depth); `100%W` (win/loss/draw proven) is not exact.
+    Search { mv: Move, eval: Option<f64>, depth: Option<u32>, exact: bool },
     /// `set myname NAME`.
     MyName(String),
     /// `learned`.
@@ -134,11 +137,16 @@ pub fn parse_engine_line(line: &str) -> EngineLine {
             words.next().and_then(parse_count).map_or(EngineLine::Other, |nodes| EngineLine::NodeStats { nodes })
         }
         Some("search") => {
-            let Some(mv) = words.next().and_then(|m| m.parse::<Move>().ok()) else { return EngineLine::Other };
+            // The pv's first two characters are the move: `F5`, `F5d6C3`, `F5-D6-C3` (Edax writes
+            // its whole pv).
+            let first_move = |pv: &str| pv.get(..2).and_then(|m| m.parse::<Move>().ok());
+            let Some(mv) = words.next().and_then(first_move) else { return EngineLine::Other };
             let eval = words.next().and_then(|e| e.parse::<f64>().ok()).filter(|e| e.is_finite());
             let _variance = words.next();
-            let depth = words.next().and_then(leading_number);
-            EngineLine::Search { mv, eval, depth }
+            let depth = words.next();
+            let exact = depth == Some(EXACT_SOLVE_DEPTH);
+            let depth = depth.filter(|_| !exact).and_then(leading_number);
+            EngineLine::Search { mv, eval, depth, exact }
         }
         Some("set") if line.split_whitespace().nth(1) == Some("myname") => {
             let name = line.splitn(3, char::is_whitespace).nth(2).unwrap_or("").trim();
@@ -238,8 +246,11 @@ pub enum GuiCommand {
     SetGame(String),
     /// `set contempt N` and other `set` options the engine may ignore.
     SetOther,
-    /// `move F5[/eval/time]`.
+    /// `move F5[/eval/time]`, or a bare `F5` as NBoard 1 sent it.
     Move(Move),
+    /// A `move` whose move cannot be read: the text. The GUI has moved on, so the engine's game
+    /// is no longer the GUI's.
+    UnreadableMove(String),
     /// `go`.
     Go,
     /// `hint N`.
@@ -274,13 +285,16 @@ pub fn parse_gui_command(line: &str) -> GuiCommand {
                 _ => GuiCommand::SetOther,
             }
         }
-        "move" => parse_move_with_info(rest).map_or_else(unknown, |m| GuiCommand::Move(m.mv)),
+        "move" => parse_move_with_info(rest)
+            .map_or_else(|| GuiCommand::UnreadableMove(line.to_owned()), |m| GuiCommand::Move(m.mv)),
         "go" => GuiCommand::Go,
         "hint" => rest.parse().map_or_else(|_| unknown(), GuiCommand::Hint),
         "ping" => rest.parse().map_or_else(|_| unknown(), GuiCommand::Ping),
         "learn" => GuiCommand::Learn,
         "analyze" => GuiCommand::Analyze,
         "quit" => GuiCommand::Quit,
+        // Protocol version 1 sent a move alone (`F5`); Edax and NTest still read it.
+        _ if rest.is_empty() && word.len() == 2 => word.parse().map_or_else(|_| unknown(), GuiCommand::Move),
         _ => unknown(),
     }
 }
@@ -341,17 +355,54 @@ mod tests {
         assert_eq!(parse_engine_line("nodestats 1.5e6 2"), EngineLine::NodeStats { nodes: 1_500_000 });
         assert_eq!(
             parse_engine_line("search d3 +2.00 0 22@73%"),
-            EngineLine::Search { mv: square("d3"), eval: Some(2.0), depth: Some(22) }
+            EngineLine::Search { mv: square("d3"), eval: Some(2.0), depth: Some(22), exact: false }
         );
         assert_eq!(
             parse_engine_line("search C4 -1 0"),
-            EngineLine::Search { mv: square("c4"), eval: Some(-1.0), depth: None }
+            EngineLine::Search { mv: square("c4"), eval: Some(-1.0), depth: None, exact: false }
+        );
+        assert_eq!(
+            parse_engine_line("search F5d6 +4 0 100%"),
+            EngineLine::Search { mv: square("f5"), eval: Some(4.0), depth: None, exact: true }
+        );
+        assert_eq!(
+            parse_engine_line("search F5 +4 0 100%W"),
+            EngineLine::Search { mv: square("f5"), eval: Some(4.0), depth: Some(100), exact: false }
         );
         assert_eq!(parse_engine_line("set myname Edax 4.4"), EngineLine::MyName("Edax 4.4".to_owned()));
         assert_eq!(parse_engine_line("learned"), EngineLine::Learned);
-        for other in ["status thinking", "", "debug: 12 nodes", "search", "search zz 1 0 1"] {
+        assert_eq!(
+            parse_engine_line("search F5-D6-C3 -2 0 12"),
+            EngineLine::Search { mv: square("f5"), eval: Some(-2.0), depth: Some(12), exact: false }
+        );
+        for other in ["status thinking", "", "debug: 12 nodes", "search", "search zz 1 0 1", "search é5 1 0 1"] {
             assert_eq!(parse_engine_line(other), EngineLine::Other, "{other}");
         }
+    }
+
+    #[test]
+    fn edax_sessions_are_read_as_edax_writes_them() {
+        // The example session of NBoard's protocol document (Edax 4 answering `go`), and a hint
+        // line as Edax's `play_hint` prints it (its pv, then `score 0 depth`).
+        let edax = ["set myname Edax6", "pong 1", "status Edax is thinking", "nodestats 35805 0.00"];
+        let read: Vec<EngineLine> = edax.iter().map(|line| parse_engine_line(line)).collect();
+        assert_eq!(
+            read,
+            [
+                EngineLine::MyName("Edax6".into()),
+                EngineLine::Pong(1),
+                EngineLine::Other,
+                EngineLine::NodeStats { nodes: 35_805 }
+            ]
+        );
+        assert_eq!(
+            parse_engine_line("=== d6 -1.00 0.0"),
+            EngineLine::Move(MoveWithInfo { mv: square("d6"), eval: Some(-1.0), seconds: Some(0.0) })
+        );
+        assert_eq!(
+            parse_engine_line("search d3c3c4 -1 0 21"),
+            EngineLine::Search { mv: square("d3"), eval: Some(-1.0), depth: Some(21), exact: false }
+        );
     }
 
     #[test]
@@ -398,7 +449,12 @@ mod tests {
         assert_eq!(parse_gui_command("analyze"), GuiCommand::Analyze);
         assert_eq!(parse_gui_command("quit"), GuiCommand::Quit);
         assert_eq!(parse_gui_command(""), GuiCommand::Empty);
-        assert_eq!(parse_gui_command("move z9"), GuiCommand::Unknown("move z9".into()));
+        assert_eq!(parse_gui_command("move z9"), GuiCommand::UnreadableMove("move z9".into()));
+        assert_eq!(parse_gui_command("move"), GuiCommand::UnreadableMove("move".into()));
+        // NBoard 1's bare move.
+        assert_eq!(parse_gui_command("F5"), GuiCommand::Move(square("f5")));
+        assert_eq!(parse_gui_command("PA"), GuiCommand::Move(Move::Pass));
+        assert_eq!(parse_gui_command("z9"), GuiCommand::Unknown("z9".into()));
         assert_eq!(parse_gui_command("ping"), GuiCommand::Unknown("ping".into()));
         assert_eq!(parse_gui_command("fly away"), GuiCommand::Unknown("fly away".into()));
     }

@@ -205,9 +205,10 @@ impl NboardSeat {
                     return Err(Failure::new(Termination::Crash, format!("unparseable reply to `go`: `{line}`")));
                 }
                 EngineLine::NodeStats { nodes } => info.nodes = Some(nodes),
-                EngineLine::Search { eval, depth, .. } => {
+                EngineLine::Search { eval, depth, exact, .. } => {
                     info.eval = eval.or(info.eval);
                     info.depth = depth.or(info.depth);
+                    info.exact = exact;
                 }
                 // Status and debug lines are not the answer (NBoard ignores them too).
                 _ => {}

@@ -166,3 +166,92 @@ fn the_referee_scores_a_seat_that_failed_before_its_first_move() {
     assert!(referee.moves().is_empty());
     assert_eq!(*referee.position(), Position::start());
 }
+
+/// The records of `tests/data/ggf-real.txt`, exactly as GGS, NBoard and Edax wrote them (a copy
+/// of the shared test data; its comments say where each comes from), one text per line.
+fn real_records() -> Vec<&'static str> {
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ggf-real.txt"))
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .collect()
+}
+
+fn square_moves(game: &ggf::GgfGame) -> String {
+    game.moves.iter().filter(|m| m.mv != Move::Pass).map(|m| m.mv.to_string()).collect()
+}
+
+#[test]
+fn games_as_ggs_writes_them_are_read_with_their_official_results() {
+    let records = real_records();
+    // A match line of one game: finished, and the result GGS wrote (`RE[+6.000]`) is the one the
+    // board gives.
+    let games = ggf::parse(records[0]).unwrap();
+    assert_eq!(games.len(), 1);
+    let game = &games[0];
+    assert_eq!((game.black.as_str(), game.white.as_str()), ("hercule", "scorp+"));
+    let result = game.result.as_ref().expect("a finished game");
+    assert_eq!(result.end, End::Normal);
+    assert_eq!(result.discs[0] as i32 - result.discs[1] as i32, 6, "RE[+6.000]");
+    assert_eq!(game.moves.len(), 60);
+    assert!(square_moves(game).starts_with("d3c5e6d2c3"), "upper- and lower-case moves: {}", square_moves(game));
+    // `d2/-2.42/0.04`: eval and time; `D3//3.95`: time only.
+    assert_eq!(game.moves[3].info.and_then(|i| i.eval), Some(-2.42));
+    assert_eq!(game.moves[0].info, None);
+    assert_eq!(game.moves[0].elapsed, Duration::from_millis(3950));
+    assert_eq!(game.started_at, 1_287_292_985, "2010.10.17_05:23:05 (the zone is not converted)");
+
+    // A synchro match line: two games back to back, colours swapped, `pass` written out; both
+    // drawn (`RE[+0.000]`), as the board says.
+    let games = ggf::parse(records[1]).unwrap();
+    assert_eq!(games.len(), 2);
+    assert_eq!((games[0].black.as_str(), games[1].black.as_str()), ("Saio7000", "Saio3001"));
+    for game in &games {
+        let result = game.result.as_ref().expect("finished");
+        assert_eq!((result.winner, result.end.clone()), (None, End::Normal), "RE[+0.000]");
+    }
+    assert!(games[0].moves.iter().any(|m| m.mv == Move::Pass), "B[pass] is a pass");
+    // The arena's reader takes them as finished games.
+    assert_eq!(ggf::read_games(records[1]).unwrap().len(), 2);
+}
+
+#[test]
+fn a_game_in_progress_as_nboard_and_edax_write_it_is_read_without_a_result() {
+    let records = real_records();
+    // NBoard's `set game`: RE[?], a dashed date, a clock without increment, `C4//5.558` (no eval).
+    let game = &ggf::parse(records[2]).unwrap()[0];
+    assert_eq!(game.result, None, "RE[?] is a game in progress");
+    assert_eq!((game.black.as_str(), game.white.as_str()), ("Andy", "rustrs"));
+    assert_eq!(square_moves(game), "c4c3f5");
+    assert_eq!(game.moves[0].elapsed, Duration::from_millis(5558));
+    assert_eq!(game.moves[0].info, None);
+    assert_eq!(game.started_at, 1_569_727_334, "2019-09-29 03:22:14 GMT");
+    // Edax's saved game in progress: RE[-127.000], lower-case GM, rows split by spaces.
+    let game = &ggf::parse(records[3]).unwrap()[0];
+    assert_eq!(game.result, None, "Edax's -127 is its mark of a game in progress");
+    assert_eq!(square_moves(game), "f5d6c3d3c4");
+    // The arena's reader, which takes finished games only, says why it refuses them.
+    for record in &records[2..] {
+        let error = ggf::read_games(record).unwrap_err();
+        assert!(error.message.contains("unfinished"), "{error}");
+    }
+    // Leaving `RE` out, or leaving it empty, is the same.
+    let without = records[2].replace("RE[?]", "");
+    assert_eq!(ggf::parse(&without).unwrap()[0].result, None);
+    assert_eq!(ggf::parse(&records[2].replace("RE[?]", "RE[]")).unwrap()[0].result, None);
+}
+
+#[test]
+fn results_that_are_not_results_are_refused_with_the_reason() {
+    let nboard = real_records()[2];
+    for garbage in ["RE[??]", "RE[abc]", "RE[+70.00]", "RE[nan]", "RE[-127.5]"] {
+        let error = ggf::parse(&nboard.replace("RE[?]", garbage)).unwrap_err();
+        assert_eq!(error.game, 1);
+        assert!(
+            error.message.contains("is not a result") && error.message.contains("? for a game in progress"),
+            "{garbage}: {error}"
+        );
+    }
+    // A game cut short with a result is an early end, as before.
+    let resigned = ggf::parse(&nboard.replace("RE[?]", "RE[+64.00:r]")).unwrap();
+    assert_eq!(resigned[0].result, Some(Outcome::resigned(Color::White)));
+}

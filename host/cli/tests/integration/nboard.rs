@@ -108,7 +108,7 @@ fn a_scripted_gui_session_gets_the_bots_moves_hints_and_pongs() {
     ];
     let lines = session(dir.path(), "first_legal", &script);
     let expected_go = |mv: Move| format!("=== {}//", nboard_move(mv));
-    assert_eq!(lines[0], "set myname First legal", "{lines:?}");
+    assert_eq!(lines[0], "set myname First_legal", "one word, as NBoard reads it: {lines:?}");
     assert!(lines[1].starts_with(&expected_go(reply)), "{lines:?}");
     assert_eq!(lines[2], format!("search {} 0.00 0 0", nboard_move(reply)), "{lines:?}");
     assert_eq!(lines[3], "status", "{lines:?}");
@@ -280,4 +280,146 @@ fn a_bot_that_crashes_is_told_to_the_gui_and_started_afresh() {
     let lines = session(dir.path(), "segfault", &script);
     let crash = "status the bot failed: crash: killed by signal SIGSEGV (segmentation fault) in think";
     assert_eq!(lines, ["set myname Segfault", crash, "pong 1", crash, "pong 2"], "no move and no exit: a status line");
+}
+
+/// `othello nboard BOT` driven as an NBoard GUI drives an engine: one command at a time, each
+/// followed by `ping N`; the lines before `pong N` are that command's answer.
+struct Gui {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    pings: u64,
+}
+
+/// How long a GUI waits for an answer before the test calls the engine hung (a session answers
+/// in well under a second).
+const ANSWER_DEADLINE: Duration = Duration::from_secs(60);
+
+impl Gui {
+    fn start(dir: &Path, bot: &str) -> Gui {
+        use std::io::BufRead;
+        let mut child = Command::new(othello_exe())
+            .current_dir(dir)
+            .args(["nboard", bot])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in output.lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Gui { child, input, lines, pings: 0 }
+    }
+
+    /// Sends `command` and returns its answer.
+    fn send(&mut self, command: &str) -> Vec<String> {
+        use std::io::Write;
+        self.pings += 1;
+        writeln!(self.input, "{command}\nping {}", self.pings).unwrap();
+        self.input.flush().unwrap();
+        let pong = format!("pong {}", self.pings);
+        let mut answer = Vec::new();
+        loop {
+            let line = self.lines.recv_timeout(ANSWER_DEADLINE).unwrap_or_else(|_| {
+                let _ = self.child.kill();
+                panic!("no `{pong}` after `{command}`; answered so far: {answer:?}")
+            });
+            if line == pong {
+                return answer;
+            }
+            answer.push(line);
+        }
+    }
+
+    /// Sends `quit`: the engine exits at once and cleanly.
+    fn quit(mut self) {
+        use std::io::Write;
+        writeln!(self.input, "quit").unwrap();
+        drop(self.input);
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+/// A `set game` line exactly as an NBoard GUI sent it: the result of a game in progress `RE[?]`,
+/// a date, a clock, moves with empty evals (also in `tests/data` of the arena, with its source).
+const NBOARD_SET_GAME: &str = "set game (;GM[Othello]PC[NBoard]DT[2019-09-29 03:22:14 GMT]PB[Andy]PW[rustrs]RE[?]\
+    TI[5:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[C4//5.558]W[C3]\
+    B[F5//26.906];)";
+
+/// The position of [`NBOARD_SET_GAME`] and after more moves (transcript, as NBoard plays them).
+fn after(moves: &str) -> Position {
+    othello_sdk::parse_transcript_from(Position::start(), &format!("c4c3f5{moves}")).unwrap().1
+}
+
+/// The move of a `=== F5/eval/time` answer, checked to be legal in `position`.
+fn legal_move_of(answer: &[String], position: &Position) -> Move {
+    assert_eq!(answer.len(), 1, "one line, the move: {answer:?}");
+    let reply = answer[0].strip_prefix("=== ").unwrap_or_else(|| panic!("a move: {answer:?}"));
+    let mv: Move = reply.split('/').next().unwrap().parse().unwrap();
+    let Move::Play(square) = mv else { panic!("a pass where moves exist: {answer:?}") };
+    assert!(position.legal_moves().contains(square), "{mv} is legal in the GUI's position: {answer:?}");
+    mv
+}
+
+#[test]
+fn a_gui_session_built_from_real_nboard_traffic_gets_legal_moves_and_never_a_stale_one() {
+    let dir = fixture_workspace(&["first_legal", "analyzes"]);
+    let mut gui = Gui::start(dir.path(), "first_legal");
+    assert_eq!(gui.send("nboard 2"), ["set myname First_legal"]);
+    assert_eq!(gui.send("set depth 6"), Vec::<String>::new(), "a bot without levels ignores the depth");
+    assert_eq!(gui.send(NBOARD_SET_GAME), Vec::<String>::new(), "RE[?] is a game in progress");
+    assert_eq!(gui.send("set contempt 0"), Vec::<String>::new());
+    let first = legal_move_of(&gui.send("go"), &after(""));
+    assert_eq!(first, first_legal(&after("")));
+    // The GUI plays the engine's move and the user's, with evals and times as NBoard sends them.
+    assert_eq!(gui.send(&format!("move {}/0.00/0.1", nboard_move(first))), Vec::<String>::new());
+    let user = first_legal(&after(&first.to_string()));
+    // A human move comes with its time only (`F5//3.2`), as in NBoard's own `set game` lines.
+    assert_eq!(gui.send(&format!("move {}//3.2", nboard_move(user))), Vec::<String>::new());
+    let now = after(&format!("{first}{user}"));
+    assert_eq!(gui.send("hint 1"), [format!("search {} 0.00 0 0", nboard_move(first_legal(&now))), "status".into()]);
+
+    // A game it cannot read: a status line that says why, then no move and no hint for the
+    // position it had before, until a game it can read.
+    let broken = NBOARD_SET_GAME.replace("W[C3]", "W[A1]");
+    let why = "GGF game 1: move 2 (W[A1]) is illegal: a1 flips no disc";
+    assert_eq!(gui.send(&broken), [format!("status cannot read the game: {why}")]);
+    let lost =
+        format!("the position is unknown since the last set game could not be read: {why}; send a set game to go on");
+    assert_eq!(gui.send("go"), [format!("status no move: {lost}")]);
+    assert_eq!(gui.send("hint 1"), [format!("status no hint: {lost}")]);
+    assert_eq!(gui.send(NBOARD_SET_GAME), Vec::<String>::new());
+    legal_move_of(&gui.send("go"), &after(""));
+    // A move it cannot play leaves it without the GUI's position too.
+    assert_eq!(gui.send("move A1/0.5/1"), ["status move ignored: a1: a1 flips no disc"]);
+    let lost = "the position is unknown since move a1 could not be played: a1 flips no disc";
+    assert_eq!(gui.send("go"), [format!("status no move: {lost}; send a set game to go on")]);
+    assert_eq!(gui.send("move B1"), [format!("status move ignored: {lost}")]);
+    assert_eq!(gui.send(NBOARD_SET_GAME), Vec::<String>::new());
+    assert_eq!(gui.send("learn"), ["learned"]);
+    assert_eq!(gui.send("analyze"), ["status analyze is not supported"]);
+    gui.quit();
+
+    // A bot with the analysis export: one hint line per move asked for, all of one depth.
+    let mut gui = Gui::start(dir.path(), "analyzes");
+    gui.send("nboard 2");
+    gui.send(NBOARD_SET_GAME);
+    let hints = gui.send("hint 3");
+    assert_eq!(hints.len(), 4, "{hints:?}");
+    for hint in &hints[..3] {
+        let words: Vec<&str> = hint.split(' ').collect();
+        assert_eq!((words[0], words[3], words[4]), ("search", "0", "1"), "{hints:?}");
+        let Ok(Move::Play(square)) = words[1].parse::<Move>() else { panic!("{hints:?}") };
+        assert!(after("").legal_moves().contains(square), "{hints:?}");
+    }
+    assert_eq!(hints[3], "status");
+    gui.quit();
 }

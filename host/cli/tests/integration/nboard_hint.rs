@@ -1,5 +1,6 @@
 //! `othello nboard BOT` answering `hint N` as NBoard GUIs expect: with the bot's analysis export,
-//! one `search MOVE EVAL 0 DEPTH` line for each of the N best moves (`DEPTH@100%` when exact),
+//! one `search MOVE EVAL 0 DEPTH` line for each of the N best moves (depth `100%` when exact, the
+//! mark NBoard's `Depth.isExact` and `Hint.IsExact` read),
 //! then `status`; without it, the bot's chosen move as before.
 
 use std::path::Path;
@@ -41,12 +42,12 @@ fn hint_lists_the_best_moves_of_the_analysis() {
 }
 
 #[test]
-fn an_exact_value_is_marked_with_at_100_percent() {
+fn an_exact_value_is_marked_100_percent_as_nboard_reads_it() {
     let dir = fixture_workspace(&["analyzes"]);
     // One empty square, a1: black's last move flips b1.
     let position = Position::from_board_string(&format!("-O{} X", "X".repeat(62))).unwrap();
     let lines = session(dir.path(), "analyzes", &[set_game(&position), "hint 5".to_owned()]);
-    assert_eq!(lines, ["search A1 1.00 0 1@100%", "status"]);
+    assert_eq!(lines, ["search A1 1.00 0 100%", "status"]);
 }
 
 #[test]
