@@ -61,7 +61,8 @@ fn load_private_copy(library: &Path) -> Result<BotLibrary, Failure> {
     let bot = BotLibrary::open(&copy);
     // The mapping outlives the file; nothing is left behind in the temp folder.
     let _ = std::fs::remove_file(&copy);
-    bot.map_err(|e| load_error(e.to_string()))
+    // The original is diagnosed: the copy is gone, and its folder is not the one the user sees.
+    bot.map_err(|e| load_error(crate::load_diagnosis::explain_load_failure(library, e.to_string())))
 }
 
 impl Seat for InProcessSeat {
