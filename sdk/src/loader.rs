@@ -213,11 +213,12 @@ impl fmt::Debug for BotLibrary {
 /// the system folders and `PATH`), as for a program's DLLs: a dependency put beside the bot is
 /// found (plain `LoadLibraryExW` looks beside the host's executable instead).
 fn load(path: &Path) -> Result<Library, libloading::Error> {
+    // The flag needs an absolute path (`C:\bots\x.dll`; `/bots/x.dll` is not one to Windows).
     #[cfg(windows)]
-    if path.is_absolute() {
+    if let Ok(absolute) = std::path::absolute(path) {
         use libloading::os::windows::{LOAD_WITH_ALTERED_SEARCH_PATH, Library as WindowsLibrary};
         // SAFETY: as below; the flag only changes where the DLL's dependencies are looked up.
-        return unsafe { WindowsLibrary::load_with_flags(path, LOAD_WITH_ALTERED_SEARCH_PATH) }.map(Library::from);
+        return unsafe { WindowsLibrary::load_with_flags(&absolute, LOAD_WITH_ALTERED_SEARCH_PATH) }.map(Library::from);
     }
     // SAFETY: loading runs the library's initialisers, which is inherent in
     // hosting native plugins; the caller isolates untrusted libraries.
