@@ -134,11 +134,13 @@ fn a_dll_needing_libgcc_names_it_and_loads_with_it_beside() {
 
     // CI put a copy of the bot and libgcc_s_seh-1.dll in a folder of their own.
     let beside = needs_libgcc.with_file_name("libgcc-beside").join("popcount_shared.dll");
-    let mut popcount = open_seat(&isolated(&beside)).expect("loads with libgcc_s_seh-1.dll beside it");
-    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
-    let record = play_game(popcount.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
-    assert_eq!(record.result.termination(), Termination::Normal, "{:?}", record.result);
-    assert_eq!(record.black, "Popcount");
+    for spec in [isolated(&beside), in_process(&beside)] {
+        let mut popcount = open_seat(&spec).expect("loads with libgcc_s_seh-1.dll beside it");
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        let record = play_game(popcount.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+        assert_eq!(record.result.termination(), Termination::Normal, "{:?}", record.result);
+        assert_eq!(record.black, "Popcount");
+    }
 }
 
 #[test]
