@@ -73,14 +73,51 @@ pub fn explain_load_failure(library: &Path, reason: String) -> String {
 
 /// [`diagnose`] for a file on this machine, its imports looked up as the Windows loader would.
 pub fn diagnose_file(library: &Path) -> Option<String> {
-    /// Larger files are not read: no bot is this big, and the loader has said what it could.
+    let bytes = read_library(library)?;
+    let host = Host::current();
+    let folders = dll_search_folders(library.parent());
+    let system = system_folders();
+    diagnose(&bytes, host, &|dll| {
+        // The first one found of this host's architecture, else the first one found: whether the
+        // loader passes over a DLL of another architecture or stops at it, a DLL of the right one
+        // further on is never called missing.
+        let mut other_architecture = None;
+        for folder in folders.iter().filter(|folder| folder.join(dll).is_file()) {
+            // A system DLL's own imports are Windows' too; any other one's are looked up in turn.
+            if system.contains(folder) {
+                return Found::System;
+            }
+            let path = folder.join(dll);
+            let Some(bytes) = read_library(&path) else { return Found::System };
+            let architecture = object::File::parse(&*bytes).map(|file| file.architecture());
+            if host.arch == Architecture::Unknown || architecture.is_ok_and(|arch| arch == host.arch) {
+                return Found::Shipped { path, bytes };
+            }
+            other_architecture.get_or_insert(Found::Shipped { path, bytes });
+        }
+        other_architecture.unwrap_or(Found::Missing)
+    })
+}
+
+/// The bytes of a library, unless it is unreadable or larger than any bot (then the loader has
+/// said what it could).
+fn read_library(path: &Path) -> Option<Vec<u8>> {
     const MAX_READ: u64 = 512 << 20;
-    if std::fs::metadata(library).ok()?.len() > MAX_READ {
+    if std::fs::metadata(path).ok()?.len() > MAX_READ {
         return None;
     }
-    let bytes = std::fs::read(library).ok()?;
-    let folders = dll_search_folders(library.parent());
-    diagnose(&bytes, Host::current(), &|dll| folders.iter().any(|folder| folder.join(dll).is_file()))
+    std::fs::read(path).ok()
+}
+
+/// Windows' own folders: `System32`, `System` and the Windows folder.
+fn system_folders() -> Vec<PathBuf> {
+    match std::env::var_os("SystemRoot").or_else(|| std::env::var_os("windir")) {
+        Some(windows) => {
+            let windows = PathBuf::from(windows);
+            vec![windows.join("System32"), windows.join("System"), windows]
+        }
+        None => Vec::new(),
+    }
 }
 
 /// Where Windows looks for the DLLs a bot imports, for the runner that loads it
@@ -90,10 +127,7 @@ pub fn diagnose_file(library: &Path) -> Option<String> {
 /// than saying nothing).
 fn dll_search_folders(library_folder: Option<&Path>) -> Vec<PathBuf> {
     let mut folders: Vec<PathBuf> = library_folder.map(Path::to_path_buf).into_iter().collect();
-    if let Some(windows) = std::env::var_os("SystemRoot").or_else(|| std::env::var_os("windir")) {
-        let windows = PathBuf::from(windows);
-        folders.extend([windows.join("System32"), windows.join("System"), windows.clone()]);
-    }
+    folders.extend(system_folders());
     if let Some(exe_folder) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
         folders.push(exe_folder);
     }
@@ -104,11 +138,23 @@ fn dll_search_folders(library_folder: Option<&Path>) -> Vec<PathBuf> {
     folders
 }
 
+/// Where a DLL that a library imports is found on the DLL search path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// Not on the search path.
+    Missing,
+    /// Part of Windows (a system folder): what it imports is there too.
+    System,
+    /// Elsewhere (beside the bot, on `PATH`), with its contents: what it imports must be found too,
+    /// and it must be built for this host.
+    Shipped { path: PathBuf, bytes: Vec<u8> },
+}
+
 /// Why the library in `bytes` cannot load on `host`, or `None` when its headers show no reason
-/// (then the loader's own message stands). `is_present` tells whether a DLL name is found on the
-/// DLL search path (case-insensitively, as Windows does); API sets (`api-ms-win-*`, `ext-ms-*`) are
-/// always present and never asked about.
-pub fn diagnose(bytes: &[u8], host: Host, is_present: &dyn Fn(&str) -> bool) -> Option<String> {
+/// (then the loader's own message stands). `find` looks a DLL name up on the DLL search path
+/// (case-insensitively, as Windows does); API sets (`api-ms-win-*`, `ext-ms-*`) are part of
+/// Windows and never looked up.
+pub fn diagnose(bytes: &[u8], host: Host, find: &dyn Fn(&str) -> Found) -> Option<String> {
     let kind = FileKind::parse(bytes).ok()?;
     let format = match kind {
         FileKind::Pe32 | FileKind::Pe64 => BinaryFormat::Pe,
@@ -127,7 +173,7 @@ pub fn diagnose(bytes: &[u8], host: Host, is_present: &dyn Fn(&str) -> bool) -> 
         return Some(wrong_architecture(format, file.architecture(), host.arch));
     }
     if format == BinaryFormat::Pe {
-        return missing_imports(&file, is_present);
+        return missing_imports(&file, host, find);
     }
     None
 }
@@ -162,7 +208,6 @@ fn wrong_platform(bytes: &[u8], format: BinaryFormat, host: Host) -> Option<Stri
 
 fn wrong_architecture(format: BinaryFormat, library: Architecture, host: Architecture) -> String {
     let kind = if format == BinaryFormat::Pe { "DLL" } else { "library" };
-    let article = if matches!(library, Architecture::X86_64 | Architecture::Aarch64) { "an" } else { "a" };
     let host_bits = match host {
         Architecture::X86_64 | Architecture::Aarch64 => "64-bit",
         Architecture::I386 | Architecture::Arm => "32-bit",
@@ -186,7 +231,7 @@ fn wrong_architecture(format: BinaryFormat, library: Architecture, host: Archite
         }
         _ => format!("rebuild it for {}", arch_name(host)),
     };
-    format!("is {article} {} {kind}; this host is {host_text}: {rebuild}", arch_name(library))
+    format!("is {} {kind}; this host is {host_text}: {rebuild}", with_article(arch_name(library)))
 }
 
 fn arch_name(arch: Architecture) -> &'static str {
@@ -199,48 +244,96 @@ fn arch_name(arch: Architecture) -> &'static str {
     }
 }
 
-/// The DLLs the library imports (load-time imports: delay-loaded ones do not stop it loading)
-/// that are not present: a Visual Studio debug runtime is named as such.
+/// The DLLs the library needs (load-time imports, and theirs in turn: delay-loaded ones do not stop
+/// it loading) that are missing, or found but built for another architecture; a Visual Studio
+/// debug runtime is named as such.
 fn missing_imports<'data, R: ReadRef<'data>>(
     file: &object::File<'data, R>,
-    is_present: &dyn Fn(&str) -> bool,
+    host: Host,
+    find: &dyn Fn(&str) -> Found,
 ) -> Option<String> {
-    let mut missing: Vec<String> = Vec::new();
+    // Each DLL is looked up once, breadth first: (name, the shipped DLL that needs it).
+    let mut seen: Vec<String> = Vec::new();
+    let mut to_find: Vec<(String, Option<String>)> = load_time_imports(file)?.into_iter().map(|n| (n, None)).collect();
+    let mut missing: Vec<(String, Option<String>)> = Vec::new();
+    let mut wrong_architecture: Vec<String> = Vec::new();
+    while !to_find.is_empty() {
+        let mut next = Vec::new();
+        for (name, needed_by) in to_find {
+            if seen.iter().any(|s| s.eq_ignore_ascii_case(&name)) {
+                continue;
+            }
+            seen.push(name.clone());
+            match find(&name) {
+                Found::Missing => missing.push((name, needed_by)),
+                Found::System => {}
+                Found::Shipped { path, bytes } => {
+                    let Ok(shipped) = object::File::parse(&*bytes) else { continue };
+                    if host.arch != Architecture::Unknown && shipped.architecture() != host.arch {
+                        wrong_architecture.push(format!(
+                            "the {name} it finds ({}) is {} DLL, and this host is {}: put the {} one beside the bot",
+                            path.display(),
+                            with_article(arch_name(shipped.architecture())),
+                            arch_name(host.arch),
+                            arch_name(host.arch),
+                        ));
+                        continue;
+                    }
+                    let imports = load_time_imports(&shipped).unwrap_or_default();
+                    next.extend(imports.into_iter().map(|import| (import, Some(name.clone()))));
+                }
+            }
+        }
+        to_find = next;
+    }
+    let described = |(name, needed_by): &(String, Option<String>)| match needed_by {
+        Some(by) => format!("{name} (for {by})"),
+        None => name.clone(),
+    };
+    let (debug_runtimes, others): (Vec<_>, Vec<_>) = missing.iter().partition(|(name, _)| is_debug_runtime(name));
+    let mut causes = Vec::new();
+    if !debug_runtimes.is_empty() {
+        causes.push(format!(
+            "was built in Debug: it needs {}, Visual Studio's debug runtime, which only machines with \
+             Visual Studio have; rebuild in Release",
+            join_names(&debug_runtimes.iter().map(|m| described(m)).collect::<Vec<_>>())
+        ));
+    }
+    if !others.is_empty() {
+        let (which, them) = if others.len() == 1 { ("which is", "it") } else { ("which are", "them") };
+        let remedy = if others.iter().all(|(name, _)| name.to_ascii_lowercase().starts_with("libgcc_s_")) {
+            format!("rebuild with -static-libgcc or put {them} beside the bot")
+        } else if others.iter().all(|(name, _)| is_mingw_runtime(name)) {
+            format!("rebuild with -static or put {them} beside the bot")
+        } else {
+            format!("put {them} beside the bot, or link {them} statically")
+        };
+        let names = join_names(&others.iter().map(|m| described(m)).collect::<Vec<_>>());
+        causes.push(format!("needs {names}, {which} not on the DLL search path ({remedy})"));
+    }
+    causes.extend(wrong_architecture);
+    (!causes.is_empty()).then(|| causes.join("; "))
+}
+
+/// The DLLs a PE file imports at load time, API sets left out (part of Windows).
+fn load_time_imports<'data, R: ReadRef<'data>>(file: &object::File<'data, R>) -> Option<Vec<String>> {
+    let mut names = Vec::new();
     for import in file.import_libraries().ok()?.flatten() {
         if matches!(import.flags(), object::ImportLibraryFlags::Pe { delay: true }) {
             continue;
         }
         let name = String::from_utf8_lossy(import.name()).into_owned();
         let lower = name.to_ascii_lowercase();
-        if lower.starts_with("api-ms-win-") || lower.starts_with("ext-ms-") {
-            continue;
-        }
-        if !missing.iter().any(|m| m.eq_ignore_ascii_case(&name)) && !is_present(&name) {
-            missing.push(name);
+        if !lower.starts_with("api-ms-win-") && !lower.starts_with("ext-ms-") {
+            names.push(name);
         }
     }
-    let (debug_runtimes, others): (Vec<String>, Vec<String>) =
-        missing.into_iter().partition(|name| is_debug_runtime(name));
-    let mut causes = Vec::new();
-    if !debug_runtimes.is_empty() {
-        causes.push(format!(
-            "was built in Debug: it needs {}, Visual Studio's debug runtime, which only machines with \
-             Visual Studio have; rebuild in Release",
-            join_names(&debug_runtimes)
-        ));
-    }
-    if !others.is_empty() {
-        let (which, them) = if others.len() == 1 { ("which is", "it") } else { ("which are", "them") };
-        let remedy = if others.iter().all(|name| name.to_ascii_lowercase().starts_with("libgcc_s_")) {
-            format!("rebuild with -static-libgcc or put {them} beside the bot")
-        } else if others.iter().all(|name| is_mingw_runtime(name)) {
-            format!("rebuild with -static or put {them} beside the bot")
-        } else {
-            format!("put {them} beside the bot, or link {them} statically")
-        };
-        causes.push(format!("needs {}, {which} not on the DLL search path ({remedy})", join_names(&others)));
-    }
-    (!causes.is_empty()).then(|| causes.join("; "))
+    Some(names)
+}
+
+fn with_article(arch: &str) -> String {
+    let article = if arch.starts_with(['x', 'A']) { "an" } else { "a" };
+    format!("{article} {arch}")
 }
 
 /// Visual Studio's debug runtime (`MSVCR120D.dll`, `MSVCP140D.dll`, `VCRUNTIME140D.dll`,
@@ -290,8 +383,8 @@ mod tests {
     const LINUX_X64: Host = Host { os: HostOs::Linux, arch: Architecture::X86_64 };
 
     /// A Windows system whose DLL search path holds `present` (case-insensitive, as on Windows).
-    fn with(present: &'static [&'static str]) -> impl Fn(&str) -> bool {
-        move |dll| present.iter().any(|p| p.eq_ignore_ascii_case(dll))
+    fn with(present: &'static [&'static str]) -> impl Fn(&str) -> Found {
+        move |dll| if present.iter().any(|p| p.eq_ignore_ascii_case(dll)) { Found::System } else { Found::Missing }
     }
     const SYSTEM: &[&str] = &["KERNEL32.dll", "msvcrt.dll", "api-ms-win-crt-runtime-l1-1-0.dll"];
 
@@ -312,7 +405,7 @@ mod tests {
 
     #[test]
     fn every_missing_dll_is_named_with_its_fix() {
-        let nothing = |_: &str| false;
+        let nothing = |_: &str| Found::Missing;
         assert_eq!(
             diagnose(X64_DEBUG_RUNTIME, WINDOWS_X64, &nothing).as_deref(),
             Some(
@@ -376,9 +469,42 @@ mod tests {
         // The debug-runtime DLL imports api-ms-win-crt-runtime-l1-1-0.dll: always present.
         let present = |dll: &str| {
             assert!(!dll.to_ascii_lowercase().starts_with("api-ms-"), "{dll} looked up");
-            ["kernel32.dll", "vcruntime140d.dll", "ucrtbased.dll"].contains(&dll.to_ascii_lowercase().as_str())
+            with(&["kernel32.dll", "vcruntime140d.dll", "ucrtbased.dll"])(dll)
         };
         assert_eq!(diagnose(X64_DEBUG_RUNTIME, WINDOWS_X64, &present), None);
+    }
+
+    #[test]
+    fn what_a_shipped_dll_needs_is_found_too() {
+        // The debug-runtime bot finds its VCRUNTIME140D.dll beside it, and that one (here the bytes of
+        // the popcount DLL) needs libgcc_s_seh-1.dll, which is nowhere.
+        let shipped =
+            |bytes: &[u8]| Found::Shipped { path: PathBuf::from(r"C:\bots\VCRUNTIME140D.dll"), bytes: bytes.to_vec() };
+        let find = |dll: &str| match dll.to_ascii_lowercase().as_str() {
+            "vcruntime140d.dll" => shipped(X64_NEEDS_LIBGCC),
+            "kernel32.dll" | "ucrtbased.dll" => Found::System,
+            _ => Found::Missing,
+        };
+        assert_eq!(
+            diagnose(X64_DEBUG_RUNTIME, WINDOWS_X64, &find).as_deref(),
+            Some(
+                "needs libgcc_s_seh-1.dll (for VCRUNTIME140D.dll), which is not on the DLL search path \
+                 (rebuild with -static-libgcc or put it beside the bot)"
+            )
+        );
+        // A shipped DLL of another architecture: named, with where it was found.
+        let find = |dll: &str| match dll.to_ascii_lowercase().as_str() {
+            "vcruntime140d.dll" => shipped(X86_NEEDS_LIBGCC),
+            "kernel32.dll" | "ucrtbased.dll" => Found::System,
+            _ => Found::Missing,
+        };
+        assert_eq!(
+            diagnose(X64_DEBUG_RUNTIME, WINDOWS_X64, &find).as_deref(),
+            Some(
+                "the VCRUNTIME140D.dll it finds (C:\\bots\\VCRUNTIME140D.dll) is a 32-bit (x86) DLL, and this \
+                 host is x86-64: put the x86-64 one beside the bot"
+            )
+        );
     }
 
     #[test]

@@ -143,6 +143,21 @@ fn a_dll_needing_libgcc_names_it_and_loads_with_it_beside() {
     }
 }
 
+/// A bot that ships its own helper.dll beside it, which needs libgcc: the DLL missing is named,
+/// with the one that needs it.
+#[test]
+fn what_a_dll_shipped_beside_the_bot_needs_is_named() {
+    let bot = fixture("first_legal").with_file_name("helper-beside").join("needs_helper.dll");
+    let error = load_error(&bot);
+    assert!(
+        error.starts_with(
+            "not a loadable library: needs libgcc_s_seh-1.dll (for helper.dll), which is not on the DLL search \
+             path (rebuild with -static-libgcc or put it beside the bot); the loader said: "
+        ),
+        "{error}"
+    );
+}
+
 #[test]
 fn a_32_bit_dll_and_a_linux_library_say_what_they_are() {
     let x86 = load_error(&fixture("first_legal_x86"));
