@@ -171,7 +171,11 @@ fn a_32_bit_dll_and_a_linux_library_say_what_they_are() {
     // A Linux build given to Windows (a real one: see tests/data/dlls/README.md).
     let folder = tempfile::tempdir().unwrap();
     let linux = folder.path().join("first_legal.dll");
-    std::fs::write(&linux, include_bytes!("data/dlls/libfirst-legal-x86_64.so")).unwrap();
+    std::fs::write(
+        &linux,
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/dlls/libfirst-legal-x86_64.so")),
+    )
+    .unwrap();
     let linux_error = load_error(&linux);
     assert!(
         linux_error.starts_with("not a loadable library: is a Linux shared library (ELF, x86-64); Windows loads DLLs"),
