@@ -25,6 +25,10 @@ type SearchInfoFn = unsafe extern "C" fn(*mut OthelloSearchInfo);
 type LastErrorFn = unsafe extern "C" fn() -> *const c_char;
 type AnalyzeFn = unsafe extern "C" fn(*const OthelloBoard, *mut OthelloMoveValue, u32) -> u32;
 
+/// How [`LoadError::NotALibrary`] starts when shown: a host that gets the text back (from an
+/// isolated runner) can tell a library the system could not load from one that loaded.
+pub const NOT_LOADABLE: &str = "not a loadable library";
+
 /// Why a library is not a usable bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
@@ -39,7 +43,7 @@ pub enum LoadError {
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LoadError::NotALibrary(why) => write!(f, "not a loadable library: {why}"),
+            LoadError::NotALibrary(why) => write!(f, "{NOT_LOADABLE}: {why}"),
             LoadError::MissingSymbol(name) => write!(f, "missing symbol `{name}`"),
             LoadError::UnsupportedAbi(version) => write!(
                 f,
@@ -92,9 +96,7 @@ pub struct RawAnalysis {
 impl BotLibrary {
     /// Opens `path` and checks its exports and ABI version.
     pub fn open(path: &Path) -> Result<BotLibrary, LoadError> {
-        // SAFETY: loading runs the library's initialisers, which is inherent in
-        // hosting native plugins; the caller isolates untrusted libraries.
-        let library = unsafe { Library::new(path) }.map_err(|e| LoadError::NotALibrary(with_causes(&e)))?;
+        let library = load(path).map_err(|e| LoadError::NotALibrary(with_causes(&e)))?;
 
         fn required<T: Copy>(library: &Library, name: &'static [u8]) -> Result<T, LoadError> {
             // SAFETY: T is the function pointer type the ABI declares for `name`.
@@ -205,6 +207,22 @@ impl fmt::Debug for BotLibrary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BotLibrary").field("path", &self.path).field("abi_version", &self.abi_version).finish()
     }
+}
+
+/// Opens the library. On Windows the DLLs it imports are looked up in its own folder first (then
+/// the system folders and `PATH`), as for a program's DLLs: a dependency put beside the bot is
+/// found (plain `LoadLibraryExW` looks beside the host's executable instead).
+fn load(path: &Path) -> Result<Library, libloading::Error> {
+    // The flag needs an absolute path (`C:\bots\x.dll`; `/bots/x.dll` is not one to Windows).
+    #[cfg(windows)]
+    if let Ok(absolute) = std::path::absolute(path) {
+        use libloading::os::windows::{LOAD_WITH_ALTERED_SEARCH_PATH, Library as WindowsLibrary};
+        // SAFETY: as below; the flag only changes where the DLL's dependencies are looked up.
+        return unsafe { WindowsLibrary::load_with_flags(&absolute, LOAD_WITH_ALTERED_SEARCH_PATH) }.map(Library::from);
+    }
+    // SAFETY: loading runs the library's initialisers, which is inherent in
+    // hosting native plugins; the caller isolates untrusted libraries.
+    unsafe { Library::new(path) }
 }
 
 /// An error and its chain of causes: libloading keeps `dlerror()`'s text (the

@@ -3,6 +3,8 @@
 //! window: the `othello` command line and the desktop app are thin clients of it.
 //!
 //! - [`plugins`]: plugin folders, scanning, safe probing ([`plugins::probe_all`]), resolving bot names.
+//! - [`load_diagnosis`]: why a library cannot load (a missing DLL, another architecture or
+//!   platform, a debug runtime), read from its headers, added to the load error.
 //! - [`seat`]: the [`Seat`](seat::Seat) trait — the one extension point for kinds of player —
 //!   with isolated and in-process bot seats, [`SeatSpec`](seat::SeatSpec), [`SeatOptions`](seat::SeatOptions),
 //!   the named losses ([`Failure`](seat::Failure), [`Termination`](seat::Termination)) and the
@@ -32,6 +34,7 @@
 
 pub mod event;
 pub mod ggf;
+pub mod load_diagnosis;
 pub mod nboard;
 pub mod plugins;
 pub mod record;

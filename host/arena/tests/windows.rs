@@ -120,6 +120,69 @@ fn libraries_that_cannot_play_are_load_errors() {
     assert_eq!(record.result.termination(), Termination::Normal, "{:?}", record.result);
 }
 
+/// What a student's MinGW build without `-static-libgcc` gets: the DLL it lacks named, with the
+/// fix, isolated and in process; and the fix works: with libgcc beside the bot, it loads and plays.
+#[test]
+fn a_dll_needing_libgcc_names_it_and_loads_with_it_beside() {
+    let needs_libgcc = fixture("popcount_shared");
+    let expected = "not a loadable library: needs libgcc_s_seh-1.dll, which is not on the DLL search path \
+                    (rebuild with -static-libgcc or put it beside the bot); the loader said: ";
+    let isolated_error = load_error(&needs_libgcc);
+    assert!(isolated_error.starts_with(expected), "{isolated_error}");
+    let in_process_error = open_seat(&in_process(&needs_libgcc)).err().expect("no libgcc: no load").detail;
+    assert!(in_process_error.starts_with(expected), "{in_process_error}");
+
+    // CI put a copy of the bot and libgcc_s_seh-1.dll in a folder of their own.
+    let beside = needs_libgcc.with_file_name("libgcc-beside").join("popcount_shared.dll");
+    for spec in [isolated(&beside), in_process(&beside)] {
+        let mut popcount = open_seat(&spec).expect("loads with libgcc_s_seh-1.dll beside it");
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        let record = play_game(popcount.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
+        assert_eq!(record.result.termination(), Termination::Normal, "{:?}", record.result);
+        assert_eq!(record.black, "Popcount");
+    }
+}
+
+/// A bot that ships its own helper.dll beside it, which needs libgcc: the DLL missing is named,
+/// with the one that needs it.
+#[test]
+fn what_a_dll_shipped_beside_the_bot_needs_is_named() {
+    let bot = fixture("first_legal").with_file_name("helper-beside").join("needs_helper.dll");
+    let error = load_error(&bot);
+    assert!(
+        error.starts_with(
+            "not a loadable library: needs libgcc_s_seh-1.dll (for helper.dll), which is not on the DLL search \
+             path (rebuild with -static-libgcc or put it beside the bot); the loader said: "
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_32_bit_dll_and_a_linux_library_say_what_they_are() {
+    let x86 = load_error(&fixture("first_legal_x86"));
+    assert!(
+        x86.starts_with(
+            "not a loadable library: is a 32-bit (x86) DLL; this host is 64-bit: \
+             rebuild with x86_64-w64-mingw32-gcc / the x64 MSVC tools; the loader said: "
+        ),
+        "{x86}"
+    );
+    // A Linux build given to Windows (a real one: see tests/data/dlls/README.md).
+    let folder = tempfile::tempdir().unwrap();
+    let linux = folder.path().join("first_legal.dll");
+    std::fs::write(
+        &linux,
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/dlls/libfirst-legal-x86_64.so")),
+    )
+    .unwrap();
+    let linux_error = load_error(&linux);
+    assert!(
+        linux_error.starts_with("not a loadable library: is a Linux shared library (ELF, x86-64); Windows loads DLLs"),
+        "{linux_error}"
+    );
+}
+
 /// A think with no time limit on a bot that never answers, stopped from another thread: the
 /// runner's job is ended at once, not after the 24-hour deadline.
 #[test]

@@ -58,10 +58,36 @@ fn load_private_copy(library: &Path) -> Result<BotLibrary, Failure> {
         file_name.to_string_lossy()
     ));
     std::fs::copy(library, &copy).map_err(|e| load_error(format!("cannot read {}: {e}", library.display())))?;
-    let bot = BotLibrary::open(&copy);
+    let bot = with_dll_directory(library.parent(), || BotLibrary::open(&copy));
     // The mapping outlives the file; nothing is left behind in the temp folder.
     let _ = std::fs::remove_file(&copy);
-    bot.map_err(|e| load_error(e.to_string()))
+    // The original is diagnosed: the copy is gone, and its folder is not the one the user sees.
+    bot.map_err(|e| load_error(crate::load_diagnosis::explain_load_failure(library, e.to_string())))
+}
+
+/// Runs `load` with the original bot's folder among the folders Windows searches for the DLLs a bot
+/// imports: the copy is loaded from the temp folder, and a dependency put beside the bot is found
+/// as when it plays isolated. The DLL directory is the process's: one load at a time sets it.
+#[cfg(windows)]
+fn with_dll_directory<T>(folder: Option<&Path>, load: impl FnOnce() -> T) -> T {
+    use std::os::windows::ffi::OsStrExt;
+    use std::sync::Mutex;
+    use windows_sys::Win32::System::LibraryLoader::SetDllDirectoryW;
+    static DLL_DIRECTORY: Mutex<()> = Mutex::new(());
+    let Some(folder) = folder.and_then(|folder| std::path::absolute(folder).ok()) else { return load() };
+    let wide: Vec<u16> = folder.as_os_str().encode_wide().chain(std::iter::once(0)).collect();
+    let _one_at_a_time = DLL_DIRECTORY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // SAFETY: `wide` is a NUL-terminated UTF-16 path that outlives the call.
+    unsafe { SetDllDirectoryW(wide.as_ptr()) };
+    let loaded = load();
+    // SAFETY: NULL restores the default search order.
+    unsafe { SetDllDirectoryW(std::ptr::null()) };
+    loaded
+}
+
+#[cfg(not(windows))]
+fn with_dll_directory<T>(_folder: Option<&Path>, load: impl FnOnce() -> T) -> T {
+    load()
 }
 
 impl Seat for InProcessSeat {

@@ -176,6 +176,26 @@ fn libraries_that_cannot_play_are_load_errors() {
     assert_played_out(&play_game(a.as_mut(), b.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
 }
 
+/// A Windows DLL given to Linux, as a bot author copying a MinGW build would: the load error says
+/// what the file is, isolated and in process, after the loader's own words.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_windows_dll_given_to_linux_says_what_it_is() {
+    let dll = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dlls/popcount-x64.dll");
+    for spec in [isolated(&dll), in_process(&dll)] {
+        let failure = open_seat(&spec).err().expect("a DLL does not load on Linux");
+        assert_eq!(failure.termination, Termination::LoadError, "{failure}");
+        assert!(
+            failure.detail.starts_with(
+                "not a loadable library: is a Windows DLL (PE, x86-64); Linux loads ELF shared libraries (.so): \
+                 build the bot on Linux (gcc -shared -fPIC); the loader said: "
+            ),
+            "{}",
+            failure.detail
+        );
+    }
+}
+
 #[test]
 fn a_stateful_bot_playing_itself_keeps_separate_state() {
     for spec in [isolated(&fixture("stateful")), in_process(&fixture("stateful"))] {

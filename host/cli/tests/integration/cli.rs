@@ -67,6 +67,9 @@ fn no_subcommand_opens_the_app_and_without_a_display_says_why_it_cannot() {
 fn list_reports_every_library_and_why_it_cannot_play() {
     let dir = workspace(&["first_legal", "missing_think", "abi_999", "crash_on_load", "hang_on_load", "abort_in_init"]);
     std::fs::write(dir.path().join("plugins/libnotes.so"), "not a library").unwrap();
+    // A Windows build renamed for Linux: the error says what it is.
+    let windows_dll = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arena/tests/data/dlls/popcount-x64.dll");
+    std::fs::copy(windows_dll, dir.path().join("plugins/libpopcount.so")).unwrap();
     let started = Instant::now();
     let text = stdout(&othello(dir.path(), &["list", "--load-timeout-ms", "1000"]));
     assert!(started.elapsed() < Duration::from_secs(20));
@@ -80,6 +83,11 @@ fn list_reports_every_library_and_why_it_cannot_play() {
     assert!(line("libhang_on_load.so").ends_with("error: did not finish loading within 1000 ms"));
     assert!(line("libabort_in_init.so").ends_with("error: killed by signal SIGABRT (abort) in init"));
     assert!(line("libnotes.so").contains("error: not a loadable library"));
+    assert!(
+        line("libpopcount.so").contains("error: not a loadable library: is a Windows DLL (PE, x86-64); Linux loads"),
+        "{}",
+        line("libpopcount.so")
+    );
 
     let json = json_lines(&stdout(&othello(dir.path(), &["list", "--json", "--load-timeout-ms", "1000"])));
     let entry = |file: &str| json.iter().find(|v| v["path"].as_str().unwrap().ends_with(file)).unwrap().clone();

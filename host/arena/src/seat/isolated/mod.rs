@@ -295,7 +295,9 @@ fn start_runner(
             runner.freeze_soon();
             return Ok((runner, Loaded { abi_version, levels, search_info, last_error, analysis, memory_after_load }));
         }
-        Ok(Response::LoadFailed { reason }) => Failure::new(Termination::LoadError, reason),
+        Ok(Response::LoadFailed { reason }) => {
+            Failure::new(Termination::LoadError, crate::load_diagnosis::explain_load_failure(&spec.library, reason))
+        }
         Ok(other) => protocol_failure(&other),
         Err(ChannelError::Timeout) => Failure::new(
             Termination::LoadError,
