@@ -195,7 +195,7 @@ pub(crate) fn enter_sandbox(options: &Options) -> Result<(File, File, Option<Fil
     layers.check_strict(options.sandbox)?;
     if let Some(scratch) = &options.scratch {
         std::env::set_current_dir(scratch).map_err(|e| format!("entering the scratch folder: {e}"))?;
-        // SAFETY (of set_var): the runner is still single-threaded here.
+        // SAFETY: set_var: the runner is still single-threaded here.
         unsafe {
             std::env::set_var("TEMP", scratch);
             std::env::set_var("TMP", scratch);
