@@ -50,5 +50,5 @@ fn a_file_that_is_no_library_is_reported_on_the_channel() {
 fn bad_arguments_are_a_usage_error() {
     let output = runner().stdin(Stdio::null()).output().unwrap();
     assert_eq!(output.status.code(), Some(64));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("usage: othello-runner"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Usage: othello-runner"));
 }

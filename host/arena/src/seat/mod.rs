@@ -6,13 +6,9 @@
 //! [`open_seat`] opens a bot library's seat from a [`SeatSpec`].
 
 mod analysis;
-#[cfg(unix)]
-mod engine_sandbox;
 mod failure;
 mod in_process;
 mod isolated;
-#[cfg(unix)]
-mod jail;
 mod nboard;
 mod open;
 mod player;
@@ -27,15 +23,9 @@ pub use isolated::{IsolatedSeat, Loaded, StopHandle};
 pub use nboard::{NboardSeat, engine_name, engine_spec_of};
 pub use open::{open_seat, open_seat_stoppable};
 pub use player::{Reply, Seat};
-#[cfg(target_os = "linux")]
-mod cgroup;
-#[cfg(target_os = "linux")]
-mod idle_freezer;
-#[cfg(target_os = "linux")]
-mod namespace_stopper;
 mod sandbox;
 #[cfg(target_os = "linux")]
-pub use idle_freezer::FREEZE_DELAY;
+pub use othello_sandbox::FREEZE_DELAY;
 pub use runner_command::{RUNNER_EXECUTABLE, RunnerCommand, RunnerNotFound};
 pub use sandbox::{SandboxLayer, require_every_layer, sandbox_report};
 pub use spec::{

@@ -24,8 +24,6 @@ use othello_sdk::{Bitboard, Move, Position, SearchInfo};
 
 use super::failure::{Failure, Termination};
 use super::isolated::{StopHandle, UNLIMITED_THINK_DEADLINE};
-#[cfg(unix)]
-use super::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use super::player::{Reply, Seat};
 use super::runner_command::RunnerCommand;
 use super::spec::SandboxMode;
@@ -36,6 +34,8 @@ use crate::nboard::EngineSpec;
 use crate::nboard::protocol::{
     EngineLine, MAX_DEPTH, PROTOCOL_VERSION, format_move, format_set_game, parse_engine_line,
 };
+#[cfg(unix)]
+use othello_sandbox::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 
 /// Longest line kept of the engine's output (the rest of the line is dropped): a runaway engine
 /// printing without newlines cannot fill the host's memory.
@@ -81,7 +81,7 @@ impl NboardSeat {
     }
 
     /// [`NboardSeat::open`], with the engine started in the sandbox of `runner` (`RUNNER exec …
-    /// -- COMMAND`, see `othello_runner::exec`) unless `options.sandbox` is `off`: namespaces,
+    /// -- COMMAND`, see `othello_sandbox::ExecArgs`) unless `options.sandbox` is `off`: namespaces,
     /// cgroup limits and freezer, Landlock (its own folders readable, its scratch folder
     /// writable), seccomp. Without a runner the engine is a plain process (`strict` refuses).
     pub fn open_with_runner(
@@ -383,15 +383,20 @@ impl Engine {
         #[cfg(unix)]
         let (mut command_line, jail, end) = match runner {
             Some(runner) => {
-                let (command_line, jail, end) =
-                    super::engine_sandbox::sandboxed_command(runner, command, folder, options)?;
+                let (command_line, jail, end) = othello_sandbox::engine::sandboxed_command(
+                    runner.program(),
+                    runner.args(),
+                    command,
+                    folder,
+                    &options.jail(),
+                )?;
                 (command_line, jail, Some(end))
             }
             None => {
                 let mut command_line = Command::new(&command[0]);
                 // A group of its own: killing the group ends whatever the engine started too.
                 command_line.args(&command[1..]).process_group(0);
-                (command_line, Jail::unsandboxed(options), None)
+                (command_line, Jail::unsandboxed(&options.jail()), None)
             }
         };
         #[cfg(not(unix))]

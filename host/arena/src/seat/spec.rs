@@ -8,7 +8,7 @@ use super::runner_command::RunnerCommand;
 
 /// How much a runner isolates its bot: `auto` (default: every sandbox layer the machine offers),
 /// `strict` (every layer or the bot does not start) or `off` (a plain runner process).
-pub use othello_runner::sandbox::Mode as SandboxMode;
+pub use othello_sandbox::Mode as SandboxMode;
 
 /// Where a bot's code runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub const DEFAULT_GRACE: Duration = Duration::from_millis(20);
 /// told 200 ms loses on time after 220 ms, one told 10 s after 11 s.
 pub const DEFAULT_GRACE_PERCENT: u32 = 10;
 /// Default memory limit of a bot's process, in MiB.
-pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
+pub const DEFAULT_MEMORY_LIMIT_MB: u64 = othello_sandbox::DEFAULT_MEMORY_LIMIT_MB;
 /// Default time a library gets to load and answer `init`.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -57,6 +57,16 @@ pub struct SeatOptions {
 }
 
 impl SeatOptions {
+    /// What the sandbox around an isolated seat's runner (or an engine) is asked.
+    #[cfg(unix)]
+    pub(crate) fn jail(&self) -> othello_sandbox::jail::JailOptions {
+        othello_sandbox::jail::JailOptions {
+            mode: self.sandbox,
+            memory_limit_mb: self.memory_limit_mb,
+            ponder: self.ponder,
+        }
+    }
+
     /// How long past `time_limit` a bot may take before it loses on time: the larger of
     /// [`SeatOptions::grace`] and [`SeatOptions::grace_percent`] of the limit.
     pub fn grace_for(&self, time_limit: Duration) -> Duration {

@@ -1,5 +1,5 @@
 //! The runner child on Windows: the channel moved to private, non-inheritable handles, crash
-//! dialogs off, and the sandbox report. Every `unsafe` block of the Windows runner is here.
+//! dialogs off, and the sandbox's entry. Every `unsafe` block of the Windows runner is here.
 //!
 //! The host puts each runner in a Job Object of its own before the runner runs a single
 //! instruction (it starts it suspended): the job holds the memory limit, the process limit, the
@@ -28,8 +28,7 @@ use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress
 use windows_sys::Win32::System::Memory::{MEM_COMMIT, MEM_PRIVATE, MEMORY_BASIC_INFORMATION, VirtualQuery};
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, TerminateProcess};
 
-use crate::child::Options;
-use crate::sandbox::{Layer, Report, layer};
+use othello_sandbox::{ServeArgs, job, layer};
 
 /// The exit code of a runner that went over its memory limit where the Job Object's limit does not
 /// hold (Wine): the host reads it as `out-of-memory`.
@@ -187,13 +186,13 @@ pub(crate) fn data_size(_statm: &File) -> u64 {
     0
 }
 
-/// The sandbox layers on Windows (see [`report`]): `strict` refuses to run while any is missing.
+/// The sandbox layers on Windows (see `othello_sandbox::job::runner_report`): `strict` refuses to run while any is missing.
 /// The bot's private folder becomes its working folder and its `TEMP`.
-pub(crate) fn enter_sandbox(options: &Options) -> Result<(File, File, Option<File>), String> {
-    let mut layers = report();
+pub(crate) fn enter_sandbox(options: &ServeArgs) -> Result<(File, File, Option<File>), String> {
+    let mut layers = job::runner_report();
     layers.layers.retain(|layer| layer.name != layer::JOB_OBJECT); // the host made it, or the runner would not run
-    layers.check_strict(options.sandbox)?;
-    if let Some(scratch) = &options.scratch {
+    layers.check_strict(options.sandbox.sandbox)?;
+    if let Some(scratch) = &options.sandbox.scratch {
         std::env::set_current_dir(scratch).map_err(|e| format!("entering the scratch folder: {e}"))?;
         // SAFETY: set_var: the runner is still single-threaded here.
         unsafe {
@@ -201,48 +200,7 @@ pub(crate) fn enter_sandbox(options: &Options) -> Result<(File, File, Option<Fil
             std::env::set_var("TMP", scratch);
         }
     }
-    limit_resources(options.memory_limit_mb)?;
+    limit_resources(options.sandbox.memory_limit_mb)?;
     let (requests, responses) = private_channel()?;
     Ok((requests, responses, None))
-}
-
-/// Every layer of the Linux sandbox and what stands for it on Windows: the host's Job Object
-/// (`job-object`: reported by the host, which makes it; the runner alone cannot tell), what the
-/// runner does itself, and what Windows lacks here, each reported missing with the reason.
-pub fn report() -> Report {
-    let mut report = Report::default();
-    let mut active = |name: &str, what: &str| report.record::<String>(name, Ok(what.to_owned()));
-    active(layer::PRIVATE_HANDLES, "the channel is held in handles the bot's child processes cannot inherit");
-    active(layer::NO_ERROR_DIALOGS, "a crash ends the runner at once with its exception code, no dialog");
-    active(layer::PARENT_DEATH_SIGNAL, "the host's Job Object kills the runner when the host ends");
-    active(layer::RESOURCE_LIMITS, "memory and process limits of the host's Job Object");
-    active(layer::CLOSED_DESCRIPTORS, "the runner inherits its three standard handles and nothing else");
-    let missing: [(&str, &str); 11] = [
-        (layer::UNPRIVILEGED_USER, "the bot runs with the user's own rights (no restricted token)"),
-        (layer::USER_NAMESPACE, "no AppContainer: the bot is not separated from the user's other programs"),
-        (layer::NETWORK_NAMESPACE, "the bot may use the network"),
-        (layer::MOUNT_NAMESPACE, "the bot sees the user's drives"),
-        (layer::PID_NAMESPACE, "the bot may see and open the user's other processes"),
-        (layer::PRIVATE_PROC, "the bot may query the user's other processes"),
-        (layer::NO_CAPABILITIES, "the bot keeps the privileges of the user's token"),
-        (layer::NO_NEW_PRIVS, "no equivalent: nothing stops the bot starting programs with other rights"),
-        (layer::LANDLOCK, "no file-system confinement: the bot may read and write what the user can"),
-        (layer::SECCOMP, "no system-call filter"),
-        (layer::FREEZER, "a seat not on move is not suspended"),
-    ];
-    for (name, why) in missing {
-        report.record::<String>(name, Err(format!("not on Windows: {why}")));
-    }
-    report.record::<String>(
-        layer::JOB_OBJECT,
-        Err("made by the host for each runner (the runner alone cannot tell)".to_owned()),
-    );
-    report
-}
-
-/// `--sandbox-report` on Windows: one line per layer.
-pub(crate) fn print_sandbox_report() -> i32 {
-    let lines: Vec<String> = report().layers.iter().map(Layer::to_line).collect();
-    println!("{}", lines.join("\n"));
-    0
 }

@@ -12,7 +12,9 @@ mod stop;
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub(crate) use windows::{engine_job, has_ended, job::Job, job::availability as job_availability, process_exists};
+pub(crate) use othello_sandbox::job::{Job, engine_job};
+#[cfg(windows)]
+pub(crate) use windows::has_ended;
 #[cfg(windows)]
 use windows::{process, stop};
 

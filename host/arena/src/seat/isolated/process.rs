@@ -10,8 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
+use othello_sandbox::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
+use othello_sandbox::{RunnerArgs, ServeArgs};
 
-use super::super::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use super::super::runner_command::RunnerCommand;
 use super::super::spec::SeatOptions;
 use super::super::stderr_tail::StderrTail;
@@ -61,7 +62,7 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Starts `COMMAND --memory-mb N --sandbox MODE [--scratch DIR] LIBRARY`. Once `stop` is
+    /// Starts `COMMAND [SANDBOX OPTIONS] -- LIBRARY` (see [`RunnerArgs`]). Once `stop` is
     /// stopped, every wait for the child ends at once with [`ChannelError::Stopped`].
     pub fn spawn(
         command: &RunnerCommand,
@@ -71,10 +72,14 @@ impl Runner {
     ) -> std::io::Result<Runner> {
         let mut command_line = Command::new(command.program());
         command_line.args(command.args());
-        let jail = Jail::prepare(&mut command_line, options, true)?;
-        let mut jail = jail;
-        let mut child =
-            command_line.arg(library).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+        let (mut jail, sandbox) = Jail::prepare(&mut command_line, &options.jail(), true)?;
+        let args = RunnerArgs::Serve(ServeArgs { sandbox, library: library.to_path_buf() });
+        let mut child = command_line
+            .args(args.to_args())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
         jail.started(child.id());
         let requests = child.stdin.take().expect("piped stdin");
         let responses = child.stdout.take().expect("piped stdout");

@@ -20,14 +20,15 @@ use windows_sys::Win32::System::Threading::{
 };
 
 use super::super::super::runner_command::RunnerCommand;
-use super::super::super::sandbox::ScratchDir;
 use super::super::super::spec::{SandboxMode, SeatOptions};
 use super::super::super::stderr_tail::StderrTail;
 use super::event::{Woken, wait_any};
 use super::exception::exception_name;
-use super::job::{Job, KILLED_EXIT_CODE};
 use super::reader::{ChannelReader, Taken};
 use super::stop::StopHandle;
+use othello_sandbox::job::{Job, KILLED_EXIT_CODE};
+use othello_sandbox::scratch::ScratchDir;
+use othello_sandbox::{RunnerArgs, SandboxArgs, ServeArgs};
 
 /// How long a child that closed its channel gets to exit before it is killed.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
@@ -89,7 +90,7 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Starts `COMMAND --memory-mb N --sandbox MODE [--scratch DIR] LIBRARY` suspended, puts it in
+    /// Starts `COMMAND [SANDBOX OPTIONS] -- LIBRARY` (see [`RunnerArgs`]) suspended, puts it in
     /// its job, then lets it run: the bot's code never runs outside the job. Once `stop` is
     /// stopped, every wait for the child ends at once with [`ChannelError::Stopped`].
     pub fn spawn(
@@ -100,26 +101,23 @@ impl Runner {
     ) -> std::io::Result<Runner> {
         let scratch = if options.sandbox == SandboxMode::Off { None } else { Some(ScratchDir::create()?) };
         let job = Job::create(options.memory_limit_mb)?;
+        let sandbox = SandboxArgs {
+            sandbox: options.sandbox,
+            scratch: scratch.as_ref().map(|s| s.path().to_path_buf()),
+            ..SandboxArgs::off(options.memory_limit_mb)
+        };
+        let args = RunnerArgs::Serve(ServeArgs { sandbox, library: library.to_path_buf() });
         let mut command_line = Command::new(command.program());
-        command_line
-            .args(command.args())
-            .arg("--memory-mb")
-            .arg(options.memory_limit_mb.to_string())
-            .arg("--sandbox")
-            .arg(options.sandbox.as_str());
-        if let Some(scratch) = &scratch {
-            command_line.arg("--scratch").arg(scratch.path());
-        }
+        command_line.args(command.args()).args(args.to_args());
         // The standard library gives the child exactly its three standard handles (made
         // inheritable only while it starts this child); the runner then hides the channel's.
         let mut child = command_line
-            .arg(library)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW)
             .spawn()?;
-        if let Err(error) = job.assign(child.as_raw_handle() as HANDLE).and_then(|()| resume(child.id())) {
+        if let Err(error) = job.assign(&child).and_then(|()| resume(child.id())) {
             let _ = child.kill();
             let _ = child.wait();
             return Err(error);

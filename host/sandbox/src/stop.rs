@@ -1,9 +1,11 @@
-//! The fallback freezer where no freezer cgroup can be had (a plain user on a cgroup-v1 desktop,
-//! or no writable cgroup at all): the runner's init (PID 1 of the runner's PID namespace) is
-//! queued a real-time signal whose value says stop (`SIGSTOP`) or continue (`SIGCONT`) every other
-//! process of its namespace — all the bot started, `setsid` ones included, since `kill(-1, …)`
-//! inside a PID namespace reaches all of it at once (see `othello_runner::sandbox::stop_signal`).
-//! Queued signals of one number arrive in order, so the last request always decides.
+//! Stopping a seat's bot while its opponent is on move where no freezer cgroup can be had (a
+//! plain user on a cgroup-v1 desktop, or no writable cgroup at all): both halves.
+//!
+//! The host ([`NamespaceStopper`]) queues the runner's init (PID 1 of the runner's PID namespace)
+//! a real-time signal (`stop_signal`) whose value says stop (`SIGSTOP`) or continue (`SIGCONT`)
+//! every other process of its namespace; the init's handler does it with `kill(-1, …)`, which
+//! inside a PID namespace reaches all the bot started, `setsid` ones included. Queued signals of
+//! one number arrive in order, so the last request always decides.
 //!
 //! The init is found once, as the keeper's only child, and held as a pidfd: a signal never
 //! reaches another process that reused its id. Without a PID namespace the runner's init ignores
@@ -12,8 +14,68 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Mutex;
 
+// The runner's half: the init's handler.
+
+/// Whether the init's stop handler may stop "every process": only inside its own PID namespace,
+/// where that means the bot's processes (outside one it would mean every process of the user).
+static STOP_WHOLE_NAMESPACE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The real-time signal the host queues to a runner's init (with `sigqueue`'s value
+/// [`STOP_VALUE`] or [`CONTINUE_VALUE`]) to stop or continue every other process of its PID
+/// namespace, where no freezer cgroup can be had. Queued signals of one number are delivered in
+/// the order they were sent, one handler at a time, so the last one sent always decides.
+pub(crate) fn stop_signal() -> libc::c_int {
+    libc::SIGRTMIN() + STOP_SIGNAL_OFFSET
+}
+
+/// [`stop_signal`]'s value that stops the namespace.
+pub(crate) const STOP_VALUE: usize = 1;
+/// [`stop_signal`]'s value that continues it.
+pub(crate) const CONTINUE_VALUE: usize = 0;
+
+/// Above the real-time signals glibc and common runtimes use for themselves.
+const STOP_SIGNAL_OFFSET: libc::c_int = 4;
+
+extern "C" fn on_stop_signal(_signal: libc::c_int, info: *mut libc::siginfo_t, _context: *mut libc::c_void) {
+    if !STOP_WHOLE_NAMESPACE.load(std::sync::atomic::Ordering::Relaxed) || info.is_null() {
+        return;
+    }
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler; a queued signal's
+    // value is its `si_value`.
+    let value = unsafe { (*info).si_value() }.sival_ptr as usize;
+    let action = if value == STOP_VALUE { libc::SIGSTOP } else { libc::SIGCONT };
+    // SAFETY: kill is async-signal-safe; -1 reaches every process of this PID namespace but its
+    // init (the caller), which is all the bot started.
+    unsafe { libc::kill(-1, action) };
+}
+
+/// The init's handler (installed even without a PID namespace, where it does nothing: a
+/// real-time signal's default action would end the process). The signal is blocked while its
+/// handler runs (the default), so queued ones are handled one after the other, in order.
+pub(crate) fn set_stop_handlers(whole_namespace: bool) {
+    STOP_WHOLE_NAMESPACE.store(whole_namespace, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: an all-zero sigaction is a valid value; its mask is emptied before sigaction reads
+    // it; the handler only makes async-signal-safe calls.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction =
+            on_stop_signal as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) as libc::sighandler_t;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(stop_signal(), &action, std::ptr::null_mut());
+    }
+}
+
+/// The bot process does not inherit the init's handler.
+pub(crate) fn reset_stop_handlers() {
+    // SAFETY: restoring the default action has no preconditions.
+    unsafe { libc::signal(stop_signal(), libc::SIG_DFL) };
+}
+
+// The host's half: the stopper.
+
 #[derive(Debug, Default)]
-pub(crate) struct NamespaceStopper {
+pub struct NamespaceStopper {
     keeper: Option<u32>,
     state: Mutex<State>,
 }
@@ -28,12 +90,12 @@ struct State {
 }
 
 impl NamespaceStopper {
-    pub(crate) fn started(&mut self, keeper: u32) {
+    pub fn started(&mut self, keeper: u32) {
         self.keeper = Some(keeper);
     }
 
     /// Stops or continues the namespace's processes (the init does it as the signal arrives).
-    pub(crate) fn set_stopped(&self, stopped: bool) {
+    pub fn set_stopped(&self, stopped: bool) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if state.stopped == Some(stopped) {
             return;
@@ -42,7 +104,6 @@ impl NamespaceStopper {
             state.init = self.keeper.and_then(find_init);
         }
         let Some(init) = &state.init else { return };
-        use othello_runner::sandbox::{CONTINUE_VALUE, STOP_VALUE, stop_signal};
         let info = QueuedSignal::new(stop_signal(), if stopped { STOP_VALUE } else { CONTINUE_VALUE });
         // SAFETY: pidfd_send_signal takes a pidfd this object owns, a signal number, a valid
         // siginfo (laid out as the kernel's, see `QueuedSignal`) and no flags.
@@ -97,7 +158,7 @@ mod tests {
     /// process (blocked, then taken with sigtimedwait), the value comes back.
     #[test]
     fn a_queued_signal_carries_its_value() {
-        let signal = othello_runner::sandbox::stop_signal();
+        let signal = stop_signal();
         // SAFETY: plain signal-mask and signal calls on this thread; the signal stays blocked in
         // this thread only and is taken before the test ends.
         unsafe {

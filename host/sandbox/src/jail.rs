@@ -6,21 +6,33 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::Mode;
+use crate::args::SandboxArgs;
 #[cfg(target_os = "linux")]
-use super::cgroup::RunnerCgroup;
-use super::sandbox::ScratchDir;
-use super::spec::{SandboxMode, SeatOptions};
+use crate::cgroup::RunnerCgroup;
+use crate::scratch::ScratchDir;
+
+/// What the host asks of the sandbox around one process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JailOptions {
+    pub mode: Mode,
+    /// Memory limit in MiB (0: none).
+    pub memory_limit_mb: u64,
+    /// The process may compute while its seat is not on move (never frozen).
+    pub ponder: bool,
+}
 
 /// How long a sandboxed runner's keeper gets to end its jail and exit when asked, before it is
 /// killed (it needs about a millisecond).
-pub(crate) const KEEPER_EXIT_WAIT: Duration = Duration::from_secs(2);
+pub const KEEPER_EXIT_WAIT: Duration = Duration::from_secs(2);
 /// Poll step while waiting for a child to exit where no pidfd can be had.
+#[cfg(target_os = "linux")]
 const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
 
 /// The host's side of one sandboxed process: dropped after the process was reaped.
-pub(crate) struct Jail {
+pub struct Jail {
     /// Freeze the process while its seat is not on move (not when pondering is allowed).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     freeze: bool,
@@ -38,7 +50,7 @@ pub(crate) struct Jail {
     /// Where no freezer cgroup can be had: the runner's init, told to stop (and continue) every
     /// process of its PID namespace.
     #[cfg(target_os = "linux")]
-    stopper: Option<super::namespace_stopper::NamespaceStopper>,
+    stopper: Option<crate::stop::NamespaceStopper>,
 }
 
 impl Jail {
@@ -47,28 +59,25 @@ impl Jail {
     /// [--freezer DIR]`, the cgroup joined before exec, a process group of its own. With
     /// `enter_scratch` the process starts in its scratch folder (a bot's runner: a relative path
     /// never lands in the host's folder); an engine keeps the working folder it is given.
-    pub(crate) fn prepare(
+    pub fn prepare(
         command_line: &mut Command,
-        options: &SeatOptions,
+        options: &JailOptions,
         enter_scratch: bool,
-    ) -> std::io::Result<Jail> {
-        let scratch = if options.sandbox == SandboxMode::Off { None } else { Some(ScratchDir::create()?) };
-        command_line
-            .arg("--memory-mb")
-            .arg(options.memory_limit_mb.to_string())
-            .arg("--sandbox")
-            .arg(options.sandbox.as_str());
+    ) -> std::io::Result<(Jail, SandboxArgs)> {
+        let scratch = if options.mode == Mode::Off { None } else { Some(ScratchDir::create()?) };
+        let mut args = SandboxArgs::off(options.memory_limit_mb);
+        args.sandbox = options.mode;
         if let Some(scratch) = &scratch {
-            command_line.arg("--scratch").arg(scratch.path());
+            args.scratch = Some(scratch.path().to_path_buf());
             if enter_scratch {
                 command_line.current_dir(scratch.path());
             }
         }
         #[cfg(target_os = "linux")]
-        let cgroup = match options.sandbox {
-            SandboxMode::Off => None,
-            SandboxMode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
-            SandboxMode::Strict => {
+        let cgroup = match options.mode {
+            Mode::Off => None,
+            Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
+            Mode::Strict => {
                 let cgroup = RunnerCgroup::create(options.memory_limit_mb, None);
                 let missing = match &cgroup {
                     Ok(cgroup) => cgroup.limits_missing().map(str::to_owned),
@@ -85,13 +94,9 @@ impl Jail {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &cgroup {
             use std::os::unix::process::CommandExt;
-            if let Some(version) = cgroup.limits_version() {
-                command_line.arg("--cgroup").arg(format!("v{version}"));
-            }
+            args.cgroup = cgroup.limits_version();
             // With --ponder the processes stay where the runner is, never frozen.
-            if let Some(freezer) = cgroup.freezer().filter(|_| !options.ponder) {
-                command_line.arg("--freezer").arg(freezer);
-            }
+            args.freezer = cgroup.freezer().filter(|_| !options.ponder).map(Path::to_path_buf);
             let join = cgroup.joiner();
             // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
             // calls (open, write, close) on paths allocated before the fork.
@@ -106,24 +111,25 @@ impl Jail {
             command_line.process_group(0);
         }
         #[cfg(target_os = "linux")]
-        let stopper = (options.sandbox != SandboxMode::Off
-            && !options.ponder
-            && cgroup.as_ref().is_none_or(|c| c.freezer().is_none()))
-        .then(super::namespace_stopper::NamespaceStopper::default);
-        Ok(Jail {
+        let stopper =
+            (options.mode != Mode::Off && !options.ponder && cgroup.as_ref().is_none_or(|c| c.freezer().is_none()))
+                .then(crate::stop::NamespaceStopper::default);
+        let jail = Jail {
             freeze: !options.ponder,
-            has_keeper: options.sandbox != SandboxMode::Off,
+            // Only the Linux runner has a keeper (elsewhere the runner is the bot's process).
+            has_keeper: cfg!(target_os = "linux") && options.mode != Mode::Off,
             cpu_mark: None,
             #[cfg(target_os = "linux")]
             cgroup,
             scratch,
             #[cfg(target_os = "linux")]
             stopper,
-        })
+        };
+        Ok((jail, args))
     }
 
     /// No sandbox (an engine started as a plain process): only the CPU clock of the process.
-    pub(crate) fn unsandboxed(options: &SeatOptions) -> Jail {
+    pub fn unsandboxed(options: &JailOptions) -> Jail {
         Jail {
             freeze: !options.ponder,
             has_keeper: false,
@@ -137,7 +143,7 @@ impl Jail {
     }
 
     /// The keeper process has started (its pid), for the fallback freezer to find its init.
-    pub(crate) fn started(&mut self, keeper: u32) {
+    pub fn started(&mut self, keeper: u32) {
         #[cfg(target_os = "linux")]
         if let Some(stopper) = &mut self.stopper {
             stopper.started(keeper);
@@ -146,19 +152,18 @@ impl Jail {
     }
 
     /// The process is a sandboxed runner's keeper (it ends its jail when asked).
-    pub(crate) fn has_keeper(&self) -> bool {
+    pub fn has_keeper(&self) -> bool {
         self.has_keeper
     }
 
     /// The private scratch folder, if the process has one.
-    #[allow(dead_code)]
-    pub(crate) fn scratch(&self) -> Option<&Path> {
+    pub fn scratch(&self) -> Option<&Path> {
         self.scratch.as_ref().map(ScratchDir::path)
     }
 
     /// Freezes (or thaws) the jailed processes, when there is a freezer: a seat not on move uses
     /// no CPU. Freezes are skipped when pondering is allowed.
-    pub(crate) fn set_frozen(&self, frozen: bool) {
+    pub fn set_frozen(&self, frozen: bool) {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze || !frozen) {
             cgroup.set_frozen(frozen);
@@ -171,9 +176,9 @@ impl Jail {
     }
 
     /// Freezes the jailed processes a moment from now unless the seat is asked to move again
-    /// first (see [`FREEZE_DELAY`](crate::seat::FREEZE_DELAY)); nothing without a freezer or with
+    /// first (see [`FREEZE_DELAY`](crate::FREEZE_DELAY)); nothing without a freezer or with
     /// pondering allowed.
-    pub(crate) fn freeze_soon(&self) {
+    pub fn freeze_soon(&self) {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = self.cgroup.as_ref().filter(|_| self.freeze) {
             cgroup.freeze_soon();
@@ -190,7 +195,7 @@ impl Jail {
     /// its threads, from its CPU clock) when it is not a keeper (whose jail's time it would not
     /// include); else `None`. One read of the clock per move: what runs while the seat is idle
     /// (pondering) is charged to its next move.
-    pub(crate) fn cpu_since_last(&mut self, pid: libc::pid_t) -> Option<Duration> {
+    pub fn cpu_since_last(&mut self, pid: libc::pid_t) -> Option<Duration> {
         #[cfg(target_os = "linux")]
         let now = match &self.cgroup {
             Some(cgroup) => cgroup.cpu_time(),
@@ -205,7 +210,7 @@ impl Jail {
     }
 
     /// Whether the tree hit the memory limit of its cgroup (false without one).
-    pub(crate) fn hit_memory_limit(&self) -> bool {
+    pub fn hit_memory_limit(&self) -> bool {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &self.cgroup {
             return cgroup.hit_memory_limit();
@@ -217,7 +222,7 @@ impl Jail {
 /// The CPU time of process `pid` so far (every thread of it, ended ones too; not its children),
 /// from its CPU clock; `None` when it cannot be read (the process is gone).
 #[cfg(target_os = "linux")]
-pub(crate) fn process_cpu_time(pid: libc::pid_t) -> Option<Duration> {
+fn process_cpu_time(pid: libc::pid_t) -> Option<Duration> {
     let mut clock: libc::clockid_t = 0;
     // SAFETY: a valid out-pointer; the call only looks the process up.
     if unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
@@ -233,48 +238,51 @@ pub(crate) fn process_cpu_time(pid: libc::pid_t) -> Option<Duration> {
 
 /// Elsewhere another process's CPU clock is not read.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn process_cpu_time(_pid: libc::pid_t) -> Option<Duration> {
+fn process_cpu_time(_pid: libc::pid_t) -> Option<Duration> {
     None
 }
 
-/// Waits up to `limit` for the unreaped child `pid` to end (without reaping it); true once it has.
-pub(crate) fn wait_for_exit(pid: libc::pid_t, limit: Duration) -> bool {
+/// Waits up to `limit` for the unreaped child `pid` (a keeper) to end, without reaping it; true
+/// once it has.
+#[cfg(target_os = "linux")]
+pub fn wait_for_exit(pid: libc::pid_t, limit: Duration) -> bool {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+    use std::time::Instant;
+
+    use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+
     let deadline = Instant::now() + limit;
-    let ended = || {
-        // SAFETY: an all-zero siginfo_t is a valid value to be overwritten.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-        // SAFETY: a valid out-pointer; the pid is our unreaped child; WNOWAIT leaves it unreaped.
-        let found = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
-        // SAFETY: waitid filled `info` (si_pid stays 0 while the child runs).
-        found != 0 || unsafe { info.si_pid() } != 0
-    };
+    // WNOWAIT leaves it unreaped; an error means there is no such child left to wait for.
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    let ended = || !matches!(waitid(Id::Pid(nix::unistd::Pid::from_raw(pid)), flags), Ok(WaitStatus::StillAlive));
     // A pidfd becomes readable when the process ends (Linux 5.3+); without one, look every step.
-    #[cfg(target_os = "linux")]
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
     let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
-    #[cfg(not(target_os = "linux"))]
-    let pidfd = -1;
-    let result = loop {
+    // SAFETY: a descriptor just returned by the kernel, owned by nobody else.
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
+    loop {
         if ended() {
-            break true;
+            return true;
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            break false;
+            return false;
         }
-        if pidfd >= 0 {
-            let mut fd = libc::pollfd { fd: pidfd, events: libc::POLLIN, revents: 0 };
-            let timeout_ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
-            // SAFETY: one valid pollfd for the duration of the call.
-            unsafe { libc::poll(&mut fd, 1, timeout_ms) };
-        } else {
-            std::thread::sleep(EXIT_POLL_STEP.min(left));
+        match &pidfd {
+            Some(pidfd) => {
+                let mut fd = libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                let timeout_ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+                // SAFETY: one valid pollfd for the duration of the call.
+                unsafe { libc::poll(&mut fd, 1, timeout_ms) };
+            }
+            None => std::thread::sleep(EXIT_POLL_STEP.min(left)),
         }
-    };
-    if pidfd >= 0 {
-        // SAFETY: the descriptor was opened above and is closed once.
-        unsafe { libc::close(pidfd) };
     }
-    result
+}
+
+/// Elsewhere no runner has a keeper ([`Jail::has_keeper`] is false): nothing to wait for.
+#[cfg(not(target_os = "linux"))]
+pub fn wait_for_exit(_pid: libc::pid_t, _limit: Duration) -> bool {
+    false
 }

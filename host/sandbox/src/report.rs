@@ -1,62 +1,14 @@
-//! The runner's sandbox (Linux): the layers a runner puts between a bot and the rest of the
-//! machine before the bot's library is loaded. Each layer is tried at run time and reported
-//! (active, or missing and why); in `auto` mode a missing layer is skipped, in `strict` mode
-//! the runner refuses to load the bot.
-//!
-//! The runner process started by the host (the *keeper*) drops root for an unprivileged user,
-//! enters new user, network, mount and PID namespaces and forks the *jailed* process, which
-//! is PID 1 of the new PID namespace. The keeper only waits for it and ends the way it ended
-//! (same exit code or signal), so the host sees one process as before. When the jailed process
-//! ends, the kernel kills everything else in its PID namespace, so nothing a bot started
-//! outlives its runner. The jailed process then locks itself down (no capabilities,
-//! no-new-privs, Landlock, seccomp, resource limits, only the channel descriptors open) and
-//! loads the bot.
-//!
-//! The layers are applied in the private `linux` module; elsewhere only the types exist.
+//! The layer report: each layer of the sandbox, in force or missing and why. The runner fills
+//! it as it applies the layers (and prints it for `--sandbox-report`); the host completes it with
+//! the layers it makes itself (cgroup, freezer, Job Object) for `othello list`, the app's Plugins
+//! panel and `--sandbox strict`.
 
+use std::ffi::OsString;
 use std::fmt;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
-#[cfg(target_os = "linux")]
-mod linux;
-#[cfg(target_os = "linux")]
-pub use linux::{CONTINUE_VALUE, Confinement, STOP_VALUE, UNPRIVILEGED_ID, enter, lock_down, stop_signal};
-
-/// How much isolation a runner applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
-    /// Every layer the machine offers; missing ones are skipped (and reported).
-    #[default]
-    Auto,
-    /// Every layer, or the runner refuses to load the bot and names the missing layer.
-    Strict,
-    /// No sandbox: the plain runner (a separate process with a memory limit).
-    Off,
-}
-
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Auto => "auto",
-            Mode::Strict => "strict",
-            Mode::Off => "off",
-        }
-    }
-
-    pub fn parse(text: &str) -> Result<Mode, String> {
-        match text {
-            "auto" => Ok(Mode::Auto),
-            "strict" => Ok(Mode::Strict),
-            "off" => Ok(Mode::Off),
-            _ => Err(format!("the sandbox mode is auto, strict or off, not {text:?}")),
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::Mode;
 
 /// One layer of the sandbox and whether it is in force.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,5 +114,79 @@ impl Layer {
             name: "sandbox".to_owned(),
             state: Err(format!("exists on Linux only, not on {}", std::env::consts::OS)),
         }
+    }
+}
+
+/// Tries every layer of the sandbox in a runner started as `program leading_args…` (without a
+/// bot) and says which are active on this machine and why any is missing.
+pub fn host_report(program: &Path, leading_args: &[OsString]) -> Result<Vec<Layer>, String> {
+    let runner = CommandLine(program, leading_args);
+    let output = Command::new(program)
+        .args(leading_args)
+        .args(crate::RunnerArgs::SandboxReport.to_args())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot start the bot runner `{runner}`: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "the bot runner `{runner}` could not try the sandbox ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let layers: Vec<Layer> = String::from_utf8_lossy(&output.stdout).lines().filter_map(Layer::from_line).collect();
+    if layers.is_empty() {
+        return Err(format!("the bot runner `{runner}` reported no sandbox layer"));
+    }
+    // The cgroup is the host's to make: the runner alone cannot know.
+    #[cfg_attr(not(any(target_os = "linux", windows)), allow(unused_mut))]
+    let mut layers = layers;
+    #[cfg(target_os = "linux")]
+    for layer in &mut layers {
+        use crate::layer::{CGROUP, FREEZER};
+        if layer.name == CGROUP {
+            layer.state = crate::cgroup::availability();
+        } else if layer.name == FREEZER {
+            // Without a freezer cgroup, the runner's own fallback (its init stops its PID
+            // namespace) is what there is, if it has one.
+            layer.state = match (crate::cgroup::freezer_availability(), &layer.state) {
+                (Ok(cgroup), _) => Ok(cgroup),
+                (Err(_), Ok(fallback)) => Ok(fallback.clone()),
+                (Err(why), Err(_)) => Err(why),
+            };
+        }
+    }
+    #[cfg(windows)]
+    for layer in &mut layers {
+        if layer.name == crate::layer::JOB_OBJECT {
+            layer.state = crate::job::availability(crate::DEFAULT_MEMORY_LIMIT_MB);
+        }
+    }
+    Ok(layers)
+}
+
+/// With `--sandbox strict`: an error naming the first layer this machine lacks.
+pub fn require_every_layer(program: &Path, leading_args: &[OsString]) -> Result<(), String> {
+    match host_report(program, leading_args)?.into_iter().find(|layer| !layer.is_active()) {
+        None => Ok(()),
+        Some(layer) => Err(format!(
+            "--sandbox strict: the sandbox layer `{}` is missing on this machine ({}); use --sandbox auto to \
+             run without it",
+            layer.name,
+            layer.state.err().unwrap_or_default()
+        )),
+    }
+}
+
+/// A runner's command line, as messages show it.
+struct CommandLine<'a>(&'a Path, &'a [OsString]);
+
+impl fmt::Display for CommandLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.display())?;
+        for arg in self.1 {
+            write!(f, " {}", arg.to_string_lossy())?;
+        }
+        Ok(())
     }
 }

@@ -1,43 +1,46 @@
 //! Starting an NBoard engine inside the runner's sandbox: `RUNNER exec [sandbox options] --read
-//! FOLDER… --end-fd N -- COMMAND…` (see `othello_runner::exec`). The engine may read (and run)
+//! FOLDER… --end-fd N -- COMMAND…` (see [`ExecArgs`]). The engine may read (and run)
 //! the system's libraries and programs and its own folders: the program's, that of every file
 //! named on its command line (a script, an evaluation file), the folder given to `env -C`, and
 //! the working folder it is started in (as NBoard GUIs start an engine in its folder), unless
 //! that is `/` or the user's home folder, which are never an engine's own.
 
+use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::jail::Jail;
-use super::runner_command::RunnerCommand;
-use super::spec::SeatOptions;
+use crate::args::{ExecArgs, RunnerArgs};
+use crate::jail::{Jail, JailOptions};
 
 /// Folders whose programs every sandboxed engine may run anyway: not worth a rule of their own.
 const SYSTEM_FOLDERS: &[&str] = &["/bin", "/usr/bin", "/usr/local/bin", "/usr/libexec", "/sbin", "/usr/sbin"];
 
 /// The runner command line that starts `command` sandboxed, the jail around it, and the write end
 /// of the pipe whose closing tells the runner's keeper to end the engine.
-pub(crate) fn sandboxed_command(
-    runner: &RunnerCommand,
+pub fn sandboxed_command(
+    runner_program: &Path,
+    runner_args: &[OsString],
     command: &[String],
     folder: Option<&Path>,
-    options: &SeatOptions,
+    options: &JailOptions,
 ) -> std::io::Result<(Command, Jail, OwnedFd)> {
-    let mut command_line = Command::new(runner.program());
-    command_line.args(runner.args()).arg(othello_runner::EXEC_SUBCOMMAND);
-    let jail = Jail::prepare(&mut command_line, options, false)?;
+    let mut command_line = Command::new(runner_program);
+    command_line.args(runner_args);
+    let (jail, sandbox) = Jail::prepare(&mut command_line, options, false)?;
     let working = match folder {
         Some(folder) => own_folder(folder.to_path_buf()),
         None => std::env::current_dir().ok().and_then(own_folder),
     };
-    for folder in engine_folders(command).into_iter().chain(working) {
-        command_line.arg("--read").arg(folder);
-    }
     let (end_read, end_write) = std::io::pipe()?;
     let end_read = OwnedFd::from(end_read);
-    let fd = end_read.as_raw_fd();
-    command_line.arg("--end-fd").arg(fd.to_string()).arg("--").args(command);
+    let exec = ExecArgs {
+        sandbox,
+        read: engine_folders(command).into_iter().chain(working).collect(),
+        end_fd: Some(end_read.as_raw_fd()),
+        command: command.iter().map(OsString::from).collect(),
+    };
+    command_line.args(RunnerArgs::Exec(exec).to_args());
     {
         use std::os::unix::process::CommandExt;
         let hold = end_read;
@@ -67,7 +70,7 @@ fn own_folder(folder: PathBuf) -> Option<PathBuf> {
 /// existing file among its arguments, and `env`'s working folder (`env -C DIR PROGRAM …`, as the
 /// app stores engines with a working folder) with the program found from there. System folders
 /// are left out (the sandbox lets every engine run their programs).
-pub(crate) fn engine_folders(command: &[String]) -> Vec<PathBuf> {
+pub fn engine_folders(command: &[String]) -> Vec<PathBuf> {
     let mut folders: Vec<PathBuf> = Vec::new();
     let mut add = |folder: PathBuf| {
         let folder = folder.canonicalize().unwrap_or(folder);

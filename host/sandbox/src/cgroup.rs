@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::idle_freezer::{BATCH, FREEZE_DELAY, Freezable, register};
+use crate::idle_freezer::{BATCH, FREEZE_DELAY, Freezable, register};
 use std::time::{Duration, Instant};
 
 /// Memory the runner itself and the loaded libraries may use on top of the bot's limit (the
@@ -467,9 +467,8 @@ impl RunnerCgroup {
             return true;
         }
         for pid in self.members() {
-            // SAFETY: kill has no memory preconditions; the pids are read from this runner's own
-            // cgroup, which only its processes can be in.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            // The pids are read from this runner's own cgroup, which only its processes can be in.
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
         }
         false
     }
@@ -506,9 +505,8 @@ impl Drop for RunnerCgroup {
 
 /// Root hands the files the runner's keeper writes to the unprivileged user it becomes.
 fn give_to_runner(files: &[PathBuf]) {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        let id = othello_runner::sandbox::UNPRIVILEGED_ID;
+    if nix::unistd::geteuid().is_root() {
+        let id = crate::namespaces::UNPRIVILEGED_ID;
         for file in files {
             let _ = std::os::unix::fs::chown(file, Some(id), Some(id));
         }
@@ -543,7 +541,7 @@ fn sweep_once(parent: &Path) {
     let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
     if !swept.iter().any(|p| p == parent) {
         swept.push(parent.to_path_buf());
-        super::sandbox::sweep_stale(parent, NAME_PREFIX, |p| {
+        crate::scratch::sweep_stale(parent, NAME_PREFIX, |p| {
             let _ = std::fs::remove_dir(p.join(V2_BOT_FOLDER));
             std::fs::remove_dir(p)
         });

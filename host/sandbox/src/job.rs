@@ -1,10 +1,14 @@
-//! A Job Object around one runner: the memory limit, the number of processes, UI restrictions,
-//! and every process in it killed when the job is closed (its owner dropped it, or the host died:
-//! the system closes the host's handles). Memory-limit hits are posted to a completion port.
+//! The Windows layers. The host puts each runner in a Job Object of its own: the memory limit,
+//! the number of processes, UI restrictions, and every process in it killed when the job is
+//! closed (its owner dropped it, or the host died: the system closes the host's handles).
+//! Memory-limit hits are posted to a completion port. [`runner_report`] lists what stands on
+//! Windows for each layer of the Linux sandbox.
 
 use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
 
-use windows_sys::Win32::Foundation::HANDLE;
+use crate::{Report, layer};
+
+use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, STILL_ACTIVE};
 use windows_sys::Win32::System::IO::{CreateIoCompletionPort, GetQueuedCompletionStatus, OVERLAPPED};
 use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_ACTIVE_PROCESS,
@@ -16,6 +20,7 @@ use windows_sys::Win32::System::JobObjects::{
     JOBOBJECTINFOCLASS, JobObjectAssociateCompletionPortInformation, JobObjectBasicUIRestrictions,
     JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject, TerminateJobObject,
 };
+use windows_sys::Win32::System::Threading::{GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION};
 
 /// Processes one runner may have at once: the runner and a few the bot starts (a bot needs none;
 /// the limit stops fork bombs).
@@ -84,9 +89,9 @@ impl Job {
     }
 
     /// Puts a (suspended) process in the job: it and everything it starts are under the limits.
-    pub fn assign(&self, process: HANDLE) -> std::io::Result<()> {
-        // SAFETY: both handles are open for the call.
-        if unsafe { AssignProcessToJobObject(self.raw(), process) } == 0 {
+    pub fn assign(&self, process: &std::process::Child) -> std::io::Result<()> {
+        // SAFETY: both handles are open for the call (the child's while it is borrowed).
+        if unsafe { AssignProcessToJobObject(self.raw(), process.as_raw_handle() as HANDLE) } == 0 {
             return Err(std::io::Error::last_os_error());
         }
         Ok(())
@@ -164,4 +169,62 @@ pub fn availability(memory_limit_mb: u64) -> Result<String, String> {
              system settings, everything killed with the runner or the host"
         )
     })
+}
+
+/// A job for an NBoard engine the host started: a runner's job without the memory limit, so
+/// whatever the engine starts ends with it (the engine runs a moment before it is assigned: what
+/// it starts in that moment is outside).
+pub fn engine_job(engine: &std::process::Child) -> std::io::Result<Job> {
+    let job = Job::create(0)?;
+    job.assign(engine)?;
+    Ok(job)
+}
+
+/// Whether the process `pid` is still running (for sweeping what killed hosts left behind).
+pub fn process_exists(pid: u32) -> bool {
+    // SAFETY: OpenProcess returns a handle we close, or null; the out-pointer is valid.
+    unsafe {
+        let process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+        if process.is_null() {
+            return false;
+        }
+        let mut code = 0u32;
+        let running = GetExitCodeProcess(process, &mut code) != 0 && code == STILL_ACTIVE as u32;
+        CloseHandle(process);
+        running
+    }
+}
+
+/// Every layer of the Linux sandbox and what stands for it on Windows: the host's Job Object
+/// (`job-object`: reported by the host, which makes it; the runner alone cannot tell), what the
+/// runner does itself, and what Windows lacks here, each reported missing with the reason.
+pub fn runner_report() -> Report {
+    let mut report = Report::default();
+    let mut active = |name: &str, what: &str| report.record::<String>(name, Ok(what.to_owned()));
+    active(layer::PRIVATE_HANDLES, "the channel is held in handles the bot's child processes cannot inherit");
+    active(layer::NO_ERROR_DIALOGS, "a crash ends the runner at once with its exception code, no dialog");
+    active(layer::PARENT_DEATH_SIGNAL, "the host's Job Object kills the runner when the host ends");
+    active(layer::RESOURCE_LIMITS, "memory and process limits of the host's Job Object");
+    active(layer::CLOSED_DESCRIPTORS, "the runner inherits its three standard handles and nothing else");
+    let missing: [(&str, &str); 11] = [
+        (layer::UNPRIVILEGED_USER, "the bot runs with the user's own rights (no restricted token)"),
+        (layer::USER_NAMESPACE, "no AppContainer: the bot is not separated from the user's other programs"),
+        (layer::NETWORK_NAMESPACE, "the bot may use the network"),
+        (layer::MOUNT_NAMESPACE, "the bot sees the user's drives"),
+        (layer::PID_NAMESPACE, "the bot may see and open the user's other processes"),
+        (layer::PRIVATE_PROC, "the bot may query the user's other processes"),
+        (layer::NO_CAPABILITIES, "the bot keeps the privileges of the user's token"),
+        (layer::NO_NEW_PRIVS, "no equivalent: nothing stops the bot starting programs with other rights"),
+        (layer::LANDLOCK, "no file-system confinement: the bot may read and write what the user can"),
+        (layer::SECCOMP, "no system-call filter"),
+        (layer::FREEZER, "a seat not on move is not suspended"),
+    ];
+    for (name, why) in missing {
+        report.record::<String>(name, Err(format!("not on Windows: {why}")));
+    }
+    report.record::<String>(
+        layer::JOB_OBJECT,
+        Err("made by the host for each runner (the runner alone cannot tell)".to_owned()),
+    );
+    report
 }

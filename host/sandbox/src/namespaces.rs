@@ -1,0 +1,106 @@
+//! The namespaces layer (Linux, runner side): root gives up its ids for `nobody`, then new user,
+//! network, mount and PID namespaces, and the fork into the jailed process tree
+//! (`process_tree`).
+
+use std::os::fd::RawFd;
+use std::path::Path;
+
+use nix::sched::{CloneFlags, unshare};
+use nix::sys::prctl;
+use nix::unistd::{Gid, Uid};
+
+use crate::process_tree::fork_jailed;
+use crate::{Mode, Report, layer};
+
+/// The unprivileged user a runner started by root becomes (`nobody`).
+pub const UNPRIVILEGED_ID: u32 = 65534;
+/// What the keeper does after forking: in the jailed process [`enter`] returns; in the keeper
+/// it never returns.
+///
+/// Call it while the process is single-threaded (user namespaces require it).
+/// `scratch` is removed by the keeper once the jailed processes ended (the host removes it too;
+/// the keeper does it even when the host was killed).
+/// `freezer` is the freezer cgroup (v1 or v2) the host made for the bot's processes: the bot
+/// process joins it (the keeper and the init stay outside, so that the keeper can always act).
+/// `host_watch` is the descriptor whose hang-up means the host is gone or wants the jail ended
+/// (stdin, the request pipe, when `None`).
+pub fn enter(
+    mode: Mode,
+    needs: &[&Path],
+    scratch: Option<&Path>,
+    freezer: Option<&Path>,
+    host_watch: Option<RawFd>,
+    report: &mut Report,
+) -> Result<(), String> {
+    debug_assert_ne!(mode, Mode::Off);
+    // No core dumps from anything below (the keeper mirrors crash signals).
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+    let host_uid = Uid::effective();
+    let (uid, gid) = if host_uid.is_root() {
+        let dropped = drop_root(needs);
+        let ok = report.record(layer::UNPRIVILEGED_USER, dropped);
+        if ok { (Uid::from_raw(UNPRIVILEGED_ID), Gid::from_raw(UNPRIVILEGED_ID)) } else { (host_uid, Gid::effective()) }
+    } else {
+        report.record::<String>(
+            layer::UNPRIVILEGED_USER,
+            Ok(format!("the host's own user {host_uid} (the host is not root)")),
+        );
+        (host_uid, Gid::effective())
+    };
+    let user_ns = unshare(CloneFlags::CLONE_NEWUSER)
+        .map_err(|e| format!("unshare(CLONE_NEWUSER) failed: {e} (unprivileged user namespaces disabled?)"))
+        .and_then(|()| map_ids(uid, gid))
+        .map(|()| format!("uid {uid} and gid {gid} mapped to themselves, nothing else"));
+    report.record(layer::USER_NAMESPACE, user_ns);
+    let namespace = |flag: CloneFlags, what: &str| {
+        unshare(flag).map(|()| what.to_owned()).map_err(|e| format!("unshare failed: {e}"))
+    };
+    report.record(
+        layer::NETWORK_NAMESPACE,
+        namespace(CloneFlags::CLONE_NEWNET, "no network: only a loopback that is down"),
+    );
+    report.record(layer::MOUNT_NAMESPACE, namespace(CloneFlags::CLONE_NEWNS, "mounts are private to the runner"));
+    report.record(
+        layer::PID_NAMESPACE,
+        namespace(CloneFlags::CLONE_NEWPID, "sees and signals only its own processes; all die with it"),
+    );
+    report.check_strict(mode)?;
+    fork_jailed(report, scratch, freezer, host_watch)
+}
+
+/// Root gives up its groups and ids for `nobody`. A library (or an engine's file) that `nobody`
+/// cannot read stays with root (in `auto` mode), or the bot could not load.
+fn drop_root(needs: &[&Path]) -> Result<String, String> {
+    if let Some(unreadable) = needs.iter().find(|path| !world_readable(path)) {
+        return Err(format!(
+            "{} is not readable by other users (uid {UNPRIVILEGED_ID} could not load it): stays root without capabilities",
+            unreadable.display()
+        ));
+    }
+    let (uid, gid) = (Uid::from_raw(UNPRIVILEGED_ID), Gid::from_raw(UNPRIVILEGED_ID));
+    nix::unistd::setgroups(&[]).map_err(|e| format!("setgroups failed: {e}"))?;
+    nix::unistd::setresgid(gid, gid, gid).map_err(|e| format!("setresgid failed: {e}"))?;
+    nix::unistd::setresuid(uid, uid, uid).map_err(|e| format!("setresuid failed: {e}"))?;
+    // Changing ids makes the process undumpable, which hides /proc/self/uid_map from itself.
+    prctl::set_dumpable(true).map_err(|e| format!("PR_SET_DUMPABLE failed: {e}"))?;
+    Ok(format!("root dropped for uid/gid {UNPRIVILEGED_ID} (nobody), no supplementary groups"))
+}
+
+/// Every folder on the way is searchable by others and the file readable by others.
+fn world_readable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(path) = path.canonicalize() else { return true }; // the load reports a missing file
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).unwrap_or(0);
+    // A folder must be listable and searchable too.
+    let wanted = if path.is_dir() { 0o005 } else { 0o004 };
+    mode(&path) & wanted == wanted && path.ancestors().skip(1).all(|dir| mode(dir) & 0o001 != 0)
+}
+
+/// Maps `uid` and `gid` inside the new user namespace to themselves outside, and nothing else.
+fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
+    let write =
+        |file: &str, text: String| std::fs::write(file, text).map_err(|e| format!("writing {file} failed: {e}"));
+    write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
+    write("/proc/self/setgroups", "deny\n".to_owned())?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))
+}
