@@ -261,7 +261,7 @@ impl Streamer<'_> {
         if let Some(state) = &mut self.state
             && let Err(e) = state.append(&game)
         {
-            return self.fail(e);
+            return self.fail(e.to_string());
         }
         // Counted for checkpoints only once in the log.
         self.plan.record(&game);
@@ -322,7 +322,7 @@ impl EventSink for Streamer<'_> {
             && state.checkpoint_due()
             && let Err(e) = state.checkpoint(&self.plan)
         {
-            self.fail(e);
+            self.fail(e.to_string());
         }
         self.display.update(&self.progress);
     }

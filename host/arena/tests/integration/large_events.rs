@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 
 use othello_arena::event::merge::merge;
-use othello_arena::event::state::{CHECKPOINT_FILE, SavedEvent, StateDir};
+use othello_arena::event::state::{CHECKPOINT_FILE, GAMES_FILE, SavedEvent, StateDir, StateError};
 use othello_arena::event::{
     ArenaEvent, EventSink, EventSpec, Format, OpeningSource, Participant, Plan, RunOptions, Shard, play,
 };
@@ -105,4 +105,24 @@ fn shards_add_up_to_the_event() {
     let mixed = [dir.path().join("other"), shards[1].clone(), shards[2].clone()];
     let error = merge(&dir.path().join("mixed"), &mixed).unwrap_err();
     assert!(error.contains("the seeds differ: 12 against 11"), "{error}");
+}
+
+/// A caller tells a folder without an event, one that holds an event already and a damaged log
+/// apart by the error's kind, and each says what to do.
+#[test]
+fn state_folder_errors_say_which_case_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = StateDir::inspect(dir.path()).err().expect("no event there");
+    assert!(matches!(error, StateError::NoEvent { .. }), "{error:?}");
+    assert!(error.to_string().contains("was the event started with --state?"), "{error}");
+
+    let event = SavedEvent { spec: spec(), shard: None };
+    drop(StateDir::create_event(dir.path(), &event).unwrap());
+    let error = StateDir::create_event(dir.path(), &event).err().expect("an event is there already");
+    assert!(matches!(error, StateError::AlreadyHoldsAnEvent { .. }), "{error:?}");
+    assert!(error.to_string().contains("add --resume"), "{error}");
+
+    std::fs::write(dir.path().join(GAMES_FILE), "not a game\n{}\n").unwrap();
+    let error = StateDir::inspect(dir.path()).err().expect("a damaged log");
+    assert!(matches!(error, StateError::Damaged { at_byte: Some(0), .. }), "{error:?}");
 }
