@@ -4,7 +4,6 @@
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Sense, Stroke, Ui, Vec2};
 
-use crate::OthelloApp;
 use crate::game::{Game, PlayedMove};
 
 /// Height of the graph in points.
@@ -20,10 +19,6 @@ const AXIS: Color32 = Color32::from_gray(90);
 const DISCS_LINE: Color32 = Color32::from_rgb(0x6c, 0xc0, 0x80);
 const WIN_RATE_LINE: Color32 = Color32::from_rgb(0x70, 0xa8, 0xf0);
 const CURSOR: Color32 = Color32::from_rgb(0xe0, 0xc0, 0x40);
-
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
-    show_game(&mut app.session.game, ui);
-}
 
 /// The graph of `game`; a click views the move clicked.
 pub fn show_game(game: &mut Game, ui: &mut Ui) {
