@@ -132,7 +132,7 @@ pub struct OthelloApp {
     pub(crate) folder_input: String,
     pub(crate) message: Option<Message>,
     /// Moves in the list when it was last drawn (it scrolls to a new one).
-    pub(crate) listed_moves: usize,
+    pub(crate) listed_moves: panels::moves::Followed,
     pub(crate) matches: matches::MatchesState,
     pub(crate) ladder: ladder::LadderState,
     /// Move evaluations on the board (the analysis bot's worker).
@@ -150,6 +150,9 @@ pub struct OthelloApp {
     /// The players' names of a game opened from a file, shown instead of the seats' names until
     /// the next new game.
     pub(crate) loaded_names: Option<[String; 2]>,
+    /// Who played the game on the board, kept from the moment it ended: a seat changed afterwards
+    /// does not rewrite a finished game's record (cleared when the game goes on again).
+    pub(crate) finished_names: Option<[String; 2]>,
     /// The open and save dialogs, and the list of a multi-game file's games.
     pub(crate) files: files::Files,
     pub(crate) sounds: sound::Sounds,
@@ -209,7 +212,7 @@ impl OthelloApp {
             file_engines: launch.engines.clone(),
             folder_input: String::new(),
             message: None,
-            listed_moves: 0,
+            listed_moves: Default::default(),
             matches: Default::default(),
             ladder: Default::default(),
             analysis: Default::default(),
@@ -219,6 +222,7 @@ impl OthelloApp {
             confirm: None,
             help: Default::default(),
             loaded_names: None,
+            finished_names: None,
             files: files::Files::new(plugins_are_standard),
             sounds: sound::Sounds::new(),
             engine_form: None,
@@ -322,14 +326,11 @@ impl OthelloApp {
         self.show_info(format!("{what}: {} to move", color_name(position.side_to_move())));
     }
 
-    /// Sets up a pasted position line (OBF: 64 squares and the side to move); a malformed one
-    /// leaves the game as it is and says why.
+    /// Sets up a pasted position line (OBF: 64 squares and the side to move), after asking if a
+    /// game is in progress; a malformed one leaves the game as it is and says why.
     pub fn load_position(&mut self, text: &str) {
         match panels::editor::parse_position(text) {
-            Ok(position) => {
-                self.editor = None;
-                self.start_from(position, "Position set up");
-            }
+            Ok(position) => self.discard_with(crate::actions::Discard::Position(position)),
             Err(why) => self.show_error(format!("Position not set up: {why}")),
         }
     }
@@ -338,16 +339,32 @@ impl OthelloApp {
     pub fn new_game(&mut self) {
         self.message = None;
         self.loaded_names = None;
+        self.finished_names = None;
         self.session.restart(Game::default(), &self.settings);
     }
 
-    /// Puts `choice` in the seat of `color`; the game goes on with the new players.
+    /// Puts `choice` in the seat of `color`; the game goes on with the new players (a finished
+    /// game keeps the names of those who played it). A bot put in the seat of the side to move
+    /// moves at once: the message line says so.
     pub fn set_seat(&mut self, color: othello_sdk::Color, choice: SeatChoice) {
+        let is_bot = !choice.is_human();
         match color {
             othello_sdk::Color::Black => self.settings.black = choice,
             othello_sdk::Color::White => self.settings.white = choice,
         }
         self.session.seat_players(&self.settings);
+        let name = self.seat_name(color);
+        let side = color_name(color);
+        let text = match self.game().to_move() {
+            _ if self.game().is_over() => {
+                format!("{name} plays {side} from the next game; the finished game keeps its players")
+            }
+            Some(to_move) if to_move == color && is_bot && !self.game().moves().is_empty() => {
+                format!("{name} now plays {side} and moves at once (Undo takes its move back)")
+            }
+            _ => format!("{name} plays {side}"),
+        };
+        self.show_info(text);
     }
 
     /// Loads a pasted transcript as a new game; a bad one leaves the game as it is and says why.
@@ -360,6 +377,7 @@ impl OthelloApp {
             Ok(game) => {
                 let moves = game.moves().len();
                 self.loaded_names = None;
+                self.finished_names = None;
                 self.session.restart(game, &self.settings);
                 self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
             }
@@ -372,9 +390,14 @@ impl OthelloApp {
     /// The name of the player of `color`: the name in the file of a game opened, else "Human" or
     /// the bot's name.
     pub fn player_name(&self, color: othello_sdk::Color) -> String {
-        if let Some(names) = &self.loaded_names {
+        if let Some(names) = self.loaded_names.as_ref().or(self.finished_names.as_ref()) {
             return names[usize::from(color == othello_sdk::Color::White)].clone();
         }
+        self.seat_name(color)
+    }
+
+    /// The name of who sits in the seat of `color` now: "Human" or the bot's name.
+    fn seat_name(&self, color: othello_sdk::Color) -> String {
         match self.session.seat(color) {
             session::Seat::Human => "Human".to_owned(),
             session::Seat::Bot(worker) => worker
@@ -410,6 +433,7 @@ impl OthelloApp {
                 let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
                 self.session.restart(loaded.game, &self.settings);
                 self.loaded_names = Some([loaded.black, loaded.white]);
+                self.finished_names = None;
                 self.settings.game_file = path.display().to_string();
                 self.show_info(text);
             }
@@ -451,8 +475,37 @@ impl OthelloApp {
             ctx.request_repaint();
         }
         self.matches.update();
+        self.keep_finished_names();
         self.follow_analysis();
         self.poll_file_dialog();
+    }
+
+    /// A game that has just ended keeps the names of who played it; one that goes on again
+    /// (undo) names its seats again.
+    fn keep_finished_names(&mut self) {
+        if !self.game().is_over() {
+            self.finished_names = None;
+        } else if self.finished_names.is_none() && self.loaded_names.is_none() {
+            self.finished_names = Some(othello_sdk::Color::ALL.map(|c| self.seat_name(c)));
+        }
+    }
+
+    /// The replayed game on the board instead of the player's, if any: a match game on the
+    /// Matches tab, a ladder game on the Ladder tab. The player's game is kept meanwhile.
+    pub fn replay(&self) -> Option<&matches::Viewer> {
+        match self.tab {
+            Tab::Matches => self.matches.viewer(),
+            Tab::Ladder => self.ladder.replay(),
+            _ => None,
+        }
+    }
+
+    fn replay_mut(&mut self) -> Option<&mut matches::Viewer> {
+        match self.tab {
+            Tab::Matches => self.matches.viewer.as_mut(),
+            Tab::Ladder => self.ladder.replay.as_mut(),
+            _ => None,
+        }
     }
 
     /// Points the analysis at the position on the board (or stops it), and takes its news.
@@ -549,7 +602,11 @@ impl OthelloApp {
         if ctx.egui_wants_keyboard_input() {
             return;
         }
-        let game = &mut self.session.game;
+        // The keys walk the game on the board: a replay's, or the player's.
+        let game = match self.replay_mut() {
+            Some(replay) => &mut replay.game,
+            None => &mut self.session.game,
+        };
         ctx.input(|input| {
             if input.key_pressed(Key::ArrowLeft) {
                 game.view_back();
@@ -723,6 +780,14 @@ impl eframe::App for OthelloApp {
                     panels::matches::show_viewer_info(&mut self.matches, ui);
                     return;
                 }
+                if self.tab == Tab::Ladder
+                    && let Some(replay) = &mut self.ladder.replay
+                {
+                    if panels::matches::replay_info(replay, &format!("Ladder game {}", replay.index), false, ui) {
+                        self.ladder.replay = None;
+                    }
+                    return;
+                }
                 panels::status::show(self, ui);
                 ui.separator();
                 panels::eval_graph::show_game(&mut self.session.game, ui);
@@ -731,8 +796,8 @@ impl eframe::App for OthelloApp {
             });
         });
         CentralPanel::default_margins().show(ui, |ui| {
-            if self.tab == Tab::Matches && self.matches.viewer().is_some() {
-                panels::matches::show_viewer_board(&self.matches, self.settings.orientation, ui);
+            if let Some(replay) = self.replay() {
+                panels::matches::show_viewer_board(replay, self.settings.orientation, ui);
             } else {
                 self.board(ui);
             }

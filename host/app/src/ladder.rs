@@ -69,6 +69,8 @@ pub struct LadderState {
     pub target_error: f64,
     pub(crate) reports: Receiver<Report>,
     pub(crate) sender: Sender<Report>,
+    /// The ladder game replayed on the board, if any (the player's game is kept meanwhile).
+    pub(crate) replay: Option<crate::matches::Viewer>,
     /// Whether the board was asked for once already.
     pub(crate) asked: bool,
 }
@@ -95,6 +97,7 @@ impl Default for LadderState {
             reports,
             sender,
             asked: false,
+            replay: None,
         }
     }
 }
@@ -137,6 +140,11 @@ impl LadderState {
     /// The chosen entry's games, newest first.
     pub fn games(&self) -> &[StoredGame] {
         &self.games
+    }
+
+    /// The ladder game on the board, if one is replayed.
+    pub fn replay(&self) -> Option<&crate::matches::Viewer> {
+        self.replay.as_ref()
     }
 
     /// The last error or notice of the tab.

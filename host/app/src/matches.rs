@@ -55,15 +55,16 @@ pub struct LiveGame {
     pub game: Game,
 }
 
-/// The match game on the board instead of the Play game.
+/// A game on the board instead of the Play game: a match game watched or replayed, or a ladder
+/// game replayed. The player's game is kept meanwhile.
 pub struct Viewer {
-    /// The game's number in the schedule (0-based).
+    /// The game's number in the schedule (0-based), or the ladder game's id.
     pub index: usize,
     pub names: [String; 2],
     /// The game as far as it has been played; it follows the live moves while running.
     pub game: Game,
     /// Moves listed last (the list scrolls to a new one).
-    pub(crate) listed: usize,
+    pub(crate) listed: crate::panels::moves::Followed,
 }
 
 /// The Matches panel's state.
@@ -203,12 +204,13 @@ impl MatchesState {
         if let Some(live) = self.live.get(&index) {
             let mut game = live.game.clone();
             game.view_last();
-            self.viewer = Some(Viewer { index, names: [name(live.black), name(live.white)], game, listed: 0 });
+            self.viewer =
+                Some(Viewer { index, names: [name(live.black), name(live.white)], game, listed: Default::default() });
         } else if let Some(done) = self.finished.iter().find(|g| g.index == index) {
             let mut game = game_of(done);
             game.view_first();
             let names = [done.record.black.clone(), done.record.white.clone()];
-            self.viewer = Some(Viewer { index, names, game, listed: 0 });
+            self.viewer = Some(Viewer { index, names, game, listed: Default::default() });
         }
     }
 
@@ -304,7 +306,18 @@ impl MatchesState {
 /// The game of a finished event game, with its result.
 pub(crate) fn game_of(finished: &FinishedGame) -> Game {
     let record = &finished.record;
-    let mut game = Game::new(record.start);
+    // The random opening's moves come first, marked as the opening, when they lead to the start.
+    let mut game = Game::default();
+    for &mv in &record.opening {
+        if game.play(mv, None, None).is_err() {
+            break;
+        }
+    }
+    if game.live() == record.start && !record.opening.is_empty() {
+        game.mark_opening();
+    } else {
+        game = Game::new(record.start);
+    }
     for played in &record.moves {
         if game.play(played.mv, Some(played.elapsed), played.info).is_err() {
             break; // a record the referee wrote is legal; stop rather than show nonsense

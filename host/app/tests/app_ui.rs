@@ -751,8 +751,9 @@ fn a_clean_sweep_shows_a_finite_honest_elo() {
     let standings = harness.state().matches().standings().unwrap();
     assert_eq!(standings.rows[0].score.wdl.wins, 4, "every game won");
     // 4 straight wins: the score rate is above 0.05^(1/4) = 0.473 with 95 % confidence.
-    assert!(harness.query_by_label("> -19, no losses yet").is_some(), "a lower bound, not +inf");
-    assert!(harness.query_by_label("< +19, no wins yet").is_some());
+    // A one-sided bound said in words ("> -19" reads backwards to a player).
+    assert!(harness.query_by_label("at least -19, no losses yet").is_some(), "a lower bound, not +inf");
+    assert!(harness.query_by_label("at most +19, no wins yet").is_some());
     assert!(harness.query_by_label_contains("inf").is_none());
 }
 
@@ -812,6 +813,17 @@ fn a_running_match_game_is_watched_live_and_a_finished_one_replayed() {
     let viewer = harness.state().matches().viewer().unwrap();
     assert_eq!(viewer.index, other_index);
     assert_eq!(viewer.game.viewed(), other_record.start, "a replay starts at the first position");
+    // The keys walk the replay as they walk the player's game.
+    harness.key_press(egui::Key::ArrowRight);
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.cursor(), 1, "Right: one move on");
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.viewed(), other_record.final_position());
+    harness.key_press(egui::Key::Home);
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.cursor(), 0, "Home: the start");
+    assert!(harness.state().game().moves().is_empty(), "the player's game did not move");
     harness.get_by_label(">|").click();
     settle(&mut harness);
     assert_eq!(harness.state().matches().viewer().unwrap().game.viewed(), other_record.final_position());
@@ -989,4 +1001,145 @@ fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size
             assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size on the {tab} tab");
         }
     }
+}
+
+/// A whole game: each side plays its first legal move (in square order) until neither can.
+fn first_legal_game() -> String {
+    let mut position = Position::start();
+    let mut moves = Vec::new();
+    while !position.is_game_over() {
+        let mv = match position.legal_moves().into_iter().next() {
+            Some(square) => Move::Play(square),
+            None => Move::Pass,
+        };
+        position.try_play(mv).unwrap();
+        moves.push(mv);
+    }
+    othello_sdk::format_transcript(&moves)
+}
+
+#[test]
+fn a_seat_changed_after_the_game_does_not_rewrite_its_players() {
+    let first_legal = first_legal_bot();
+    let settings = Settings { black: bot(&first_legal), white: bot(&first_legal), bot_delay_ms: 0, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    wait_until(&mut harness, "the end of the bots' game", |app| app.game().is_over());
+    settle(&mut harness);
+    let black = harness.state().player_name(Color::Black);
+    assert_ne!(black, "Human");
+    harness.state_mut().set_seat(Color::Black, SeatChoice::Human);
+    settle(&mut harness);
+    assert_eq!(harness.state().player_name(Color::Black), black, "the finished game keeps who played it");
+    assert!(
+        harness.query_by_label_contains(&format!("Black {}", harness.state().game().live().disc_counts().0)).is_some()
+    );
+    assert!(harness.query_all_by_label_contains(&format!("({black})")).count() > 0, "the name on screen");
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(message.contains("from the next game"), "{message}");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-finished-players.ggf");
+    let _ = std::fs::remove_file(&path);
+    harness.state_mut().save_game(&path);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.contains(&format!("PB[{black}]")), "{saved}");
+    // The next game has the new seat.
+    start_new_game(&mut harness);
+    settle(&mut harness);
+    assert_eq!(harness.state().player_name(Color::Black), "Human");
+}
+
+#[test]
+fn a_bot_put_in_the_seat_to_move_says_it_moves_at_once() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    harness.state_mut().set_seat(Color::White, bot(&first_legal_bot()));
+    wait_until(&mut harness, "the bot's move", |app| app.game().moves().len() == 2);
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(message.contains("moves at once"), "{message}");
+}
+
+/// FFO problem #1, as Edax's OBF file writes it.
+const FFO_1: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+
+#[test]
+fn setting_up_a_position_over_a_game_in_progress_asks_first() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    set_text(&mut harness, "Paste a position", FFO_1);
+    harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
+    settle(&mut harness);
+    assert!(
+        harness.query_by_label("Play from the position set up?").is_some(),
+        "it asks: {:?}",
+        harness.state().message()
+    );
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5", "the game is kept");
+
+    // The editor's "Play from here" asks too.
+    harness.get_by_role_and_label(Role::Button, "Edit position").click_accesskit();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Play from here").click_accesskit();
+    settle(&mut harness);
+    assert!(harness.state().confirmation().is_some(), "the editor asks as well");
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5");
+    assert!(harness.state().editor().is_some(), "still editing after no");
+    harness.get_by_role_and_label(Role::Button, "Cancel editing").click_accesskit();
+    settle(&mut harness);
+
+    harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Discard and set up").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().start().to_board_string(), FFO_1, "set up after yes");
+    assert!(harness.state().game().moves().is_empty());
+}
+
+#[test]
+fn the_move_list_follows_the_move_viewed() {
+    let mut harness = app(humans(), Vec::new());
+    let transcript = first_legal_game();
+    paste_transcript(&mut harness, &transcript);
+    let moves = harness.state().game().moves().len();
+    assert!(moves >= 58, "{moves}");
+    // A row is in sight when it lies between the list's heading and the window's bottom.
+    let in_sight = |harness: &Harness<'_, OthelloApp>, label: &str| {
+        let top = harness.get_by_label("Moves").rect().bottom();
+        harness.query_by_label(label).is_some_and(|n| n.rect().top() >= top && n.rect().bottom() <= 800.0)
+    };
+    let last = harness.state().game().moves().last().unwrap().clone();
+    let last_label = format!("{moves}. {} {}", if last.color == Color::Black { 'B' } else { 'W' }, last.mv);
+    assert!(in_sight(&harness, &last_label), "the list shows the last move");
+    assert!(!in_sight(&harness, "Start"), "a long game's start is scrolled away");
+    harness.key_press(egui::Key::Home);
+    settle(&mut harness);
+    assert!(in_sight(&harness, "Start"), "Home: the list scrolls to the start");
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    assert!(in_sight(&harness, &last_label), "End: back to the last move");
+    // From the graph: a click at its left end views an early move.
+    let graph = harness.get_by_label_contains("Evaluation graph").rect();
+    let at = egui::pos2(graph.left() + 4.0, graph.center().y);
+    harness.event(egui::Event::PointerMoved(at));
+    for pressed in [true, false] {
+        let modifiers = egui::Modifiers::NONE;
+        harness.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
+    }
+    settle(&mut harness);
+    assert!(harness.state().game().cursor() <= 2, "{}", harness.state().game().cursor());
+    assert!(in_sight(&harness, "Start") || in_sight(&harness, "1. B d3"), "the early moves are in sight");
+}
+
+#[test]
+fn disc_counts_follow_the_position_being_edited() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_role_and_label(Role::Button, "Edit position").click_accesskit();
+    settle(&mut harness);
+    harness.get_by_label("a1").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label_contains("Black 3 discs").is_some(), "the draft's count");
 }

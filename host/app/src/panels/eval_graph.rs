@@ -113,6 +113,11 @@ fn scale_labels(painter: &Painter, rect: Rect, top: &str, bottom: &str, anchor: 
         (rect.right() - 4.0, Align2::RIGHT_TOP, Align2::RIGHT_BOTTOM)
     };
     let faded = color.gamma_multiply(0.7);
-    painter.text(Pos2::new(x, rect.top() + 2.0), top_anchor, top, font.clone(), faded);
-    painter.text(Pos2::new(x, rect.bottom() - 2.0), bottom_anchor, bottom, font.clone(), faded);
+    // On the graph's background, so the cursor line and the curves pass behind the labels.
+    for (text, y, anchor) in [(top, rect.top() + 2.0, top_anchor), (bottom, rect.bottom() - 2.0, bottom_anchor)] {
+        let galley = painter.layout_no_wrap(text.to_owned(), font.clone(), faded);
+        let at = anchor.anchor_size(Pos2::new(x, y), galley.size());
+        painter.rect_filled(at.expand(1.0), 2.0, BACKGROUND);
+        painter.galley(at.min, galley, faded);
+    }
 }

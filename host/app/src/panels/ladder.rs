@@ -18,16 +18,26 @@ const MAX_GAMES_OFFERED: u32 = 10_000;
 /// Loosest and tightest precision offered, in Elo.
 const TARGET_ERROR_RANGE: std::ops::RangeInclusive<f64> = 5.0..=400.0;
 
-/// Loads a stored game onto the board (as opening a GGF file does).
+/// Shows a stored game on the board as a replay, with its own players; the player's game is
+/// kept ("Back to my game" returns to it).
 fn replay(app: &mut OthelloApp, game: &StoredGame) {
     let parsed = othello_arena::ggf::parse(&game.ggf).map_err(|e| e.to_string());
     match parsed.and_then(|mut games| {
         if games.is_empty() { Err("the stored game is empty".to_owned()) } else { Ok(games.swap_remove(0)) }
     }) {
         Ok(saved) => match crate::game_file::from_ggf(&saved) {
-            Ok(loaded) => {
-                let text = format!("Replaying {} vs {} (ladder game {})", saved.black, saved.white, game.id);
-                app.session.restart(loaded, &app.settings);
+            Ok(mut loaded) => {
+                let text = format!(
+                    "Replaying {} vs {} (ladder game {}); your game is kept: Back to my game returns to it",
+                    saved.black, saved.white, game.id
+                );
+                loaded.view_first();
+                app.ladder.replay = Some(crate::matches::Viewer {
+                    index: usize::try_from(game.id).unwrap_or_default(),
+                    names: [saved.black.clone(), saved.white.clone()],
+                    game: loaded,
+                    listed: Default::default(),
+                });
                 app.show_info(text);
             }
             Err(why) => app.show_error(format!("Ladder game {} not loaded: {why}", game.id)),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use egui::{Grid, RichText, Ui};
 
-use crate::matches::{Kind, MatchesState};
+use crate::matches::{Kind, MatchesState, Viewer};
 use crate::{OthelloApp, color_name};
 use othello_arena::event::stats::format_elo_finite;
 use othello_arena::event::{EventSpec, Format, OpeningSource, Participant, Standings};
@@ -222,7 +222,7 @@ fn standings_table(ui: &mut Ui, standings: &Standings) {
             ui.label(&row.name);
             ui.label(format!("{:.1}", row.points));
             ui.label(format!("{}-{}-{}", wdl.wins, wdl.draws, wdl.losses));
-            ui.label(format_elo_finite(wdl));
+            ui.label(elo_in_words(wdl));
             ui.label(row.failures.to_string());
             ui.end_row();
         }
@@ -255,6 +255,19 @@ fn standings_table(ui: &mut Ui, standings: &Standings) {
             }
         });
     });
+}
+
+/// The arena's Elo text with a one-sided bound said in words: "at least -216, no losses yet"
+/// rather than "> -216", which a 2–0 winner reads backwards.
+fn elo_in_words(wdl: othello_arena::event::stats::Wdl) -> String {
+    let text = format_elo_finite(wdl);
+    if let Some(bound) = text.strip_prefix("> ") {
+        format!("at least {bound}")
+    } else if let Some(bound) = text.strip_prefix("< ") {
+        format!("at most {bound}")
+    } else {
+        text
+    }
 }
 
 /// "1 h 05 min", "3 min 20 s", "12 s".
@@ -320,25 +333,28 @@ fn games_list(state: &mut MatchesState, ui: &mut Ui) {
     }
 }
 
-/// The board of the watched match game (no moves can be made on it).
-pub fn show_viewer_board(state: &MatchesState, orientation: crate::Orientation, ui: &mut Ui) {
-    let Some(viewer) = &state.viewer else { return };
+/// The board of a watched or replayed game (no moves can be made on it).
+pub fn show_viewer_board(viewer: &Viewer, orientation: crate::Orientation, ui: &mut Ui) {
     let view = crate::board_view(&viewer.game, othello_sdk::Bitboard::EMPTY, false, 1.0, orientation);
     ui.vertical_centered(|ui| view.show(ui));
 }
 
-/// The right panel while a match game is on the board: who plays, the score, the result, the
-/// evaluations and the moves.
+/// The right panel while a match game is on the board.
 pub fn show_viewer_info(state: &mut MatchesState, ui: &mut Ui) {
     let Some(viewer) = &mut state.viewer else { return };
     let live = state.live.contains_key(&viewer.index);
-    ui.horizontal_wrapped(|ui| {
-        let state = if live { "live" } else { "replay" };
-        ui.heading(format!("Match game {} ({state})", viewer.index + 1));
-    });
-    if ui.button("Back to my game").on_hover_text("Show the Play game on the board").clicked() {
+    let heading = format!("Match game {} ({})", viewer.index + 1, if live { "live" } else { "replay" });
+    if replay_info(viewer, &heading, live, ui) {
         state.viewer = None;
-        return;
+    }
+}
+
+/// The right panel while a watched or replayed game is on the board: who plays, the score, the
+/// result, the evaluations and the moves. True when the user asks to go back to their game.
+pub fn replay_info(viewer: &mut Viewer, heading: &str, live: bool, ui: &mut Ui) -> bool {
+    ui.horizontal_wrapped(|ui| ui.heading(heading));
+    if ui.button("Back to my game").on_hover_text("Show the Play game on the board").clicked() {
+        return true;
     }
     if let Some(result) = viewer.game.result() {
         super::status::result_banner(ui, &result);
@@ -365,4 +381,5 @@ pub fn show_viewer_info(state: &mut MatchesState, ui: &mut Ui) {
     ui.heading("Moves");
     super::moves::navigation(&mut viewer.game, ui);
     super::moves::list(&mut viewer.game, &mut viewer.listed, ui);
+    false
 }

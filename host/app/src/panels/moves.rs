@@ -34,14 +34,27 @@ pub fn navigation(game: &mut Game, ui: &mut Ui) {
     });
 }
 
-/// The numbered move list of `game`; a click views that move. `listed` remembers the moves
-/// listed last, so the list scrolls to a new move only when one was added.
-pub fn list(game: &mut Game, listed: &mut usize, ui: &mut Ui) {
+/// What the move list showed last: it scrolls to the viewed move when that changes (a new move,
+/// the arrow keys, the graph, Home / End), and leaves the user's scrolling alone otherwise.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Followed {
+    moves: usize,
+    cursor: usize,
+}
+
+/// The numbered move list of `game`; a click views that move. The list scrolls to the viewed
+/// move when it changed since `listed`.
+pub fn list(game: &mut Game, listed: &mut Followed, ui: &mut Ui) {
     let mut view = None;
-    let follow = game.is_viewing_live() && game.moves().len() != *listed;
-    *listed = game.moves().len();
+    let now = Followed { moves: game.moves().len(), cursor: game.cursor() };
+    let follow = now != *listed;
+    *listed = now;
     ScrollArea::vertical().id_salt("move list").auto_shrink([false, true]).show(ui, |ui| {
-        if ui.selectable_label(game.cursor() == 0, "Start").clicked() {
+        let start = ui.selectable_label(game.cursor() == 0, "Start");
+        if game.cursor() == 0 && follow {
+            start.scroll_to_me(None);
+        }
+        if start.clicked() {
             view = Some(0);
         }
         // Passes are moves in the list, so Black and White alternate: one row per move pair.
@@ -60,11 +73,18 @@ pub fn list(game: &mut Game, listed: &mut usize, ui: &mut Ui) {
                     let played = &game.moves()[index];
                     let ply = index + 1;
                     let current = game.cursor() == ply;
-                    let response = ui.selectable_label(current, played.mv.to_string()).accessible_name(format!(
-                        "{ply}. {} {}",
+                    let in_opening = ply <= game.opening_plies();
+                    let text = egui::RichText::new(played.mv.to_string());
+                    let text = if in_opening { text.italics().weak() } else { text };
+                    let opening_note = if in_opening { " (opening)" } else { "" };
+                    let mut response = ui.selectable_label(current, text).accessible_name(format!(
+                        "{ply}. {} {}{opening_note}",
                         color_letter(played.color),
                         played.mv
                     ));
+                    if in_opening {
+                        response = response.on_hover_text("The match's random opening, forced on both bots");
+                    }
                     if current && follow {
                         response.scroll_to_me(None);
                     }

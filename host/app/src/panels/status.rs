@@ -58,7 +58,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let game = &app.session.game;
     let live_turn = game.is_viewing_live().then(|| game.to_move()).flatten();
     let names = [seat_name(app, Color::Black), seat_name(app, Color::White)];
-    score_row(ui, &game.viewed(), live_turn, &names);
+    // While editing, the counts are the draft's, as it changes.
+    let shown = app.editor.as_ref().map_or_else(|| game.viewed(), |editor| editor.draft());
+    score_row(ui, &shown, live_turn.filter(|_| app.editor.is_none()), &names);
 
     if !game.is_viewing_live() {
     } else if let Some(color) = game.to_move() {
