@@ -672,7 +672,10 @@ impl OthelloApp {
             board::BoardView {
                 evaluations: values
                     .iter()
-                    .map(|v| board::Evaluation { square: v.square, value: analysis::black_view(v, side) })
+                    .map(|v| board::Evaluation {
+                        square: v.square,
+                        value: analysis::shown_value(v, side, self.settings.eval_view),
+                    })
                     .collect(),
                 best: values.first().map(|v| v.square),
                 ..view

@@ -63,6 +63,19 @@ pub struct Settings {
     pub sandbox: SandboxChoice,
     /// NBoard engines added with "Add engine…", offered as players.
     pub engines: Vec<Engine>,
+    /// Whose point of view the board's evaluations and the analysis read from.
+    pub eval_view: EvalView,
+}
+
+/// Whose point of view evaluations are shown from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvalView {
+    /// + = Black ahead, whoever is to move (the app's graph and read-out always read so).
+    #[default]
+    Black,
+    /// + = the side to move ahead, as Egaroucid and NBoard show them.
+    SideToMove,
 }
 
 /// The sandbox mode of the bots' runners: `auto`, `strict` or `off` (as `--sandbox`).
@@ -150,6 +163,7 @@ impl Default for Settings {
             sound: true,
             sandbox: SandboxChoice::Auto,
             engines: Vec::new(),
+            eval_view: EvalView::Black,
         }
     }
 }

@@ -230,3 +230,29 @@ fn paste_position(harness: &mut Harness<'_, OthelloApp>, text: &str) {
     harness.step();
     click_button(harness, "Set up pasted position");
 }
+
+#[test]
+fn the_side_to_move_view_flips_the_signs_and_keeps_the_best_move_ringed() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the start position's values", every_move_valued);
+    harness.get_by_label_contains("f5, evaluation").click();
+    harness.step();
+    harness.step();
+    wait_until(&mut harness, "the values after f5", every_move_valued);
+    let black_view = evaluated_cells(&harness);
+    assert!(black_view.iter().all(|l| l.contains("-1 discs, Black's view")), "{black_view:?}");
+    let ringed = |cells: &[String]| -> Vec<String> {
+        cells.iter().filter(|l| l.ends_with(", best move")).map(|l| l[..2].to_owned()).collect()
+    };
+    click_button(&mut harness, "Side to move");
+    assert_eq!(harness.state().settings().eval_view, othello_app::settings::EvalView::SideToMove, "a setting");
+    let mover_view = evaluated_cells(&harness);
+    assert_eq!(mover_view.len(), black_view.len());
+    // White to move: each move flips one disc, +1 for White.
+    assert!(mover_view.iter().all(|l| l.contains("+1 discs, White's view")), "{mover_view:?}");
+    assert!(harness.query_by_label_contains("+ = the side to move ahead").is_some(), "the legend says so");
+    assert_eq!(ringed(&mover_view), ringed(&black_view), "the same best move is ringed");
+    assert_eq!(ringed(&mover_view).len(), 1);
+    click_button(&mut harness, "Black");
+    assert!(evaluated_cells(&harness).iter().all(|l| l.contains("-1 discs, Black's view")));
+}

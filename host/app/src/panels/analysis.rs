@@ -8,7 +8,7 @@ use egui::{RichText, Ui};
 use othello_arena::seat::library_stem;
 
 use crate::OthelloApp;
-use crate::analysis::{Status, black_view};
+use crate::analysis::{EvalView, Status, shown_value};
 
 /// Colour of an analysis failure.
 const ERROR_COLOR: egui::Color32 = egui::Color32::from_rgb(0xd0, 0x40, 0x40);
@@ -44,11 +44,22 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if !app.settings.show_evaluations {
         return;
     }
-    ui.label("+ = Black ahead (discs) · gold = exact · ring = best move for the side to move");
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Values for");
+        ui.selectable_value(&mut app.settings.eval_view, EvalView::Black, "Black")
+            .on_hover_text("+ = Black ahead, whoever is to move");
+        ui.selectable_value(&mut app.settings.eval_view, EvalView::SideToMove, "Side to move")
+            .on_hover_text("+ = the side to move ahead, as Egaroucid and NBoard show them");
+    });
+    let legend = match app.settings.eval_view {
+        EvalView::Black => "+ = Black ahead (discs)",
+        EvalView::SideToMove => "+ = the side to move ahead (discs)",
+    };
+    ui.label(format!("{legend} · gold = exact · ring = best move for the side to move"));
     let position = app.game().viewed();
     let values = app.analysis.values_for(&position);
     if let Some(best) = values.first() {
-        let view = black_view(best, position.side_to_move());
+        let view = shown_value(best, position.side_to_move(), app.settings.eval_view);
         let side = crate::color_name(position.side_to_move());
         // An exact value says so in its description; a searched one gives its depth.
         let depth = best.depth.filter(|_| !best.exact).map_or(String::new(), |d| format!(", depth {d}"));
