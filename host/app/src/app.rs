@@ -36,6 +36,11 @@ const SIDE_PANEL_SHARE: f32 = 0.24;
 /// Narrowest and widest a side panel gets.
 const SIDE_PANEL_MIN: f32 = 186.0;
 const SIDE_PANEL_MAX: f32 = 320.0;
+/// The Matches and Ladder tabs show tables: their left panel starts wider (this share of the
+/// window, at most [`WIDE_PANEL_MAX`]) and can be dragged wider still, up to half the window.
+const WIDE_PANEL_SHARE: f32 = 0.4;
+const WIDE_PANEL_MAX: f32 = 520.0;
+const WIDE_PANEL_LIMIT_SHARE: f32 = 0.5;
 /// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
 const MAX_STEPS_PER_FRAME: usize = 4;
 /// How long closing the app waits for a running match to end its bots.
@@ -763,8 +768,20 @@ impl eframe::App for OthelloApp {
         Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui));
         Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
         Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
-        let side = (ui.available_width() * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX);
-        Panel::left("side").exact_size(side).resizable(false).show(ui, |ui| {
+        let width = ui.available_width();
+        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX);
+        // The tables' tabs get a wider panel of their own, which the user may drag wider; the
+        // other tabs keep the board's size whatever the tab.
+        let left = if matches!(self.tab, Tab::Matches | Tab::Ladder) {
+            let wide = (width * WIDE_PANEL_SHARE).clamp(side, WIDE_PANEL_MAX);
+            Panel::left("side-wide")
+                .resizable(true)
+                .default_size(wide)
+                .size_range(side..=(width * WIDE_PANEL_LIMIT_SHARE).max(side))
+        } else {
+            Panel::left("side").exact_size(side).resizable(false)
+        };
+        left.show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 for tab in Tab::ALL {
                     ui.selectable_value(&mut self.tab, tab, tab.title());

@@ -995,11 +995,22 @@ fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size
             assert!(screen.contains_rect(rect), "{what}: {label} {rect:?} is on screen");
             assert!(!rect.intersects(board), "{what}: {label} {rect:?} does not overlap the board {board:?}");
         }
-        for tab in ["Plugins", "Matches", "Play"] {
+        for tab in ["Plugins", "Play"] {
             harness.get_by_role_and_label(Role::Button, tab).click();
             settle(&mut harness);
             assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size on the {tab} tab");
         }
+        // The tables' tabs take a wider panel: the board gives up some room and stays whole.
+        for tab in ["Matches", "Ladder"] {
+            harness.get_by_role_and_label(Role::Button, tab).click();
+            settle(&mut harness);
+            let smaller = board_rect(&harness);
+            assert!(screen.contains_rect(smaller) && smaller.width() >= 200.0, "{what}: {tab}: {smaller:?}");
+            assert!(smaller.width() < board.width(), "{what}: {tab}: the panel is wider");
+        }
+        harness.get_by_role_and_label(Role::Button, "Play").click();
+        settle(&mut harness);
+        assert_eq!(board_rect(&harness), board, "{what}: the board is back to its size");
     }
 }
 

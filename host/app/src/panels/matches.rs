@@ -189,7 +189,10 @@ fn progress(app: &mut OthelloApp, ui: &mut Ui) {
         ui.label(&state.status);
     }
     if let Some(standings) = &state.standings {
-        egui::ScrollArea::horizontal().id_salt("standings").show(ui, |ui| standings_table(ui, standings));
+        egui::ScrollArea::horizontal()
+            .id_salt("standings")
+            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+            .show(ui, |ui| standings_table(ui, standings));
     }
     games_list(state, ui);
     if done > 0 {
@@ -234,27 +237,30 @@ fn standings_table(ui: &mut Ui, standings: &Standings) {
     ui.label(RichText::new("Cross-table (row vs column, W-D-L)").strong());
     let order: Vec<usize> = standings.rows.iter().map(|r| r.participant).collect();
     let name = |i: usize| standings.rows.iter().find(|r| r.participant == i).map_or("?", |r| r.name.as_str());
-    egui::ScrollArea::horizontal().id_salt("cross table").show(ui, |ui| {
-        Grid::new("cross").striped(true).num_columns(order.len() + 1).show(ui, |ui| {
-            ui.label("");
-            for &j in &order {
-                ui.label(RichText::new(name(j)).strong());
-            }
-            ui.end_row();
-            for &i in &order {
-                ui.label(RichText::new(name(i)).strong());
+    egui::ScrollArea::horizontal()
+        .id_salt("cross table")
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+        .show(ui, |ui| {
+            Grid::new("cross").striped(true).num_columns(order.len() + 1).show(ui, |ui| {
+                ui.label("");
                 for &j in &order {
-                    if i == j {
-                        ui.label("—");
-                    } else {
-                        let w = standings.cross[i][j].wdl;
-                        ui.label(format!("{}-{}-{}", w.wins, w.draws, w.losses));
-                    }
+                    ui.label(RichText::new(name(j)).strong());
                 }
                 ui.end_row();
-            }
+                for &i in &order {
+                    ui.label(RichText::new(name(i)).strong());
+                    for &j in &order {
+                        if i == j {
+                            ui.label("—");
+                        } else {
+                            let w = standings.cross[i][j].wdl;
+                            ui.label(format!("{}-{}-{}", w.wins, w.draws, w.losses));
+                        }
+                    }
+                    ui.end_row();
+                }
+            });
         });
-    });
 }
 
 /// The arena's Elo text with a one-sided bound said in words: "at least -216, no losses yet"
