@@ -27,6 +27,8 @@ pub enum Action {
     /// Let one bot move while paused.
     Step,
     CopyTranscript,
+    /// Analyse every move of the game on the board (game analysis).
+    AnalyseGame,
     ShowTab(Tab),
     Quit,
 }
@@ -124,6 +126,7 @@ impl OthelloApp {
                 let shown = if transcript.is_empty() { "(no moves yet)".to_owned() } else { transcript };
                 self.show_info(format!("Copied: {shown}"));
             }
+            Action::AnalyseGame => self.analyse_game(),
             Action::ShowTab(tab) => self.tab = tab,
             Action::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
         }

@@ -165,6 +165,8 @@ pub struct OthelloApp {
     pub(crate) engine_form: Option<panels::engines::EngineForm>,
     /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
     pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
+    /// The analysis of a whole game (game analysis), running or done.
+    pub(crate) review: Option<crate::review::GameReview>,
     /// Moves and whether the game was over at the last frame, to know what to sound.
     pub(crate) heard: (usize, bool),
 }
@@ -233,6 +235,7 @@ impl OthelloApp {
             engine_form: None,
             launch_sandbox: launch.options.sandbox,
             heard: (0, false),
+            review: None,
         }
     }
 
@@ -481,6 +484,9 @@ impl OthelloApp {
         }
         self.matches.update();
         self.keep_finished_names();
+        if let Some(review) = &mut self.review {
+            review.update();
+        }
         self.follow_analysis();
         self.poll_file_dialog();
     }
@@ -495,6 +501,39 @@ impl OthelloApp {
         }
     }
 
+    /// The game on the board: a replay's, or the player's.
+    pub fn board_game(&self) -> &Game {
+        self.replay().map_or(self.game(), |replay| &replay.game)
+    }
+
+    /// The game analysis, running or done (shown while it is of the game on the board).
+    pub fn game_review(&self) -> Option<&crate::review::GameReview> {
+        self.review.as_ref()
+    }
+
+    /// Analyses every move of the game on the board with the analysis bot, in the background
+    /// (a running analysis of another game stops).
+    pub fn analyse_game(&mut self) {
+        let Some(path) = self.settings.analysis_bot.clone() else {
+            self.show_error("Choose an analysis bot first (Play tab, Analysis)".to_owned());
+            return;
+        };
+        let game = self.board_game().clone();
+        if game.moves().is_empty() {
+            self.show_error("No moves to analyse yet".to_owned());
+            return;
+        }
+        self.review = None; // stops a running one: its runner is killed
+        let spec = self.session.seating().spec(&path, None);
+        match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
+            Ok(review) => {
+                self.review = Some(review);
+                self.show_info(format!("Analysing the game's {} moves…", game.moves().len()));
+            }
+            Err(why) => self.show_error(why),
+        }
+    }
+
     /// The replayed game on the board instead of the player's, if any: a match game on the
     /// Matches tab, a ladder game on the Ladder tab. The player's game is kept meanwhile.
     pub fn replay(&self) -> Option<&matches::Viewer> {
@@ -505,7 +544,7 @@ impl OthelloApp {
         }
     }
 
-    fn replay_mut(&mut self) -> Option<&mut matches::Viewer> {
+    pub(crate) fn replay_mut(&mut self) -> Option<&mut matches::Viewer> {
         match self.tab {
             Tab::Matches => self.matches.viewer.as_mut(),
             Tab::Ladder => self.ladder.replay.as_mut(),
@@ -635,6 +674,8 @@ impl OthelloApp {
                 panels::players::show(self, ui);
                 ui.separator();
                 panels::analysis::show(self, ui);
+                ui.separator();
+                panels::analysis::game_analysis(self, ui);
                 ui.separator();
                 panels::editor::show(self, ui);
             }
@@ -797,20 +838,21 @@ impl eframe::App for OthelloApp {
             egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {
                 ui.set_max_width(ui.available_width());
                 if self.tab == Tab::Matches && self.matches.viewer().is_some() {
-                    panels::matches::show_viewer_info(&mut self.matches, ui);
+                    panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
                     return;
                 }
                 if self.tab == Tab::Ladder
                     && let Some(replay) = &mut self.ladder.replay
                 {
-                    if panels::matches::replay_info(replay, &format!("Ladder game {}", replay.index), false, ui) {
+                    let heading = format!("Ladder game {}", replay.index);
+                    if panels::matches::replay_info(replay, &heading, false, self.review.as_ref(), ui) {
                         self.ladder.replay = None;
                     }
                     return;
                 }
                 panels::status::show(self, ui);
                 ui.separator();
-                panels::eval_graph::show_game(&mut self.session.game, ui);
+                panels::eval_graph::show_game(&mut self.session.game, self.review.as_ref(), ui);
                 ui.separator();
                 panels::moves::show(self, ui);
             });

@@ -18,6 +18,7 @@ pub mod levels;
 pub mod matches;
 pub mod panels;
 mod players;
+pub mod review;
 pub mod session;
 pub mod settings;
 pub mod shortcuts;

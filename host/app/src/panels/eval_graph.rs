@@ -5,6 +5,7 @@
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Sense, Stroke, Ui, Vec2};
 
 use crate::game::{Game, PlayedMove};
+use crate::review::{GameReview, Severity, Unit};
 
 /// Height of the graph in points.
 const GRAPH_HEIGHT: f32 = 110.0;
@@ -19,9 +20,12 @@ const AXIS: Color32 = Color32::from_gray(90);
 const DISCS_LINE: Color32 = Color32::from_rgb(0x6c, 0xc0, 0x80);
 const WIN_RATE_LINE: Color32 = Color32::from_rgb(0x70, 0xa8, 0xf0);
 const CURSOR: Color32 = Color32::from_rgb(0xe0, 0xc0, 0x40);
+/// The game analysis's values of the played moves.
+const REVIEW_LINE: Color32 = Color32::from_rgb(0xc0, 0xc0, 0xc0);
 
 /// The graph of `game`; a click views the move clicked.
-pub fn show_game(game: &mut Game, ui: &mut Ui) {
+pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
+    let review = review.filter(|r| r.is_for(game));
     ui.heading("Evaluation");
     ui.add(egui::Label::new(egui::RichText::new("For Black, in discs: + = Black ahead").small().weak()).wrap());
     let series = |value: fn(&PlayedMove) -> Option<f64>| -> Vec<(usize, f64)> {
@@ -53,8 +57,28 @@ pub fn show_game(game: &mut Game, ui: &mut Ui) {
     };
     plot(&win_rates, &|rate| 2.0 * rate - 1.0, WIN_RATE_LINE);
     plot(&evals, &|eval| eval / range, DISCS_LINE);
+    // The game analysis: the played moves' values (Black's view) and the mistakes ringed.
+    let mut reviewed: Vec<(usize, f64)> = Vec::new();
+    let mut mistakes = Vec::new();
+    for verdict in review.iter().flat_map(|r| r.reviews()) {
+        let Some(value) = verdict.played_for_black() else { continue };
+        let share = match verdict.unit {
+            Unit::Discs => (value / range).clamp(-1.0, 1.0),
+            Unit::WinPercent => value / 50.0 - 1.0,
+        };
+        reviewed.push((verdict.ply, share));
+        if verdict.severity() > Severity::Fine {
+            mistakes.push((verdict.ply, share, verdict.severity()));
+        }
+    }
+    plot(&reviewed, &|share| share, REVIEW_LINE);
+    for &(ply, share, severity) in &mistakes {
+        let color =
+            if severity == Severity::Blunder { super::moves::BLUNDER_COLOR } else { super::moves::MISTAKE_COLOR };
+        painter.circle_stroke(Pos2::new(x_of(ply), y_of(share)), 5.0, Stroke::new(2.0, color));
+    }
     let small = FontId::proportional(10.0);
-    if evals.is_empty() && win_rates.is_empty() {
+    if evals.is_empty() && win_rates.is_empty() && reviewed.is_empty() {
         painter.text(rect.center(), Align2::CENTER_CENTER, "no evaluations reported", FontId::proportional(12.0), AXIS);
     }
     if !evals.is_empty() {
@@ -78,7 +102,12 @@ pub fn show_game(game: &mut Game, ui: &mut Ui) {
         Some(&(ply, eval)) => format!(", move {ply}: {} discs for Black", super::status::format_eval(eval)),
         None => String::new(),
     };
-    let response = response.accessible_name(format!("Evaluation graph{latest}")).on_hover_ui_at_pointer(|ui| {
+    let marked = match mistakes.len() {
+        0 if review.is_some() => ", no mistake found".to_owned(),
+        0 => String::new(),
+        _ => format!(", mistakes at moves {}", mistakes.iter().map(|m| m.0.to_string()).collect::<Vec<_>>().join(", ")),
+    };
+    let response = response.accessible_name(format!("Evaluation graph{latest}{marked}")).on_hover_ui_at_pointer(|ui| {
         let Some(pointer) = ui.ctx().pointer_hover_pos() else { return };
         let ply = ply_at(pointer.x);
         match ply.checked_sub(1).map(|i| &game.moves()[i]) {
@@ -93,6 +122,9 @@ pub fn show_game(game: &mut Game, ui: &mut Ui) {
                 let values =
                     if values.is_empty() { "no evaluation".to_owned() } else { values.join(", ") + " for Black" };
                 ui.label(format!("{ply}. {} {}: {values}", crate::color_name(played.color), played.mv));
+                if let Some(verdict) = review.and_then(|r| r.of_ply(ply)) {
+                    ui.label(format!("Analysis: {}", verdict.describe()));
+                }
             }
             None => {
                 ui.label("Start position");

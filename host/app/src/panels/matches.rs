@@ -346,18 +346,24 @@ pub fn show_viewer_board(viewer: &Viewer, orientation: crate::Orientation, ui: &
 }
 
 /// The right panel while a match game is on the board.
-pub fn show_viewer_info(state: &mut MatchesState, ui: &mut Ui) {
+pub fn show_viewer_info(state: &mut MatchesState, review: Option<&crate::review::GameReview>, ui: &mut Ui) {
     let Some(viewer) = &mut state.viewer else { return };
     let live = state.live.contains_key(&viewer.index);
     let heading = format!("Match game {} ({})", viewer.index + 1, if live { "live" } else { "replay" });
-    if replay_info(viewer, &heading, live, ui) {
+    if replay_info(viewer, &heading, live, review, ui) {
         state.viewer = None;
     }
 }
 
 /// The right panel while a watched or replayed game is on the board: who plays, the score, the
 /// result, the evaluations and the moves. True when the user asks to go back to their game.
-pub fn replay_info(viewer: &mut Viewer, heading: &str, live: bool, ui: &mut Ui) -> bool {
+pub fn replay_info(
+    viewer: &mut Viewer,
+    heading: &str,
+    live: bool,
+    review: Option<&crate::review::GameReview>,
+    ui: &mut Ui,
+) -> bool {
     ui.horizontal_wrapped(|ui| ui.heading(heading));
     if ui.button("Back to my game").on_hover_text("Show the Play game on the board").clicked() {
         return true;
@@ -382,10 +388,10 @@ pub fn replay_info(viewer: &mut Viewer, heading: &str, live: bool, ui: &mut Ui) 
     }
     super::status::search_readout(ui, game);
     ui.separator();
-    super::eval_graph::show_game(&mut viewer.game, ui);
+    super::eval_graph::show_game(&mut viewer.game, review, ui);
     ui.separator();
     ui.heading("Moves");
     super::moves::navigation(&mut viewer.game, ui);
-    super::moves::list(&mut viewer.game, &mut viewer.listed, ui);
+    super::moves::list(&mut viewer.game, &mut viewer.listed, review, ui);
     false
 }

@@ -48,6 +48,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             item(ui, "Redo", Action::Redo, app.session.has_human() && app.game().can_redo());
             ui.separator();
             item(ui, "Copy transcript", Action::CopyTranscript, true);
+            ui.separator();
+            item(ui, "Analyse game", Action::AnalyseGame, !app.board_game().moves().is_empty());
         });
         ui.menu_button("View", |ui| {
             for tab in Tab::ALL {
@@ -131,6 +133,7 @@ fn action_name(action: &Action) -> String {
         Action::TogglePause => "Pause / resume a bots' game".into(),
         Action::Step => "Step one move while paused".into(),
         Action::CopyTranscript => "Copy the transcript".into(),
+        Action::AnalyseGame => "Analyse the game".into(),
         Action::ShowTab(tab) => format!("{} tab", tab.title()),
         Action::Quit => "Quit".into(),
     }

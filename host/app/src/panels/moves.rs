@@ -4,7 +4,12 @@
 use egui::{Grid, ScrollArea, Ui};
 use othello_sdk::Color;
 
+use crate::review::{GameReview, MoveReview, Severity};
 use crate::{Game, OthelloApp};
+
+/// Colours of a move the game analysis found to be a mistake or a blunder.
+pub const MISTAKE_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0xa0, 0x40);
+pub const BLUNDER_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0x50, 0x50);
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("Moves");
@@ -12,7 +17,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
         app.session.play_on_from_viewed(&app.settings);
     }
-    list(&mut app.session.game, &mut app.listed_moves, ui);
+    list(&mut app.session.game, &mut app.listed_moves, app.review.as_ref(), ui);
 }
 
 /// First / back / forward / last.
@@ -44,7 +49,8 @@ pub struct Followed {
 
 /// The numbered move list of `game`; a click views that move. The list scrolls to the viewed
 /// move when it changed since `listed`.
-pub fn list(game: &mut Game, listed: &mut Followed, ui: &mut Ui) {
+pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>, ui: &mut Ui) {
+    let review = review.filter(|r| r.is_for(game));
     let mut view = None;
     let now = Followed { moves: game.moves().len(), cursor: game.cursor() };
     let follow = now != *listed;
@@ -74,14 +80,28 @@ pub fn list(game: &mut Game, listed: &mut Followed, ui: &mut Ui) {
                     let ply = index + 1;
                     let current = game.cursor() == ply;
                     let in_opening = ply <= game.opening_plies();
-                    let text = egui::RichText::new(played.mv.to_string());
-                    let text = if in_opening { text.italics().weak() } else { text };
+                    let verdict = review.and_then(|r| r.of_ply(ply));
+                    let severity = verdict.map_or(Severity::Fine, MoveReview::severity);
+                    let text = egui::RichText::new(format!("{}{}", played.mv, severity.mark()));
+                    let text = match severity {
+                        _ if in_opening => text.italics().weak(),
+                        Severity::Fine => text,
+                        Severity::Mistake => text.color(MISTAKE_COLOR),
+                        Severity::Blunder => text.color(BLUNDER_COLOR).strong(),
+                    };
                     let opening_note = if in_opening { " (opening)" } else { "" };
+                    let verdict_note = match verdict {
+                        Some(v) if severity > Severity::Fine => format!(", {}: {}", severity.word(), v.describe()),
+                        _ => String::new(),
+                    };
                     let mut response = ui.selectable_label(current, text).accessible_name(format!(
-                        "{ply}. {} {}{opening_note}",
+                        "{ply}. {} {}{opening_note}{verdict_note}",
                         color_letter(played.color),
                         played.mv
                     ));
+                    if let Some(verdict) = verdict {
+                        response = response.on_hover_text(verdict.describe());
+                    }
                     if in_opening {
                         response = response.on_hover_text("The match's random opening, forced on both bots");
                     }
