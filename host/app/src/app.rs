@@ -27,6 +27,8 @@ const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
 const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
 /// How often the thinking indicator's clock is redrawn while a bot thinks.
 const THINKING_REFRESH: Duration = Duration::from_millis(250);
+/// How often the game clock is redrawn while it runs.
+const CLOCK_REFRESH: Duration = Duration::from_millis(100);
 /// How often the settings are saved besides on exit (so a killed app loses little).
 const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
 /// Each side panel takes this share of the window's width, within the bounds below. The panels'
@@ -165,6 +167,10 @@ pub struct OthelloApp {
     pub(crate) engine_form: Option<panels::engines::EngineForm>,
     /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
     pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
+    /// The game clock, while a human plays with one.
+    pub(crate) clock: Option<crate::clock::GameClock>,
+    /// Where the clock reads the time.
+    time_source: crate::clock::TimeSource,
     /// The analysis of a whole game (game analysis), running or done.
     pub(crate) review: Option<crate::review::GameReview>,
     /// Moves and whether the game was over at the last frame, to know what to sound.
@@ -236,6 +242,8 @@ impl OthelloApp {
             launch_sandbox: launch.options.sandbox,
             heard: (0, false),
             review: None,
+            clock: None,
+            time_source: crate::clock::system_time(),
         }
     }
 
@@ -330,6 +338,7 @@ impl OthelloApp {
 
     /// Starts a new game from `position` with the current seats (the editor's "Play from here").
     pub fn start_from(&mut self, position: othello_sdk::Position, what: &str) {
+        self.clock = None;
         self.session.restart(Game::new(position), &self.settings);
         self.show_info(format!("{what}: {} to move", color_name(position.side_to_move())));
     }
@@ -348,6 +357,7 @@ impl OthelloApp {
         self.message = None;
         self.loaded_names = None;
         self.finished_names = None;
+        self.clock = None;
         self.session.restart(Game::default(), &self.settings);
     }
 
@@ -386,6 +396,7 @@ impl OthelloApp {
                 let moves = game.moves().len();
                 self.loaded_names = None;
                 self.finished_names = None;
+                self.clock = None;
                 self.session.restart(game, &self.settings);
                 self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
             }
@@ -439,6 +450,7 @@ impl OthelloApp {
                     n => format!(" (game {} of {})", index + 1, n + 1),
                 };
                 let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
+                self.clock = None;
                 self.session.restart(loaded.game, &self.settings);
                 self.loaded_names = Some([loaded.black, loaded.white]);
                 self.finished_names = None;
@@ -484,6 +496,7 @@ impl OthelloApp {
         }
         self.matches.update();
         self.keep_finished_names();
+        self.follow_clock(ctx);
         if let Some(review) = &mut self.review {
             review.update();
         }
@@ -498,6 +511,42 @@ impl OthelloApp {
             self.finished_names = None;
         } else if self.finished_names.is_none() && self.loaded_names.is_none() {
             self.finished_names = Some(othello_sdk::Color::ALL.map(|c| self.seat_name(c)));
+        }
+    }
+
+    /// Reads the clock's time from `source` from now on (tests drive it by hand); the clock
+    /// starts afresh.
+    pub fn set_time_source(&mut self, source: crate::clock::TimeSource) {
+        self.time_source = source;
+        self.clock = None;
+    }
+
+    /// The time `color` has left on the game clock, if one runs.
+    pub fn clock_left(&self, color: othello_sdk::Color) -> Option<Duration> {
+        Some(self.clock.as_ref()?.left(color, (self.time_source)()))
+    }
+
+    /// Keeps the game clock with the game: started when a human plays with one, charged as
+    /// moves are made, and a side out of time loses.
+    fn follow_clock(&mut self, ctx: &egui::Context) {
+        if self.settings.clock_minutes == 0 || !self.session.has_human() {
+            self.clock = None;
+            return;
+        }
+        let now = (self.time_source)();
+        if self.clock.is_none() && !self.game().is_over() {
+            let total = Duration::from_secs(u64::from(self.settings.clock_minutes) * 60);
+            let increment = Duration::from_secs(u64::from(self.settings.clock_increment_s));
+            self.clock = Some(crate::clock::GameClock::new(total, increment, self.game()));
+        }
+        let Some(clock) = &mut self.clock else { return };
+        if let Some(loser) = clock.follow(&self.session.game, now) {
+            self.session.lose_on_time(loser, &self.settings);
+            clock.follow(&self.session.game, now);
+            self.show_info(format!("{} ran out of time: {} wins", color_name(loser), color_name(!loser)));
+        }
+        if self.clock.as_ref().is_some_and(|c| c.running().is_some()) {
+            ctx.request_repaint_after(CLOCK_REFRESH);
         }
     }
 

@@ -10,6 +10,7 @@ pub mod analysis;
 mod app;
 mod board;
 pub mod catalog;
+pub mod clock;
 pub mod files;
 pub mod game;
 pub mod game_file;

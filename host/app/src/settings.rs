@@ -65,6 +65,10 @@ pub struct Settings {
     pub engines: Vec<Engine>,
     /// Whose point of view the board's evaluations and the analysis read from.
     pub eval_view: EvalView,
+    /// The game clock when a human plays: minutes per side, 0 = no clock.
+    pub clock_minutes: u32,
+    /// Seconds added to a side's clock after each of its moves.
+    pub clock_increment_s: u32,
 }
 
 /// Whose point of view evaluations are shown from.
@@ -164,6 +168,8 @@ impl Default for Settings {
             sandbox: SandboxChoice::Auto,
             engines: Vec::new(),
             eval_view: EvalView::Black,
+            clock_minutes: 0,
+            clock_increment_s: 0,
         }
     }
 }

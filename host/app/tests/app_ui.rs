@@ -1154,3 +1154,42 @@ fn disc_counts_follow_the_position_being_edited() {
     settle(&mut harness);
     assert!(harness.query_by_label_contains("Black 3 discs").is_some(), "the draft's count");
 }
+
+#[test]
+fn the_game_clock_counts_down_for_the_side_to_move_and_flags_a_time_loss() {
+    let time = othello_app::clock::ManualTime::default();
+    let settings = Settings { clock_minutes: 1, clock_increment_s: 2, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    harness.state_mut().set_time_source(time.source());
+    settle(&mut harness);
+    assert!(harness.query_by_label("Black's clock 1:00, running").is_some());
+    assert!(harness.query_by_label("White's clock 1:00").is_some());
+    time.advance(Duration::from_secs(10));
+    harness.step();
+    assert!(harness.query_by_label("Black's clock 0:50, running").is_some(), "Black's time runs");
+    harness.get_by_label("f5").click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(52)), "50 s left, 2 s added");
+    assert!(harness.query_by_label("White's clock 1:00, running").is_some(), "now White's runs");
+    time.advance(Duration::from_secs(59));
+    harness.step();
+    assert!(!harness.state().game().is_over(), "a second left");
+    time.advance(Duration::from_secs(1));
+    harness.step();
+    harness.step();
+    let game = harness.state().game();
+    match game.ending() {
+        Some(Ending::Forfeit { loser, failure }) => {
+            assert_eq!((*loser, failure.termination), (Color::White, Termination::Timeout));
+        }
+        other => panic!("White lost on time, not {other:?}"),
+    }
+    assert!(harness.query_by_label_contains("White lost by timeout").is_some(), "the banner says so");
+    assert!(harness.query_by_label("Black's clock 0:52").is_some(), "the clocks stop");
+    // Without a human there is no clock.
+    let first_legal = first_legal_bot();
+    let settings = Settings { clock_minutes: 1, black: bot(&first_legal), white: bot(&first_legal), ..humans() };
+    let harness = app(settings, Vec::new());
+    assert_eq!(harness.state().clock_left(Color::Black), None);
+}
