@@ -17,6 +17,7 @@ pub mod game_file;
 pub mod ladder;
 pub mod levels;
 pub mod matches;
+pub mod openings;
 pub mod panels;
 mod players;
 pub mod review;

@@ -1193,3 +1193,28 @@ fn the_game_clock_counts_down_for_the_side_to_move_and_flags_a_time_loss() {
     let harness = app(settings, Vec::new());
     assert_eq!(harness.state().clock_left(Color::Black), None);
 }
+
+#[test]
+fn the_opening_is_named_in_the_status_panel_and_the_move_list() {
+    let mut harness = app(humans(), Vec::new());
+    // The Tiger, played from d3: the board mirrored, the same opening.
+    paste_transcript(&mut harness, "d3c5f6f5e6");
+    assert!(harness.query_by_label("Opening: Tiger").is_some(), "in the status panel");
+    assert!(harness.query_by_label("Tiger").is_some(), "beside the move that reached it");
+    assert!(harness.query_by_label("Perpendicular").is_some(), "and the earlier name where it was reached");
+    harness.key_press(egui::Key::ArrowLeft);
+    settle(&mut harness);
+    assert!(harness.query_by_label("Opening: Perpendicular").is_some(), "the viewed move's opening");
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    assert!(harness.query_by_label("Opening: Tiger").is_some());
+    // A game from a set-up position has no opening name.
+    set_text(&mut harness, "Paste a position", FFO_1);
+    harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
+    settle(&mut harness);
+    if harness.state().confirmation().is_some() {
+        harness.get_by_role_and_label(Role::Button, "Discard and set up").click();
+        settle(&mut harness);
+    }
+    assert!(harness.query_by_label_contains("Opening: ").is_none());
+}

@@ -374,6 +374,7 @@ pub fn replay_info(
     let game = &viewer.game;
     let turn = game.is_viewing_live().then(|| game.to_move()).flatten().filter(|_| live);
     super::status::score_row(ui, &game.viewed(), turn, &viewer.names);
+    super::status::opening_line(ui, game);
     if !game.is_viewing_live() {
         ui.label(format!("Viewing move {} of {}", game.cursor(), game.moves().len()));
     } else if let Some(color) = turn {

@@ -66,7 +66,15 @@ pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>,
         // Passes are moves in the list, so Black and White alternate: one row per move pair.
         let first_is_white = game.start().side_to_move() == Color::White;
         let offset = usize::from(first_is_white);
-        Grid::new("moves").num_columns(3).striped(true).min_col_width(40.0).show(ui, |ui| {
+        // The fourth column names the opening where a named one is reached.
+        let standard = game.start() == othello_sdk::Position::start();
+        let named: Vec<Option<&str>> = (0..=game.moves().len())
+            .map(|ply| {
+                let position = game.position_at(ply);
+                crate::openings::name_of(&position).filter(|_| standard && ply > 0).map(|o| o.name)
+            })
+            .collect();
+        Grid::new("moves").num_columns(4).striped(true).min_col_width(40.0).show(ui, |ui| {
             let plies = game.moves().len() + offset;
             for row in 0..plies.div_ceil(2) {
                 ui.weak(format!("{}.", row + 1));
@@ -112,6 +120,11 @@ pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>,
                         view = Some(ply);
                     }
                 }
+                let row_plies = (row * 2..row * 2 + 2).filter_map(|slot| slot.checked_sub(offset)).map(|i| i + 1);
+                match row_plies.filter_map(|ply| named.get(ply).copied().flatten()).last() {
+                    Some(name) => ui.add(egui::Label::new(egui::RichText::new(name).small().italics()).truncate()),
+                    None => ui.label(""),
+                };
                 ui.end_row();
             }
         });

@@ -67,6 +67,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let shown = app.editor.as_ref().map_or_else(|| game.viewed(), |editor| editor.draft());
     score_row(ui, &shown, live_turn.filter(|_| app.editor.is_none()), &names);
     clocks(app, ui);
+    opening_line(ui, game);
 
     if !game.is_viewing_live() {
     } else if let Some(color) = game.to_move() {
@@ -181,6 +182,14 @@ pub fn score_row(ui: &mut Ui, position: &Position, turn: Option<Color>, names: &
             });
         }
     });
+}
+
+/// The name of the opening played up to the viewed move, if it is a named one.
+pub fn opening_line(ui: &mut Ui, game: &Game) {
+    if let Some((_, opening)) = crate::openings::opening_at(game, game.cursor()) {
+        ui.add(egui::Label::new(RichText::new(format!("Opening: {}", opening.name)).italics()).truncate())
+            .on_hover_text(format!("{} in its f5 form", opening.moves));
+    }
 }
 
 /// Both sides' game clocks, when a clock runs: the running one is bright, one under a minute red.
