@@ -121,7 +121,7 @@ pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>,
                     }
                 }
                 let row_plies = (row * 2..row * 2 + 2).filter_map(|slot| slot.checked_sub(offset)).map(|i| i + 1);
-                match row_plies.filter_map(|ply| named.get(ply).copied().flatten()).last() {
+                match row_plies.filter_map(|ply| named.get(ply).copied().flatten()).next_back() {
                     Some(name) => ui.add(egui::Label::new(egui::RichText::new(name).small().italics()).truncate()),
                     None => ui.label(""),
                 };
