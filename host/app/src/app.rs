@@ -43,6 +43,8 @@ const SIDE_PANEL_MAX: f32 = 320.0;
 const WIDE_PANEL_SHARE: f32 = 0.4;
 const WIDE_PANEL_MAX: f32 = 520.0;
 const WIDE_PANEL_LIMIT_SHARE: f32 = 0.5;
+/// Room left for the board between the panels when the left one is wide.
+const BOARD_ROOM: f32 = 330.0;
 /// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
 const MAX_STEPS_PER_FRAME: usize = 4;
 /// How long closing the app waits for a running match to end its bots.
@@ -499,6 +501,10 @@ impl OthelloApp {
         self.follow_clock(ctx);
         if let Some(review) = &mut self.review {
             review.update();
+            if let Some(summary) = review.take_summary() {
+                let failed = summary.starts_with("Game analysis failed");
+                self.message = Some(Message { text: summary, is_error: failed });
+            }
         }
         self.follow_analysis();
         self.poll_file_dialog();
@@ -863,11 +869,10 @@ impl eframe::App for OthelloApp {
         // The tables' tabs get a wider panel of their own, which the user may drag wider; the
         // other tabs keep the board's size whatever the tab.
         let left = if matches!(self.tab, Tab::Matches | Tab::Ladder) {
-            let wide = (width * WIDE_PANEL_SHARE).clamp(side, WIDE_PANEL_MAX);
-            Panel::left("side-wide")
-                .resizable(true)
-                .default_size(wide)
-                .size_range(side..=(width * WIDE_PANEL_LIMIT_SHARE).max(side))
+            // The board keeps room enough to be read beside the two panels.
+            let widest = (width * WIDE_PANEL_LIMIT_SHARE).min(width - side - BOARD_ROOM).max(side);
+            let wide = (width * WIDE_PANEL_SHARE).clamp(side, WIDE_PANEL_MAX.min(widest));
+            Panel::left("side-wide").resizable(true).default_size(wide).size_range(side..=widest)
         } else {
             Panel::left("side").exact_size(side).resizable(false)
         };

@@ -151,6 +151,8 @@ pub struct GameReview {
     reviews: Vec<Option<MoveReview>>,
     handled: usize,
     status: Status,
+    /// The end was reported to the user already.
+    announced: bool,
     reports: Receiver<Report>,
     stop: StopHandle,
 }
@@ -174,6 +176,7 @@ impl GameReview {
             moves,
             handled: 0,
             status: Status::Running,
+            announced: false,
             reports,
             stop,
         })
@@ -201,6 +204,21 @@ impl GameReview {
                 }
             }
         }
+    }
+
+    /// Once, when the analysis has ended: a line for the user saying what it found.
+    pub fn take_summary(&mut self) -> Option<String> {
+        if self.status == Status::Running || self.announced {
+            return None;
+        }
+        self.announced = true;
+        Some(match &self.status {
+            Status::Failed(why) => format!("Game analysis failed: {why}"),
+            _ => match self.mistakes().count() {
+                0 => "Game analysed: no mistake found".to_owned(),
+                n => format!("Game analysed: {n} mistakes, marked in the move list and on the graph"),
+            },
+        })
     }
 
     pub fn status(&self) -> &Status {

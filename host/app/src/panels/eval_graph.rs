@@ -47,7 +47,10 @@ pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
     painter
         .line_segment([Pos2::new(cursor_x, rect.top()), Pos2::new(cursor_x, rect.bottom())], Stroke::new(1.0, CURSOR));
 
-    let range = evals.iter().map(|(_, e)| e.abs()).fold(MIN_EVAL_RANGE, f64::max);
+    // The disc scale covers the bots' values and the game analysis's alike.
+    let reviewed_discs =
+        review.iter().flat_map(|r| r.reviews()).filter(|v| v.unit == Unit::Discs).filter_map(|v| v.played_for_black());
+    let range = evals.iter().map(|(_, e)| e.abs()).chain(reviewed_discs.map(f64::abs)).fold(MIN_EVAL_RANGE, f64::max);
     let plot = |points: &[(usize, f64)], share: &dyn Fn(f64) -> f64, color: Color32| {
         let points: Vec<Pos2> = points.iter().map(|&(ply, v)| Pos2::new(x_of(ply), y_of(share(v)))).collect();
         painter.line(points.clone(), Stroke::new(2.0, color));
