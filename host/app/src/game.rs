@@ -142,6 +142,16 @@ impl Game {
         Ok(game)
     }
 
+    /// Gives the moves of these plies (1-based) the win rates a saved game kept (the mover's
+    /// chance, as bots report it); a ply the game does not have is left out.
+    pub fn restore_win_rates(&mut self, rates: &[(usize, f64)]) {
+        for &(ply, rate) in rates {
+            if let Some(played) = ply.checked_sub(1).and_then(|i| self.moves.get_mut(i)) {
+                played.record.info.get_or_insert_with(SearchInfo::default).win_rate = Some(rate);
+            }
+        }
+    }
+
     /// Marks the moves played so far as the game's forced opening.
     pub fn mark_opening(&mut self) {
         self.opening = self.moves.len();
