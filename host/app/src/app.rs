@@ -429,11 +429,23 @@ impl OthelloApp {
     }
 
     /// Saves the game as GGF at `path`.
+    /// The game on the board is saved: a replay with its own players, else the player's game.
     pub fn save_game(&mut self, path: &std::path::Path) {
-        let (black, white) = (self.player_name(othello_sdk::Color::Black), self.player_name(othello_sdk::Color::White));
-        let ms = self.settings.time_per_move_ms;
-        let players = game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
-        let text = game_file::to_ggf(self.game(), &players) + "\n";
+        let text = match self.replay() {
+            Some(replay) => {
+                let [black, white] = &replay.names;
+                let players = game_file::Players { black, white, time_limit_ms: None };
+                game_file::to_ggf(&replay.game, &players) + "\n"
+            }
+            None => {
+                let black = self.player_name(othello_sdk::Color::Black);
+                let white = self.player_name(othello_sdk::Color::White);
+                let ms = self.settings.time_per_move_ms;
+                let players =
+                    game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
+                game_file::to_ggf(self.game(), &players) + "\n"
+            }
+        };
         match std::fs::write(path, text) {
             Ok(()) => {
                 self.settings.game_file = path.display().to_string();

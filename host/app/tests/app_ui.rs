@@ -599,6 +599,13 @@ fn a_newcomer_plays_black_against_alpha_beta_at_a_middle_level_with_a_hint() {
     // The hint's promise holds: the dotted squares are moves, and the bot answers.
     harness.get_by_label("f5").click();
     wait_until(&mut harness, "the bot's answer", |app| app.game().moves().len() == 2);
+    // Once Black is a bot too, the welcome line no longer says "You play Black".
+    assert!(harness.state().message().unwrap().text.starts_with("You play Black"));
+    let other_bot = SeatChoice::Bot { path: alpha_beta.parent().unwrap().join("libother.so"), level: Some(1) };
+    harness.state_mut().set_seat(Color::Black, other_bot);
+    harness.step();
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(!message.contains("You play Black") && message.contains("plays Black"), "{message}");
 
     // Without the alpha-beta bot: the bot with the most levels, at its middle level.
     let mut harness = first_run(other.parent().unwrap().to_owned());

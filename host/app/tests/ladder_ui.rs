@@ -118,6 +118,11 @@ fn the_ladder_tab_rates_a_bot_shows_it_and_replays_its_games() {
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.step();
     assert_eq!(harness.state().game().transcript(), "f5", "undo leaves the player's game alone");
+    // Saved, the replay keeps its players (not the seats of the player's game).
+    let saved = dir.path().join("replayed.ggf");
+    harness.state_mut().save_game(&saved);
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(text.contains(&format!("PB[{}]PW[{}]", stored.black, stored.white)), "{text}");
     harness.get_by_label("Back to my game").click();
     harness.step();
     harness.step();
