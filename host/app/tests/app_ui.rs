@@ -762,6 +762,14 @@ fn a_clean_sweep_shows_a_finite_honest_elo() {
     assert!(harness.query_by_label("at least -19, no losses yet").is_some(), "a lower bound, not +inf");
     assert!(harness.query_by_label("at most +19, no wins yet").is_some());
     assert!(harness.query_by_label_contains("inf").is_none());
+
+    // A replay starts from the standard start, with the match's random opening marked.
+    let plies = harness.state().settings().matches.opening_plies as usize;
+    harness.query_all_by_role_and_label(Role::Button, "Replay").next().unwrap().click();
+    settle(&mut harness);
+    let viewer = harness.state().matches().viewer().expect("a replay on the board");
+    assert_eq!((viewer.game.start(), viewer.game.opening_plies()), (Position::start(), plies));
+    assert_eq!(harness.query_all_by_label_contains("(opening)").count(), plies, "the opening's moves are marked");
 }
 
 #[test]
