@@ -35,6 +35,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             item(ui, "Open…", Action::Open, true);
             item(ui, "Save…", Action::Save, true);
             ui.separator();
+            item(ui, "Analyse game", Action::AnalyseGame, !app.board_game().moves().is_empty());
+            ui.separator();
             item(ui, "Resign", Action::Resign, app.can_resign());
             item(ui, "Abort", Action::Abort, !over);
             let bots = !app.session.has_human();
@@ -48,8 +50,6 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             item(ui, "Redo", Action::Redo, app.session.has_human() && app.game().can_redo());
             ui.separator();
             item(ui, "Copy transcript", Action::CopyTranscript, true);
-            ui.separator();
-            item(ui, "Analyse game", Action::AnalyseGame, !app.board_game().moves().is_empty());
         });
         ui.menu_button("View", |ui| {
             for tab in Tab::ALL {
