@@ -1026,6 +1026,26 @@ fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size
         harness.get_by_role_and_label(Role::Button, "Play").click();
         settle(&mut harness);
         assert_eq!(board_rect(&harness), board, "{what}: the board is back to its size");
+        // A whole game with its opening names and a result: the right panel keeps its width.
+        paste_transcript(&mut harness, &first_legal_game());
+        settle(&mut harness);
+        assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size with a long game");
+        // The longest opening name in the list, in the move list and the status panel.
+        paste_transcript(&mut harness, "f5d6c5f4e3c6d3f6e6d7g4c4g5c3f7d2e7f2");
+        settle(&mut harness);
+        assert!(harness.query_all_by_label_contains("Rotating Flat (Kling").count() >= 2, "named in both places");
+        assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size with a long opening name");
+        for node in harness.query_all(egui_kittest::kittest::By::new()) {
+            // The transcript field's text is longer than the field, which scrolls it.
+            let role = node.accesskit_node().role();
+            if matches!(role, Role::TextRun | Role::TextInput) {
+                continue;
+            }
+            let Some(bounds) = node.accesskit_node().bounding_box() else { continue };
+            let (left, right) = (bounds.x0 as f32 / scale, bounds.x1 as f32 / scale);
+            let label = node.accesskit_node().label().unwrap_or_default();
+            assert!(left >= -0.5 && right <= size[0] + 0.5, "{what}: {role:?} {label:?} {left}..{right} is cut");
+        }
     }
 }
 

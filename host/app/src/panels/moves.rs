@@ -7,6 +7,9 @@ use othello_sdk::Color;
 use crate::review::{GameReview, MoveReview, Severity};
 use crate::{Game, OthelloApp};
 
+/// Narrowest column of the move list: four fit the narrowest side panel.
+const MIN_COLUMN_WIDTH: f32 = 32.0;
+
 /// Colours of a move the game analysis found to be a mistake or a blunder.
 pub const MISTAKE_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0xa0, 0x40);
 pub const BLUNDER_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0x50, 0x50);
@@ -74,7 +77,7 @@ pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>,
                 crate::openings::name_of(&position).filter(|_| standard && ply > 0).map(|o| o.name)
             })
             .collect();
-        Grid::new("moves").num_columns(4).striped(true).min_col_width(40.0).show(ui, |ui| {
+        Grid::new("moves").num_columns(4).striped(true).min_col_width(MIN_COLUMN_WIDTH).show(ui, |ui| {
             let plies = game.moves().len() + offset;
             for row in 0..plies.div_ceil(2) {
                 ui.weak(format!("{}.", row + 1));
