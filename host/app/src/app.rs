@@ -511,6 +511,15 @@ impl OthelloApp {
         self.matches.update();
         self.keep_finished_names();
         self.follow_clock(ctx);
+        // An analysis of a game no longer kept anywhere (a new game, a replay closed) stops: its
+        // runner is killed.
+        let kept = |review: &crate::review::GameReview| {
+            review.is_for(&self.session.game)
+                || [self.matches.viewer(), self.ladder.replay()].into_iter().flatten().any(|v| review.is_for(&v.game))
+        };
+        if self.review.as_ref().is_some_and(|r| *r.status() == crate::review::Status::Running && !kept(r)) {
+            self.review = None;
+        }
         if let Some(review) = &mut self.review {
             review.update();
             if let Some(summary) = review.take_summary() {
@@ -948,6 +957,7 @@ impl eframe::App for OthelloApp {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         // A bot thinking now must not outlive the window (its think may have no time limit).
         self.session.stop_bots();
+        self.review = None; // kills the game analysis's runner
         self.matches.stop_and_wait(MATCH_STOP_WAIT);
         self.ladder.stop_and_wait(MATCH_STOP_WAIT);
     }

@@ -319,3 +319,20 @@ fn game_analysis_finds_the_known_mistakes_of_a_scripted_game() {
     assert!(graph.contains(&format!("mistakes at moves {}", expected[0])), "{graph}");
     assert!(harness.query_by_label_contains(&format!("Mistakes ({})", expected.len())).is_some());
 }
+
+#[test]
+fn a_game_analysis_of_a_game_no_longer_kept_is_stopped_with_its_runner() {
+    // The analysis never returns; a long grace keeps the host from stopping it on its own.
+    let hang = othello_testkit::fixture("analysis_hang");
+    let settings = Settings { analysis_bot: Some(hang.clone()), animate: false, ..Settings::default() };
+    let mut harness = app_with(settings, launch(Duration::from_secs(120)));
+    harness.state_mut().load_transcript("f5d6c3d3c4");
+    harness.step();
+    click_button(&mut harness, "Analyse game");
+    let runner = wait_for_runner(&mut harness, &hang, &[]);
+    assert_eq!(*harness.state().game_review().unwrap().status(), othello_app::review::Status::Running);
+    harness.state_mut().new_game();
+    harness.step();
+    assert!(othello_testkit::wait_until_gone(runner), "the analysis of the dropped game was killed");
+    assert!(harness.state().game_review().is_none());
+}
