@@ -909,18 +909,20 @@ impl eframe::App for OthelloApp {
                 self.tab_contents(ui);
             });
         });
+        let mut replay_request = panels::matches::ReplayRequest::Nothing;
         Panel::right("info").exact_size(side).resizable(false).show(ui, |ui| {
             egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {
                 ui.set_max_width(ui.available_width());
                 if self.tab == Tab::Matches && self.matches.viewer().is_some() {
-                    panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
+                    replay_request = panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
                     return;
                 }
                 if self.tab == Tab::Ladder
                     && let Some(replay) = &mut self.ladder.replay
                 {
                     let heading = format!("Ladder game {}", replay.index);
-                    if panels::matches::replay_info(replay, &heading, false, self.review.as_ref(), ui) {
+                    replay_request = panels::matches::replay_info(replay, &heading, false, self.review.as_ref(), ui);
+                    if replay_request == panels::matches::ReplayRequest::Back {
                         self.ladder.replay = None;
                     }
                     return;
@@ -932,6 +934,9 @@ impl eframe::App for OthelloApp {
                 panels::moves::show(self, ui);
             });
         });
+        if replay_request == panels::matches::ReplayRequest::Analyse {
+            self.analyse_game();
+        }
         CentralPanel::default_margins().show(ui, |ui| {
             if let Some(replay) = self.replay() {
                 panels::matches::show_viewer_board(replay, self.settings.orientation, ui);

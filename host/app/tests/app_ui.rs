@@ -770,6 +770,18 @@ fn a_clean_sweep_shows_a_finite_honest_elo() {
     let viewer = harness.state().matches().viewer().expect("a replay on the board");
     assert_eq!((viewer.game.start(), viewer.game.opening_plies()), (Position::start(), plies));
     assert_eq!(harness.query_all_by_label_contains("(opening)").count(), plies, "the opening's moves are marked");
+
+    // The replay can be analysed where it is shown.
+    harness.state_mut().settings_mut().analysis_bot = Some(othello_testkit::fixture("analyzes"));
+    harness.get_by_role_and_label(Role::Button, "Analyse").click();
+    wait_until(&mut harness, "the replay's analysis", |app| {
+        app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
+    });
+    let replayed = harness.state().matches().viewer().unwrap().game.clone();
+    let review = harness.state().game_review().unwrap();
+    assert!(review.is_for(&replayed), "the game on the board was analysed");
+    assert_eq!(review.progress(), (replayed.moves().len(), replayed.moves().len()));
+    assert!(harness.state().game().moves().is_empty(), "not the player's game");
 }
 
 #[test]

@@ -345,28 +345,59 @@ pub fn show_viewer_board(viewer: &Viewer, orientation: crate::Orientation, ui: &
     ui.vertical_centered(|ui| view.show(ui));
 }
 
+/// What the user asked for in the panel of a watched or replayed game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayRequest {
+    Nothing,
+    /// Back to the player's game.
+    Back,
+    /// Analyse the game on the board.
+    Analyse,
+}
+
 /// The right panel while a match game is on the board.
-pub fn show_viewer_info(state: &mut MatchesState, review: Option<&crate::review::GameReview>, ui: &mut Ui) {
-    let Some(viewer) = &mut state.viewer else { return };
+pub fn show_viewer_info(
+    state: &mut MatchesState,
+    review: Option<&crate::review::GameReview>,
+    ui: &mut Ui,
+) -> ReplayRequest {
+    let Some(viewer) = &mut state.viewer else { return ReplayRequest::Nothing };
     let live = state.live.contains_key(&viewer.index);
     let heading = format!("Match game {} ({})", viewer.index + 1, if live { "live" } else { "replay" });
-    if replay_info(viewer, &heading, live, review, ui) {
+    let request = replay_info(viewer, &heading, live, review, ui);
+    if request == ReplayRequest::Back {
         state.viewer = None;
     }
+    request
 }
 
 /// The right panel while a watched or replayed game is on the board: who plays, the score, the
-/// result, the evaluations and the moves. True when the user asks to go back to their game.
+/// result, the evaluations and the moves, with "Back to my game" and "Analyse" (a finished game).
 pub fn replay_info(
     viewer: &mut Viewer,
     heading: &str,
     live: bool,
     review: Option<&crate::review::GameReview>,
     ui: &mut Ui,
-) -> bool {
+) -> ReplayRequest {
     ui.horizontal_wrapped(|ui| ui.heading(heading));
-    if ui.button("Back to my game").on_hover_text("Show the Play game on the board").clicked() {
-        return true;
+    let mut request = ReplayRequest::Nothing;
+    ui.horizontal_wrapped(|ui| {
+        if ui.button("Back to my game").on_hover_text("Show the Play game on the board").clicked() {
+            request = ReplayRequest::Back;
+        }
+        let analysable = !live && !viewer.game.moves().is_empty();
+        if analysable
+            && ui
+                .button("Analyse")
+                .on_hover_text("Search every position of this game with the analysis bot (Play tab)")
+                .clicked()
+        {
+            request = ReplayRequest::Analyse;
+        }
+    });
+    if request == ReplayRequest::Back {
+        return request;
     }
     if let Some(result) = viewer.game.result() {
         super::status::result_banner(ui, &result);
@@ -394,5 +425,5 @@ pub fn replay_info(
     ui.heading("Moves");
     super::moves::navigation(&mut viewer.game, ui);
     super::moves::list(&mut viewer.game, &mut viewer.listed, review, ui);
-    false
+    request
 }
