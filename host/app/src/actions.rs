@@ -27,6 +27,8 @@ pub enum Action {
     /// Let one bot move while paused.
     Step,
     CopyTranscript,
+    /// Analyse every move of the game on the board (game analysis).
+    AnalyseGame,
     ShowTab(Tab),
     Quit,
 }
@@ -50,6 +52,8 @@ pub enum Discard {
     LoadTranscript(String),
     /// Open the game at this index of a game file.
     Open(PathBuf, usize),
+    /// Start from a position set up (pasted or edited).
+    Position(othello_sdk::Position),
 }
 
 impl Confirm {
@@ -62,6 +66,9 @@ impl Confirm {
                 ("Swap colours and start a new game?".into(), lost.into(), "Swap and start")
             }
             Confirm::Discard(Discard::LoadTranscript(_)) => ("Load the transcript?".into(), lost.into(), "Load"),
+            Confirm::Discard(Discard::Position(_)) => {
+                ("Play from the position set up?".into(), lost.into(), "Discard and set up")
+            }
             Confirm::Discard(Discard::Open(path, _)) => {
                 (format!("Open a game from {}?", path.display()), lost.into(), "Discard and open")
             }
@@ -85,6 +92,10 @@ impl OthelloApp {
             Action::SwapColours => self.discard_with(Discard::SwapColours),
             Action::Open => self.open_dialog(),
             Action::Save => self.save_dialog(),
+            // Undo and redo change the player's game: not while a replay hides it.
+            Action::Undo | Action::Redo if self.replay().is_some() => {
+                self.show_error("A replay is on the board: press Back to my game to undo or redo in yours".to_owned());
+            }
             Action::Undo => self.session.undo(&self.settings),
             Action::Redo => self.session.redo(),
             Action::Resign => {
@@ -115,6 +126,7 @@ impl OthelloApp {
                 let shown = if transcript.is_empty() { "(no moves yet)".to_owned() } else { transcript };
                 self.show_info(format!("Copied: {shown}"));
             }
+            Action::AnalyseGame => self.analyse_game(),
             Action::ShowTab(tab) => self.tab = tab,
             Action::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
         }
@@ -145,6 +157,11 @@ impl OthelloApp {
             }
             Confirm::Discard(Discard::LoadTranscript(text)) => self.load_transcript(&text),
             Confirm::Discard(Discard::Open(path, index)) => self.open_game_at(&path, index),
+            Confirm::Discard(Discard::Position(position)) => {
+                self.editor = None;
+                self.loaded_names = None;
+                self.start_from(position, "Position set up");
+            }
             Confirm::Resign(color) => {
                 if self.game().to_move() == Some(color) {
                     self.session.resign(&self.settings);

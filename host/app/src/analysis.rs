@@ -8,9 +8,10 @@
 //! worker is dropped: its runner is killed at once ([`StopHandle`]); an idle one just gets the
 //! new position.
 //!
-//! Convention, as everywhere in the app: values are shown from Black's point of view, positive =
-//! Black ahead, in discs (a win rate as Black's chance in %). The bot reports the side to move's
-//! view; [`black_view`] turns it.
+//! Convention: values are shown from Black's point of view by default, positive = Black ahead, in
+//! discs (a win rate as Black's chance in %); the setting [`EvalView::SideToMove`] shows them as
+//! Egaroucid and NBoard do, from the side to move's. The bot reports the side to move's view;
+//! [`shown_value`] turns it as the setting says.
 
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread;
@@ -19,37 +20,52 @@ use std::time::Duration;
 use othello_arena::seat::{Analysis, AnalysisError, SeatSpec, StopHandle, open_seat_stoppable};
 use othello_sdk::{Color, MoveValue, Position};
 
+pub use crate::settings::EvalView;
+
 use super::players::Waker;
 
 /// The time budgets of the successive analyses of one position, in milliseconds: each result is
 /// shown as soon as it comes, and the last one stands.
 pub const BUDGETS_MS: [u64; 7] = [100, 250, 500, 1000, 2000, 4000, 8000];
 
-/// An evaluation as the app shows it: Black's view.
+/// An evaluation as the app shows it: from the point of view of `side`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BlackView {
-    /// Disc difference, + = Black ahead.
+pub struct ShownValue {
+    /// Whose view: + = this side ahead.
+    pub side: Color,
+    /// Disc difference, + = `side` ahead.
     pub discs: Option<f64>,
-    /// Black's chance of winning, 0..1.
-    pub black_wins: Option<f64>,
+    /// `side`'s chance of winning, 0..1.
+    pub wins: Option<f64>,
     pub exact: bool,
 }
 
 /// `value` (the side to move's view, as bots report) from Black's point of view.
-pub fn black_view(value: &MoveValue, side_to_move: Color) -> BlackView {
+pub fn black_view(value: &MoveValue, side_to_move: Color) -> ShownValue {
     let black = side_to_move == Color::Black;
-    BlackView {
+    ShownValue {
+        side: Color::Black,
         // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0".
         discs: value.eval.map(|e| if black { e } else { -e + 0.0 }),
-        black_wins: value.win_rate.map(|r| if black { r } else { 1.0 - r }),
+        wins: value.win_rate.map(|r| if black { r } else { 1.0 - r }),
         exact: value.exact,
     }
 }
 
-impl BlackView {
-    /// The short text drawn on a square: `+4`, `-2`, `0` (discs) or `57%` (Black's chance).
+/// `value` from the point of view `view` asks for: Black's, or the side to move's (as reported).
+pub fn shown_value(value: &MoveValue, side_to_move: Color, view: EvalView) -> ShownValue {
+    match view {
+        EvalView::Black => black_view(value, side_to_move),
+        EvalView::SideToMove => {
+            ShownValue { side: side_to_move, discs: value.eval, wins: value.win_rate, exact: value.exact }
+        }
+    }
+}
+
+impl ShownValue {
+    /// The short text drawn on a square: `+4`, `-2`, `0` (discs) or `57%` (the side's chance).
     pub fn label(&self) -> String {
-        match (self.discs, self.black_wins) {
+        match (self.discs, self.wins) {
             (Some(discs), _) => {
                 let rounded = discs.round() as i64;
                 if rounded > 0 { format!("+{rounded}") } else { rounded.to_string() }
@@ -59,12 +75,13 @@ impl BlackView {
         }
     }
 
-    /// The same for people reading it aloud: "+4 discs for Black (exact)".
+    /// The same for people reading it aloud: "+4 discs, Black's view (exact)".
     pub fn description(&self) -> String {
         let exact = if self.exact { " (exact)" } else { "" };
-        match (self.discs, self.black_wins) {
-            (Some(_), _) => format!("{} discs, Black's view{exact}", self.label()),
-            (None, Some(_)) => format!("Black wins {}", self.label()),
+        let side = crate::color_name(self.side);
+        match (self.discs, self.wins) {
+            (Some(_), _) => format!("{} discs, {side}'s view{exact}", self.label()),
+            (None, Some(_)) => format!("{side} wins {}", self.label()),
             (None, None) => "no value".to_owned(),
         }
     }
@@ -352,5 +369,7 @@ mod tests {
         let rate = MoveValue { win_rate: Some(0.7), ..MoveValue::new(square) };
         assert_eq!(black_view(&rate, Color::White).label(), "30%");
         assert_eq!(black_view(&rate, Color::Black).description(), "Black wins 70%");
+        let white = shown_value(&rate, Color::White, EvalView::SideToMove);
+        assert_eq!((white.label(), white.description()), ("70%".to_owned(), "White wins 70%".to_owned()));
     }
 }

@@ -8,7 +8,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Role, Sense, Shape, Stroke, Stro
 use othello_sdk::{Bitboard, Color, Position, Square};
 use serde::{Deserialize, Serialize};
 
-use super::analysis::BlackView;
+use super::analysis::ShownValue;
 
 /// Smallest board drawn, in points.
 const MIN_BOARD_SIDE: f32 = 80.0;
@@ -107,7 +107,7 @@ impl Orientation {
 /// A move's value drawn on its square.
 pub struct Evaluation {
     pub square: Square,
-    pub value: BlackView,
+    pub value: ShownValue,
 }
 
 /// What to draw, and whether clicks count.

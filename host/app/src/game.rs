@@ -117,6 +117,8 @@ pub struct Game {
     /// The ply on the board; `moves.len()` when following the game.
     cursor: usize,
     ending: Option<Ending>,
+    /// The first moves were a forced opening (a match's random opening), not the players' own.
+    opening: usize,
 }
 
 impl Default for Game {
@@ -127,7 +129,7 @@ impl Default for Game {
 
 impl Game {
     pub fn new(start: Position) -> Game {
-        Game { positions: vec![start], moves: Vec::new(), redo: Vec::new(), cursor: 0, ending: None }
+        Game { positions: vec![start], moves: Vec::new(), redo: Vec::new(), cursor: 0, ending: None, opening: 0 }
     }
 
     /// A game from the standard start and a transcript (`f5d6c3…`, passes optional).
@@ -138,6 +140,26 @@ impl Game {
             game.play(mv, None, None).expect("the transcript parser checked every move");
         }
         Ok(game)
+    }
+
+    /// Gives the moves of these plies (1-based) the win rates a saved game kept (the mover's
+    /// chance, as bots report it); a ply the game does not have is left out.
+    pub fn restore_win_rates(&mut self, rates: &[(usize, f64)]) {
+        for &(ply, rate) in rates {
+            if let Some(played) = ply.checked_sub(1).and_then(|i| self.moves.get_mut(i)) {
+                played.record.info.get_or_insert_with(SearchInfo::default).win_rate = Some(rate);
+            }
+        }
+    }
+
+    /// Marks the moves played so far as the game's forced opening.
+    pub fn mark_opening(&mut self) {
+        self.opening = self.moves.len();
+    }
+
+    /// How many of the first moves were a forced opening.
+    pub fn opening_plies(&self) -> usize {
+        self.opening
     }
 
     pub fn start(&self) -> Position {

@@ -17,8 +17,42 @@ pub struct Players<'a> {
     pub time_limit_ms: Option<u64>,
 }
 
+/// The app's own GGF property for the moves' win rates, which GGF's move field (square,
+/// evaluation in discs, time) has no room for: `WR[3:0.620 5:0.580]`, each a ply and the mover's
+/// chance of winning, as bots report it. Other programs skip a property they do not know.
+const WIN_RATES: &str = "WR";
+
 /// The game as a GGF line. A game without a result is written without `RE`.
 pub fn to_ggf(game: &Game, players: &Players<'_>) -> String {
+    let text = ggf_line(game, players);
+    let rates: Vec<String> = game
+        .moves()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| Some(format!("{}:{:.3}", i + 1, m.info.as_ref()?.win_rate?)))
+        .collect();
+    match text.strip_suffix(";)") {
+        Some(body) if !rates.is_empty() => format!("{body}{WIN_RATES}[{}];)", rates.join(" ")),
+        _ => text,
+    }
+}
+
+/// The win rates of a game's `WR` property in `text` (the game's own text), if it has one.
+fn win_rates_in(text: &str) -> Vec<(usize, f64)> {
+    let Some(start) = text.find(&format!("{WIN_RATES}[")) else { return Vec::new() };
+    let value = &text[start + WIN_RATES.len() + 1..];
+    let value = &value[..value.find(']').unwrap_or(value.len())];
+    value
+        .split_whitespace()
+        .filter_map(|pair| {
+            let (ply, rate) = pair.split_once(':')?;
+            let rate: f64 = rate.parse().ok().filter(|r| (0.0..=1.0).contains(r))?;
+            Some((ply.parse().ok()?, rate))
+        })
+        .collect()
+}
+
+fn ggf_line(game: &Game, players: &Players<'_>) -> String {
     let result = game.ending().and_then(|ending| ending.outcome(&game.live()));
     ggf::format(&GgfGame {
         black: players.black.to_owned(),
@@ -53,7 +87,13 @@ pub fn open_at(path: &Path, index: usize) -> Result<Loaded, String> {
     }
     let others = games.len() - 1;
     let saved = games.swap_remove(index);
-    Ok(Loaded { game: from_ggf(&saved)?, black: saved.black, white: saved.white, others })
+    let mut game = from_ggf(&saved)?;
+    // The app's own win rates, in the text of the same game (the file was read just above).
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    if let Some(own_text) = text.split("(;").filter(|part| !part.trim().is_empty()).nth(index) {
+        game.restore_win_rates(&win_rates_in(own_text));
+    }
+    Ok(Loaded { game, black: saved.black, white: saved.white, others })
 }
 
 /// Every game of a GGF file (an error if it has none).
@@ -111,6 +151,25 @@ mod tests {
         let back = from_ggf(&games[0]).unwrap();
         assert_eq!(moves_of(&back), moves_of(&game));
         assert_eq!(back.result(), game.result());
+    }
+
+    #[test]
+    fn win_rates_survive_a_save_and_an_open() {
+        let mut game = Game::default();
+        let rate = |r| Some(othello_sdk::SearchInfo { win_rate: Some(r), ..Default::default() });
+        game.play("f5".parse().unwrap(), None, rate(0.625)).unwrap();
+        game.play("d6".parse().unwrap(), None, None).unwrap();
+        game.play("c3".parse().unwrap(), None, rate(0.75)).unwrap();
+        let text = to_ggf(&game, &PLAYERS);
+        assert!(text.contains("WR[1:0.625 3:0.750];)"), "{text}");
+        let path = std::env::temp_dir().join(format!("app-win-rates-{}.ggf", std::process::id()));
+        // Two games in the file: the second one's rates are its own.
+        std::fs::write(&path, to_ggf(&Game::from_transcript("d3").unwrap(), &PLAYERS) + "\n" + &text + "\n").unwrap();
+        let back = open_at(&path, 1).unwrap().game;
+        let _ = std::fs::remove_file(&path);
+        let rates: Vec<Option<f64>> = back.moves().iter().map(|m| m.win_rate_for_black()).collect();
+        assert_eq!(rates, [Some(0.625), None, Some(0.75)]);
+        assert!(ggf::parse(&text).is_ok(), "the arena's reader skips the property");
     }
 
     #[test]

@@ -283,6 +283,13 @@ impl Session {
         }
     }
 
+    /// `loser` ran out of time on the game clock: the game ends as a bot's timeout does.
+    pub fn lose_on_time(&mut self, loser: Color, settings: &Settings) {
+        let failure = Failure::new(othello_arena::seat::Termination::Timeout, "ran out of time on the game clock");
+        self.game.end(Ending::Forfeit { loser, failure });
+        self.drop_abandoned_think(settings);
+    }
+
     pub fn abort(&mut self, settings: &Settings) {
         self.game.end(Ending::Aborted);
         self.drop_abandoned_think(settings);

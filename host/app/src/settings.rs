@@ -63,6 +63,23 @@ pub struct Settings {
     pub sandbox: SandboxChoice,
     /// NBoard engines added with "Add engine…", offered as players.
     pub engines: Vec<Engine>,
+    /// Whose point of view the board's evaluations and the analysis read from.
+    pub eval_view: EvalView,
+    /// The game clock when a human plays: minutes per side, 0 = no clock.
+    pub clock_minutes: u32,
+    /// Seconds added to a side's clock after each of its moves.
+    pub clock_increment_s: u32,
+}
+
+/// Whose point of view evaluations are shown from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvalView {
+    /// + = Black ahead, whoever is to move (the app's graph and read-out always read so).
+    #[default]
+    Black,
+    /// + = the side to move ahead, as Egaroucid and NBoard show them.
+    SideToMove,
 }
 
 /// The sandbox mode of the bots' runners: `auto`, `strict` or `off` (as `--sandbox`).
@@ -150,6 +167,9 @@ impl Default for Settings {
             sound: true,
             sandbox: SandboxChoice::Auto,
             engines: Vec::new(),
+            eval_view: EvalView::Black,
+            clock_minutes: 0,
+            clock_increment_s: 0,
         }
     }
 }

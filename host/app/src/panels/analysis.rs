@@ -8,7 +8,8 @@ use egui::{RichText, Ui};
 use othello_arena::seat::library_stem;
 
 use crate::OthelloApp;
-use crate::analysis::{Status, black_view};
+use crate::analysis::{EvalView, Status, shown_value};
+use crate::review::Status as ReviewStatus;
 
 /// Colour of an analysis failure.
 const ERROR_COLOR: egui::Color32 = egui::Color32::from_rgb(0xd0, 0x40, 0x40);
@@ -44,11 +45,22 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if !app.settings.show_evaluations {
         return;
     }
-    ui.label("+ = Black ahead (discs) · gold = exact · ring = best move for the side to move");
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Values for");
+        ui.selectable_value(&mut app.settings.eval_view, EvalView::Black, "Black")
+            .on_hover_text("+ = Black ahead, whoever is to move");
+        ui.selectable_value(&mut app.settings.eval_view, EvalView::SideToMove, "Side to move")
+            .on_hover_text("+ = the side to move ahead, as Egaroucid and NBoard show them");
+    });
+    let legend = match app.settings.eval_view {
+        EvalView::Black => "+ = Black ahead (discs)",
+        EvalView::SideToMove => "+ = the side to move ahead (discs)",
+    };
+    ui.label(format!("{legend} · gold = exact · ring = best move for the side to move"));
     let position = app.game().viewed();
     let values = app.analysis.values_for(&position);
     if let Some(best) = values.first() {
-        let view = black_view(best, position.side_to_move());
+        let view = shown_value(best, position.side_to_move(), app.settings.eval_view);
         let side = crate::color_name(position.side_to_move());
         // An exact value says so in its description; a searched one gives its depth.
         let depth = best.depth.filter(|_| !best.exact).map_or(String::new(), |d| format!(", depth {d}"));
@@ -76,5 +88,55 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if let Some(first) = app.analysis.rejected().first() {
         let count = app.analysis.rejected().len();
         ui.label(RichText::new(format!("{count} value(s) from the bot left out: {first}")).color(ERROR_COLOR));
+    }
+}
+
+/// Game analysis: the command, its progress, and the mistakes found (a click views the move).
+pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.heading("Game analysis");
+    let can = app.settings.analysis_bot.is_some() && !app.board_game().moves().is_empty();
+    let button = ui
+        .add_enabled(can, egui::Button::new("Analyse game"))
+        .on_hover_text("Search every position of the game on the board with the analysis bot")
+        .on_disabled_hover_text("Choose an analysis bot and play or load a game first");
+    if button.clicked() {
+        app.analyse_game();
+    }
+    let game = app.board_game().clone();
+    let Some(review) = app.review.as_ref().filter(|r| r.is_for(&game)) else { return };
+    let (done, total) = review.progress();
+    match review.status() {
+        ReviewStatus::Running => {
+            ui.add(egui::ProgressBar::new(done as f32 / total.max(1) as f32).text(format!("{done} / {total} moves")));
+        }
+        ReviewStatus::Done => {
+            ui.weak(format!("All {total} moves analysed."));
+        }
+        ReviewStatus::Failed(why) => {
+            ui.label(RichText::new(format!("Game analysis failed: {why}")).color(ERROR_COLOR));
+        }
+    }
+    if let Some(verdict) = review.of_ply(game.cursor()) {
+        ui.label(format!("This move: {}", verdict.describe()));
+    }
+    let mistakes: Vec<(usize, String)> = review.mistakes().map(|m| (m.ply, m.describe())).collect();
+    if mistakes.is_empty() {
+        if *review.status() == ReviewStatus::Done {
+            ui.label("No mistake found.");
+        }
+        return;
+    }
+    ui.label(RichText::new(format!("Mistakes ({})", mistakes.len())).strong());
+    let mut view = None;
+    for (ply, line) in mistakes {
+        if ui.selectable_label(game.cursor() == ply, line).clicked() {
+            view = Some(ply);
+        }
+    }
+    if let Some(ply) = view {
+        match app.replay_mut() {
+            Some(replay) => replay.game.view(ply),
+            None => app.session.game.view(ply),
+        }
     }
 }

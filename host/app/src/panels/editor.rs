@@ -201,10 +201,8 @@ fn editing_controls(app: &mut OthelloApp, ui: &mut Ui, editor: &mut EditorState)
     ui.horizontal_wrapped(|ui| {
         if ui.button("Play from here").clicked() {
             match editor.check() {
-                Ok(position) => {
-                    app.editor = None;
-                    app.start_from(position, "Position set up");
-                }
+                // Asks first if a game is in progress; the editor closes once it goes ahead.
+                Ok(position) => app.discard_with(crate::actions::Discard::Position(position)),
                 Err(why) => app.message = Some(Message { text: format!("Not set up: {why}"), is_error: true }),
             }
         }

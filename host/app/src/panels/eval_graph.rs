@@ -4,8 +4,8 @@
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Sense, Stroke, Ui, Vec2};
 
-use crate::OthelloApp;
 use crate::game::{Game, PlayedMove};
+use crate::review::{GameReview, Severity, Unit};
 
 /// Height of the graph in points.
 const GRAPH_HEIGHT: f32 = 110.0;
@@ -20,13 +20,12 @@ const AXIS: Color32 = Color32::from_gray(90);
 const DISCS_LINE: Color32 = Color32::from_rgb(0x6c, 0xc0, 0x80);
 const WIN_RATE_LINE: Color32 = Color32::from_rgb(0x70, 0xa8, 0xf0);
 const CURSOR: Color32 = Color32::from_rgb(0xe0, 0xc0, 0x40);
-
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
-    show_game(&mut app.session.game, ui);
-}
+/// The game analysis's values of the played moves.
+const REVIEW_LINE: Color32 = Color32::from_rgb(0xc0, 0xc0, 0xc0);
 
 /// The graph of `game`; a click views the move clicked.
-pub fn show_game(game: &mut Game, ui: &mut Ui) {
+pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
+    let review = review.filter(|r| r.is_for(game));
     ui.heading("Evaluation");
     ui.add(egui::Label::new(egui::RichText::new("For Black, in discs: + = Black ahead").small().weak()).wrap());
     let series = |value: fn(&PlayedMove) -> Option<f64>| -> Vec<(usize, f64)> {
@@ -48,7 +47,10 @@ pub fn show_game(game: &mut Game, ui: &mut Ui) {
     painter
         .line_segment([Pos2::new(cursor_x, rect.top()), Pos2::new(cursor_x, rect.bottom())], Stroke::new(1.0, CURSOR));
 
-    let range = evals.iter().map(|(_, e)| e.abs()).fold(MIN_EVAL_RANGE, f64::max);
+    // The disc scale covers the bots' values and the game analysis's alike.
+    let reviewed_discs =
+        review.iter().flat_map(|r| r.reviews()).filter(|v| v.unit == Unit::Discs).filter_map(|v| v.played_for_black());
+    let range = evals.iter().map(|(_, e)| e.abs()).chain(reviewed_discs.map(f64::abs)).fold(MIN_EVAL_RANGE, f64::max);
     let plot = |points: &[(usize, f64)], share: &dyn Fn(f64) -> f64, color: Color32| {
         let points: Vec<Pos2> = points.iter().map(|&(ply, v)| Pos2::new(x_of(ply), y_of(share(v)))).collect();
         painter.line(points.clone(), Stroke::new(2.0, color));
@@ -58,8 +60,28 @@ pub fn show_game(game: &mut Game, ui: &mut Ui) {
     };
     plot(&win_rates, &|rate| 2.0 * rate - 1.0, WIN_RATE_LINE);
     plot(&evals, &|eval| eval / range, DISCS_LINE);
+    // The game analysis: the played moves' values (Black's view) and the mistakes ringed.
+    let mut reviewed: Vec<(usize, f64)> = Vec::new();
+    let mut mistakes = Vec::new();
+    for verdict in review.iter().flat_map(|r| r.reviews()) {
+        let Some(value) = verdict.played_for_black() else { continue };
+        let share = match verdict.unit {
+            Unit::Discs => (value / range).clamp(-1.0, 1.0),
+            Unit::WinPercent => value / 50.0 - 1.0,
+        };
+        reviewed.push((verdict.ply, share));
+        if verdict.severity() > Severity::Fine {
+            mistakes.push((verdict.ply, share, verdict.severity()));
+        }
+    }
+    plot(&reviewed, &|share| share, REVIEW_LINE);
+    for &(ply, share, severity) in &mistakes {
+        let color =
+            if severity == Severity::Blunder { super::moves::BLUNDER_COLOR } else { super::moves::MISTAKE_COLOR };
+        painter.circle_stroke(Pos2::new(x_of(ply), y_of(share)), 5.0, Stroke::new(2.0, color));
+    }
     let small = FontId::proportional(10.0);
-    if evals.is_empty() && win_rates.is_empty() {
+    if evals.is_empty() && win_rates.is_empty() && reviewed.is_empty() {
         painter.text(rect.center(), Align2::CENTER_CENTER, "no evaluations reported", FontId::proportional(12.0), AXIS);
     }
     if !evals.is_empty() {
@@ -83,7 +105,12 @@ pub fn show_game(game: &mut Game, ui: &mut Ui) {
         Some(&(ply, eval)) => format!(", move {ply}: {} discs for Black", super::status::format_eval(eval)),
         None => String::new(),
     };
-    let response = response.accessible_name(format!("Evaluation graph{latest}")).on_hover_ui_at_pointer(|ui| {
+    let marked = match mistakes.len() {
+        0 if review.is_some() => ", no mistake found".to_owned(),
+        0 => String::new(),
+        _ => format!(", mistakes at moves {}", mistakes.iter().map(|m| m.0.to_string()).collect::<Vec<_>>().join(", ")),
+    };
+    let response = response.accessible_name(format!("Evaluation graph{latest}{marked}")).on_hover_ui_at_pointer(|ui| {
         let Some(pointer) = ui.ctx().pointer_hover_pos() else { return };
         let ply = ply_at(pointer.x);
         match ply.checked_sub(1).map(|i| &game.moves()[i]) {
@@ -98,6 +125,9 @@ pub fn show_game(game: &mut Game, ui: &mut Ui) {
                 let values =
                     if values.is_empty() { "no evaluation".to_owned() } else { values.join(", ") + " for Black" };
                 ui.label(format!("{ply}. {} {}: {values}", crate::color_name(played.color), played.mv));
+                if let Some(verdict) = review.and_then(|r| r.of_ply(ply)) {
+                    ui.label(format!("Analysis: {}", verdict.describe()));
+                }
             }
             None => {
                 ui.label("Start position");
@@ -118,6 +148,11 @@ fn scale_labels(painter: &Painter, rect: Rect, top: &str, bottom: &str, anchor: 
         (rect.right() - 4.0, Align2::RIGHT_TOP, Align2::RIGHT_BOTTOM)
     };
     let faded = color.gamma_multiply(0.7);
-    painter.text(Pos2::new(x, rect.top() + 2.0), top_anchor, top, font.clone(), faded);
-    painter.text(Pos2::new(x, rect.bottom() - 2.0), bottom_anchor, bottom, font.clone(), faded);
+    // On the graph's background, so the cursor line and the curves pass behind the labels.
+    for (text, y, anchor) in [(top, rect.top() + 2.0, top_anchor), (bottom, rect.bottom() - 2.0, bottom_anchor)] {
+        let galley = painter.layout_no_wrap(text.to_owned(), font.clone(), faded);
+        let at = anchor.anchor_size(Pos2::new(x, y), galley.size());
+        painter.rect_filled(at.expand(1.0), 2.0, BACKGROUND);
+        painter.galley(at.min, galley, faded);
+    }
 }

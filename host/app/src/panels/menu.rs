@@ -35,6 +35,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             item(ui, "Open…", Action::Open, true);
             item(ui, "Save…", Action::Save, true);
             ui.separator();
+            item(ui, "Analyse game", Action::AnalyseGame, !app.board_game().moves().is_empty());
+            ui.separator();
             item(ui, "Resign", Action::Resign, app.can_resign());
             item(ui, "Abort", Action::Abort, !over);
             let bots = !app.session.has_human();
@@ -131,6 +133,7 @@ fn action_name(action: &Action) -> String {
         Action::TogglePause => "Pause / resume a bots' game".into(),
         Action::Step => "Step one move while paused".into(),
         Action::CopyTranscript => "Copy the transcript".into(),
+        Action::AnalyseGame => "Analyse the game".into(),
         Action::ShowTab(tab) => format!("{} tab", tab.title()),
         Action::Quit => "Quit".into(),
     }

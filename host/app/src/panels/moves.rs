@@ -4,7 +4,15 @@
 use egui::{Grid, ScrollArea, Ui};
 use othello_sdk::Color;
 
+use crate::review::{GameReview, MoveReview, Severity};
 use crate::{Game, OthelloApp};
+
+/// Narrowest column of the move list: four fit the narrowest side panel.
+const MIN_COLUMN_WIDTH: f32 = 32.0;
+
+/// Colours of a move the game analysis found to be a mistake or a blunder.
+pub const MISTAKE_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0xa0, 0x40);
+pub const BLUNDER_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0x50, 0x50);
 
 pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("Moves");
@@ -12,7 +20,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
         app.session.play_on_from_viewed(&app.settings);
     }
-    list(&mut app.session.game, &mut app.listed_moves, ui);
+    list(&mut app.session.game, &mut app.listed_moves, app.review.as_ref(), ui);
 }
 
 /// First / back / forward / last.
@@ -34,20 +42,42 @@ pub fn navigation(game: &mut Game, ui: &mut Ui) {
     });
 }
 
-/// The numbered move list of `game`; a click views that move. `listed` remembers the moves
-/// listed last, so the list scrolls to a new move only when one was added.
-pub fn list(game: &mut Game, listed: &mut usize, ui: &mut Ui) {
+/// What the move list showed last: it scrolls to the viewed move when that changes (a new move,
+/// the arrow keys, the graph, Home / End), and leaves the user's scrolling alone otherwise.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Followed {
+    moves: usize,
+    cursor: usize,
+}
+
+/// The numbered move list of `game`; a click views that move. The list scrolls to the viewed
+/// move when it changed since `listed`.
+pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>, ui: &mut Ui) {
+    let review = review.filter(|r| r.is_for(game));
     let mut view = None;
-    let follow = game.is_viewing_live() && game.moves().len() != *listed;
-    *listed = game.moves().len();
+    let now = Followed { moves: game.moves().len(), cursor: game.cursor() };
+    let follow = now != *listed;
+    *listed = now;
     ScrollArea::vertical().id_salt("move list").auto_shrink([false, true]).show(ui, |ui| {
-        if ui.selectable_label(game.cursor() == 0, "Start").clicked() {
+        let start = ui.selectable_label(game.cursor() == 0, "Start");
+        if game.cursor() == 0 && follow {
+            start.scroll_to_me(None);
+        }
+        if start.clicked() {
             view = Some(0);
         }
         // Passes are moves in the list, so Black and White alternate: one row per move pair.
         let first_is_white = game.start().side_to_move() == Color::White;
         let offset = usize::from(first_is_white);
-        Grid::new("moves").num_columns(3).striped(true).min_col_width(40.0).show(ui, |ui| {
+        // The fourth column names the opening where a named one is reached.
+        let standard = game.start() == othello_sdk::Position::start();
+        let named: Vec<Option<&str>> = (0..=game.moves().len())
+            .map(|ply| {
+                let position = game.position_at(ply);
+                crate::openings::name_of(&position).filter(|_| standard && ply > 0).map(|o| o.name)
+            })
+            .collect();
+        Grid::new("moves").num_columns(4).striped(true).min_col_width(MIN_COLUMN_WIDTH).show(ui, |ui| {
             let plies = game.moves().len() + offset;
             for row in 0..plies.div_ceil(2) {
                 ui.weak(format!("{}.", row + 1));
@@ -60,11 +90,32 @@ pub fn list(game: &mut Game, listed: &mut usize, ui: &mut Ui) {
                     let played = &game.moves()[index];
                     let ply = index + 1;
                     let current = game.cursor() == ply;
-                    let response = ui.selectable_label(current, played.mv.to_string()).accessible_name(format!(
-                        "{ply}. {} {}",
+                    let in_opening = ply <= game.opening_plies();
+                    let verdict = review.and_then(|r| r.of_ply(ply));
+                    let severity = verdict.map_or(Severity::Fine, MoveReview::severity);
+                    let text = egui::RichText::new(format!("{}{}", played.mv, severity.mark()));
+                    let text = match severity {
+                        _ if in_opening => text.italics().weak(),
+                        Severity::Fine => text,
+                        Severity::Mistake => text.color(MISTAKE_COLOR),
+                        Severity::Blunder => text.color(BLUNDER_COLOR).strong(),
+                    };
+                    let opening_note = if in_opening { " (opening)" } else { "" };
+                    let verdict_note = match verdict {
+                        Some(v) if severity > Severity::Fine => format!(", {}: {}", severity.word(), v.describe()),
+                        _ => String::new(),
+                    };
+                    let mut response = ui.selectable_label(current, text).accessible_name(format!(
+                        "{ply}. {} {}{opening_note}{verdict_note}",
                         color_letter(played.color),
                         played.mv
                     ));
+                    if let Some(verdict) = verdict {
+                        response = response.on_hover_text(verdict.describe());
+                    }
+                    if in_opening {
+                        response = response.on_hover_text("The match's random opening, forced on both bots");
+                    }
                     if current && follow {
                         response.scroll_to_me(None);
                     }
@@ -72,6 +123,11 @@ pub fn list(game: &mut Game, listed: &mut usize, ui: &mut Ui) {
                         view = Some(ply);
                     }
                 }
+                let row_plies = (row * 2..row * 2 + 2).filter_map(|slot| slot.checked_sub(offset)).map(|i| i + 1);
+                match row_plies.filter_map(|ply| named.get(ply).copied().flatten()).next_back() {
+                    Some(name) => ui.add(egui::Label::new(egui::RichText::new(name).small().italics()).truncate()),
+                    None => ui.label(""),
+                };
                 ui.end_row();
             }
         });

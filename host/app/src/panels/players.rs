@@ -11,6 +11,9 @@ use othello_arena::seat::library_stem;
 
 /// Longest time per move offered, in milliseconds.
 const MAX_TIME_PER_MOVE_MS: u64 = 600_000;
+/// Longest game clock offered, in minutes, and the largest increment, in seconds.
+const MAX_CLOCK_MINUTES: u32 = 180;
+const MAX_INCREMENT_S: u32 = 60;
 /// Longest delay between two bots' moves, in milliseconds.
 const MAX_BOT_DELAY_MS: u64 = 5_000;
 /// Room next to a slider for its value, in points.
@@ -34,6 +37,16 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             .on_hover_text("For bots; 0 = unlimited. Applies from the next game.");
     });
     app.settings.time_per_move_ms = time;
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Game clock");
+        ui.add(egui::DragValue::new(&mut app.settings.clock_minutes).range(0..=MAX_CLOCK_MINUTES).suffix(" min"))
+            .accessible_name("Game clock minutes")
+            .on_hover_text("Total time per side when a human plays; 0 = no clock. Applies from the next game.");
+        ui.label("+");
+        ui.add(egui::DragValue::new(&mut app.settings.clock_increment_s).range(0..=MAX_INCREMENT_S).suffix(" s"))
+            .accessible_name("Clock increment")
+            .on_hover_text("Seconds added after each move");
+    });
     ui.label("Delay between bot moves");
     ui.spacing_mut().slider_width = (ui.available_width() - SLIDER_VALUE_ROOM).max(MIN_SLIDER_WIDTH);
     ui.add(egui::Slider::new(&mut app.settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"))

@@ -27,6 +27,11 @@ const COUNT_SIZE: f32 = 26.0;
 const TO_MOVE_STROKE_WIDTH: f32 = 2.0;
 /// Characters of a read-out value (monospace, so the panel keeps its width as numbers change).
 const READOUT_WIDTH: usize = 8;
+/// Size of the clocks' digits, in points.
+const CLOCK_SIZE: f32 = 18.0;
+/// A clock with less than this left is shown red.
+const LOW_TIME: std::time::Duration = std::time::Duration::from_secs(60);
+const LOW_TIME_COLOR: Color32 = Color32::from_rgb(0xf0, 0x60, 0x50);
 /// Text shown for a value the search did not report.
 const NO_VALUE: &str = "—";
 
@@ -58,7 +63,11 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     let game = &app.session.game;
     let live_turn = game.is_viewing_live().then(|| game.to_move()).flatten();
     let names = [seat_name(app, Color::Black), seat_name(app, Color::White)];
-    score_row(ui, &game.viewed(), live_turn, &names);
+    // While editing, the counts are the draft's, as it changes.
+    let shown = app.editor.as_ref().map_or_else(|| game.viewed(), |editor| editor.draft());
+    score_row(ui, &shown, live_turn.filter(|_| app.editor.is_none()), &names);
+    clocks(app, ui);
+    opening_line(ui, game);
 
     if !game.is_viewing_live() {
     } else if let Some(color) = game.to_move() {
@@ -169,6 +178,42 @@ pub fn score_row(ui: &mut Ui, position: &Position, turn: Option<Color>, names: &
                     egui::Role::Label,
                     true,
                     format!("{} {count} discs ({name}){turn_text}", color_name(color)),
+                )
+            });
+        }
+    });
+}
+
+/// The name of the opening played up to the viewed move, if it is a named one.
+pub fn opening_line(ui: &mut Ui, game: &Game) {
+    if let Some((_, opening)) = crate::openings::opening_at(game, game.cursor()) {
+        ui.add(egui::Label::new(RichText::new(format!("Opening: {}", opening.name)).italics()).truncate())
+            .on_hover_text(format!("{} in its f5 form", opening.moves));
+    }
+}
+
+/// Both sides' game clocks, when a clock runs: the running one is bright, one under a minute red.
+fn clocks(app: &OthelloApp, ui: &mut Ui) {
+    let Some(clock) = &app.clock else { return };
+    ui.columns(2, |columns| {
+        for (ui, color) in columns.iter_mut().zip(Color::ALL) {
+            let Some(left) = app.clock_left(color) else { continue };
+            let running = clock.running() == Some(color);
+            let mut text = RichText::new(crate::clock::format_clock(left)).monospace().size(CLOCK_SIZE);
+            text = if left < LOW_TIME {
+                text.color(LOW_TIME_COLOR)
+            } else if running {
+                text.strong()
+            } else {
+                text.weak()
+            };
+            let response = ui.label(text);
+            let state = if running { ", running" } else { "" };
+            response.widget_info(|| {
+                egui::WidgetInfo::labeled(
+                    egui::Role::Label,
+                    true,
+                    format!("{}'s clock {}{state}", color_name(color), crate::clock::format_clock(left)),
                 )
             });
         }

@@ -230,3 +230,109 @@ fn paste_position(harness: &mut Harness<'_, OthelloApp>, text: &str) {
     harness.step();
     click_button(harness, "Set up pasted position");
 }
+
+#[test]
+fn the_side_to_move_view_flips_the_signs_and_keeps_the_best_move_ringed() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the start position's values", every_move_valued);
+    harness.get_by_label_contains("f5, evaluation").click();
+    harness.step();
+    harness.step();
+    wait_until(&mut harness, "the values after f5", every_move_valued);
+    let black_view = evaluated_cells(&harness);
+    assert!(black_view.iter().all(|l| l.contains("-1 discs, Black's view")), "{black_view:?}");
+    let ringed = |cells: &[String]| -> Vec<String> {
+        cells.iter().filter(|l| l.ends_with(", best move")).map(|l| l[..2].to_owned()).collect()
+    };
+    click_button(&mut harness, "Side to move");
+    assert_eq!(harness.state().settings().eval_view, othello_app::settings::EvalView::SideToMove, "a setting");
+    let mover_view = evaluated_cells(&harness);
+    assert_eq!(mover_view.len(), black_view.len());
+    // White to move: each move flips one disc, +1 for White.
+    assert!(mover_view.iter().all(|l| l.contains("+1 discs, White's view")), "{mover_view:?}");
+    assert!(harness.query_by_label_contains("+ = the side to move ahead").is_some(), "the legend says so");
+    assert_eq!(ringed(&mover_view), ringed(&black_view), "the same best move is ringed");
+    assert_eq!(ringed(&mover_view).len(), 1);
+    click_button(&mut harness, "Black");
+    assert!(evaluated_cells(&harness).iter().all(|l| l.contains("-1 discs, Black's view")));
+}
+
+/// A game where each side plays the move that flips the fewest discs (the first such in square
+/// order): against the analyser, which values a move by its flips, it is full of mistakes.
+fn fewest_flips_game() -> (String, Vec<(usize, u32, u32)>) {
+    let mut position = Position::start();
+    let mut moves = Vec::new();
+    // (ply, best flips, played flips) of every move that is not a pass.
+    let mut verdicts = Vec::new();
+    while !position.is_game_over() {
+        let legal: Vec<_> = position.legal_moves().into_iter().collect();
+        let mv = match legal.iter().min_by_key(|&&s| position.flips(s).count()) {
+            Some(&square) => {
+                let best = legal.iter().map(|&s| position.flips(s).count()).max().unwrap();
+                verdicts.push((moves.len() + 1, best, position.flips(square).count()));
+                othello_sdk::Move::Play(square)
+            }
+            None => othello_sdk::Move::Pass,
+        };
+        position.try_play(mv).unwrap();
+        moves.push(mv);
+    }
+    (othello_sdk::format_transcript(&moves), verdicts)
+}
+
+#[test]
+fn game_analysis_finds_the_known_mistakes_of_a_scripted_game() {
+    let mut harness = app_with(
+        Settings { analysis_bot: Some(analyzer()), ..Settings { animate: false, ..Settings::default() } },
+        launch(othello_testkit::TEST_GRACE),
+    );
+    let (transcript, verdicts) = fewest_flips_game();
+    let expected: Vec<usize> = verdicts
+        .iter()
+        .filter(|(_, best, played)| f64::from(best - played) >= othello_app::review::MISTAKE_DISCS)
+        .map(|(ply, _, _)| *ply)
+        .collect();
+    assert!(!expected.is_empty(), "the scripted game has mistakes to find");
+    harness.state_mut().load_transcript(&transcript);
+    harness.step();
+    click_button(&mut harness, "Analyse game");
+    wait_until(&mut harness, "the game analysis", |app| {
+        app.game_review().is_some_and(|r| *r.status() != othello_app::review::Status::Running)
+    });
+    let review = harness.state().game_review().unwrap();
+    assert_eq!(*review.status(), othello_app::review::Status::Done);
+    assert_eq!(review.progress().0, harness.state().game().moves().len(), "every move analysed");
+    let found: Vec<usize> = review.mistakes().map(|m| m.ply).collect();
+    assert_eq!(found, expected, "the mistakes are the moves that flipped 4 or more fewer than the best");
+    for &(ply, best, played) in &verdicts {
+        let verdict = review.of_ply(ply).unwrap();
+        assert_eq!((verdict.best_value, verdict.played_value), (f64::from(best), Some(f64::from(played))));
+    }
+    // Marked in the move list and on the graph.
+    let first = review.of_ply(expected[0]).unwrap().clone();
+    let letter = if first.color == Color::Black { 'B' } else { 'W' };
+    let label = format!("{}. {letter} {}", first.ply, first.played);
+    let prefix = format!("{label}, ");
+    let name = harness.get_by_label_contains(&prefix).accesskit_node().label().unwrap_or_default().to_owned();
+    assert!(name.contains("mistake") || name.contains("blunder"), "{name}");
+    let graph = harness.get_by_label_contains("Evaluation graph").accesskit_node().label().unwrap().to_owned();
+    assert!(graph.contains(&format!("mistakes at moves {}", expected[0])), "{graph}");
+    assert!(harness.query_by_label_contains(&format!("Mistakes ({})", expected.len())).is_some());
+}
+
+#[test]
+fn a_game_analysis_of_a_game_no_longer_kept_is_stopped_with_its_runner() {
+    // The analysis never returns; a long grace keeps the host from stopping it on its own.
+    let hang = othello_testkit::fixture("analysis_hang");
+    let settings = Settings { analysis_bot: Some(hang.clone()), animate: false, ..Settings::default() };
+    let mut harness = app_with(settings, launch(Duration::from_secs(120)));
+    harness.state_mut().load_transcript("f5d6c3d3c4");
+    harness.step();
+    click_button(&mut harness, "Analyse game");
+    let runner = wait_for_runner(&mut harness, &hang, &[]);
+    assert_eq!(*harness.state().game_review().unwrap().status(), othello_app::review::Status::Running);
+    harness.state_mut().new_game();
+    harness.step();
+    assert!(othello_testkit::wait_until_gone(runner), "the analysis of the dropped game was killed");
+    assert!(harness.state().game_review().is_none());
+}

@@ -599,6 +599,13 @@ fn a_newcomer_plays_black_against_alpha_beta_at_a_middle_level_with_a_hint() {
     // The hint's promise holds: the dotted squares are moves, and the bot answers.
     harness.get_by_label("f5").click();
     wait_until(&mut harness, "the bot's answer", |app| app.game().moves().len() == 2);
+    // Once Black is a bot too, the welcome line no longer says "You play Black".
+    assert!(harness.state().message().unwrap().text.starts_with("You play Black"));
+    let other_bot = SeatChoice::Bot { path: alpha_beta.parent().unwrap().join("libother.so"), level: Some(1) };
+    harness.state_mut().set_seat(Color::Black, other_bot);
+    harness.step();
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(!message.contains("You play Black") && message.contains("plays Black"), "{message}");
 
     // Without the alpha-beta bot: the bot with the most levels, at its middle level.
     let mut harness = first_run(other.parent().unwrap().to_owned());
@@ -751,9 +758,30 @@ fn a_clean_sweep_shows_a_finite_honest_elo() {
     let standings = harness.state().matches().standings().unwrap();
     assert_eq!(standings.rows[0].score.wdl.wins, 4, "every game won");
     // 4 straight wins: the score rate is above 0.05^(1/4) = 0.473 with 95 % confidence.
-    assert!(harness.query_by_label("> -19, no losses yet").is_some(), "a lower bound, not +inf");
-    assert!(harness.query_by_label("< +19, no wins yet").is_some());
+    // A one-sided bound said in words ("> -19" reads backwards to a player).
+    assert!(harness.query_by_label("at least -19, no losses yet").is_some(), "a lower bound, not +inf");
+    assert!(harness.query_by_label("at most +19, no wins yet").is_some());
     assert!(harness.query_by_label_contains("inf").is_none());
+
+    // A replay starts from the standard start, with the match's random opening marked.
+    let plies = harness.state().settings().matches.opening_plies as usize;
+    harness.query_all_by_role_and_label(Role::Button, "Replay").next().unwrap().click();
+    settle(&mut harness);
+    let viewer = harness.state().matches().viewer().expect("a replay on the board");
+    assert_eq!((viewer.game.start(), viewer.game.opening_plies()), (Position::start(), plies));
+    assert_eq!(harness.query_all_by_label_contains("(opening)").count(), plies, "the opening's moves are marked");
+
+    // The replay can be analysed where it is shown.
+    harness.state_mut().settings_mut().analysis_bot = Some(othello_testkit::fixture("analyzes"));
+    harness.get_by_role_and_label(Role::Button, "Analyse").click();
+    wait_until(&mut harness, "the replay's analysis", |app| {
+        app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
+    });
+    let replayed = harness.state().matches().viewer().unwrap().game.clone();
+    let review = harness.state().game_review().unwrap();
+    assert!(review.is_for(&replayed), "the game on the board was analysed");
+    assert_eq!(review.progress(), (replayed.moves().len(), replayed.moves().len()));
+    assert!(harness.state().game().moves().is_empty(), "not the player's game");
 }
 
 #[test]
@@ -812,6 +840,17 @@ fn a_running_match_game_is_watched_live_and_a_finished_one_replayed() {
     let viewer = harness.state().matches().viewer().unwrap();
     assert_eq!(viewer.index, other_index);
     assert_eq!(viewer.game.viewed(), other_record.start, "a replay starts at the first position");
+    // The keys walk the replay as they walk the player's game.
+    harness.key_press(egui::Key::ArrowRight);
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.cursor(), 1, "Right: one move on");
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.viewed(), other_record.final_position());
+    harness.key_press(egui::Key::Home);
+    settle(&mut harness);
+    assert_eq!(harness.state().matches().viewer().unwrap().game.cursor(), 0, "Home: the start");
+    assert!(harness.state().game().moves().is_empty(), "the player's game did not move");
     harness.get_by_label(">|").click();
     settle(&mut harness);
     assert_eq!(harness.state().matches().viewer().unwrap().game.viewed(), other_record.final_position());
@@ -983,10 +1022,246 @@ fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size
             assert!(screen.contains_rect(rect), "{what}: {label} {rect:?} is on screen");
             assert!(!rect.intersects(board), "{what}: {label} {rect:?} does not overlap the board {board:?}");
         }
-        for tab in ["Plugins", "Matches", "Play"] {
+        for tab in ["Plugins", "Play"] {
             harness.get_by_role_and_label(Role::Button, tab).click();
             settle(&mut harness);
             assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size on the {tab} tab");
         }
+        // The tables' tabs take a wider panel: the board gives up some room and stays whole.
+        for tab in ["Matches", "Ladder"] {
+            harness.get_by_role_and_label(Role::Button, tab).click();
+            settle(&mut harness);
+            let smaller = board_rect(&harness);
+            assert!(screen.contains_rect(smaller) && smaller.width() >= 200.0, "{what}: {tab}: {smaller:?}");
+            assert!(smaller.width() < board.width(), "{what}: {tab}: the panel is wider");
+        }
+        harness.get_by_role_and_label(Role::Button, "Play").click();
+        settle(&mut harness);
+        assert_eq!(board_rect(&harness), board, "{what}: the board is back to its size");
+        // A whole game with its opening names and a result: the right panel keeps its width.
+        paste_transcript(&mut harness, &first_legal_game());
+        settle(&mut harness);
+        assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size with a long game");
+        // The longest opening name in the list, in the move list and the status panel.
+        paste_transcript(&mut harness, "f5d6c5f4e3c6d3f6e6d7g4c4g5c3f7d2e7f2");
+        settle(&mut harness);
+        assert!(harness.query_all_by_label_contains("Rotating Flat (Kling").count() >= 2, "named in both places");
+        assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size with a long opening name");
+        for node in harness.query_all(egui_kittest::kittest::By::new()) {
+            // The transcript field's text is longer than the field, which scrolls it.
+            let role = node.accesskit_node().role();
+            if matches!(role, Role::TextRun | Role::TextInput) {
+                continue;
+            }
+            let Some(bounds) = node.accesskit_node().bounding_box() else { continue };
+            let (left, right) = (bounds.x0 as f32 / scale, bounds.x1 as f32 / scale);
+            let label = node.accesskit_node().label().unwrap_or_default();
+            assert!(left >= -0.5 && right <= size[0] + 0.5, "{what}: {role:?} {label:?} {left}..{right} is cut");
+        }
     }
+}
+
+/// A whole game: each side plays its first legal move (in square order) until neither can.
+fn first_legal_game() -> String {
+    let mut position = Position::start();
+    let mut moves = Vec::new();
+    while !position.is_game_over() {
+        let mv = match position.legal_moves().into_iter().next() {
+            Some(square) => Move::Play(square),
+            None => Move::Pass,
+        };
+        position.try_play(mv).unwrap();
+        moves.push(mv);
+    }
+    othello_sdk::format_transcript(&moves)
+}
+
+#[test]
+fn a_seat_changed_after_the_game_does_not_rewrite_its_players() {
+    let first_legal = first_legal_bot();
+    let settings = Settings { black: bot(&first_legal), white: bot(&first_legal), bot_delay_ms: 0, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    wait_until(&mut harness, "the end of the bots' game", |app| app.game().is_over());
+    settle(&mut harness);
+    let black = harness.state().player_name(Color::Black);
+    assert_ne!(black, "Human");
+    harness.state_mut().set_seat(Color::Black, SeatChoice::Human);
+    settle(&mut harness);
+    assert_eq!(harness.state().player_name(Color::Black), black, "the finished game keeps who played it");
+    assert!(
+        harness.query_by_label_contains(&format!("Black {}", harness.state().game().live().disc_counts().0)).is_some()
+    );
+    assert!(harness.query_all_by_label_contains(&format!("({black})")).count() > 0, "the name on screen");
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(message.contains("from the next game"), "{message}");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-finished-players.ggf");
+    let _ = std::fs::remove_file(&path);
+    harness.state_mut().save_game(&path);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.contains(&format!("PB[{black}]")), "{saved}");
+    // The next game has the new seat.
+    start_new_game(&mut harness);
+    settle(&mut harness);
+    assert_eq!(harness.state().player_name(Color::Black), "Human");
+}
+
+#[test]
+fn a_bot_put_in_the_seat_to_move_says_it_moves_at_once() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    harness.state_mut().set_seat(Color::White, bot(&first_legal_bot()));
+    wait_until(&mut harness, "the bot's move", |app| app.game().moves().len() == 2);
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(message.contains("moves at once"), "{message}");
+}
+
+/// FFO problem #1, as Edax's OBF file writes it.
+const FFO_1: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+
+#[test]
+fn setting_up_a_position_over_a_game_in_progress_asks_first() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    set_text(&mut harness, "Paste a position", FFO_1);
+    harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
+    settle(&mut harness);
+    assert!(
+        harness.query_by_label("Play from the position set up?").is_some(),
+        "it asks: {:?}",
+        harness.state().message()
+    );
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5", "the game is kept");
+
+    // The editor's "Play from here" asks too.
+    harness.get_by_role_and_label(Role::Button, "Edit position").click_accesskit();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Play from here").click_accesskit();
+    settle(&mut harness);
+    assert!(harness.state().confirmation().is_some(), "the editor asks as well");
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5");
+    assert!(harness.state().editor().is_some(), "still editing after no");
+    harness.get_by_role_and_label(Role::Button, "Cancel editing").click_accesskit();
+    settle(&mut harness);
+
+    harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Discard and set up").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().start().to_board_string(), FFO_1, "set up after yes");
+    assert!(harness.state().game().moves().is_empty());
+}
+
+#[test]
+fn the_move_list_follows_the_move_viewed() {
+    let mut harness = app(humans(), Vec::new());
+    let transcript = first_legal_game();
+    paste_transcript(&mut harness, &transcript);
+    let moves = harness.state().game().moves().len();
+    assert!(moves >= 58, "{moves}");
+    // A row is in sight when it lies between the list's heading and the window's bottom.
+    let in_sight = |harness: &Harness<'_, OthelloApp>, label: &str| {
+        let top = harness.get_by_label("Moves").rect().bottom();
+        harness.query_by_label(label).is_some_and(|n| n.rect().top() >= top && n.rect().bottom() <= 800.0)
+    };
+    let last = harness.state().game().moves().last().unwrap().clone();
+    let last_label = format!("{moves}. {} {}", if last.color == Color::Black { 'B' } else { 'W' }, last.mv);
+    assert!(in_sight(&harness, &last_label), "the list shows the last move");
+    assert!(!in_sight(&harness, "Start"), "a long game's start is scrolled away");
+    harness.key_press(egui::Key::Home);
+    settle(&mut harness);
+    assert!(in_sight(&harness, "Start"), "Home: the list scrolls to the start");
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    assert!(in_sight(&harness, &last_label), "End: back to the last move");
+    // From the graph: a click at its left end views an early move.
+    let graph = harness.get_by_label_contains("Evaluation graph").rect();
+    let at = egui::pos2(graph.left() + 4.0, graph.center().y);
+    harness.event(egui::Event::PointerMoved(at));
+    for pressed in [true, false] {
+        let modifiers = egui::Modifiers::NONE;
+        harness.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
+    }
+    settle(&mut harness);
+    assert!(harness.state().game().cursor() <= 2, "{}", harness.state().game().cursor());
+    assert!(in_sight(&harness, "Start") || in_sight(&harness, "1. B d3"), "the early moves are in sight");
+}
+
+#[test]
+fn disc_counts_follow_the_position_being_edited() {
+    let mut harness = app(humans(), Vec::new());
+    harness.get_by_role_and_label(Role::Button, "Edit position").click_accesskit();
+    settle(&mut harness);
+    harness.get_by_label("a1").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label_contains("Black 3 discs").is_some(), "the draft's count");
+}
+
+#[test]
+fn the_game_clock_counts_down_for_the_side_to_move_and_flags_a_time_loss() {
+    let time = othello_app::clock::ManualTime::default();
+    let settings = Settings { clock_minutes: 1, clock_increment_s: 2, ..humans() };
+    let mut harness = app(settings, Vec::new());
+    harness.state_mut().set_time_source(time.source());
+    settle(&mut harness);
+    assert!(harness.query_by_label("Black's clock 1:00, running").is_some());
+    assert!(harness.query_by_label("White's clock 1:00").is_some());
+    time.advance(Duration::from_secs(10));
+    harness.step();
+    assert!(harness.query_by_label("Black's clock 0:50, running").is_some(), "Black's time runs");
+    harness.get_by_label("f5").click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(52)), "50 s left, 2 s added");
+    assert!(harness.query_by_label("White's clock 1:00, running").is_some(), "now White's runs");
+    time.advance(Duration::from_secs(59));
+    harness.step();
+    assert!(!harness.state().game().is_over(), "a second left");
+    time.advance(Duration::from_secs(1));
+    harness.step();
+    harness.step();
+    let game = harness.state().game();
+    match game.ending() {
+        Some(Ending::Forfeit { loser, failure }) => {
+            assert_eq!((*loser, failure.termination), (Color::White, Termination::Timeout));
+        }
+        other => panic!("White lost on time, not {other:?}"),
+    }
+    assert!(harness.query_by_label_contains("White lost by timeout").is_some(), "the banner says so");
+    assert!(harness.query_by_label("Black's clock 0:52").is_some(), "the clocks stop");
+    // Without a human there is no clock.
+    let first_legal = first_legal_bot();
+    let settings = Settings { clock_minutes: 1, black: bot(&first_legal), white: bot(&first_legal), ..humans() };
+    let harness = app(settings, Vec::new());
+    assert_eq!(harness.state().clock_left(Color::Black), None);
+}
+
+#[test]
+fn the_opening_is_named_in_the_status_panel_and_the_move_list() {
+    let mut harness = app(humans(), Vec::new());
+    // The Tiger, played from d3: the board mirrored, the same opening.
+    paste_transcript(&mut harness, "d3c5f6f5e6");
+    assert!(harness.query_by_label("Opening: Tiger").is_some(), "in the status panel");
+    assert!(harness.query_by_label("Tiger").is_some(), "beside the move that reached it");
+    assert!(harness.query_by_label("Perpendicular").is_some(), "and the earlier name where it was reached");
+    harness.key_press(egui::Key::ArrowLeft);
+    settle(&mut harness);
+    assert!(harness.query_by_label("Opening: Perpendicular").is_some(), "the viewed move's opening");
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    assert!(harness.query_by_label("Opening: Tiger").is_some());
+    // A game from a set-up position has no opening name.
+    set_text(&mut harness, "Paste a position", FFO_1);
+    harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
+    settle(&mut harness);
+    if harness.state().confirmation().is_some() {
+        harness.get_by_role_and_label(Role::Button, "Discard and set up").click();
+        settle(&mut harness);
+    }
+    assert!(harness.query_by_label_contains("Opening: ").is_none());
 }

@@ -92,15 +92,43 @@ fn the_ladder_tab_rates_a_bot_shows_it_and_replays_its_games() {
     wait_until(&mut harness, "the games of First legal", |app| app.ladder().games().len() == 4);
     let game = harness.state().ladder().games()[0].clone();
     let stored = othello_arena::ggf::parse(&game.ggf).unwrap().remove(0);
+    // The player's game in progress, which a replay must keep.
+    harness.get_by_label("f5").click();
+    harness.step();
     harness.get_by_label(&format!("Replay game {}", game.id)).click();
     harness.step();
-    let moves: Vec<_> = harness.state().game().moves().iter().map(|m| m.mv).collect();
+    harness.step();
+    let replay = harness.state().replay().expect("the ladder game on the board");
+    let moves: Vec<_> = replay.game.moves().iter().map(|m| m.mv).collect();
     let expected: Vec<_> = stored.moves.iter().map(|m| m.mv).collect();
     assert_eq!(moves, expected, "the stored game is on the board: {:?}", harness.state().message());
-    assert_eq!(harness.state().game().start(), stored.start);
-    assert!(harness.state().game().is_over());
+    assert_eq!(replay.game.start(), stored.start);
+    assert!(replay.game.is_over());
+    assert_eq!(replay.names, [stored.black.clone(), stored.white.clone()], "its own players");
+    assert!(harness.query_by_label_contains(&format!("({})", stored.black)).is_some(), "named on screen");
+    assert_eq!(harness.state().game().transcript(), "f5", "the player's game is kept");
     let message = harness.state().message().expect("a notice").text.clone();
     assert!(message.contains("Replaying") && message.contains("First legal"), "{message}");
+    // The keys walk the replay; undo does not touch the hidden game.
+    harness.key_press(egui::Key::End);
+    harness.step();
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.step();
+    assert_eq!(harness.state().replay().unwrap().game.cursor(), expected.len() - 1);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.step();
+    assert_eq!(harness.state().game().transcript(), "f5", "undo leaves the player's game alone");
+    // Saved, the replay keeps its players (not the seats of the player's game).
+    let saved = dir.path().join("replayed.ggf");
+    harness.state_mut().save_game(&saved);
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(text.contains(&format!("PB[{}]PW[{}]", stored.black, stored.white)), "{text}");
+    harness.get_by_label("Back to my game").click();
+    harness.step();
+    harness.step();
+    assert!(harness.state().replay().is_none());
+    assert_eq!(harness.state().game().transcript(), "f5");
+    assert!(harness.query_by_label_contains("White to move (Human)").is_some(), "the player's game is back");
 }
 
 #[test]

@@ -1,0 +1,969 @@
+//! The app: [`OthelloApp`] (its state and its frame: the layout around the board) and [`run`],
+//! which opens the window.
+//!
+//! Runtime state (the game, bot workers, scans, the Matches and Ladder workers) lives in the app;
+//! only [`Settings`] are saved between runs.
+
+use std::time::Duration;
+
+use egui::{CentralPanel, Key, Panel, Ui};
+use othello_arena::seat::{Isolation, RunnerCommand, SeatOptions, Seating};
+use othello_sdk::Square;
+
+pub use crate::actions::Confirm;
+use crate::board::{self, Orientation};
+use crate::catalog::{Catalog, FolderSource};
+use crate::game::Game;
+use crate::players::Waker;
+use crate::session::{self, Session};
+use crate::settings::{SeatChoice, Settings};
+use crate::{analysis, files, game_file, ladder, levels, matches, panels, shortcuts, sound};
+
+/// Window title, and the name the settings are stored under.
+const APP_NAME: &str = "Othello Arena";
+/// Initial window size in points.
+const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
+/// Smallest window size in points.
+const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
+/// How often the thinking indicator's clock is redrawn while a bot thinks.
+const THINKING_REFRESH: Duration = Duration::from_millis(250);
+/// How often the game clock is redrawn while it runs.
+const CLOCK_REFRESH: Duration = Duration::from_millis(100);
+/// How often the settings are saved besides on exit (so a killed app loses little).
+const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(10);
+/// Each side panel takes this share of the window's width, within the bounds below. The panels'
+/// widths depend on the window only (not on their contents), so the board keeps its size when the
+/// tab changes.
+const SIDE_PANEL_SHARE: f32 = 0.24;
+/// Narrowest and widest a side panel gets.
+const SIDE_PANEL_MIN: f32 = 186.0;
+const SIDE_PANEL_MAX: f32 = 320.0;
+/// The Matches and Ladder tabs show tables: their left panel starts wider (this share of the
+/// window, at most [`WIDE_PANEL_MAX`]) and can be dragged wider still, up to half the window.
+const WIDE_PANEL_SHARE: f32 = 0.4;
+const WIDE_PANEL_MAX: f32 = 520.0;
+const WIDE_PANEL_LIMIT_SHARE: f32 = 0.5;
+/// Room left for the board between the panels when the left one is wide.
+const BOARD_ROOM: f32 = 330.0;
+/// Game steps taken in one frame at most (a forced pass is a step that makes the next one due).
+const MAX_STEPS_PER_FRAME: usize = 4;
+/// How long closing the app waits for a running match to end its bots.
+const MATCH_STOP_WAIT: Duration = Duration::from_secs(2);
+/// Length of the flip animation.
+const FLIP_ANIMATION: Duration = Duration::from_millis(300);
+
+/// What the command line tells the app: extra plugin folders and how to run bots.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// `--plugins DIR` folders, scanned besides the standard ones and the ones added in the app.
+    pub plugin_folders: Vec<std::path::PathBuf>,
+    /// Starts the runner process of every bot (the app always isolates its bots).
+    pub runner: RunnerCommand,
+    /// The limits of every bot seat.
+    pub options: SeatOptions,
+    /// The engines of the engines file (`--engines FILE` or `./engines.json`), offered as players
+    /// beside the engines added in the app.
+    pub engines: Vec<othello_arena::nboard::EngineSpec>,
+}
+
+impl Launch {
+    /// How the app's bots run: each in a runner process of its own.
+    pub fn seating(&self) -> Seating {
+        Seating { isolation: Isolation::Isolated(self.runner.clone()), options: self.options }
+    }
+}
+
+/// Opens the app's window and runs it until it is closed.
+pub fn run(launch: Launch) -> Result<(), String> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title(APP_NAME)
+            .with_inner_size(INITIAL_WINDOW_SIZE)
+            .with_min_inner_size(MIN_WINDOW_SIZE),
+        renderer: eframe::Renderer::Glow,
+        ..Default::default()
+    };
+    let creator: eframe::AppCreator<'_> =
+        Box::new(move |cc| Ok(Box::new(OthelloApp::from_creation_context(cc, launch))));
+    eframe::run_native(APP_NAME, options, creator).map_err(|e| {
+        format!(
+            "the app could not start: {e}\n(without a display, the headless arena still works: see `othello --help`)"
+        )
+    })
+}
+
+/// The left panel's tabs. A new tab is one variant here, its entry in [`Tab::ALL`] and
+/// [`Tab::title`], and its panel in `OthelloApp::tab_contents`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Play,
+    Plugins,
+    Matches,
+    Ladder,
+}
+
+impl Tab {
+    /// The tabs in the order shown.
+    pub const ALL: [Tab; 4] = [Tab::Play, Tab::Plugins, Tab::Matches, Tab::Ladder];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Play => "Play",
+            Tab::Plugins => "Plugins",
+            Tab::Matches => "Matches",
+            Tab::Ladder => "Ladder",
+        }
+    }
+}
+
+/// A message for the user in the bottom line: an error (red) or a confirmation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The app.
+pub struct OthelloApp {
+    pub(crate) settings: Settings,
+    pub(crate) session: Session,
+    pub(crate) catalog: Catalog,
+    /// For waking the UI from worker threads started later.
+    pub(crate) egui_ctx: egui::Context,
+    pub(crate) tab: Tab,
+    /// The transcript text field.
+    pub(crate) transcript_input: String,
+    /// `--plugins` folders from the command line.
+    pub(crate) command_line_folders: Vec<std::path::PathBuf>,
+    /// The engines file's engines (read-only here: edited in the file).
+    pub(crate) file_engines: Vec<othello_arena::nboard::EngineSpec>,
+    /// Text field for adding a plugin folder.
+    pub(crate) folder_input: String,
+    pub(crate) message: Option<Message>,
+    /// Moves in the list when it was last drawn (it scrolls to a new one).
+    pub(crate) listed_moves: panels::moves::Followed,
+    pub(crate) matches: matches::MatchesState,
+    pub(crate) ladder: ladder::LadderState,
+    /// Move evaluations on the board (the analysis bot's worker).
+    pub(crate) analysis: analysis::AnalysisView,
+    /// The position being set up, while the editor is open.
+    pub(crate) editor: Option<panels::editor::EditorState>,
+    /// The position text field (OBF line).
+    pub(crate) position_input: String,
+    /// First run (no saved settings): the opponent is chosen once the first plugin scan is done.
+    pub(crate) newcomer: bool,
+    /// An action waiting for the user's yes in a modal dialog.
+    pub(crate) confirm: Option<Confirm>,
+    /// The Help windows that are open.
+    pub(crate) help: panels::menu::HelpWindows,
+    /// The players' names of a game opened from a file, shown instead of the seats' names until
+    /// the next new game.
+    pub(crate) loaded_names: Option<[String; 2]>,
+    /// Who played the game on the board, kept from the moment it ended: a seat changed afterwards
+    /// does not rewrite a finished game's record (cleared when the game goes on again).
+    pub(crate) finished_names: Option<[String; 2]>,
+    /// The open and save dialogs, and the list of a multi-game file's games.
+    pub(crate) files: files::Files,
+    pub(crate) sounds: sound::Sounds,
+    /// The "Add engine" form, while open.
+    pub(crate) engine_form: Option<panels::engines::EngineForm>,
+    /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
+    pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
+    /// The game clock, while a human plays with one.
+    pub(crate) clock: Option<crate::clock::GameClock>,
+    /// Where the clock reads the time.
+    time_source: crate::clock::TimeSource,
+    /// The analysis of a whole game (game analysis), running or done.
+    pub(crate) review: Option<crate::review::GameReview>,
+    /// Moves and whether the game was over at the last frame, to know what to sound.
+    pub(crate) heard: (usize, bool),
+}
+
+impl OthelloApp {
+    /// The app with the settings saved by the last run.
+    /// On the first run (nothing saved) a newcomer's game is set up: see [`OthelloApp::first_run`].
+    pub fn from_creation_context(cc: &eframe::CreationContext<'_>, launch: Launch) -> OthelloApp {
+        let saved: Option<Settings> = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY));
+        let newcomer = saved.is_none();
+        let mut app = OthelloApp::new(&cc.egui_ctx, saved.unwrap_or_default(), launch);
+        app.newcomer = newcomer;
+        app
+    }
+
+    /// The app with `settings`, scanning the standard plugin folders and those of `launch`.
+    pub fn new(ctx: &egui::Context, settings: Settings, launch: Launch) -> OthelloApp {
+        let extra = standard_extra(&launch.plugin_folders, &settings.extra_plugin_folders);
+        let mut app = OthelloApp::with_config(ctx, settings, FolderSource::Standard { extra }, &launch);
+        app.command_line_folders = launch.plugin_folders;
+        app
+    }
+
+    /// The app as a newcomer first sees it: Human (Black) against the sample alpha-beta bot (White)
+    /// at a middle level, once the plugin scan finds it; without it, the strongest other bot found
+    /// (by level count), or Human against Human with a pointer to the Plugins tab.
+    pub fn first_run(ctx: &egui::Context, plugins: FolderSource, launch: &Launch) -> OthelloApp {
+        let mut app = OthelloApp::with_config(ctx, Settings::default(), plugins, launch);
+        app.newcomer = true;
+        app
+    }
+
+    /// The app with `settings`, scanning `plugins`, running bots as `launch` says.
+    pub fn with_config(ctx: &egui::Context, settings: Settings, plugins: FolderSource, launch: &Launch) -> OthelloApp {
+        // The desktop's file dialogs are for the real app; tests (exact plugin folders) use the
+        // path field and never wait on a dialog.
+        let plugins_are_standard = matches!(plugins, FolderSource::Standard { .. });
+        let catalog = Catalog::new(plugins, launch.runner.clone(), launch.options, waker_factory(ctx)());
+        let mut seating = launch.seating();
+        seating.options.sandbox = effective_sandbox(launch.options.sandbox, &settings);
+        let session = Session::new(&settings, seating, waker_factory(ctx));
+        OthelloApp {
+            settings,
+            session,
+            catalog,
+            egui_ctx: ctx.clone(),
+            tab: Tab::Play,
+            transcript_input: String::new(),
+            command_line_folders: Vec::new(),
+            file_engines: launch.engines.clone(),
+            folder_input: String::new(),
+            message: None,
+            listed_moves: Default::default(),
+            matches: Default::default(),
+            ladder: Default::default(),
+            analysis: Default::default(),
+            editor: None,
+            position_input: String::new(),
+            newcomer: false,
+            confirm: None,
+            help: Default::default(),
+            loaded_names: None,
+            finished_names: None,
+            files: files::Files::new(plugins_are_standard),
+            sounds: sound::Sounds::new(),
+            engine_form: None,
+            launch_sandbox: launch.options.sandbox,
+            heard: (0, false),
+            review: None,
+            clock: None,
+            time_source: crate::clock::system_time(),
+        }
+    }
+
+    /// The engines of the engines file, offered as players.
+    pub fn file_engines(&self) -> &[othello_arena::nboard::EngineSpec] {
+        &self.file_engines
+    }
+
+    /// The sandbox mode the command line imposes for this run, if it gave one (other than `auto`).
+    pub fn command_line_sandbox(&self) -> Option<othello_arena::seat::SandboxMode> {
+        (self.launch_sandbox != othello_arena::seat::SandboxMode::Auto).then_some(self.launch_sandbox)
+    }
+
+    /// Runs the bots started from now on with the settings' sandbox mode (the seats restart).
+    pub fn apply_sandbox(&mut self) {
+        let mode = effective_sandbox(self.launch_sandbox, &self.settings);
+        if self.session.seating().options.sandbox != mode {
+            self.session.set_sandbox(mode, &self.settings);
+        }
+    }
+
+    /// The action waiting for confirmation, if any.
+    pub fn confirmation(&self) -> Option<&Confirm> {
+        self.confirm.as_ref()
+    }
+
+    /// The tab shown in the left panel.
+    pub fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    /// A game is under way: moves were played and it has not ended (discarding it loses them).
+    pub fn game_in_progress(&self) -> bool {
+        !self.game().moves().is_empty() && !self.game().is_over()
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The settings, to change (apply a sandbox change with [`OthelloApp::apply_sandbox`]).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.session.game
+    }
+
+    /// The libraries found in the plugin folders (empty until the first scan finishes).
+    pub fn plugins(&self) -> &[othello_arena::plugins::PluginInfo] {
+        self.catalog.entries()
+    }
+
+    /// A plugin scan is under way.
+    pub fn is_scanning_plugins(&self) -> bool {
+        self.catalog.is_scanning()
+    }
+
+    /// The Matches panel: the running or last event.
+    pub fn matches(&self) -> &matches::MatchesState {
+        &self.matches
+    }
+
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// The Ladder tab.
+    pub fn ladder(&self) -> &ladder::LadderState {
+        &self.ladder
+    }
+
+    /// The Ladder tab, to point it at another ladder file.
+    pub fn ladder_mut(&mut self) -> &mut ladder::LadderState {
+        &mut self.ladder
+    }
+
+    /// The move evaluations on the board.
+    pub fn analysis(&self) -> &analysis::AnalysisView {
+        &self.analysis
+    }
+
+    /// The position being set up, while the editor is open.
+    pub fn editor(&self) -> Option<&panels::editor::EditorState> {
+        self.editor.as_ref()
+    }
+
+    /// Starts a new game from `position` with the current seats (the editor's "Play from here").
+    pub fn start_from(&mut self, position: othello_sdk::Position, what: &str) {
+        self.clock = None;
+        self.session.restart(Game::new(position), &self.settings);
+        self.show_info(format!("{what}: {} to move", color_name(position.side_to_move())));
+    }
+
+    /// Sets up a pasted position line (OBF: 64 squares and the side to move), after asking if a
+    /// game is in progress; a malformed one leaves the game as it is and says why.
+    pub fn load_position(&mut self, text: &str) {
+        match panels::editor::parse_position(text) {
+            Ok(position) => self.discard_with(crate::actions::Discard::Position(position)),
+            Err(why) => self.show_error(format!("Position not set up: {why}")),
+        }
+    }
+
+    /// Starts a new game with the current seats.
+    pub fn new_game(&mut self) {
+        self.message = None;
+        self.loaded_names = None;
+        self.finished_names = None;
+        self.clock = None;
+        self.session.restart(Game::default(), &self.settings);
+    }
+
+    /// Puts `choice` in the seat of `color`; the game goes on with the new players (a finished
+    /// game keeps the names of those who played it). A bot put in the seat of the side to move
+    /// moves at once: the message line says so.
+    pub fn set_seat(&mut self, color: othello_sdk::Color, choice: SeatChoice) {
+        let is_bot = !choice.is_human();
+        match color {
+            othello_sdk::Color::Black => self.settings.black = choice,
+            othello_sdk::Color::White => self.settings.white = choice,
+        }
+        self.session.seat_players(&self.settings);
+        let name = self.seat_name(color);
+        let side = color_name(color);
+        let text = match self.game().to_move() {
+            _ if self.game().is_over() => {
+                format!("{name} plays {side} from the next game; the finished game keeps its players")
+            }
+            Some(to_move) if to_move == color && is_bot && !self.game().moves().is_empty() => {
+                format!("{name} now plays {side} and moves at once (Undo takes its move back)")
+            }
+            _ => format!("{name} plays {side}"),
+        };
+        self.show_info(text);
+    }
+
+    /// Loads a pasted transcript as a new game; a bad one leaves the game as it is and says why.
+    pub fn load_transcript(&mut self, text: &str) {
+        if text.trim().is_empty() {
+            self.show_error("Nothing to load: paste a transcript such as f5d6c3 into the field first".to_owned());
+            return;
+        }
+        match Game::from_transcript(text.trim()) {
+            Ok(game) => {
+                let moves = game.moves().len();
+                self.loaded_names = None;
+                self.finished_names = None;
+                self.clock = None;
+                self.session.restart(game, &self.settings);
+                self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
+            }
+            Err(error) => {
+                self.message = Some(Message { text: format!("Transcript not loaded: {error}"), is_error: true });
+            }
+        }
+    }
+
+    /// The name of the player of `color`: the name in the file of a game opened, else "Human" or
+    /// the bot's name.
+    pub fn player_name(&self, color: othello_sdk::Color) -> String {
+        if let Some(names) = self.loaded_names.as_ref().or(self.finished_names.as_ref()) {
+            return names[usize::from(color == othello_sdk::Color::White)].clone();
+        }
+        self.seat_name(color)
+    }
+
+    /// The name of who sits in the seat of `color` now: "Human" or the bot's name.
+    fn seat_name(&self, color: othello_sdk::Color) -> String {
+        match self.session.seat(color) {
+            session::Seat::Human => "Human".to_owned(),
+            session::Seat::Bot(worker) => worker
+                .name()
+                .map(str::to_owned)
+                .unwrap_or_else(|| othello_arena::seat::library_stem(&worker.spec().library)),
+        }
+    }
+
+    /// Saves the game as GGF at `path`.
+    /// The game on the board is saved: a replay with its own players, else the player's game.
+    pub fn save_game(&mut self, path: &std::path::Path) {
+        let text = match self.replay() {
+            Some(replay) => {
+                let [black, white] = &replay.names;
+                let players = game_file::Players { black, white, time_limit_ms: None };
+                game_file::to_ggf(&replay.game, &players) + "\n"
+            }
+            None => {
+                let black = self.player_name(othello_sdk::Color::Black);
+                let white = self.player_name(othello_sdk::Color::White);
+                let ms = self.settings.time_per_move_ms;
+                let players =
+                    game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
+                game_file::to_ggf(self.game(), &players) + "\n"
+            }
+        };
+        match std::fs::write(path, text) {
+            Ok(()) => {
+                self.settings.game_file = path.display().to_string();
+                self.show_info(format!("Saved to {}", path.display()));
+            }
+            Err(e) => self.show_error(format!("Cannot save {}: {e}", path.display())),
+        }
+    }
+
+    /// Opens game `index` of a GGF file; on error the current game is kept.
+    pub fn open_game_at(&mut self, path: &std::path::Path, index: usize) {
+        match game_file::open_at(path, index) {
+            Ok(loaded) => {
+                let others = match loaded.others {
+                    0 => String::new(),
+                    n => format!(" (game {} of {})", index + 1, n + 1),
+                };
+                let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
+                self.clock = None;
+                self.session.restart(loaded.game, &self.settings);
+                self.loaded_names = Some([loaded.black, loaded.white]);
+                self.finished_names = None;
+                self.settings.game_file = path.display().to_string();
+                self.show_info(text);
+            }
+            Err(why) => self.show_error(format!("Not opened: {why}")),
+        }
+    }
+
+    pub(crate) fn show_error(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: true });
+    }
+
+    pub(crate) fn show_info(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: false });
+    }
+
+    /// Moves the game on and decides when the next frame is needed.
+    fn advance(&mut self, ctx: &egui::Context) {
+        self.catalog.update();
+        if self.newcomer && !self.catalog.is_scanning() {
+            self.newcomer = false;
+            self.seat_newcomer_opponent();
+        }
+        let bot_delay = Duration::from_millis(self.settings.bot_delay_ms);
+        // A forced pass or a new move can make the next step due at once.
+        let mut wake_in = None;
+        for _ in 0..MAX_STEPS_PER_FRAME {
+            wake_in = self.session.drive(bot_delay);
+            if wake_in != Some(Duration::ZERO) {
+                break;
+            }
+        }
+        if let Some(delay) = wake_in {
+            ctx.request_repaint_after(delay);
+        }
+        if self.session.thinking().is_some() {
+            ctx.request_repaint_after(THINKING_REFRESH);
+        }
+        if self.flip_progress() < 1.0 {
+            ctx.request_repaint();
+        }
+        self.matches.update();
+        self.keep_finished_names();
+        self.follow_clock(ctx);
+        // An analysis of a game no longer kept anywhere (a new game, a replay closed) stops: its
+        // runner is killed.
+        let kept = |review: &crate::review::GameReview| {
+            review.is_for(&self.session.game)
+                || [self.matches.viewer(), self.ladder.replay()].into_iter().flatten().any(|v| review.is_for(&v.game))
+        };
+        if self.review.as_ref().is_some_and(|r| *r.status() == crate::review::Status::Running && !kept(r)) {
+            self.review = None;
+        }
+        if let Some(review) = &mut self.review {
+            review.update();
+            if let Some(summary) = review.take_summary() {
+                let failed = summary.starts_with("Game analysis failed");
+                self.message = Some(Message { text: summary, is_error: failed });
+            }
+        }
+        self.follow_analysis();
+        self.poll_file_dialog();
+    }
+
+    /// A game that has just ended keeps the names of who played it; one that goes on again
+    /// (undo) names its seats again.
+    fn keep_finished_names(&mut self) {
+        if !self.game().is_over() {
+            self.finished_names = None;
+        } else if self.finished_names.is_none() && self.loaded_names.is_none() {
+            self.finished_names = Some(othello_sdk::Color::ALL.map(|c| self.seat_name(c)));
+        }
+    }
+
+    /// Reads the clock's time from `source` from now on (tests drive it by hand); the clock
+    /// starts afresh.
+    pub fn set_time_source(&mut self, source: crate::clock::TimeSource) {
+        self.time_source = source;
+        self.clock = None;
+    }
+
+    /// The time `color` has left on the game clock, if one runs.
+    pub fn clock_left(&self, color: othello_sdk::Color) -> Option<Duration> {
+        Some(self.clock.as_ref()?.left(color, (self.time_source)()))
+    }
+
+    /// Keeps the game clock with the game: started when a human plays with one, charged as
+    /// moves are made, and a side out of time loses.
+    fn follow_clock(&mut self, ctx: &egui::Context) {
+        if self.settings.clock_minutes == 0 || !self.session.has_human() {
+            self.clock = None;
+            return;
+        }
+        let now = (self.time_source)();
+        if self.clock.is_none() && !self.game().is_over() {
+            let total = Duration::from_secs(u64::from(self.settings.clock_minutes) * 60);
+            let increment = Duration::from_secs(u64::from(self.settings.clock_increment_s));
+            self.clock = Some(crate::clock::GameClock::new(total, increment, self.game()));
+        }
+        let Some(clock) = &mut self.clock else { return };
+        if let Some(loser) = clock.follow(&self.session.game, now) {
+            self.session.lose_on_time(loser, &self.settings);
+            clock.follow(&self.session.game, now);
+            self.show_info(format!("{} ran out of time: {} wins", color_name(loser), color_name(!loser)));
+        }
+        if self.clock.as_ref().is_some_and(|c| c.running().is_some()) {
+            ctx.request_repaint_after(CLOCK_REFRESH);
+        }
+    }
+
+    /// The game on the board: a replay's, or the player's.
+    pub fn board_game(&self) -> &Game {
+        self.replay().map_or(self.game(), |replay| &replay.game)
+    }
+
+    /// The game analysis, running or done (shown while it is of the game on the board).
+    pub fn game_review(&self) -> Option<&crate::review::GameReview> {
+        self.review.as_ref()
+    }
+
+    /// Analyses every move of the game on the board with the analysis bot, in the background
+    /// (a running analysis of another game stops).
+    pub fn analyse_game(&mut self) {
+        let Some(path) = self.settings.analysis_bot.clone() else {
+            self.show_error("Choose an analysis bot first (Play tab, Analysis)".to_owned());
+            return;
+        };
+        let game = self.board_game().clone();
+        if game.moves().is_empty() {
+            self.show_error("No moves to analyse yet".to_owned());
+            return;
+        }
+        self.review = None; // stops a running one: its runner is killed
+        let spec = self.session.seating().spec(&path, None);
+        match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
+            Ok(review) => {
+                self.review = Some(review);
+                self.show_info(format!("Analysing the game's {} moves…", game.moves().len()));
+            }
+            Err(why) => self.show_error(why),
+        }
+    }
+
+    /// The replayed game on the board instead of the player's, if any: a match game on the
+    /// Matches tab, a ladder game on the Ladder tab. The player's game is kept meanwhile.
+    pub fn replay(&self) -> Option<&matches::Viewer> {
+        match self.tab {
+            Tab::Matches => self.matches.viewer(),
+            Tab::Ladder => self.ladder.replay(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn replay_mut(&mut self) -> Option<&mut matches::Viewer> {
+        match self.tab {
+            Tab::Matches => self.matches.viewer.as_mut(),
+            Tab::Ladder => self.ladder.replay.as_mut(),
+            _ => None,
+        }
+    }
+
+    /// Points the analysis at the position on the board (or stops it), and takes its news.
+    fn follow_analysis(&mut self) {
+        let position = self.game().viewed();
+        let wanted = match &self.settings.analysis_bot {
+            Some(path)
+                if self.settings.show_evaluations && self.editor.is_none() && !position.legal_moves().is_empty() =>
+            {
+                Some((self.session.seating().spec(path, None), position))
+            }
+            _ => None,
+        };
+        self.analysis.follow(wanted, &*waker_factory(&self.egui_ctx));
+        self.analysis.update();
+    }
+
+    /// Sounds what happened since the last frame: a move, a pass, the end of the game. Moves taken
+    /// back, a new game or a game loaded make no sound.
+    fn sound_cues(&mut self) {
+        let game = &self.session.game;
+        let now = (game.moves().len(), game.is_over());
+        let (moves_before, over_before) = std::mem::replace(&mut self.heard, now);
+        if !self.settings.sound || self.session.last_applied().is_none() {
+            return;
+        }
+        // A few moves can come in one frame (a bot's answer, then a forced pass): a pass among them
+        // is what the ear should hear.
+        let new_moves = game.moves().get(moves_before..).filter(|_| now.0 > moves_before && now.0 <= moves_before + 2);
+        let cue = if now.1 && !over_before {
+            Some(sound::Cue::GameEnd)
+        } else {
+            new_moves.map(|moves| {
+                if moves.iter().any(|m| m.mv == othello_sdk::Move::Pass) { sound::Cue::Pass } else { sound::Cue::Move }
+            })
+        };
+        if let Some(cue) = cue {
+            self.sounds.play(cue);
+        }
+    }
+
+    /// The app's sounds (what was played last).
+    pub fn sounds(&self) -> &sound::Sounds {
+        &self.sounds
+    }
+
+    /// Progress of the flip animation of the viewed position's last move (1 = done).
+    fn flip_progress(&self) -> f32 {
+        if !self.settings.animate {
+            return 1.0;
+        }
+        match self.session.last_applied() {
+            Some((ply, at)) if ply == self.game().cursor() => {
+                (at.elapsed().as_secs_f32() / FLIP_ANIMATION.as_secs_f32()).min(1.0)
+            }
+            _ => 1.0,
+        }
+    }
+
+    /// The newcomer's opponent (see [`OthelloApp::first_run`]), unless a game has begun meanwhile.
+    fn seat_newcomer_opponent(&mut self) {
+        if !self.game().moves().is_empty() || !self.settings.black.is_human() || !self.settings.white.is_human() {
+            return;
+        }
+        let usable = || self.catalog.entries().iter().filter(|e| e.is_ok());
+        let chosen = usable()
+            .find(|e| e.name == levels::ALPHA_BETA_NAME)
+            .or_else(|| usable().max_by_key(|e| e.levels))
+            .map(|e| (e.path.clone(), e.levels, e.name.clone()));
+        match chosen {
+            Some((path, count, name)) => {
+                let level = (count > 0).then(|| levels::middle(count));
+                self.settings.white = SeatChoice::Bot { path, level };
+                self.session.seat_players(&self.settings);
+                let level_text = level.map(|l| format!(" at level {l} of {count}")).unwrap_or_default();
+                self.show_info(format!("You play Black against {name}{level_text}. Change players in the Play tab."));
+            }
+            None => self.show_info(
+                "No bot found: two humans play. Build the sample bots (cargo run --release) or see the Plugins tab."
+                    .to_owned(),
+            ),
+        }
+    }
+
+    fn handle_keys(&mut self, ctx: &egui::Context) {
+        if self.confirm.is_some() {
+            return; // the dialog has the keyboard (Enter / Escape)
+        }
+        for (shortcut, action) in shortcuts::bindings() {
+            if ctx.input_mut(|input| input.consume_shortcut(&shortcut)) {
+                self.perform(action, ctx);
+            }
+        }
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        // The keys walk the game on the board: a replay's, or the player's.
+        let game = match self.replay_mut() {
+            Some(replay) => &mut replay.game,
+            None => &mut self.session.game,
+        };
+        ctx.input(|input| {
+            if input.key_pressed(Key::ArrowLeft) {
+                game.view_back();
+            }
+            if input.key_pressed(Key::ArrowRight) {
+                game.view_forward();
+            }
+            if input.key_pressed(Key::Home) || input.key_pressed(Key::ArrowUp) {
+                game.view_first();
+            }
+            if input.key_pressed(Key::End) || input.key_pressed(Key::ArrowDown) {
+                game.view_last();
+            }
+        });
+    }
+
+    /// The left panel's contents for the current tab.
+    fn tab_contents(&mut self, ui: &mut Ui) {
+        match self.tab {
+            Tab::Play => {
+                panels::players::show(self, ui);
+                ui.separator();
+                panels::analysis::show(self, ui);
+                ui.separator();
+                panels::analysis::game_analysis(self, ui);
+                ui.separator();
+                panels::editor::show(self, ui);
+            }
+            Tab::Plugins => panels::plugins::show(self, ui),
+            Tab::Matches => panels::matches::show(self, ui),
+            Tab::Ladder => panels::ladder::show(self, ui),
+        }
+    }
+
+    fn board(&mut self, ui: &mut Ui) {
+        if let Some(editor) = &mut self.editor {
+            let view = board::BoardView {
+                position: editor.draft(),
+                hints: othello_sdk::Bitboard::EMPTY,
+                last_move: None,
+                flipped: othello_sdk::Bitboard::EMPTY,
+                flip_progress: 1.0,
+                interactive: false,
+                editing: true,
+                orientation: self.settings.orientation,
+                evaluations: Vec::new(),
+                best: None,
+            };
+            if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
+                editor.apply(square);
+            }
+            return;
+        }
+        let game = &self.session.game;
+        let human = self.session.human_to_move();
+        let hints = match human {
+            Some(_) if self.settings.show_legal_moves => game.viewed().legal_moves(),
+            _ => othello_sdk::Bitboard::EMPTY,
+        };
+        let view = board_view(game, hints, human.is_some(), self.flip_progress(), self.settings.orientation);
+        let view = if self.settings.show_evaluations {
+            let position = game.viewed();
+            let values = self.analysis.values_for(&position);
+            let side = position.side_to_move();
+            board::BoardView {
+                evaluations: values
+                    .iter()
+                    .map(|v| board::Evaluation {
+                        square: v.square,
+                        value: analysis::shown_value(v, side, self.settings.eval_view),
+                    })
+                    .collect(),
+                best: values.first().map(|v| v.square),
+                ..view
+            }
+        } else {
+            view
+        };
+        let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
+        if let Some(square) = clicked {
+            // An illegal click changes nothing.
+            self.session.click(square);
+        }
+    }
+}
+
+/// The board showing `game`'s viewed position: the one place the app builds a [`board::BoardView`]
+/// (the Play game and a watched match game alike).
+pub(crate) fn board_view(
+    game: &Game,
+    hints: othello_sdk::Bitboard,
+    interactive: bool,
+    flip_progress: f32,
+    orientation: Orientation,
+) -> board::BoardView {
+    let last = game.viewed_last_move();
+    board::BoardView {
+        position: game.viewed(),
+        hints,
+        last_move: last.and_then(|m| m.mv.square()),
+        flipped: last.map_or(othello_sdk::Bitboard::EMPTY, |m| m.flipped),
+        flip_progress,
+        interactive,
+        editing: false,
+        orientation,
+        evaluations: Vec::new(),
+        best: None,
+    }
+}
+
+/// The sandbox mode the app's bots run with: `--sandbox` when the command line gave one other than
+/// the default `auto`, otherwise the settings' choice.
+fn effective_sandbox(
+    command_line: othello_arena::seat::SandboxMode,
+    settings: &Settings,
+) -> othello_arena::seat::SandboxMode {
+    match command_line {
+        othello_arena::seat::SandboxMode::Auto => settings.sandbox.mode(),
+        explicit => explicit,
+    }
+}
+
+/// The extra plugin folders: the command line's, then the ones added in the app.
+pub(crate) fn standard_extra(
+    command_line: &[std::path::PathBuf],
+    added: &[std::path::PathBuf],
+) -> Vec<std::path::PathBuf> {
+    let mut extra = command_line.to_vec();
+    extra.extend(added.iter().filter(|f| !command_line.contains(f)).cloned());
+    extra
+}
+
+/// "Black" or "White", as the app writes a colour.
+pub fn color_name(color: othello_sdk::Color) -> &'static str {
+    match color {
+        othello_sdk::Color::Black => "Black",
+        othello_sdk::Color::White => "White",
+    }
+}
+
+/// Makes wakers that repaint the UI, for worker threads.
+pub(crate) fn waker_factory(ctx: &egui::Context) -> Box<dyn Fn() -> Waker> {
+    let ctx = ctx.clone();
+    Box::new(move || {
+        let ctx = ctx.clone();
+        Box::new(move || ctx.request_repaint())
+    })
+}
+
+impl eframe::App for OthelloApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.handle_keys(&ctx);
+        self.advance(&ctx);
+
+        Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui));
+        Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
+        Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
+        let width = ui.available_width();
+        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX);
+        // The tables' tabs get a wider panel of their own, which the user may drag wider; the
+        // other tabs keep the board's size whatever the tab.
+        let left = if matches!(self.tab, Tab::Matches | Tab::Ladder) {
+            // The board keeps room enough to be read beside the two panels.
+            let widest = (width * WIDE_PANEL_LIMIT_SHARE).min(width - side - BOARD_ROOM).max(side);
+            let wide = (width * WIDE_PANEL_SHARE).clamp(side, WIDE_PANEL_MAX.min(widest));
+            Panel::left("side-wide").resizable(true).default_size(wide).size_range(side..=widest)
+        } else {
+            Panel::left("side").exact_size(side).resizable(false)
+        };
+        left.show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                for tab in Tab::ALL {
+                    ui.selectable_value(&mut self.tab, tab, tab.title());
+                }
+            });
+            ui.separator();
+            egui::ScrollArea::vertical().id_salt("tab").auto_shrink([false, false]).show(ui, |ui| {
+                ui.set_max_width(ui.available_width());
+                self.tab_contents(ui);
+            });
+        });
+        let mut replay_request = panels::matches::ReplayRequest::Nothing;
+        Panel::right("info").exact_size(side).resizable(false).show(ui, |ui| {
+            egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {
+                ui.set_max_width(ui.available_width());
+                if self.tab == Tab::Matches && self.matches.viewer().is_some() {
+                    replay_request = panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
+                    return;
+                }
+                if self.tab == Tab::Ladder
+                    && let Some(replay) = &mut self.ladder.replay
+                {
+                    let heading = format!("Ladder game {}", replay.index);
+                    replay_request = panels::matches::replay_info(replay, &heading, false, self.review.as_ref(), ui);
+                    if replay_request == panels::matches::ReplayRequest::Back {
+                        self.ladder.replay = None;
+                    }
+                    return;
+                }
+                panels::status::show(self, ui);
+                ui.separator();
+                panels::eval_graph::show_game(&mut self.session.game, self.review.as_ref(), ui);
+                ui.separator();
+                panels::moves::show(self, ui);
+            });
+        });
+        if replay_request == panels::matches::ReplayRequest::Analyse {
+            self.analyse_game();
+        }
+        CentralPanel::default_margins().show(ui, |ui| {
+            if let Some(replay) = self.replay() {
+                panels::matches::show_viewer_board(replay, self.settings.orientation, ui);
+            } else {
+                self.board(ui);
+            }
+        });
+        panels::confirm::show(self, &ctx);
+        panels::menu::help_windows(self, &ctx);
+        panels::engines::form_window(self, &ctx);
+        // After the frame's clicks, so a move made in this frame sounds in this frame.
+        self.sound_cues();
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+    }
+
+    fn auto_save_interval(&self) -> Duration {
+        SETTINGS_SAVE_INTERVAL
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // A bot thinking now must not outlive the window (its think may have no time limit).
+        self.session.stop_bots();
+        self.review = None; // kills the game analysis's runner
+        self.matches.stop_and_wait(MATCH_STOP_WAIT);
+        self.ladder.stop_and_wait(MATCH_STOP_WAIT);
+    }
+}
