@@ -124,7 +124,7 @@ fn turning_evaluations_off_removes_them_and_stops_the_analysis() {
 #[test]
 fn a_busy_analysis_is_killed_when_the_position_changes_and_when_turned_off() {
     // The analysis never returns; a long grace keeps the host from stopping it on its own.
-    let hang = othello_testkit::fixture("analysis_hang");
+    let hang = own_copy_of("analysis_hang", "busy_analysis_is_killed");
     let mut harness = app_with(evaluating(&hang), launch(Duration::from_secs(120)));
     let first = wait_for_runner(&mut harness, &hang, &[]);
     harness.get_by_label("f5").click();
@@ -136,6 +136,17 @@ fn a_busy_analysis_is_killed_when_the_position_changes_and_when_turned_off() {
     harness.step();
     harness.step();
     assert!(othello_testkit::wait_until_gone(second), "turning evaluations off killed the analysis");
+}
+
+/// A copy of a fixture library for one test alone: tests running at once tell their runners apart
+/// by the library's path.
+fn own_copy_of(fixture: &str, test: &str) -> PathBuf {
+    let source = othello_testkit::fixture(fixture);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("own-fixtures").join(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join(source.file_name().unwrap());
+    std::fs::copy(&source, &copy).unwrap();
+    copy
 }
 
 /// The analysis runner of `library` other than `old`, once it runs.
@@ -323,7 +334,7 @@ fn game_analysis_finds_the_known_mistakes_of_a_scripted_game() {
 #[test]
 fn a_game_analysis_of_a_game_no_longer_kept_is_stopped_with_its_runner() {
     // The analysis never returns; a long grace keeps the host from stopping it on its own.
-    let hang = othello_testkit::fixture("analysis_hang");
+    let hang = own_copy_of("analysis_hang", "game_analysis_no_longer_kept");
     let settings = Settings { analysis_bot: Some(hang.clone()), animate: false, ..Settings::default() };
     let mut harness = app_with(settings, launch(Duration::from_secs(120)));
     harness.state_mut().load_transcript("f5d6c3d3c4");

@@ -142,7 +142,10 @@ fn ggf_and_json_round_trip_real_games() {
 #[test]
 #[cfg(target_os = "linux")] // finds the runner in /proc
 fn stopping_an_event_ends_a_thinking_bot_at_once() {
-    let hang = fixture("hang");
+    // A copy of its own: other tests of this binary run the same fixture, and their runners must
+    // not be taken for this event's.
+    let hang = fixture("hang").with_file_name("libhang_stopped_event.so");
+    std::fs::copy(fixture("hang"), &hang).unwrap();
     let spec = EventSpec {
         participants: vec![participant("Hang", hang.clone()), participant("First legal", fixture("first_legal"))],
         format: Format::Match { games: 2 },
