@@ -190,6 +190,11 @@ pub fn play(
         drop(events);
         let mut deliver = |event: ArenaEvent, sink: &mut dyn EventSink| {
             if let ArenaEvent::GameFinished(game) = &event {
+                if sprt_result.is_some() {
+                    // Finished after the test decided (in the same batch, or on another worker):
+                    // dropped as a stop drops running games, so the counts are the decision's.
+                    return;
+                }
                 if !done.insert(game.index) {
                     return; // cannot happen: each game is handed out once
                 }
