@@ -141,13 +141,48 @@ fn a_bot_that_cannot_load_is_rated_at_the_bottom_with_its_failures() {
     let text = stdout(&output);
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot play"));
     assert!(text.contains("lost every game by a failure"), "{text}");
+    // The reasons, not only their count.
+    let reasons = text.split("Games lost by a failure this session:").nth(1).unwrap_or_else(|| panic!("{text}"));
+    assert!(reasons.lines().nth(1).is_some_and(|l| l.contains(" × load-error: ") && l.contains("think")), "{text}");
     let rows = rows(dir.path());
     let broken = row(&rows, "missing_think");
     assert_eq!(broken["games"], broken["failures"]);
     assert!(broken["failures"].as_u64().unwrap() >= 4);
+    // At the bottom, below the anchor, with a rank but no rating, whoever it met.
     assert_eq!(rows.last().unwrap()["name"], "missing_think", "at the bottom: {rows:?}");
-    assert!(broken["rating"].as_f64().unwrap().is_finite());
-    assert!(stdout(&othello(dir.path(), &["ladder"])).contains("missing_think"));
+    assert_eq!(broken["failing"], true);
+    assert_eq!(broken["rating"], Value::Null);
+    assert_eq!(broken["rank"].as_u64().unwrap(), rows.len() as u64);
+    assert!(row(&rows, "Random (C)")["rank"].as_u64().unwrap() < rows.len() as u64);
+    let table = stdout(&othello(dir.path(), &["ladder"]));
+    assert!(table.lines().any(|l| l.contains("missing_think") && l.contains("every game failed")), "{table}");
+    // The JSON placement carries the reasons too.
+    let output = othello(dir.path(), &["rate", "missing_think", "--max-games", "4", "--sandbox", "off", "--json"]);
+    let placement: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    let reasons = placement["failure_reasons"].as_array().unwrap();
+    assert_eq!(reasons[0]["games"], 4, "{placement}");
+    assert!(reasons[0]["reason"].as_str().unwrap().starts_with("load-error: "), "{placement}");
+}
+
+/// Forfeits a failing bot "won" against strong opponents would have placed it above the anchor:
+/// its games are left out of the fit, so it is at the bottom whoever it met, and the strong
+/// bots' ratings are not moved by its forfeits.
+#[test]
+fn a_failing_bot_that_met_only_strong_opponents_is_still_below_the_anchor() {
+    let dir = workspace(&["missing_think"]);
+    seed(dir.path());
+    stdout(&othello(dir.path(), &["rate", "corners", "--in-process", "--max-games", "12"]));
+    let corners_before = row(&rows(dir.path()), "Corners")["rating"].as_f64().unwrap();
+    // Its only opponent: the pool is seeded with Corners alone beside it.
+    let output = othello(dir.path(), &["ladder", "--seed-pool", "corners", "missing_think", "--sandbox", "off"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let rows = rows(dir.path());
+    let broken = row(&rows, "missing_think");
+    assert_eq!(broken["failing"], true, "{rows:?}");
+    assert_eq!(broken["rank"].as_u64().unwrap(), rows.len() as u64, "{rows:?}");
+    assert!(row(&rows, "Random (C)")["rank"].as_u64().unwrap() < broken["rank"].as_u64().unwrap());
+    let corners_after = row(&rows, "Corners")["rating"].as_f64().unwrap();
+    assert!((corners_after - corners_before).abs() < 1e-6, "{corners_before} -> {corners_after}");
 }
 
 #[test]

@@ -101,6 +101,9 @@ pub struct Progress {
     pub points: f64,
     /// Its games lost by a failure in them.
     pub failures: u32,
+    /// Why: each distinct failure (`timeout: …`, `load-error: …`) with its number of games, in
+    /// the order first seen.
+    pub failure_reasons: Vec<FailureReason>,
     /// Its rating over all its games in the ladder (refitted after each pair of games); the
     /// error is relative to the anchor, so it includes the opponents' own uncertainty.
     pub rating: Option<Rating>,
@@ -113,13 +116,29 @@ pub struct Progress {
     pub entries: usize,
 }
 
+/// One reason the bot lost games by a failure.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FailureReason {
+    /// The termination and its detail: `crash: the bot's process died (signal 11)`.
+    pub reason: String,
+    pub games: u32,
+}
+
+/// Counts a failure under its reason.
+fn add_failure_reason(reasons: &mut Vec<FailureReason>, reason: String) {
+    match reasons.iter_mut().find(|r| r.reason == reason) {
+        Some(known) => known.games += 1,
+        None => reasons.push(FailureReason { reason, games: 1 }),
+    }
+}
+
 /// The end of a session: the bot's place on the ladder.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Placement {
     pub progress: Progress,
     /// The bot's leaderboard line (rank among all rated entries).
     pub row: Row,
-    /// Entries with a rating.
+    /// Entries ranked: rated ones and those that failed every game.
     pub rated: usize,
     pub stop: StopReason,
 }
@@ -158,6 +177,7 @@ pub fn rate(
         games: 0,
         points: 0.0,
         failures: 0,
+        failure_reasons: Vec::new(),
         rating: None,
         placement_error: None,
         opponent: String::new(),
@@ -194,6 +214,8 @@ pub fn rate(
             progress.points += points_of(game, my_color);
             if lost_by_failure(game, my_color) {
                 progress.failures += 1;
+                let result = &game.result;
+                add_failure_reason(&mut progress.failure_reasons, format!("{}: {}", result.termination(), result.detail()));
             }
             if my_color == Color::White {
                 // The pair is complete: refit before reporting it.
@@ -213,11 +235,12 @@ pub fn rate(
 
 /// Ends a session: a snapshot of the ladder's ratings and the bot's leaderboard line.
 fn finish(ladder: &mut Ladder, progress: Progress, stop: StopReason) -> Result<Placement, String> {
+    ladder.set_last_rated(progress.entry.id)?;
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
     ladder.save_snapshot(&entries, &fit, &format!("rated {}", progress.entry.identity.label()))?;
     let rows = rows(&entries, &fit, &ladder.records()?, ladder.anchor()?);
-    let rated = rows.iter().filter(|r| r.rating.is_some()).count();
+    let rated = rows.iter().filter(|r| r.rank.is_some()).count();
     let row = rows.into_iter().find(|r| r.entry == progress.entry.id).expect("the bot is an entry");
     Ok(Placement { progress, row, rated, stop })
 }
