@@ -131,8 +131,7 @@ pub fn progress_line(progress: &EventProgress, elapsed: Duration, finished_now: 
     }
     let per_second = finished_now as f64 / elapsed.as_secs_f64().max(1e-9);
     let left = scheduled.saturating_sub(finished);
-    let eta =
-        if finished_now > 0 { clock(Duration::from_secs_f64(left as f64 / per_second)) } else { "?".to_owned() };
+    let eta = if finished_now > 0 { clock(Duration::from_secs_f64(left as f64 / per_second)) } else { "?".to_owned() };
     let percent = if scheduled > 0 { 100.0 * finished as f64 / scheduled as f64 } else { 100.0 };
     format!("progress: {finished}/{scheduled} games ({percent:.1} %), {rate}, ETA {eta}, {}", leader(progress))
 }

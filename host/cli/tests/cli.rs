@@ -112,8 +112,20 @@ fn match_json_and_ggf_output() {
     let lines = json_lines(&stdout(&othello(dir.path(), &args)));
     assert_eq!(lines.len(), 5);
     let keys: Vec<&str> = lines[0].as_object().unwrap().keys().map(String::as_str).collect();
-    let mut expected =
-        ["black", "detail", "game", "loser", "move_times", "moves", "opening", "pair", "result", "score", "termination", "white"];
+    let mut expected = [
+        "black",
+        "detail",
+        "game",
+        "loser",
+        "move_times",
+        "moves",
+        "opening",
+        "pair",
+        "result",
+        "score",
+        "termination",
+        "white",
+    ];
     expected.sort();
     assert_eq!(keys, expected);
     let mut numbers: Vec<u64> = lines[..4].iter().map(|g| g["game"].as_u64().unwrap()).collect();
@@ -446,7 +458,14 @@ fn pinned_game_slots_play_the_same_games() {
 fn an_sprt_without_a_game_count_runs_until_it_decides_on_pairs() {
     let dir = workspace(&["first_legal"]);
     let args = [
-        "match", "first_legal", "first_legal", "--sprt", "elo0=0,elo1=5", "--openings", "random:6", "--in-process",
+        "match",
+        "first_legal",
+        "first_legal",
+        "--sprt",
+        "elo0=0,elo1=5",
+        "--openings",
+        "random:6",
+        "--in-process",
         "--json",
     ];
     let output = othello(dir.path(), &args);
@@ -461,7 +480,10 @@ fn an_sprt_without_a_game_count_runs_until_it_decides_on_pairs() {
     assert!((sprt["llr"].as_f64().unwrap() - -2.9483843378).abs() < 1e-6, "{sprt}");
     assert!((sprt["lower_bound"].as_f64().unwrap() - (0.05f64 / 0.95).ln()).abs() < 1e-12);
     assert_eq!((&sprt["first"], &sprt["second"]), (&lines[0]["black"], &lines[0]["white"]));
-    assert_eq!(sprt["wins"].as_u64().unwrap() + sprt["draws"].as_u64().unwrap() + sprt["losses"].as_u64().unwrap(), 408);
+    assert_eq!(
+        sprt["wins"].as_u64().unwrap() + sprt["draws"].as_u64().unwrap() + sprt["losses"].as_u64().unwrap(),
+        408
+    );
     assert_eq!(sprt["elo"], 0.0);
     assert_eq!(sprt["los"], 0.5);
     for key in ["elo_error", "nelo", "nelo_error", "draw_ratio", "upper_bound"] {

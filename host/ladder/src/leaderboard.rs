@@ -131,9 +131,20 @@ pub fn rows(entries: &[Entry], fit: &Fit, records: &HashMap<i64, EntryRecord>, a
         })
         .collect();
     // Rated entries best first, then those that failed every game, then the unrated.
-    let group = |row: &Row| if row.rating.is_some() { 0 } else if row.failing { 1 } else { 2 };
+    let group = |row: &Row| {
+        if row.rating.is_some() {
+            0
+        } else if row.failing {
+            1
+        } else {
+            2
+        }
+    };
     rows.sort_by(|a, b| {
-        group(a).cmp(&group(b)).then(b.rating.unwrap_or(0.0).total_cmp(&a.rating.unwrap_or(0.0))).then(a.entry.cmp(&b.entry))
+        group(a)
+            .cmp(&group(b))
+            .then(b.rating.unwrap_or(0.0).total_cmp(&a.rating.unwrap_or(0.0)))
+            .then(a.entry.cmp(&b.entry))
     });
     for (i, row) in rows.iter_mut().enumerate() {
         if row.rating.is_some() || row.failing {

@@ -215,7 +215,10 @@ pub fn rate(
             if lost_by_failure(game, my_color) {
                 progress.failures += 1;
                 let result = &game.result;
-                add_failure_reason(&mut progress.failure_reasons, format!("{}: {}", result.termination(), result.detail()));
+                add_failure_reason(
+                    &mut progress.failure_reasons,
+                    format!("{}: {}", result.termination(), result.detail()),
+                );
             }
             if my_color == Color::White {
                 // The pair is complete: refit before reporting it.

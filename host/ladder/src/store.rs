@@ -349,8 +349,11 @@ impl Ladder {
     /// the anchor's index in `entries`.
     pub fn fit_inputs(&self, entries: &[Entry]) -> Result<(Results, Option<usize>), String> {
         let records = self.records()?;
-        let failing: Vec<i64> =
-            entries.iter().filter(|e| records.get(&e.id).is_some_and(EntryRecord::failed_every_game)).map(|e| e.id).collect();
+        let failing: Vec<i64> = entries
+            .iter()
+            .filter(|e| records.get(&e.id).is_some_and(EntryRecord::failed_every_game))
+            .map(|e| e.id)
+            .collect();
         let counted: Vec<Entry> = entries
             .iter()
             .map(|e| {

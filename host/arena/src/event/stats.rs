@@ -215,10 +215,7 @@ struct Outcomes {
 
 impl Outcomes {
     fn trinomial(wdl: Wdl) -> Outcomes {
-        Outcomes {
-            scores: vec![0.0, 0.5, 1.0],
-            counts: vec![wdl.losses as f64, wdl.draws as f64, wdl.wins as f64],
-        }
+        Outcomes { scores: vec![0.0, 0.5, 1.0], counts: vec![wdl.losses as f64, wdl.draws as f64, wdl.wins as f64] }
     }
 
     fn pentanomial(pairs: Pentanomial) -> Outcomes {
@@ -361,9 +358,7 @@ impl Sprt {
                 "alpha" => &mut alpha,
                 "beta" => &mut beta,
                 other => {
-                    return Err(format!(
-                        "unknown SPRT parameter `{other}` (expected elo0, elo1, alpha, beta, model)"
-                    ));
+                    return Err(format!("unknown SPRT parameter `{other}` (expected elo0, elo1, alpha, beta, model)"));
                 }
             };
             *slot = Some(number);
@@ -524,6 +519,18 @@ mod tests {
         assert!(close(error, 53.16, 0.01), "{error}");
     }
 
+    /// A sample with fishtest's figures for it: the counts in fishtest's order, the SPRT's
+    /// bounds in logistic Elo, the LLR, Elo with its 95 % half-width, and the LOS.
+    struct Reference<const N: usize> {
+        counts: [u32; N],
+        elo0: f64,
+        elo1: f64,
+        llr: f64,
+        elo: f64,
+        error: f64,
+        los: f64,
+    }
+
     /// Reference figures computed with fishtest's own statistics code
     /// (official-stockfish/fishtest, server/fishtest/stats at commit b8eecff2, 2026-08-22):
     /// `LLRcalc.LLR_logistic(elo0, elo1, results)` for the LLR and `stat_util.get_elo(results)`
@@ -532,21 +539,84 @@ mod tests {
     /// ones of fishtest's own `stat_util.py` self-test (real fishtest runs). fishtest's `get_elo`
     /// regularizes a zero count to 0.001 games: where a count is zero its Elo and LOS are
     /// compared more loosely (ours count the games as played).
-    /// Columns: results, elo0, elo1, LLR, Elo, Elo 95 % half-width, LOS.
-    const FISHTEST_PENTANOMIAL: [([u32; 5], f64, f64, f64, f64, f64, f64); 5] = [
-        ([10789, 19328, 33806, 19402, 10543], -3.0, 1.0, 2.1310678118, -0.7735773359, 1.2775798957, 0.1176588580),
-        ([1187, 7410, 13475, 7378, 1164], -3.0, 1.0, 2.8615271806, -0.4426077992, 1.7298590276, 0.3080138791),
-        ([39, 2226, 31451, 2412, 40], 0.2, 0.9, 2.1625425800, 0.9029810488, 0.6625314860, 0.9962220973),
-        ([12, 30, 45, 38, 20], 0.0, 5.0, 0.4677920251, 28.8192045769, 32.8632189017, 0.9583566655),
+    const FISHTEST_PENTANOMIAL: [Reference<5>; 5] = [
+        Reference {
+            counts: [10789, 19328, 33806, 19402, 10543],
+            elo0: -3.0,
+            elo1: 1.0,
+            llr: 2.1310678118,
+            elo: -0.7735773359,
+            error: 1.2775798957,
+            los: 0.1176588580,
+        },
+        Reference {
+            counts: [1187, 7410, 13475, 7378, 1164],
+            elo0: -3.0,
+            elo1: 1.0,
+            llr: 2.8615271806,
+            elo: -0.4426077992,
+            error: 1.7298590276,
+            los: 0.3080138791,
+        },
+        Reference {
+            counts: [39, 2226, 31451, 2412, 40],
+            elo0: 0.2,
+            elo1: 0.9,
+            llr: 2.1625425800,
+            elo: 0.9029810488,
+            error: 0.6625314860,
+            los: 0.9962220973,
+        },
+        Reference {
+            counts: [12, 30, 45, 38, 20],
+            elo0: 0.0,
+            elo1: 5.0,
+            llr: 0.4677920251,
+            elo: 28.8192045769,
+            error: 32.8632189017,
+            los: 0.9583566655,
+        },
         // A zero count: the LLR regularizes it to 0.001 as fishtest does.
-        ([0, 3, 10, 7, 5], 0.0, 5.0, 0.3569898856, 99.9316883819, 70.7619776685, 0.9985262009),
+        Reference {
+            counts: [0, 3, 10, 7, 5],
+            elo0: 0.0,
+            elo1: 5.0,
+            llr: 0.3569898856,
+            elo: 99.9316883819,
+            error: 70.7619776685,
+            los: 0.9985262009,
+        },
     ];
     /// The same for single games, `[L, D, W]`; the last is fishtest's BayesElo test sample.
-    const FISHTEST_TRINOMIAL: [([u32; 3], f64, f64, f64, f64, f64, f64); 3] = [
-        ([40, 0, 60], 0.0, 5.0, 0.2774708994, 70.4357798057, 70.5704041848, 0.9793865622),
-        ([591, 2163, 716], 0.0, 6.0, 4.3618012493, 12.5211090460, 7.0926052769, 0.9997334526),
+    const FISHTEST_TRINOMIAL: [Reference<3>; 3] = [
+        Reference {
+            counts: [40, 0, 60],
+            elo0: 0.0,
+            elo1: 5.0,
+            llr: 0.2774708994,
+            elo: 70.4357798057,
+            error: 70.5704041848,
+            los: 0.9793865622,
+        },
+        Reference {
+            counts: [591, 2163, 716],
+            elo0: 0.0,
+            elo1: 6.0,
+            llr: 4.3618012493,
+            elo: 12.5211090460,
+            error: 7.0926052769,
+            los: 0.9997334526,
+        },
         // All wins: only the LLR is compared (fishtest clamps the score to 0.999 for its Elo).
-        ([0, 0, 10], 0.0, 5.0, 0.1428758671, f64::NAN, f64::NAN, f64::NAN),
+        Reference {
+            counts: [0, 0, 10],
+            elo0: 0.0,
+            elo1: 5.0,
+            llr: 0.1428758671,
+            elo: f64::NAN,
+            error: f64::NAN,
+            los: f64::NAN,
+        },
     ];
 
     fn pentanomial_sprt(elo0: f64, elo1: f64) -> Sprt {
@@ -555,7 +625,7 @@ mod tests {
 
     #[test]
     fn pentanomial_llr_elo_and_los_match_fishtest() {
-        for (counts, elo0, elo1, llr, elo, error, los) in FISHTEST_PENTANOMIAL {
+        for Reference { counts, elo0, elo1, llr, elo, error, los } in FISHTEST_PENTANOMIAL {
             let pairs = Pentanomial(counts);
             let ours = pentanomial_sprt(elo0, elo1).llr(Wdl::default(), pairs);
             assert!(close(ours, llr, 1e-6), "{counts:?}: LLR {ours} vs fishtest {llr}");
@@ -570,7 +640,7 @@ mod tests {
 
     #[test]
     fn trinomial_llr_elo_and_los_match_fishtest() {
-        for ([losses, draws, wins], elo0, elo1, llr, elo, error, los) in FISHTEST_TRINOMIAL {
+        for Reference { counts: [losses, draws, wins], elo0, elo1, llr, elo, error, los } in FISHTEST_TRINOMIAL {
             let sprt = Sprt::parse(&format!("elo0={elo0},elo1={elo1},model=trinomial")).unwrap();
             let games = wdl(wins, draws, losses);
             let ours = sprt.llr(games, Pentanomial::default());
