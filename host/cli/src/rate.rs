@@ -46,8 +46,6 @@ struct PlacementLine<'a> {
     session_failures: u32,
     /// Why it lost games by a failure: each distinct reason with its number of games.
     failure_reasons: &'a [othello_ladder::FailureReason],
-    /// 95 % half-width among its opponents (their ratings held fixed).
-    placement_error: Option<f64>,
     stop: &'static str,
 }
 
@@ -106,7 +104,6 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
             session_points: placement.progress.points,
             session_failures: placement.progress.failures,
             failure_reasons: &placement.progress.failure_reasons,
-            placement_error: placement.progress.placement_error,
             stop: placement.stop.describe(),
         };
         outln!("{}", serde_json::to_string(&line).expect("placements serialize"));

@@ -100,18 +100,29 @@ fn rate_places_a_strong_and_a_weak_bot_in_the_right_order_and_the_ladder_shows_t
         assert!(r["games"].as_u64().unwrap() >= 24, "{r}");
         assert_eq!(r["version"], 1);
         assert!(r["error"].as_f64().unwrap() > 0.0);
+        // Both intervals: among its opponents (their ratings held), and from the anchor.
+        let placed = r["placement_error"].as_f64().unwrap();
+        assert!(placed > 0.0 && placed <= r["error"].as_f64().unwrap() + 1e-9, "{r}");
+        assert_eq!(r["failing"], false);
     }
     assert!(row(&rows, "Corners")["rating"].as_f64().unwrap() > 100.0, "{rows:?}");
     assert!(row(&rows, "Gifts")["rating"].as_f64().unwrap() < -100.0, "{rows:?}");
 
-    // The text table and the web page show the same ladder.
+    // The text table and the web page show the same ladder, both intervals labelled, in the one
+    // Elo format; Gifts, rated last, is marked.
     let table = stdout(&othello(dir.path(), &["ladder"]));
+    assert!(table.contains("rating ± from anchor") && table.contains("± among opp."), "{table}");
+    assert!(table.lines().any(|l| l.contains("Random (C)") && l.contains("+0.0 (anchor)")), "{table}");
+    assert!(table.lines().any(|l| l.contains("Gifts") && l.contains("(rated last)") && l.contains(" ± ")), "{table}");
     let order: Vec<usize> = ["Corners", "Random (C)", "Gifts"].iter().map(|n| table.find(n).unwrap()).collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{table}");
     let html = dir.path().join("page");
     othello(dir.path(), &["ladder", "--html", html.to_str().unwrap()]);
     let page = std::fs::read_to_string(html.join("index.html")).unwrap();
     assert!(page.contains("<svg") && page.contains("<polyline") && page.contains("Corners v1"), "{page}");
+    let highlighted: Vec<&str> = page.lines().filter(|l| l.starts_with("<tr class=\"latest\">")).collect();
+    assert!(highlighted.len() == 1 && highlighted[0].contains(">Gifts<"), "Gifts highlighted: {page}");
+    assert!(page.contains("Rating ± from the anchor") && page.contains("± among its opponents"), "{page}");
     assert!(!page.contains("<script"), "no script needed");
 
     // Its games, as GGF.
