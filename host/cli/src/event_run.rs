@@ -152,7 +152,9 @@ pub fn run_event(
                 outcome.done.range().end
             );
         }
-        out!("{}", summary_text(&standings, finished, outcome.unplayed, &sink.forfeits, outcome.tally.forfeits()));
+        // A decided SPRT stops a match short of its cap by design: the rest is not news.
+        let unplayed = if outcome.sprt.is_some() { 0 } else { outcome.unplayed };
+        out!("{}", summary_text(&standings, finished, unplayed, &sink.forfeits, outcome.tally.forfeits()));
         if let Some(sprt) = sprt_summary {
             outln!("\n{}", sprt.to_text());
         }

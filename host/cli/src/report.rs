@@ -180,7 +180,7 @@ impl SprtSummary {
             (Some(nelo), Some(error)) => format_elo(nelo, error),
             _ => "-".to_owned(),
         };
-        let los = self.los.map_or("-".to_owned(), |los| format!("{:.1} %", 100.0 * los));
+        let los = self.los.map_or("-".to_owned(), |los| format!("{:.2} %", 100.0 * los));
         let samples = match self.test.model {
             SprtModel::Pentanomial => "pairs",
             SprtModel::Trinomial => "games",

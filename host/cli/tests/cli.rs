@@ -503,5 +503,6 @@ fn an_sprt_without_a_game_count_runs_until_it_decides_on_pairs() {
     assert!(text.contains("SPRT (elo0=0,elo1=5,alpha=0.05,beta=0.05,model=pentanomial)"), "{text}");
     assert!(text.contains("Pairs: 204 (LL 0, LD 0, DD+WL 204, WD 0, WW 0)"), "{text}");
     assert!(text.contains("LLR -2.95 (bounds -2.94, 2.94): H0 accepted"), "{text}");
-    assert!(text.contains("LOS 50.0 %"), "{text}");
+    assert!(text.contains("LOS 50.00 %"), "{text}");
+    assert!(text.starts_with("408 games played\n"), "the cap's unplayed games are not news: {text}");
 }
