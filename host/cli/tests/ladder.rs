@@ -194,6 +194,10 @@ fn a_failing_bot_that_met_only_strong_opponents_is_still_below_the_anchor() {
     assert!(row(&rows, "Random (C)")["rank"].as_u64().unwrap() < broken["rank"].as_u64().unwrap());
     let corners_after = row(&rows, "Corners")["rating"].as_f64().unwrap();
     assert!((corners_after - corners_before).abs() < 1e-6, "{corners_before} -> {corners_after}");
+    // Nor is it an opponent of the bots rated after it.
+    let games_before = broken["games"].clone();
+    stdout(&othello(dir.path(), &["rate", "gifts", "--in-process", "--max-games", "12"]));
+    assert_eq!(row(&self::rows(dir.path()), "missing_think")["games"], games_before);
 }
 
 #[test]

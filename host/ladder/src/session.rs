@@ -156,10 +156,14 @@ pub fn rate(
 ) -> Result<Placement, String> {
     let me = Player::new(ladder.entry_for(candidate)?, seating);
     ladder.set_anchor_if_unset(me.entry.id)?;
+    // An entry that failed every game is no opponent: its forfeits say nothing (the fit leaves
+    // them out).
+    let records = ladder.records()?;
+    let failing = |entry: &Entry| records.get(&entry.id).is_some_and(|r| r.failed_every_game());
     let mut pool: Vec<Player> = ladder
         .entries()?
         .into_iter()
-        .filter(|e| e.id != me.entry.id && still_matches(&e.identity))
+        .filter(|e| e.id != me.entry.id && still_matches(&e.identity) && !failing(e))
         .map(|e| Player::new(e, seating))
         .collect();
     if pool.is_empty() {
@@ -168,7 +172,7 @@ pub fn rate(
             ladder.path().display()
         ));
     }
-    let earlier_games = ladder.records()?.get(&me.entry.id).map_or(0, |r| r.games);
+    let earlier_games = records.get(&me.entry.id).map_or(0, |r| r.games);
     let pairs = options.max_games.div_ceil(2).max(1) as usize;
     let openings = OpeningSource::Random { plies: OPENING_PLIES }.openings(pairs, options.seed ^ earlier_games);
     let mut met: HashMap<i64, u32> = HashMap::new();
