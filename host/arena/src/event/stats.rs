@@ -160,13 +160,6 @@ impl Pentanomial {
     pub fn pairs(&self) -> u32 {
         self.0.iter().sum()
     }
-
-    /// The other side's view.
-    pub fn flipped(&self) -> Pentanomial {
-        let mut counts = self.0;
-        counts.reverse();
-        Pentanomial(counts)
-    }
 }
 
 impl std::ops::AddAssign for Pentanomial {
@@ -199,7 +192,7 @@ impl SprtModel {
     }
 }
 
-/// Counts below this are replaced by it in the SPRT's likelihoods (fishtest's and fastchess's
+/// A zero count is replaced by this in the SPRT's likelihoods (fishtest's and fastchess's
 /// regularization: an outcome not seen yet is very unlikely, not impossible).
 const REGULARIZED_ZERO: f64 = 1e-3;
 
