@@ -29,6 +29,9 @@ pub enum Kind {
     RoundRobin,
 }
 
+// Sent through a channel one at a time: a finished game (with its pair number) is larger than a
+// summary, which is not worth a box per event.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Progress {
     Event(ArenaEvent),
     Done(RunSummary),

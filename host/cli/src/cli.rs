@@ -23,6 +23,10 @@ use crate::report::plugin_table;
 pub const DEFAULT_TIME_MS: u64 = 1000;
 /// Default number of games of a match.
 pub const DEFAULT_MATCH_GAMES: u32 = 10;
+/// Games of a match with `--sprt` and no `--games`: the match runs until the test decides, this
+/// being only a safety cap (an SPRT with elo1 − elo0 = 5 between near-equal bots takes some
+/// tens of thousands of games).
+pub const SPRT_MAX_GAMES: u32 = 100_000;
 /// Default games per pair and round of a tournament.
 pub const DEFAULT_TOURNAMENT_GAMES: u32 = 2;
 /// Default seed for random openings (runs are reproducible unless told otherwise).
@@ -123,11 +127,12 @@ pub struct MatchArgs {
     /// The bot with white in the first game.
     #[arg(required_unless_present = "resume")]
     pub white: Option<String>,
-    /// Number of games.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MATCH_GAMES)]
-    pub games: u32,
-    /// Stop early by a sequential probability ratio test on the first bot,
-    /// e.g. `elo0=0,elo1=5,alpha=0.05,beta=0.05`.
+    /// Number of games [default: 10; with --sprt: until the test decides, at most 100000].
+    #[arg(long, value_name = "N")]
+    pub games: Option<u32>,
+    /// Stop once a sequential probability ratio test on the first bot decides:
+    /// `elo0=0,elo1=5` [,alpha=0.05][,beta=0.05][,model=pentanomial|trinomial] (logistic Elo;
+    /// pentanomial: on colour-swapped game pairs, as fishtest and fastchess).
     #[arg(long, value_name = "SPEC", value_parser = Sprt::parse)]
     pub sprt: Option<Sprt>,
     #[command(flatten)]
@@ -340,7 +345,8 @@ fn print_sandbox(global: &GlobalOptions) -> Result<(), String> {
 
 fn play_match(global: &GlobalOptions, args: MatchArgs) -> Result<(), String> {
     let bots: Vec<String> = args.black.into_iter().chain(args.white).collect();
-    let format = Format::Match { games: args.games };
+    let default_games = if args.sprt.is_some() { SPRT_MAX_GAMES } else { DEFAULT_MATCH_GAMES };
+    let format = Format::Match { games: args.games.unwrap_or(default_games) };
     run_event(global, &bots, format, args.sprt, &args.event)
 }
 

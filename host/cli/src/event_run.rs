@@ -92,7 +92,7 @@ pub fn run_event(
     stop_on_signals(&stop, &interrupted)?;
 
     let progress = EventProgress::of_plan(&plan);
-    let display = ProgressDisplay::new(&progress, Duration::from_secs(args.progress_interval));
+    let display = ProgressDisplay::new(&progress, Duration::from_secs(args.progress_interval), event.spec.sprt);
     let mut sink = Streamer {
         plan: plan.clone(),
         progress,
@@ -125,13 +125,12 @@ pub fn run_event(
     let was_interrupted = interrupted.load(Ordering::SeqCst);
 
     let standings = outcome.tally.standings();
-    let names = event.spec.names();
     // A shard's games are a part of the test: only their merge can decide it.
     let sprt_summary = event
         .spec
         .sprt
         .filter(|_| event.shard.is_none())
-        .map(|test| SprtSummary::new(test, outcome.sprt, outcome.tally.pair(0, 1).wdl));
+        .map(|test| SprtSummary::new(test, outcome.sprt, &outcome.tally));
     let finished = outcome.done.len();
     if args.json {
         let line = SummaryLine {
@@ -153,9 +152,11 @@ pub fn run_event(
                 outcome.done.range().end
             );
         }
-        out!("{}", summary_text(&standings, finished, outcome.unplayed, &sink.forfeits, outcome.tally.forfeits()));
+        // A decided SPRT stops a match short of its cap by design: the rest is not news.
+        let unplayed = if outcome.sprt.is_some() { 0 } else { outcome.unplayed };
+        out!("{}", summary_text(&standings, finished, unplayed, &sink.forfeits, outcome.tally.forfeits()));
         if let Some(sprt) = sprt_summary {
-            outln!("\n{}", sprt.to_text(&names[0], &names[1]));
+            outln!("\n{}", sprt.to_text());
         }
         if let Some(out) = &sink.ggf {
             outln!("\nGames written to {}", out.path.display());

@@ -4,6 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 
@@ -12,7 +13,7 @@ use othello_arena::seat::{SandboxMode, library_stem, require_every_layer};
 use othello_ladder::identity::{Identity, engine_identity, library_identity, split_level};
 use othello_ladder::paths::default_ladder_path;
 pub use othello_ladder::seed::SAMPLE_POOL;
-use othello_ladder::seed::{SEED_TIME_PER_MOVE, seed_pool};
+use othello_ladder::seed::{SEED_MAX_GAMES, SEED_TARGET_ERROR, seed_pool};
 use othello_ladder::{Ladder, Leaderboard, leaderboard};
 
 use crate::cli::{DEFAULT_SEED, GlobalOptions, runner_command};
@@ -187,19 +188,33 @@ pub fn seed(
         return Err("no bot of the pool was found".to_owned());
     }
     let names: Vec<String> = pool.iter().map(Identity::label).collect();
-    eprintln!("Seeding the ladder with {} ({} ms per move)", names.join(", "), SEED_TIME_PER_MOVE.as_millis());
+    let time_limit = (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms));
+    eprintln!(
+        "Seeding the ladder with {} ({} per move), until every rating is within ±{SEED_TARGET_ERROR:.0} Elo \
+         of the anchor (at most {SEED_MAX_GAMES} games)",
+        names.join(", "),
+        time_limit.map_or("no time limit".to_owned(), |t| format!("{} ms", t.as_millis()))
+    );
     let live = std::io::stderr().is_terminal();
     let stop = AtomicBool::new(false);
     let seating = global.seating()?;
-    let played = seed_pool(ladder, &pool, &seating, Some(SEED_TIME_PER_MOVE), seed, &stop, &mut |progress| {
+    let started = Instant::now();
+    let played = seed_pool(ladder, &pool, &seating, time_limit, seed, &stop, &mut |progress| {
         if live {
-            eprint!("\r\x1b[2Kseeding: {}/{} games  {}", progress.games, progress.total, progress.last);
+            let widest = progress.widest_error.map_or(String::new(), |e| format!("  widest ± {e:.1}"));
+            eprint!(
+                "\r\x1b[2Kseeding: {} games ({} to link the pool, then until calibrated)  {}{widest}  {}",
+                progress.games,
+                progress.total,
+                crate::progress::rate_text(progress.games as usize, started.elapsed()),
+                progress.last
+            );
         }
     })?;
     if live {
         eprintln!();
     }
-    eprintln!("Seeded: {played} games");
+    eprintln!("Seeded: {played} games in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 
@@ -212,30 +227,31 @@ pub fn table(board: &Leaderboard) -> String {
     }
     let name_width = board.rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(0).max(3);
     let version_width = board.rows.iter().map(|r| r.version_text().len()).max().unwrap_or(0).max(7);
+    let rating_width = board.rows.iter().map(|r| r.rating_text().chars().count()).max().unwrap_or(0).max(21);
     out += &format!(
-        "{:>4}  {:name_width$}  {:version_width$}  {:>7}  {:>5}  {:>6}  {:>7}  {:>8}  last played\n",
-        "rank", "bot", "version", "rating", "±", "games", "score", "failures"
+        "{:>4}  {:name_width$}  {:version_width$}  {:>rating_width$}  {:>13}  {:>6}  {:>7}  {:>8}  last played\n",
+        "rank", "bot", "version", "rating ± from anchor", "± among opp.", "games", "score", "failures"
     );
     for row in &board.rows {
         let rank = row.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".to_owned());
-        let rating = row.rating.map(|r| format!("{r:.0}")).unwrap_or_else(|| "unrated".to_owned());
-        let error = match row.error {
-            Some(_) if row.anchor => "anchor".to_owned(),
-            Some(e) => format!("{e:.0}"),
-            None => String::new(),
-        };
+        let placement = row.placement_error.filter(|_| !row.anchor).map(|e| format!("± {e:.1}")).unwrap_or_default();
         let score = row.score.map(|s| format!("{:.1}%", 100.0 * s)).unwrap_or_default();
         let last = row.last_played.map(othello_arena::ggf::format_date).unwrap_or_default();
+        let marker = if board.last_rated == Some(row.entry) { " (rated last)" } else { "" };
         out += &format!(
-            "{rank:>4}  {:name_width$}  {:version_width$}  {rating:>7}  {error:>5}  {:>6}  {score:>7}  {:>8}  {last}\n",
+            "{rank:>4}  {:name_width$}  {:version_width$}  {:>rating_width$}  {placement:>13}  {:>6}  {score:>7}  {:>8}  {last}{marker}\n",
             row.name,
             row.version_text(),
+            row.rating_text(),
             row.games,
             row.failures,
         );
     }
     out += &format!(
-        "\n{} games. Elo from a maximum-likelihood fit of all games, {} = 0; ± is the 95 % interval.\n",
+        "\n{} games. Elo from a maximum-likelihood fit of all games, {} = 0. Both ± are 95 % intervals: \
+         from the anchor (the rating on the ladder's scale, its opponents' uncertainty included) and among its \
+         opponents (how precisely its own games place it, their ratings held fixed). A bot that lost every game \
+         by a failure is placed at the bottom without a rating.\n",
         board.games,
         board.anchor.as_deref().unwrap_or("(no anchor yet)")
     );

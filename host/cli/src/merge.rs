@@ -67,7 +67,7 @@ pub fn merge(args: &MergeArgs) -> Result<(), String> {
     }
 
     let standings = tally.standings();
-    let sprt = spec.sprt.map(|test| SprtSummary::new(test, None, tally.pair(0, 1).wdl));
+    let sprt = spec.sprt.map(|test| SprtSummary::new(test, None, tally));
     let games = merged.plan.done.len();
     if args.json {
         let line = SummaryLine {
@@ -79,8 +79,7 @@ pub fn merge(args: &MergeArgs) -> Result<(), String> {
     outln!("Merged {} shards into {}", merged.shards, args.out_dir.display());
     out!("{}", summary_text(&standings, games, 0, &forfeits, tally.forfeits()));
     if let Some(sprt) = sprt {
-        let names = spec.names();
-        outln!("\n{}", sprt.to_text(&names[0], &names[1]));
+        outln!("\n{}", sprt.to_text());
     }
     if let Some(path) = &args.out {
         outln!("\nGames written to {}", path.display());

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
+use othello_arena::event::stats::format_elo;
 use othello_ladder::session::{DEFAULT_MAX_GAMES, DEFAULT_TARGET_ERROR, Progress};
 use othello_ladder::{Placement, RateOptions, leaderboard, rate};
 
@@ -43,8 +44,8 @@ struct PlacementLine<'a> {
     session_games: u32,
     session_points: f64,
     session_failures: u32,
-    /// 95 % half-width among its opponents (their ratings held fixed).
-    placement_error: Option<f64>,
+    /// Why it lost games by a failure: each distinct reason with its number of games.
+    failure_reasons: &'a [othello_ladder::FailureReason],
     stop: &'static str,
 }
 
@@ -102,7 +103,7 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
             session_games: placement.progress.games,
             session_points: placement.progress.points,
             session_failures: placement.progress.failures,
-            placement_error: placement.progress.placement_error,
+            failure_reasons: &placement.progress.failure_reasons,
             stop: placement.stop.describe(),
         };
         outln!("{}", serde_json::to_string(&line).expect("placements serialize"));
@@ -114,10 +115,12 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// `12 games  8.5/12 (70.8 %)  rating 312 ± 140  last: Alpha-beta@2`.
+/// `12 games  8.5/12 (70.8 %)  rating +312.0 ± 140.2 among its opponents (± 180.5 from the anchor)  last: Alpha-beta@2`.
 fn progress_line(progress: &Progress) -> String {
     let rating = match (progress.rating, progress.placement_error) {
-        (Some(r), Some(placed)) => format!("rating {:.0} ± {placed:.0} (± {:.0} from the anchor)", r.elo, r.error),
+        (Some(r), Some(placed)) => {
+            format!("rating {} among its opponents (± {:.1} from the anchor)", format_elo(r.elo, placed), r.error)
+        }
         _ => "rating: not yet".to_owned(),
     };
     let percent = if progress.games > 0 { 100.0 * progress.points / progress.games as f64 } else { 0.0 };
@@ -131,12 +134,13 @@ fn progress_line(progress: &Progress) -> String {
     )
 }
 
-/// The final placement in one line.
+/// The final placement: one line, then the reasons of any games lost by a failure.
 fn placement_text(placement: &Placement) -> String {
     let row = &placement.row;
     let rating = match (row.rating, row.error, placement.progress.placement_error) {
+        _ if row.failing => "no rating: it lost every game by a failure, placed at the bottom".to_owned(),
         (Some(r), Some(e), Some(placed)) => {
-            format!("{r:.0} ± {placed:.0} Elo among its opponents (± {e:.0} from the anchor)")
+            format!("{} Elo among its opponents (± {e:.1} from the anchor)", format_elo(r, placed))
         }
         _ => "unrated".to_owned(),
     };
@@ -145,12 +149,19 @@ fn placement_text(placement: &Placement) -> String {
         0 => String::new(),
         n => format!(", {n} lost by failure"),
     };
-    format!(
+    let mut text = format!(
         "{} {}: {rating}, {rank} ({} games this session, {} in all{failures}; stopped: {})",
         row.name,
         row.version_text(),
         placement.progress.games,
         row.games,
         placement.stop.describe()
-    )
+    );
+    if !placement.progress.failure_reasons.is_empty() {
+        text += "\nGames lost by a failure this session:";
+        for reason in &placement.progress.failure_reasons {
+            text += &format!("\n  {} × {}", reason.games, reason.reason);
+        }
+    }
+    text
 }

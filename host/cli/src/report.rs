@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 
-use othello_arena::event::{FinishedGame, Sprt, SprtDecision, StandingRow, Standings};
+use othello_arena::event::stats::{format_elo, format_elo_finite};
+use othello_arena::event::{
+    Estimate, FinishedGame, Pentanomial, Sprt, SprtDecision, SprtModel, StandingRow, Standings, Tally, Wdl,
+};
 use othello_arena::plugins::{PluginInfo, PluginStatus};
 
 /// The `--json` line of a finished game.
@@ -11,6 +14,10 @@ use othello_arena::plugins::{PluginInfo, PluginStatus};
 pub struct GameLine<'a> {
     /// 1-based game number.
     pub game: usize,
+    /// 1-based number of its colour-swapped pair (both games of a pair start from `opening`).
+    pub pair: usize,
+    /// The opening's moves, forced on both bots, e.g. `f5d6c3` (empty without openings).
+    pub opening: String,
     pub black: &'a str,
     pub white: &'a str,
     /// `black`, `white` or `draw`.
@@ -50,6 +57,8 @@ impl<'a> GameLine<'a> {
         let result = &record.result;
         GameLine {
             game: game.index + 1,
+            pair: game.pair_number() + 1,
+            opening: record.opening.iter().map(ToString::to_string).collect(),
             black: &record.black,
             white: &record.white,
             result: result.winner_str(),
@@ -91,10 +100,31 @@ pub struct Summary<'a> {
     pub sprt: Option<SprtSummary>,
 }
 
+/// The SPRT's report on a match, from the first-named bot's point of view.
 #[derive(Debug, Serialize)]
 pub struct SprtSummary {
+    /// `elo0`, `elo1`, `alpha`, `beta`, `model`.
     #[serde(flatten)]
     pub test: Sprt,
+    /// The bot whose results these are, and its opponent.
+    pub first: String,
+    pub second: String,
+    /// Its games.
+    #[serde(flatten)]
+    pub games: Wdl,
+    /// Draws per game, 0..1.
+    pub draw_ratio: f64,
+    /// Its finished colour-swapped pairs by points: `[LL, LD, DD+WL, WD, WW]` (0, ½, 1, 1½, 2).
+    pub pentanomial: Pentanomial,
+    /// Elo, normalized Elo and LOS from the model's samples (pairs, or games for the trinomial
+    /// model); `null` before the first sample or where infinite.
+    pub elo: Option<f64>,
+    /// Half-width of Elo's 95 % interval.
+    pub elo_error: Option<f64>,
+    pub nelo: Option<f64>,
+    pub nelo_error: Option<f64>,
+    /// Likelihood of superiority, 0..1.
+    pub los: Option<f64>,
     pub llr: f64,
     pub lower_bound: f64,
     pub upper_bound: f64,
@@ -102,15 +132,36 @@ pub struct SprtSummary {
 }
 
 impl SprtSummary {
-    /// The test's state after the first bot's results `first`; `decided` is the decision that
-    /// stopped the match, if one did.
-    pub fn new(test: Sprt, decided: Option<(SprtDecision, f64)>, first: othello_arena::event::Wdl) -> SprtSummary {
+    /// The test's state after the games counted in `tally` (participant 0 against 1); `decided`
+    /// is the decision that stopped the match, if one did.
+    pub fn new(test: Sprt, decided: Option<(SprtDecision, f64)>, tally: &Tally) -> SprtSummary {
         let (lower_bound, upper_bound) = test.bounds();
-        let llr = decided.map_or_else(|| test.llr(first), |(_, llr)| llr);
-        SprtSummary { test, llr, lower_bound, upper_bound, decision: test.decide(first) }
+        let games = tally.pair(0, 1).wdl;
+        let pentanomial = tally.pentanomial();
+        let llr = decided.map_or_else(|| test.llr(games, pentanomial), |(_, llr)| llr);
+        let estimate = estimate(test.model, games, pentanomial);
+        let finite = |x: f64| x.is_finite().then_some(x);
+        SprtSummary {
+            test,
+            first: tally.names()[0].clone(),
+            second: tally.names()[1].clone(),
+            games,
+            draw_ratio: if games.games() > 0 { games.draws as f64 / games.games() as f64 } else { 0.0 },
+            pentanomial,
+            elo: estimate.and_then(|e| finite(e.elo)),
+            elo_error: estimate.and_then(|e| finite(e.elo).and(finite(e.elo_error()))),
+            nelo: estimate.and_then(|e| finite(e.nelo)),
+            nelo_error: estimate.and_then(|e| finite(e.nelo).and(finite(e.nelo_error))),
+            los: estimate.map(|e| e.los),
+            llr,
+            lower_bound,
+            upper_bound,
+            decision: test.decision(llr),
+        }
     }
 
-    pub fn to_text(&self, first: &str, second: &str) -> String {
+    pub fn to_text(&self) -> String {
+        let (first, second) = (&self.first, &self.second);
         let verdict = match self.decision {
             SprtDecision::Continue => "no decision yet".to_owned(),
             SprtDecision::AcceptH0 => {
@@ -120,10 +171,45 @@ impl SprtSummary {
                 format!("H1 accepted: {first} is at least {} Elo stronger than {second}", self.test.elo1)
             }
         };
+        let [ll, ld, dd_wl, wd, ww] = self.pentanomial.0;
+        let elo = match (self.elo, self.elo_error) {
+            (Some(elo), Some(error)) => format_elo(elo, error),
+            _ => format_elo_finite(self.games),
+        };
+        let nelo = match (self.nelo, self.nelo_error) {
+            (Some(nelo), Some(error)) => format_elo(nelo, error),
+            _ => "-".to_owned(),
+        };
+        let los = self.los.map_or("-".to_owned(), |los| format!("{:.2} %", 100.0 * los));
+        let samples = match self.test.model {
+            SprtModel::Pentanomial => "pairs",
+            SprtModel::Trinomial => "games",
+        };
         format!(
-            "SPRT ({}): LLR {:.2} (bounds {:.2}, {:.2}): {verdict}",
-            self.test, self.llr, self.lower_bound, self.upper_bound
+            "SPRT ({}), {first} against {second}, from {first}'s side:\n\
+             \x20 Games: {} (W {}, D {}, L {}), draw ratio {:.1} %\n\
+             \x20 Pairs: {} (LL {ll}, LD {ld}, DD+WL {dd_wl}, WD {wd}, WW {ww})\n\
+             \x20 Elo {elo}, nElo {nelo} (95 %, from the {samples}), LOS {los}\n\
+             \x20 LLR {:.2} (bounds {:.2}, {:.2}): {verdict}",
+            self.test,
+            self.games.games(),
+            self.games.wins,
+            self.games.draws,
+            self.games.losses,
+            100.0 * self.draw_ratio,
+            self.pentanomial.pairs(),
+            self.llr,
+            self.lower_bound,
+            self.upper_bound
         )
+    }
+}
+
+/// The Elo estimate the model's samples give (pairs if any finished, else games).
+fn estimate(model: SprtModel, games: Wdl, pairs: Pentanomial) -> Option<Estimate> {
+    match model {
+        SprtModel::Pentanomial if pairs.pairs() > 0 => Estimate::of_pairs(pairs),
+        _ => Estimate::of_games(games),
     }
 }
 

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use othello_arena::event::stats::format_elo;
 use othello_arena::ggf::format_date;
 
 use crate::leaderboard::{Leaderboard, Row};
@@ -68,39 +69,51 @@ pub fn page(board: &Leaderboard, history: &[Snapshot]) -> String {
          th {{ background: #f3f3f3; }}\n\
          td.name, th.name {{ text-align: left; }}\n\
          tr.failing td {{ color: #a00; }}\n\
+         tr.latest td {{ background: #fff3c4; font-weight: bold; }}\n\
          .note {{ color: #666; font-size: 0.9em; }}\n\
          </style>\n</head>\n<body>\n<h1>Othello ladder</h1>\n\
          <p class=\"note\">{} games. Ratings are Elo from a maximum-likelihood Bradley–Terry fit of every game, \
-         with {anchor} held at 0; ± is the 95 % interval.</p>\n",
-        board.games
+         with {anchor} held at 0. Both ± are 95 % intervals: <em>from the anchor</em> is how well the rating is \
+         known on the ladder's scale (its opponents' uncertainty included), <em>among its opponents</em> how \
+         precisely its own games place it (their ratings held fixed). A bot that lost every game by a failure \
+         is placed at the bottom without a rating.{}</p>\n",
+        board.games,
+        if board.last_rated.is_some() { " The bot rated last is highlighted." } else { "" }
     );
-    html.push_str(&table(&board.rows));
+    html.push_str(&table(&board.rows, board.last_rated));
     html.push_str("<h2>Rating history</h2>\n");
     html.push_str(&history_plot(&board.rows, history));
     html.push_str("\n</body>\n</html>\n");
     html
 }
 
-fn table(rows: &[Row]) -> String {
+fn table(rows: &[Row], last_rated: Option<i64>) -> String {
     let mut html = String::from(
-        "<table>\n<tr><th>Rank</th><th class=\"name\">Bot</th><th class=\"name\">Version</th><th>Rating</th>\
-         <th>±</th><th>Games</th><th>Score</th><th>Failures</th><th>Last played</th></tr>\n",
+        "<table>\n<tr><th>Rank</th><th class=\"name\">Bot</th><th class=\"name\">Version</th>\
+         <th>Rating ± from the anchor</th><th>± among its opponents</th><th>Games</th><th>Score</th>\
+         <th>Failures</th><th>Last played</th></tr>\n",
     );
     for row in rows {
-        let class = if row.failures > 0 && row.failures == row.games { " class=\"failing\"" } else { "" };
+        let mut classes = Vec::new();
+        if row.failing {
+            classes.push("failing");
+        }
+        if last_rated == Some(row.entry) {
+            classes.push("latest");
+        }
+        let class = if classes.is_empty() { String::new() } else { format!(" class=\"{}\"", classes.join(" ")) };
         let rank = row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned());
-        let rating = row.rating.map(|r| format!("{r:.0}")).unwrap_or_else(|| "unrated".to_owned());
-        let error = row.error.map(|e| if e == 0.0 { "anchor".to_owned() } else { format!("{e:.0}") });
+        let placement = row.placement_error.filter(|_| !row.anchor).map(|e| format!("± {e:.1}")).unwrap_or_default();
         let score = row.score.map(|s| format!("{:.1} %", 100.0 * s)).unwrap_or_default();
         let last = row.last_played.map(format_date).unwrap_or_default();
         let _ = writeln!(
             html,
             "<tr{class}><td>{rank}</td><td class=\"name\" title=\"{}\">{}</td><td class=\"name\">{}</td>\
-             <td>{rating}</td><td>{}</td><td>{}</td><td>{score}</td><td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{placement}</td><td>{}</td><td>{score}</td><td>{}</td><td>{}</td></tr>",
             escape(&row.locator),
             escape(&row.name),
             escape(&row.version_text()),
-            error.unwrap_or_default(),
+            escape(&row.rating_text()),
             row.games,
             row.failures,
             escape(&last),
@@ -204,10 +217,11 @@ pub fn history_plot(rows: &[Row], history: &[Snapshot]) -> String {
         for &(x, y, error) in points {
             let _ = writeln!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>{name}: {y:.0} ± {error:.0} \
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>{name}: {} \
                  after {x:.0} games</title></circle>",
                 sx(x),
-                sy(y)
+                sy(y),
+                format_elo(y, error)
             );
         }
         let ly = MARGIN_TOP + 8.0 + i as f64 * 18.0;

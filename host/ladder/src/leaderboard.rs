@@ -4,6 +4,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use othello_arena::event::stats::format_elo;
+
 use crate::fit::Fit;
 use crate::identity::{Kind, label, short_hash};
 use crate::store::{Entry, EntryRecord, Ladder};
@@ -11,7 +13,8 @@ use crate::store::{Entry, EntryRecord, Ladder};
 /// One line of the leaderboard.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
-    /// 1 for the best; `None` while the entry has no rating.
+    /// 1 for the best; entries that failed every game come after every rated one; `None` while
+    /// the entry has no rating.
     pub rank: Option<usize>,
     pub entry: i64,
     /// `Name` or `Name@LEVEL`.
@@ -23,8 +26,15 @@ pub struct Row {
     pub hash: String,
     /// Elo relative to the anchor; `None` when the entry has no games linking it to the anchor.
     pub rating: Option<f64>,
-    /// Half-width of the 95 % interval.
+    /// Half-width of the 95 % interval from the anchor: how well the rating is known on the
+    /// ladder's scale (its opponents' own uncertainty included; 0 for the anchor).
     pub error: Option<f64>,
+    /// Half-width of the 95 % interval among its opponents (their ratings held fixed): how
+    /// precisely its own games place it; what a rating session waits for.
+    pub placement_error: Option<f64>,
+    /// It lost every game by a failure (it never loads, crashes or times out): no rating, and
+    /// placed at the bottom, below the anchor.
+    pub failing: bool,
     pub games: u64,
     /// Points (a draw is half a point).
     pub points: f64,
@@ -44,6 +54,17 @@ impl Row {
     pub fn version_text(&self) -> String {
         format!("v{} ({})", self.version, self.hash)
     }
+
+    /// The rating as every output writes it ([`format_elo`]): `+312.4 ± 45.1` (± from the
+    /// anchor), `+0.0 (anchor)`, `every game failed`, `unrated`.
+    pub fn rating_text(&self) -> String {
+        match (self.rating, self.error) {
+            _ if self.failing => "every game failed".to_owned(),
+            (Some(rating), _) if self.anchor => format!("{:+.1} (anchor)", rating + 0.0),
+            (Some(rating), Some(error)) => format_elo(rating, error),
+            _ => "unrated".to_owned(),
+        }
+    }
 }
 
 /// The whole leaderboard.
@@ -53,6 +74,8 @@ pub struct Leaderboard {
     pub games: u64,
     /// The anchor's name (held at 0).
     pub anchor: Option<String>,
+    /// The entry rated last (`othello rate`), highlighted on the web page.
+    pub last_rated: Option<i64>,
 }
 
 /// Version numbers: per bot (kind and name), each distinct hash in the order the ladder first saw
@@ -81,10 +104,11 @@ pub fn rows(entries: &[Entry], fit: &Fit, records: &HashMap<i64, EntryRecord>, a
     let versions = versions(entries);
     let mut rows: Vec<Row> = entries
         .iter()
-        .zip(&fit.ratings)
+        .zip(fit.ratings.iter().zip(&fit.placement_errors))
         .zip(versions)
-        .map(|((entry, rating), version)| {
+        .map(|((entry, (rating, placement_error)), version)| {
             let record = records.get(&entry.id).copied().unwrap_or_default();
+            let failing = record.failed_every_game();
             Row {
                 rank: None,
                 entry: entry.id,
@@ -92,8 +116,10 @@ pub fn rows(entries: &[Entry], fit: &Fit, records: &HashMap<i64, EntryRecord>, a
                 kind: entry.identity.kind.as_str(),
                 version,
                 hash: short_hash(&entry.identity.hash).to_owned(),
-                rating: rating.map(|r| r.elo),
-                error: rating.map(|r| r.error),
+                rating: rating.filter(|_| !failing).map(|r| r.elo),
+                error: rating.filter(|_| !failing).map(|r| r.error),
+                placement_error: placement_error.filter(|_| !failing && rating.is_some()),
+                failing,
                 games: record.games,
                 points: record.points,
                 score: (record.games > 0).then(|| record.points / record.games as f64),
@@ -104,14 +130,24 @@ pub fn rows(entries: &[Entry], fit: &Fit, records: &HashMap<i64, EntryRecord>, a
             }
         })
         .collect();
-    rows.sort_by(|a, b| match (a.rating, b.rating) {
-        (Some(x), Some(y)) => y.total_cmp(&x).then(a.entry.cmp(&b.entry)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.entry.cmp(&b.entry),
+    // Rated entries best first, then those that failed every game, then the unrated.
+    let group = |row: &Row| {
+        if row.rating.is_some() {
+            0
+        } else if row.failing {
+            1
+        } else {
+            2
+        }
+    };
+    rows.sort_by(|a, b| {
+        group(a)
+            .cmp(&group(b))
+            .then(b.rating.unwrap_or(0.0).total_cmp(&a.rating.unwrap_or(0.0)))
+            .then(a.entry.cmp(&b.entry))
     });
     for (i, row) in rows.iter_mut().enumerate() {
-        if row.rating.is_some() {
+        if row.rating.is_some() || row.failing {
             row.rank = Some(i + 1);
         }
     }
@@ -125,5 +161,5 @@ pub fn leaderboard(ladder: &Ladder) -> Result<Leaderboard, String> {
     let anchor = ladder.anchor()?;
     let rows = rows(&entries, &fit, &ladder.records()?, anchor);
     let anchor = rows.iter().find(|r| r.anchor).map(|r| r.name.clone());
-    Ok(Leaderboard { rows, games: ladder.game_count()?, anchor })
+    Ok(Leaderboard { rows, games: ladder.game_count()?, anchor, last_rated: ladder.last_rated()? })
 }

@@ -24,5 +24,5 @@ pub mod store;
 pub use fit::{Fit, FitOptions, Rating, Results, fit};
 pub use identity::{Identity, Kind};
 pub use leaderboard::{Leaderboard, Row, leaderboard};
-pub use session::{Placement, Progress, RateOptions, StopReason, rate};
+pub use session::{FailureReason, Placement, Progress, RateOptions, StopReason, rate};
 pub use store::{Entry, Ladder, StoredGame};

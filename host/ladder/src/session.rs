@@ -101,6 +101,9 @@ pub struct Progress {
     pub points: f64,
     /// Its games lost by a failure in them.
     pub failures: u32,
+    /// Why: each distinct failure (`timeout: …`, `load-error: …`) with its number of games, in
+    /// the order first seen.
+    pub failure_reasons: Vec<FailureReason>,
     /// Its rating over all its games in the ladder (refitted after each pair of games); the
     /// error is relative to the anchor, so it includes the opponents' own uncertainty.
     pub rating: Option<Rating>,
@@ -113,13 +116,29 @@ pub struct Progress {
     pub entries: usize,
 }
 
+/// One reason the bot lost games by a failure.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FailureReason {
+    /// The termination and its detail: `crash: the bot's process died (signal 11)`.
+    pub reason: String,
+    pub games: u32,
+}
+
+/// Counts a failure under its reason.
+fn add_failure_reason(reasons: &mut Vec<FailureReason>, reason: String) {
+    match reasons.iter_mut().find(|r| r.reason == reason) {
+        Some(known) => known.games += 1,
+        None => reasons.push(FailureReason { reason, games: 1 }),
+    }
+}
+
 /// The end of a session: the bot's place on the ladder.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Placement {
     pub progress: Progress,
     /// The bot's leaderboard line (rank among all rated entries).
     pub row: Row,
-    /// Entries with a rating.
+    /// Entries ranked: rated ones and those that failed every game.
     pub rated: usize,
     pub stop: StopReason,
 }
@@ -137,10 +156,14 @@ pub fn rate(
 ) -> Result<Placement, String> {
     let me = Player::new(ladder.entry_for(candidate)?, seating);
     ladder.set_anchor_if_unset(me.entry.id)?;
+    // An entry that failed every game is no opponent: its forfeits say nothing (the fit leaves
+    // them out).
+    let records = ladder.records()?;
+    let failing = |entry: &Entry| records.get(&entry.id).is_some_and(|r| r.failed_every_game());
     let mut pool: Vec<Player> = ladder
         .entries()?
         .into_iter()
-        .filter(|e| e.id != me.entry.id && still_matches(&e.identity))
+        .filter(|e| e.id != me.entry.id && still_matches(&e.identity) && !failing(e))
         .map(|e| Player::new(e, seating))
         .collect();
     if pool.is_empty() {
@@ -149,7 +172,7 @@ pub fn rate(
             ladder.path().display()
         ));
     }
-    let earlier_games = ladder.records()?.get(&me.entry.id).map_or(0, |r| r.games);
+    let earlier_games = records.get(&me.entry.id).map_or(0, |r| r.games);
     let pairs = options.max_games.div_ceil(2).max(1) as usize;
     let openings = OpeningSource::Random { plies: OPENING_PLIES }.openings(pairs, options.seed ^ earlier_games);
     let mut met: HashMap<i64, u32> = HashMap::new();
@@ -158,6 +181,7 @@ pub fn rate(
         games: 0,
         points: 0.0,
         failures: 0,
+        failure_reasons: Vec::new(),
         rating: None,
         placement_error: None,
         opponent: String::new(),
@@ -194,6 +218,11 @@ pub fn rate(
             progress.points += points_of(game, my_color);
             if lost_by_failure(game, my_color) {
                 progress.failures += 1;
+                let result = &game.result;
+                add_failure_reason(
+                    &mut progress.failure_reasons,
+                    format!("{}: {}", result.termination(), result.detail()),
+                );
             }
             if my_color == Color::White {
                 // The pair is complete: refit before reporting it.
@@ -213,11 +242,12 @@ pub fn rate(
 
 /// Ends a session: a snapshot of the ladder's ratings and the bot's leaderboard line.
 fn finish(ladder: &mut Ladder, progress: Progress, stop: StopReason) -> Result<Placement, String> {
+    ladder.set_last_rated(progress.entry.id)?;
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
     ladder.save_snapshot(&entries, &fit, &format!("rated {}", progress.entry.identity.label()))?;
     let rows = rows(&entries, &fit, &ladder.records()?, ladder.anchor()?);
-    let rated = rows.iter().filter(|r| r.rating.is_some()).count();
+    let rated = rows.iter().filter(|r| r.rank.is_some()).count();
     let row = rows.into_iter().find(|r| r.entry == progress.entry.id).expect("the bot is an entry");
     Ok(Placement { progress, row, rated, stop })
 }

@@ -16,6 +16,8 @@ use crate::identity::{Identity, Kind};
 
 /// The key of the anchor's entry id in the `settings` table.
 const ANCHOR_KEY: &str = "anchor";
+/// The key of the entry id of the bot rated last (highlighted on the web page).
+const LAST_RATED_KEY: &str = "last_rated";
 
 /// A ladder database, open.
 pub struct Ladder {
@@ -54,6 +56,13 @@ pub struct EntryRecord {
     pub points: f64,
     pub failures: u64,
     pub last_played: Option<u64>,
+}
+
+impl EntryRecord {
+    /// It played, and lost every game by a failure (it never loads, crashes or times out).
+    pub fn failed_every_game(&self) -> bool {
+        self.games > 0 && self.failures == self.games
+    }
 }
 
 /// Ratings saved at one moment, for the history plot.
@@ -151,6 +160,27 @@ impl Ladder {
             .optional()
             .map_err(self.error())?;
         Ok(value.and_then(|v| v.parse().ok()))
+    }
+
+    /// The entry rated last, if any (see [`Ladder::set_last_rated`]).
+    pub fn last_rated(&self) -> Result<Option<i64>, String> {
+        let value: Option<String> = self
+            .connection
+            .query_row("SELECT value FROM settings WHERE key = ?1", [LAST_RATED_KEY], |row| row.get(0))
+            .optional()
+            .map_err(self.error())?;
+        Ok(value.and_then(|v| v.parse().ok()))
+    }
+
+    /// Remembers `entry` as the bot rated last.
+    pub fn set_last_rated(&mut self, entry: i64) -> Result<(), String> {
+        self.connection
+            .execute(
+                "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![LAST_RATED_KEY, entry.to_string()],
+            )
+            .map_err(self.error())?;
+        Ok(())
     }
 
     /// Makes `entry` the anchor unless the ladder has one (the first anchor stays for good, so
@@ -303,14 +333,41 @@ impl Ladder {
     }
 
     /// Fits every entry's rating from all games (see [`crate::fit`](mod@crate::fit)); `entries` as
-    /// [`Ladder::entries`] returns them. Without an anchor, nothing is rated.
+    /// [`Ladder::entries`] returns them. Without an anchor, nothing is rated. An entry that lost
+    /// every one of its games by a failure ([`EntryRecord::failed_every_game`]) is left out of the
+    /// fit: its forfeits say nothing of its strength (nor of its opponents'), and a leaderboard
+    /// places it at the bottom.
     pub fn fit(&self, entries: &[Entry]) -> Result<Fit, String> {
-        let results = self.results(entries)?;
-        let anchor = self.anchor()?.and_then(|id| entries.iter().position(|e| e.id == id));
+        let (results, anchor) = self.fit_inputs(entries)?;
         Ok(match anchor {
             Some(anchor) => fit(&results, &FitOptions::anchored_at(anchor)),
             None => Fit { ratings: vec![None; entries.len()], placement_errors: vec![None; entries.len()], steps: 0 },
         })
+    }
+
+    /// What [`Ladder::fit`] fits: the games, less those of entries that failed every game, and
+    /// the anchor's index in `entries`.
+    pub fn fit_inputs(&self, entries: &[Entry]) -> Result<(Results, Option<usize>), String> {
+        let records = self.records()?;
+        let failing: Vec<i64> = entries
+            .iter()
+            .filter(|e| records.get(&e.id).is_some_and(EntryRecord::failed_every_game))
+            .map(|e| e.id)
+            .collect();
+        let counted: Vec<Entry> = entries
+            .iter()
+            .map(|e| {
+                // A failing entry stays in the numbering with an id no game has.
+                let mut entry = e.clone();
+                if failing.contains(&e.id) {
+                    entry.id = i64::MIN;
+                }
+                entry
+            })
+            .collect();
+        let results = self.results(&counted)?;
+        let anchor = self.anchor()?.and_then(|id| entries.iter().position(|e| e.id == id));
+        Ok((results, anchor))
     }
 
     /// Saves the ratings of `fit` (for `entries`) as a snapshot of the history.

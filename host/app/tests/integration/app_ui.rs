@@ -757,10 +757,10 @@ fn a_clean_sweep_shows_a_finite_honest_elo() {
     settle(&mut harness);
     let standings = harness.state().matches().standings().unwrap();
     assert_eq!(standings.rows[0].score.wdl.wins, 4, "every game won");
-    // 4 straight wins: the score rate is above 0.05^(1/4) = 0.473 with 95 % confidence.
-    // A one-sided bound said in words ("> -19" reads backwards to a player).
-    assert!(harness.query_by_label("at least -19, no losses yet").is_some(), "a lower bound, not +inf");
-    assert!(harness.query_by_label("at most +19, no wins yet").is_some());
+    // 4 straight wins: the score rate is above 0.05^(1/4) = 0.473 (-18.9 Elo) with 95 % confidence,
+    // a bound said in words (the project's one Elo format).
+    assert!(harness.query_by_label("at least -18.9 (no losses yet)").is_some(), "a lower bound, not +inf");
+    assert!(harness.query_by_label("at most +18.9 (no wins yet)").is_some());
     assert!(harness.query_by_label_contains("inf").is_none());
 
     // A replay starts from the standard start, with the match's random opening marked.

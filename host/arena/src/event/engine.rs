@@ -158,9 +158,9 @@ pub fn play(
     // The SPRT is on the first participant's results against the second (matches only).
     let sprt_check = |tally: &Tally| -> Option<(SprtDecision, f64)> {
         let sprt = spec.sprt?;
-        let wdl = tally.pair(0, 1).wdl;
-        let decision = sprt.decide(wdl);
-        (decision != SprtDecision::Continue).then(|| (decision, sprt.llr(wdl)))
+        let llr = sprt.llr(tally.pair(0, 1).wdl, tally.pentanomial());
+        let decision = sprt.decision(llr);
+        (decision != SprtDecision::Continue).then_some((decision, llr))
     };
     if sprt_stops && let Some(decided) = sprt_check(&tally) {
         sprt_result = Some(decided);
@@ -190,6 +190,11 @@ pub fn play(
         drop(events);
         let mut deliver = |event: ArenaEvent, sink: &mut dyn EventSink| {
             if let ArenaEvent::GameFinished(game) = &event {
+                if sprt_result.is_some() {
+                    // Finished after the test decided (in the same batch, or on another worker):
+                    // dropped as a stop drops running games, so the counts are the decision's.
+                    return;
+                }
                 if !done.insert(game.index) {
                     return; // cannot happen: each game is handed out once
                 }
@@ -326,6 +331,7 @@ fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &m
             record.white = spec.participants[game.white].name.clone();
             finished.push(ArenaEvent::GameFinished(FinishedGame {
                 index,
+                pair: game.pair,
                 black: game.black,
                 white: game.white,
                 record,

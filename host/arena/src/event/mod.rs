@@ -32,9 +32,21 @@ pub use progress::EventProgress;
 pub use schedule::{ScheduleIter, ScheduledGame};
 pub use shard::Shard;
 pub use standings::{PairScore, StandingRow, Standings, Tally};
-pub use stats::{Sprt, SprtDecision, Wdl};
+pub use stats::{Estimate, Pentanomial, Sprt, SprtDecision, SprtModel, Wdl};
 
 use crate::record::GameRecord;
+
+/// The pair of a game saved without one (see [`FinishedGame::pair`]).
+fn unknown_pair() -> usize {
+    usize::MAX
+}
+
+impl FinishedGame {
+    /// The number of the game's colour-swapped pair.
+    pub fn pair_number(&self) -> usize {
+        if self.pair == usize::MAX { self.index / 2 } else { self.pair }
+    }
+}
 
 /// A bot taking part: its display name (unique in the event), library and level.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +99,10 @@ impl EventSpec {
 pub struct FinishedGame {
     /// 0-based number of the game in the schedule.
     pub index: usize,
+    /// 0-based number of its colour-swapped pair in the schedule (both games of a pair share
+    /// the opening). Absent in state folders of earlier versions: read as `index / 2`.
+    #[serde(default = "unknown_pair")]
+    pub pair: usize,
     /// Participant indices.
     pub black: usize,
     pub white: usize,

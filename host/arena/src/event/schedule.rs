@@ -15,6 +15,8 @@ pub struct ScheduledGame {
     /// Participant indices.
     pub black: usize,
     pub white: usize,
+    /// 0-based number of its colour-swapped pair (the two games share `opening`).
+    pub pair: usize,
     pub opening: Opening,
 }
 
@@ -152,7 +154,7 @@ impl Iterator for ScheduleIter {
         };
         let (black, white) = if game.is_multiple_of(2) { (first, second) } else { (second, first) };
         let pair = pairing * layout.pairs_per_pairing() + game / 2;
-        Some(ScheduledGame { index, black, white, opening: self.openings.opening(pair) })
+        Some(ScheduledGame { index, black, white, pair, opening: self.openings.opening(pair) })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -1,10 +1,12 @@
 //! Standings and the cross-table: a [`Tally`] takes each finished game in O(1) and gives the
 //! standings at any time in O(participants²), whatever the number of games.
 
+use std::collections::BTreeMap;
+
 use othello_sdk::Color;
 use serde::{Deserialize, Serialize};
 
-use super::{FinishedGame, Wdl};
+use super::{FinishedGame, Pentanomial, Wdl};
 
 /// One participant's results against one opponent (or everyone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -64,13 +66,27 @@ pub struct Tally {
     cross: Vec<Vec<PairScore>>,
     failures: Vec<u32>,
     games: usize,
+    /// The colour-swapped pairs between participants 0 and 1 (a match), from 0's view: the
+    /// SPRT's samples. Absent in checkpoints of earlier versions.
+    #[serde(default)]
+    pairs: Pentanomial,
+    /// Pairs between 0 and 1 with one game finished: pair number → 0's half points in it.
+    #[serde(default)]
+    half_pairs: BTreeMap<usize, u8>,
 }
 
 impl Tally {
     /// Nothing played yet between `names`.
     pub fn new(names: &[String]) -> Tally {
         let n = names.len();
-        Tally { names: names.to_vec(), cross: vec![vec![PairScore::default(); n]; n], failures: vec![0; n], games: 0 }
+        Tally {
+            names: names.to_vec(),
+            cross: vec![vec![PairScore::default(); n]; n],
+            failures: vec![0; n],
+            games: 0,
+            pairs: Pentanomial::default(),
+            half_pairs: BTreeMap::new(),
+        }
     }
 
     /// Counts one finished game.
@@ -86,6 +102,27 @@ impl Tally {
             }
         }
         self.games += 1;
+        let first = match (game.black, game.white) {
+            (0, 1) => Color::Black,
+            (1, 0) => Color::White,
+            _ => return,
+        };
+        let half_points = match result.winner {
+            None => 1,
+            Some(winner) if winner == first => 2,
+            Some(_) => 0,
+        };
+        self.add_half_pair(game.pair_number(), half_points);
+    }
+
+    /// One game of pair `pair` between 0 and 1: the pair counts once both are in.
+    fn add_half_pair(&mut self, pair: usize, half_points: u8) {
+        match self.half_pairs.remove(&pair) {
+            Some(other) => self.pairs.add_pair(other + half_points),
+            None => {
+                self.half_pairs.insert(pair, half_points);
+            }
+        }
     }
 
     /// Adds another tally of the same participants (another shard of the event).
@@ -101,6 +138,15 @@ impl Tally {
             *failures += other_failures;
         }
         self.games += other.games;
+        self.pairs += other.pairs;
+        for (&pair, &half_points) in &other.half_pairs {
+            self.add_half_pair(pair, half_points);
+        }
+    }
+
+    /// The finished colour-swapped pairs between participants 0 and 1, from 0's view.
+    pub fn pentanomial(&self) -> Pentanomial {
+        self.pairs
     }
 
     /// The participants' names, in order.
@@ -249,7 +295,7 @@ mod tests {
             started_at: 0,
             result,
         };
-        FinishedGame { index, black, white, record }
+        FinishedGame { index, pair: index / 2, black, white, record }
     }
 
     fn normal(black: u32, white: u32) -> Outcome {
@@ -264,6 +310,32 @@ mod tests {
             game(2, 2, 0, Outcome::forfeit(Color::Black, Failure::new(Termination::Timeout, "slow"))),
             game(3, 1, 2, normal(10, 54)),
         ]
+    }
+
+    #[test]
+    fn pairs_are_counted_from_the_first_participant_whatever_order_their_games_finish_in() {
+        let names: Vec<String> = (0..2).map(|i| format!("p{i}")).collect();
+        let mut tally = Tally::new(&names);
+        // Pair 1 finishes its second game first; pair 2 has one game only so far.
+        let games = [
+            game(3, 1, 0, normal(40, 24)), // pair 1: p0 loses with white
+            game(0, 0, 1, normal(40, 24)), // pair 0: p0 wins with black
+            game(1, 1, 0, normal(32, 32)), // pair 0: draw -> 1½ points for p0
+            game(2, 0, 1, normal(10, 54)), // pair 1: p0 loses with black -> 0 points
+            game(4, 0, 1, normal(54, 10)), // pair 2: waiting for its second game
+        ];
+        for game in &games {
+            tally.add(game);
+        }
+        assert_eq!(tally.pentanomial(), Pentanomial([1, 0, 0, 1, 0]));
+        // A shard holding the other half of pair 2 completes it on merge.
+        let mut other = Tally::new(&names);
+        other.add(&game(5, 1, 0, normal(10, 54)));
+        tally.merge(&other);
+        assert_eq!(tally.pentanomial(), Pentanomial([1, 0, 0, 1, 1]));
+        // A checkpoint carries the half pairs.
+        let saved: Tally = serde_json::from_str(&serde_json::to_string(&tally).unwrap()).unwrap();
+        assert_eq!(saved, tally);
     }
 
     #[test]

@@ -96,9 +96,11 @@ fn sprt_stops_a_lopsided_match_early() {
     });
     assert_eq!(decided, Some(SprtDecision::AcceptH1));
     assert_eq!(summary.sprt.map(|s| s.0), Some(SprtDecision::AcceptH1));
-    // The test decides after a few dozen forfeits; workers may finish a few more
-    // (these games are instant) before they see the stop.
-    assert!(summary.unplayed > 500, "stopped after {} games", summary.games.len());
+    // Every colour-swapped pair is won 2-0 by forfeit: fishtest's LLR_logistic(0, 10, [0, 0, 0, 0, n])
+    // first reaches ln(0.95/0.05) at n = 104 pairs. Games finished after the decision (workers
+    // see the stop a little later) are not counted.
+    assert_eq!(summary.games.len(), 208, "stopped after {} games", summary.games.len());
+    assert_eq!(summary.unplayed, 1000 - 208);
 }
 
 #[test]

@@ -120,8 +120,20 @@ fn match_json_and_ggf_output() {
     let lines = json_lines(&stdout(&othello(dir.path(), &args)));
     assert_eq!(lines.len(), 5);
     let keys: Vec<&str> = lines[0].as_object().unwrap().keys().map(String::as_str).collect();
-    let mut expected =
-        ["black", "detail", "game", "loser", "move_times", "moves", "result", "score", "termination", "white"];
+    let mut expected = [
+        "black",
+        "detail",
+        "game",
+        "loser",
+        "move_times",
+        "moves",
+        "opening",
+        "pair",
+        "result",
+        "score",
+        "termination",
+        "white",
+    ];
     expected.sort();
     assert_eq!(keys, expected);
     let mut numbers: Vec<u64> = lines[..4].iter().map(|g| g["game"].as_u64().unwrap()).collect();
@@ -134,8 +146,12 @@ fn match_json_and_ggf_output() {
         let number = game["game"].as_u64().unwrap();
         let first_legal_black = number % 2 == 1;
         assert_eq!(game["black"], if first_legal_black { "First legal" } else { "Random (C)" });
-        // Games 1-2 and 3-4 share an opening: the first three moves.
+        // Games 1-2 and 3-4 share an opening, the first three moves: they are pairs 1 and 2.
         assert!(game["moves"].as_str().unwrap().len() >= 6);
+        assert_eq!(game["pair"].as_u64().unwrap(), number.div_ceil(2), "{game}");
+        let opening = game["opening"].as_str().unwrap();
+        assert_eq!(opening.len(), 6, "{game}");
+        assert!(game["moves"].as_str().unwrap().starts_with(opening), "{game}");
         // Every move played, with its wall time and (in a cgroup) the CPU time of its bot.
         let times = game["move_times"].as_array().unwrap();
         let played: Vec<&str> = times.iter().map(|t| t["move"].as_str().unwrap()).filter(|m| *m != "pass").collect();
@@ -211,6 +227,9 @@ fn bad_input_gets_a_clear_error() {
 
     let output = othello(dir.path(), &["match", "first_legal", "first_legal", "--sprt", "elo0=0"]);
     assert_eq!(output.status.code(), Some(2));
+    let output = othello(dir.path(), &["match", "first_legal", "first_legal", "--sprt", "elo0=0,elo1=5,model=binary"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("pentanomial or trinomial"));
 
     // A level the bot does not have names the valid range; a bot without levels says so.
     let output = othello(dir.path(), &["match", "levels@9", "first_legal"]);
@@ -525,4 +544,63 @@ fn the_readme_and_the_manual_have_no_broken_links() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// `--sprt elo0=0,elo1=5` alone (default alpha and beta, no `--games`): the match runs until the
+/// test decides. A bot against itself scores exactly 1 point in every colour-swapped pair (the
+/// second game mirrors the first), so the pentanomial counts are `[0, 0, n, 0, 0]`; fishtest's
+/// `LLRcalc.LLR_logistic(0, 5, [0, 0, n, 0, 0])` first falls below the lower bound
+/// ln(0.05/0.95) = -2.944 at n = 204 pairs (LLR -2.94838; 203 pairs give -2.93389), so the
+/// match stops after 408 games with H0 accepted.
+#[test]
+fn an_sprt_without_a_game_count_runs_until_it_decides_on_pairs() {
+    let dir = workspace(&["first_legal"]);
+    let args = [
+        "match",
+        "first_legal",
+        "first_legal",
+        "--sprt",
+        "elo0=0,elo1=5",
+        "--openings",
+        "random:6",
+        "--in-process",
+        "--json",
+    ];
+    let output = othello(dir.path(), &args);
+    let lines = json_lines(&stdout(&output));
+    let summary = &lines.last().unwrap()["summary"];
+    assert_eq!(summary["games"], 408, "{summary}");
+    let sprt = &summary["sprt"];
+    assert_eq!(sprt["decision"], "accept-h0", "{sprt}");
+    assert_eq!((sprt["alpha"].as_f64(), sprt["beta"].as_f64()), (Some(0.05), Some(0.05)));
+    assert_eq!(sprt["model"], "pentanomial");
+    assert_eq!(sprt["pentanomial"], serde_json::json!([0, 0, 204, 0, 0]), "{sprt}");
+    assert!((sprt["llr"].as_f64().unwrap() - -2.9483843378).abs() < 1e-6, "{sprt}");
+    assert!((sprt["lower_bound"].as_f64().unwrap() - (0.05f64 / 0.95).ln()).abs() < 1e-12);
+    assert_eq!((&sprt["first"], &sprt["second"]), (&lines[0]["black"], &lines[0]["white"]));
+    assert_eq!(
+        sprt["wins"].as_u64().unwrap() + sprt["draws"].as_u64().unwrap() + sprt["losses"].as_u64().unwrap(),
+        408
+    );
+    assert_eq!(sprt["elo"], 0.0);
+    assert_eq!(sprt["los"], 0.5);
+    for key in ["elo_error", "nelo", "nelo_error", "draw_ratio", "upper_bound"] {
+        assert!(sprt.get(key).is_some(), "{key} in {sprt}");
+    }
+    // Every game line names its pair and opening; a pair's two games share the opening.
+    let games = &lines[..lines.len() - 1];
+    assert_eq!(games.len(), 408);
+    for game in games {
+        let partner = games.iter().find(|g| g["pair"] == game["pair"] && g["game"] != game["game"]).unwrap();
+        assert_eq!(partner["opening"], game["opening"]);
+        assert_eq!(game["opening"].as_str().unwrap().len(), 12);
+    }
+
+    // The text summary says the same from the first bot's side.
+    let text = stdout(&othello(dir.path(), &args[..args.len() - 1]));
+    assert!(text.contains("SPRT (elo0=0,elo1=5,alpha=0.05,beta=0.05,model=pentanomial)"), "{text}");
+    assert!(text.contains("Pairs: 204 (LL 0, LD 0, DD+WL 204, WD 0, WW 0)"), "{text}");
+    assert!(text.contains("LLR -2.95 (bounds -2.94, 2.94): H0 accepted"), "{text}");
+    assert!(text.contains("LOS 50.00 %"), "{text}");
+    assert!(text.starts_with("408 games played\n"), "the cap's unplayed games are not news: {text}");
 }

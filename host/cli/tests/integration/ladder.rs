@@ -100,18 +100,29 @@ fn rate_places_a_strong_and_a_weak_bot_in_the_right_order_and_the_ladder_shows_t
         assert!(r["games"].as_u64().unwrap() >= 24, "{r}");
         assert_eq!(r["version"], 1);
         assert!(r["error"].as_f64().unwrap() > 0.0);
+        // Both intervals: among its opponents (their ratings held), and from the anchor.
+        let placed = r["placement_error"].as_f64().unwrap();
+        assert!(placed > 0.0 && placed <= r["error"].as_f64().unwrap() + 1e-9, "{r}");
+        assert_eq!(r["failing"], false);
     }
     assert!(row(&rows, "Corners")["rating"].as_f64().unwrap() > 100.0, "{rows:?}");
     assert!(row(&rows, "Gifts")["rating"].as_f64().unwrap() < -100.0, "{rows:?}");
 
-    // The text table and the web page show the same ladder.
+    // The text table and the web page show the same ladder, both intervals labelled, in the one
+    // Elo format; Gifts, rated last, is marked.
     let table = stdout(&othello(dir.path(), &["ladder"]));
+    assert!(table.contains("rating ± from anchor") && table.contains("± among opp."), "{table}");
+    assert!(table.lines().any(|l| l.contains("Random (C)") && l.contains("+0.0 (anchor)")), "{table}");
+    assert!(table.lines().any(|l| l.contains("Gifts") && l.contains("(rated last)") && l.contains(" ± ")), "{table}");
     let order: Vec<usize> = ["Corners", "Random (C)", "Gifts"].iter().map(|n| table.find(n).unwrap()).collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{table}");
     let html = dir.path().join("page");
     othello(dir.path(), &["ladder", "--html", html.to_str().unwrap()]);
     let page = std::fs::read_to_string(html.join("index.html")).unwrap();
     assert!(page.contains("<svg") && page.contains("<polyline") && page.contains("Corners v1"), "{page}");
+    let highlighted: Vec<&str> = page.lines().filter(|l| l.starts_with("<tr class=\"latest\">")).collect();
+    assert!(highlighted.len() == 1 && highlighted[0].contains(">Gifts<"), "Gifts highlighted: {page}");
+    assert!(page.contains("Rating ± from the anchor") && page.contains("± among its opponents"), "{page}");
     assert!(!page.contains("<script"), "no script needed");
 
     // Its games, as GGF.
@@ -141,13 +152,52 @@ fn a_bot_that_cannot_load_is_rated_at_the_bottom_with_its_failures() {
     let text = stdout(&output);
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot play"));
     assert!(text.contains("lost every game by a failure"), "{text}");
+    // The reasons, not only their count.
+    let reasons = text.split("Games lost by a failure this session:").nth(1).unwrap_or_else(|| panic!("{text}"));
+    assert!(reasons.lines().nth(1).is_some_and(|l| l.contains(" × load-error: ") && l.contains("think")), "{text}");
     let rows = rows(dir.path());
     let broken = row(&rows, "missing_think");
     assert_eq!(broken["games"], broken["failures"]);
     assert!(broken["failures"].as_u64().unwrap() >= 4);
+    // At the bottom, below the anchor, with a rank but no rating, whoever it met.
     assert_eq!(rows.last().unwrap()["name"], "missing_think", "at the bottom: {rows:?}");
-    assert!(broken["rating"].as_f64().unwrap().is_finite());
-    assert!(stdout(&othello(dir.path(), &["ladder"])).contains("missing_think"));
+    assert_eq!(broken["failing"], true);
+    assert_eq!(broken["rating"], Value::Null);
+    assert_eq!(broken["rank"].as_u64().unwrap(), rows.len() as u64);
+    assert!(row(&rows, "Random (C)")["rank"].as_u64().unwrap() < rows.len() as u64);
+    let table = stdout(&othello(dir.path(), &["ladder"]));
+    assert!(table.lines().any(|l| l.contains("missing_think") && l.contains("every game failed")), "{table}");
+    // The JSON placement carries the reasons too.
+    let output = othello(dir.path(), &["rate", "missing_think", "--max-games", "4", "--sandbox", "off", "--json"]);
+    let placement: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    let reasons = placement["failure_reasons"].as_array().unwrap();
+    assert_eq!(reasons[0]["games"], 4, "{placement}");
+    assert!(reasons[0]["reason"].as_str().unwrap().starts_with("load-error: "), "{placement}");
+}
+
+/// Forfeits a failing bot "won" against strong opponents would have placed it above the anchor:
+/// its games are left out of the fit, so it is at the bottom whoever it met, and the strong
+/// bots' ratings are not moved by its forfeits.
+#[test]
+fn a_failing_bot_that_met_only_strong_opponents_is_still_below_the_anchor() {
+    let dir = workspace(&["missing_think"]);
+    seed(dir.path());
+    stdout(&othello(dir.path(), &["rate", "corners", "--in-process", "--max-games", "12"]));
+    let corners_before = row(&rows(dir.path()), "Corners")["rating"].as_f64().unwrap();
+    // Its only opponent: the pool is seeded with Corners alone beside it.
+    let output = othello(dir.path(), &["ladder", "--seed-pool", "corners", "missing_think", "--sandbox", "off"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let rows = rows(dir.path());
+    let broken = row(&rows, "missing_think");
+    assert_eq!(broken["failing"], true, "{rows:?}");
+    assert_eq!(broken["rank"].as_u64().unwrap(), rows.len() as u64, "{rows:?}");
+    assert!(row(&rows, "Random (C)")["rank"].as_u64().unwrap() < broken["rank"].as_u64().unwrap());
+    let corners_after = row(&rows, "Corners")["rating"].as_f64().unwrap();
+    assert!((corners_after - corners_before).abs() < 1e-6, "{corners_before} -> {corners_after}");
+    // Nor is it an opponent of the bots rated after it.
+    let games_before = broken["games"].clone();
+    stdout(&othello(dir.path(), &["rate", "gifts", "--in-process", "--max-games", "12"]));
+    assert_eq!(row(&self::rows(dir.path()), "missing_think")["games"], games_before);
 }
 
 #[test]

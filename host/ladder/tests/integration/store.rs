@@ -135,6 +135,56 @@ fn two_builds_of_one_bot_are_two_versions_and_the_same_build_is_one_entry() {
     assert_eq!(board.rows[0].entry, old.id);
 }
 
+/// A game that `loser` lost by crashing.
+fn crashed(loser: Color) -> GameRecord {
+    let failure = othello_arena::seat::Failure::new(othello_arena::seat::Termination::Crash, "segfault");
+    GameRecord { result: Outcome::forfeit(loser, failure), ..game(None) }
+}
+
+#[test]
+fn a_bot_that_failed_every_game_is_below_the_anchor_and_moves_no_rating() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ladder = Ladder::open(&dir.path().join("l.sqlite3")).unwrap();
+    let anchor = ladder.entry_for(&identity("Random", "0")).unwrap();
+    ladder.set_anchor_if_unset(anchor.id).unwrap();
+    let strong = ladder.entry_for(&identity("Strong", "1")).unwrap();
+    for i in 0..10 {
+        let winner = if i < 8 { Color::Black } else { Color::White };
+        ladder.record_game(strong.id, anchor.id, &game(Some(winner))).unwrap();
+    }
+    let before = leaderboard(&ladder).unwrap();
+    let strong_before = before.rows.iter().find(|r| r.entry == strong.id).unwrap().rating.unwrap();
+    assert!(strong_before > 100.0);
+    // Its only opponent is the strong bot: with its forfeits fitted it would be rated far
+    // below Strong, yet above the anchor would be possible; it is placed at the bottom instead.
+    let crashing = ladder.entry_for(&identity("Crashing", "2")).unwrap();
+    for _ in 0..3 {
+        ladder.record_game(crashing.id, strong.id, &crashed(Color::Black)).unwrap();
+        ladder.record_game(strong.id, crashing.id, &crashed(Color::White)).unwrap();
+    }
+    ladder.set_last_rated(crashing.id).unwrap();
+    let board = leaderboard(&ladder).unwrap();
+    let names: Vec<&str> = board.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["Strong", "Random", "Crashing"]);
+    let row = board.rows.last().unwrap();
+    assert!(row.failing && row.rating.is_none() && row.error.is_none(), "{row:?}");
+    assert_eq!((row.rank, row.games, row.failures), (Some(3), 6, 6));
+    assert_eq!(row.rating_text(), "every game failed");
+    let strong_row = &board.rows[0];
+    assert_eq!(strong_row.rating, Some(strong_before), "the forfeits move no rating");
+    assert!(strong_row.rating_text().starts_with('+') && strong_row.rating_text().contains(" ± "));
+    assert!(strong_row.placement_error.unwrap() < strong_row.error.unwrap() + 1e-9);
+    assert_eq!(board.rows[1].rating_text(), "+0.0 (anchor)");
+    assert_eq!(board.last_rated, Some(crashing.id));
+
+    // The page labels both intervals and highlights the bot rated last.
+    let page = othello_ladder::html::page(&board, &ladder.history().unwrap());
+    assert!(page.contains("Rating ± from the anchor") && page.contains("± among its opponents"), "{page}");
+    assert!(page.contains("<tr class=\"failing latest\">"), "{page}");
+    assert!(page.contains(&format!("<td>{}</td>", othello_ladder::html::escape(&strong_row.rating_text()))));
+    assert!(page.contains("every game failed"));
+}
+
 #[test]
 fn several_writers_at_once_lose_no_game() {
     let dir = tempfile::tempdir().unwrap();
