@@ -2,6 +2,7 @@
 //! and a chosen entry's games, each of which loads onto the board to replay. The workers are
 //! `crate::ladder`; this module only draws them.
 
+use othello_arena::event::stats::format_elo;
 use std::path::PathBuf;
 
 use egui::{Color32, Grid, RichText, Ui};
@@ -82,10 +83,14 @@ fn rating(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
         }
     } else if let Some(placement) = &app.ladder.placement {
         let row = &placement.row;
-        let rating = row.rating.map(|r| format!("{r:.0}")).unwrap_or_else(|| "unrated".to_owned());
-        let placed = placement.progress.placement_error.map(|e| format!(" ± {e:.0}")).unwrap_or_default();
+        let rating = match (row.rating, placement.progress.placement_error) {
+            (Some(rating), Some(placed)) if !row.failing && !row.anchor => {
+                format!("{} Elo", format_elo(rating, placed))
+            }
+            _ => row.rating_text(),
+        };
         let rank = row.rank.map(|r| format!(", rank {r} of {}", placement.rated)).unwrap_or_default();
-        ui.label(format!("{} {}: {rating}{placed} Elo{rank}", row.name, row.version_text()));
+        ui.label(format!("{} {}: {rating}{rank}", row.name, row.version_text()));
     }
     Grid::new("rating options").num_columns(2).show(ui, |ui| {
         ui.label("Stop at ± Elo");
@@ -126,10 +131,11 @@ fn rating(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     }
 }
 
-/// `Rating Bot: 12 games, 8.5 points, 312 ± 45 Elo (± 140 from the anchor), last: Other`.
+/// `Rating Bot: 12 games, 8.5 points, +312.0 ± 45.0 Elo (± 140.0 from the anchor), last: Other`
+/// (the project's one Elo format).
 fn progress_text(p: &Progress) -> String {
     let rating = match (p.rating, p.placement_error) {
-        (Some(r), Some(placed)) => format!("{:.0} ± {placed:.0} Elo (± {:.0} from the anchor)", r.elo, r.error),
+        (Some(r), Some(placed)) => format!("{} Elo (± {:.1} from the anchor)", format_elo(r.elo, placed), r.error),
         _ => "not rated yet".to_owned(),
     };
     format!(
@@ -183,11 +189,7 @@ fn board(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
                         chosen = Some(row.entry);
                     }
                     ui.label(format!("v{}", row.version)).on_hover_text(format!("SHA-256 {}…", row.hash));
-                    ui.label(match (row.rating, row.error) {
-                        (Some(r), Some(_)) if row.anchor => format!("{r:.0} (anchor)"),
-                        (Some(r), Some(e)) => format!("{r:.0} ± {e:.0}"),
-                        _ => "unrated".to_owned(),
-                    });
+                    ui.label(row.rating_text());
                     ui.label(row.games.to_string());
                     ui.label(row.score.map(|s| format!("{:.0} %", 100.0 * s)).unwrap_or_default());
                     let failures = ui.label(row.failures.to_string());
