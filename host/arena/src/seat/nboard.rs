@@ -544,6 +544,7 @@ impl Engine {
         if self.reaped.is_some() {
             return true;
         }
+        // Raw waitid: nix has it on Linux only, and this runs on macOS too.
         // SAFETY: an all-zero siginfo_t is a valid value to be overwritten.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
@@ -588,8 +589,8 @@ impl Engine {
         }
         // The group id is the engine's pid, reserved while the engine is unreaped: the signal
         // cannot reach a stranger's group.
-        // SAFETY: plain syscall on a group of our own.
-        unsafe { libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL) };
+        let group = nix::unistd::Pid::from_raw(self.child.id() as libc::pid_t);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
         let status = self.child.wait().expect("a killed child can be reaped");
         self.reaped = Some(status);
         status

@@ -112,7 +112,7 @@ fn shards_add_up_to_the_event() {
 #[test]
 fn state_folder_errors_say_which_case_it_is() {
     let dir = tempfile::tempdir().unwrap();
-    let error = StateDir::inspect(dir.path()).err().expect("no event there");
+    let error = StateDir::inspect(dir.path()).expect_err("no event there");
     assert!(matches!(error, StateError::NoEvent { .. }), "{error:?}");
     assert!(error.to_string().contains("was the event started with --state?"), "{error}");
 
@@ -123,6 +123,6 @@ fn state_folder_errors_say_which_case_it_is() {
     assert!(error.to_string().contains("add --resume"), "{error}");
 
     std::fs::write(dir.path().join(GAMES_FILE), "not a game\n{}\n").unwrap();
-    let error = StateDir::inspect(dir.path()).err().expect("a damaged log");
+    let error = StateDir::inspect(dir.path()).expect_err("a damaged log");
     assert!(matches!(error, StateError::Damaged { at_byte: Some(0), .. }), "{error:?}");
 }

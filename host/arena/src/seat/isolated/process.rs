@@ -169,8 +169,8 @@ impl Runner {
         if self.jail.has_keeper() && wait_for_exit(self.pid(), KEEPER_EXIT_WAIT) {
             return self.reap(true).expect("an ended child can be reaped");
         }
-        // SAFETY: the child is not reaped yet, so its pid is still ours.
-        unsafe { libc::kill(self.pid(), libc::SIGKILL) };
+        // The child is not reaped yet, so its pid is still ours.
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), nix::sys::signal::Signal::SIGKILL);
         self.reap(true).expect("a killed child can be reaped")
     }
 
