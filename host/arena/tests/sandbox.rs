@@ -376,3 +376,32 @@ fn two_libraries_with_one_name_are_told_apart() {
     let names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names, ["Alpha-beta (libnamed-real.so)", "Alpha-beta (libnamed-fake.so)"]);
 }
+
+/// A bot reading its environment (issue 25, 2) sees none of the host's variables — an API token
+/// or a database password would end up in its name, its stderr or its evaluations — only PATH,
+/// LANG, HOME and TMPDIR (its scratch folder) and OTHELLO_*; a variable the user names
+/// (`--env NAME`) is passed on.
+#[test]
+fn a_bot_sees_none_of_the_hosts_variables_but_those_named() {
+    let minimal = ["PATH", "LANG", "HOME", "TMPDIR"];
+    let host_variable = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok()).find(|name| {
+        !minimal.contains(&name.as_str())
+            && !name.starts_with("OTHELLO_")
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    // A test process always has one (cargo's CARGO_*, the shell's), standing for the secret.
+    let secret = host_variable.expect("the test process has a variable beyond the minimal set");
+    let reader = fixture_with("env_reader", &secret.to_lowercase(), &[("VARIABLE", format!("\"{secret}\""))]);
+    let name_with = |options: othello_arena::seat::SeatOptions| {
+        let mut seat = open_seat(&isolated(&reader).with_options(options)).expect("the reader loads");
+        seat.new_game().expect("init returns");
+        seat.name().to_owned()
+    };
+    assert_eq!(name_with(seat_options()), "unset scratch extra:0", "the bot saw {secret} or more");
+    let named: &'static [String] = Box::leak(vec![secret.clone()].into_boxed_slice());
+    let options = othello_arena::seat::SeatOptions { env: named, ..seat_options() };
+    assert_eq!(name_with(options), "seen scratch extra:0", "{secret} was named, and passed on");
+    // The report says so.
+    let layers = sandbox_report(&runner_command()).unwrap();
+    assert!(layers.iter().any(|layer| layer.name == "clean-environment" && layer.is_active()), "{layers:?}");
+}

@@ -81,6 +81,11 @@ pub struct GlobalOptions {
     /// a sandboxed bot are frozen while it is not on move.
     #[arg(long, global = true)]
     pub ponder: bool,
+    /// Pass the environment variable NAME on to sandboxed bots and engines (repeatable). They
+    /// start with a clean environment: only PATH, LANG, HOME and TMPDIR (their scratch folder),
+    /// OTHELLO_* variables, and those named here.
+    #[arg(long = "env", value_name = "NAME", global = true)]
+    pub env: Vec<String>,
     /// The engines file: NBoard engines by name, as a JSON array of objects with `name`,
     /// `command`, optional `workingDirectory`, `arguments` and `initStrings` (cutechess's
     /// engines.json form). Default: ./engines.json when there is one.
@@ -214,6 +219,22 @@ pub fn main() -> i32 {
 /// Exit code for errors the user can fix (bad arguments, unreadable files).
 const EXIT_ERROR: i32 = 2;
 
+/// `names` for the life of the program, so the seat options stay `Copy`: each distinct list is
+/// leaked once (a run names one).
+fn static_names(names: &[String]) -> &'static [String] {
+    static LISTS: std::sync::Mutex<Vec<&'static [String]>> = std::sync::Mutex::new(Vec::new());
+    if names.is_empty() {
+        return &[];
+    }
+    let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(list) = lists.iter().find(|list| **list == names) {
+        return list;
+    }
+    let list: &'static [String] = Box::leak(names.to_vec().into_boxed_slice());
+    lists.push(list);
+    list
+}
+
 impl GlobalOptions {
     /// The limits of every seat, from `--grace-ms`, `--memory-mb` and `--load-timeout-ms`.
     pub fn seat_options(&self) -> SeatOptions {
@@ -224,6 +245,7 @@ impl GlobalOptions {
             load_timeout: Duration::from_millis(self.load_timeout_ms),
             sandbox: self.sandbox,
             ponder: self.ponder,
+            env: static_names(&self.env),
         }
     }
 

@@ -23,7 +23,7 @@ pub fn sandboxed_command(
     runner_args: &[OsString],
     command: &[String],
     folder: Option<&Path>,
-    options: &JailOptions,
+    options: &JailOptions<'_>,
 ) -> std::io::Result<(Command, Jail, OwnedFd)> {
     let mut command_line = Command::new(runner_program);
     command_line.args(runner_args);

@@ -12,12 +12,15 @@ use crate::Mode;
 use crate::args::SandboxArgs;
 #[cfg(target_os = "linux")]
 use crate::cgroup::RunnerCgroup;
+use crate::environment::clean_environment;
 use crate::scratch::ScratchDir;
 
 /// What the host asks of the sandbox around one process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JailOptions {
+pub struct JailOptions<'a> {
     pub mode: Mode,
+    /// The host's variables passed on besides the minimal set (see [`crate::environment`]).
+    pub env: &'a [String],
     /// Memory limit in MiB (0: none).
     pub memory_limit_mb: u64,
     /// The process may compute while its seat is not on move (never frozen).
@@ -54,14 +57,16 @@ pub struct Jail {
 }
 
 impl Jail {
-    /// Prepares `command_line` (the runner's program and leading arguments) with the arguments of
-    /// the sandbox in `options`: `--memory-mb N --sandbox MODE [--scratch DIR] [--cgroup vN]
-    /// [--freezer DIR]`, the cgroup joined before exec, a process group of its own. With
+    /// Prepares `command_line` (the runner's program and leading arguments) for the sandbox in
+    /// `options`: the scratch folder and the cgroup made, the cgroup joined before exec, a clean
+    /// environment ([`crate::environment`]), a process group of its own. Returns the jail and the
+    /// runner's sandbox arguments for what it made (`--memory-mb N --sandbox MODE [--scratch DIR]
+    /// [--cgroup vN] [--freezer DIR]`). With
     /// `enter_scratch` the process starts in its scratch folder (a bot's runner: a relative path
     /// never lands in the host's folder); an engine keeps the working folder it is given.
     pub fn prepare(
         command_line: &mut Command,
-        options: &JailOptions,
+        options: &JailOptions<'_>,
         enter_scratch: bool,
     ) -> std::io::Result<(Jail, SandboxArgs)> {
         let scratch = if options.mode == Mode::Off { None } else { Some(ScratchDir::create()?) };
@@ -69,6 +74,7 @@ impl Jail {
         args.sandbox = options.mode;
         if let Some(scratch) = &scratch {
             args.scratch = Some(scratch.path().to_path_buf());
+            command_line.env_clear().envs(clean_environment(scratch.path(), options.env));
             if enter_scratch {
                 command_line.current_dir(scratch.path());
             }
@@ -129,7 +135,7 @@ impl Jail {
     }
 
     /// No sandbox (an engine started as a plain process): only the CPU clock of the process.
-    pub fn unsandboxed(options: &JailOptions) -> Jail {
+    pub fn unsandboxed(options: &JailOptions<'_>) -> Jail {
         Jail {
             freeze: !options.ponder,
             has_keeper: false,

@@ -9,6 +9,7 @@
 //! | cgroups | joining the freezer | `cgroup`: limits, freezer, CPU clock, kill (`idle_freezer`) |
 //! | Windows job | `job::runner_report` | `job::Job` around each runner |
 //! | scratch folder | the only place it writes | [`scratch`]: made, swept, removed |
+//! | clean environment | | [`environment`]: the minimal set and the named variables |
 //!
 //! [`args`] is the runner's command line as one typed contract: the host writes it
 //! ([`args::RunnerArgs::to_args`]), the runner reads it ([`args::RunnerArgs::parse`]).
@@ -28,6 +29,7 @@ pub mod args;
 mod cgroup;
 #[cfg(unix)]
 pub mod engine;
+pub mod environment;
 #[cfg(target_os = "linux")]
 mod idle_freezer;
 #[cfg(unix)]

@@ -68,6 +68,8 @@ pub mod layer {
     pub const PRIVATE_HANDLES: &str = "private-handles";
     /// Windows: a crash ends the runner at once, without an error dialog waiting for a click.
     pub const NO_ERROR_DIALOGS: &str = "no-error-dialogs";
+    /// The host starts the runner with a minimal environment, none of its own secrets.
+    pub const CLEAN_ENVIRONMENT: &str = "clean-environment";
 }
 
 /// The outcome of every layer tried so far.
@@ -138,9 +140,14 @@ pub fn host_report(program: &Path, leading_args: &[OsString]) -> Result<Vec<Laye
     if layers.is_empty() {
         return Err(format!("the bot runner `{runner}` reported no sandbox layer"));
     }
-    // The cgroup is the host's to make: the runner alone cannot know.
-    #[cfg_attr(not(any(target_os = "linux", windows)), allow(unused_mut))]
+    // The cgroup and the environment are the host's to make: the runner alone cannot know.
     let mut layers = layers;
+    let environment = if cfg!(unix) {
+        Ok(crate::environment::describe())
+    } else {
+        Err("not on Windows: the bot inherits the host's environment".to_owned())
+    };
+    layers.push(Layer { name: layer::CLEAN_ENVIRONMENT.to_owned(), state: environment });
     #[cfg(target_os = "linux")]
     for layer in &mut layers {
         use crate::layer::{CGROUP, FREEZER};

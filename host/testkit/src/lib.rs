@@ -49,6 +49,7 @@ pub fn seat_options() -> SeatOptions {
         load_timeout: TEST_LOAD_TIMEOUT,
         sandbox: SandboxMode::Auto,
         ponder: false,
+        env: &[],
     }
 }
 

@@ -54,14 +54,19 @@ pub struct SeatOptions {
     /// processes of a seat not on move are frozen where the machine has a freezer (isolated
     /// seats in the sandbox only).
     pub ponder: bool,
+    /// The host's environment variables a sandboxed bot or engine gets besides the minimal set
+    /// (`--env NAME`; see `othello_sandbox::environment`). Static, so the options stay `Copy`: a
+    /// program names them once (the CLI leaks its list).
+    pub env: &'static [String],
 }
 
 impl SeatOptions {
     /// What the sandbox around an isolated seat's runner (or an engine) is asked.
     #[cfg(unix)]
-    pub(crate) fn jail(&self) -> othello_sandbox::jail::JailOptions {
+    pub(crate) fn jail(&self) -> othello_sandbox::jail::JailOptions<'_> {
         othello_sandbox::jail::JailOptions {
             mode: self.sandbox,
+            env: self.env,
             memory_limit_mb: self.memory_limit_mb,
             ponder: self.ponder,
         }
@@ -83,6 +88,7 @@ impl Default for SeatOptions {
             load_timeout: DEFAULT_LOAD_TIMEOUT,
             sandbox: SandboxMode::Auto,
             ponder: false,
+            env: &[],
         }
     }
 }
