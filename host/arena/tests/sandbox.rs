@@ -134,7 +134,9 @@ fn writes_land_only_in_the_scratch_folder_which_is_removed_afterwards() {
         let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
         // 0x39 would mean its own scratch folder was not writable; 0x38 that it wrote outside.
         assert_played_out(&first);
-        assert_eq!(scratch_marks().len(), 1, "the bot wrote in its scratch folder");
+        // Where the scratch folder is a private tmpfs, the host does not see the bot's file.
+        let private = sandbox_has_layers("write_outside", &["bounded-scratch"]);
+        assert_eq!(scratch_marks().len(), usize::from(!private), "the bot wrote in its scratch folder");
         assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
     }
     assert!(!outside.exists(), "{} was created", outside.display());
@@ -404,4 +406,32 @@ fn a_bot_sees_none_of_the_hosts_variables_but_those_named() {
     // The report says so.
     let layers = sandbox_report(&runner_command()).unwrap();
     assert!(layers.iter().any(|layer| layer.name == "clean-environment" && layer.is_active()), "{layers:?}");
+}
+
+/// A bot filling its scratch folder (issue 25, 1) fills a private tmpfs of `--scratch-mb` MiB:
+/// its writes fail at the bound, it plays on (a full folder is its own problem), and the host's
+/// disk never sees a byte of it (the tmpfs ends with the runner's mount namespace; the folder's
+/// removal is `writes_land_only_in_the_scratch_folder_which_is_removed_afterwards`).
+#[test]
+fn a_bot_filling_its_scratch_folder_stops_at_the_bound() {
+    if !sandbox_has_layers("disk_filler", &["bounded-scratch"]) {
+        return;
+    }
+    let bound_mb = 8;
+    let filler = fixture_with("disk_filler", "8", &[("CAP", "64".to_owned()), ("LIMIT", bound_mb.to_string())]);
+    let options = othello_arena::seat::SeatOptions { scratch_mb: bound_mb, ..seat_options() };
+    {
+        let mut bad = open_seat(&isolated(&filler).with_options(options)).expect("the filler loads");
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        // 0x38 would mean it wrote past the bound, 0x39 that it could not write at all.
+        assert_played_out(&play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+        // The host's side of its scratch folder stays empty: the tmpfs is the runner's alone.
+        let prefix = format!("othello-scratch-{}-", std::process::id());
+        for entry in std::fs::read_dir(std::env::temp_dir()).unwrap().filter_map(Result::ok) {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                assert!(!entry.path().join("filling").exists(), "the filler wrote on the host's disk");
+            }
+        }
+        assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+    }
 }

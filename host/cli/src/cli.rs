@@ -11,8 +11,8 @@ use othello_arena::nboard::engine::{ServeOptions, serve};
 use othello_arena::nboard::{ENGINES_FILE_NAME, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
-    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand,
-    SandboxMode, SeatOptions, Seating, engine_name, library_stem, open_seat, sandbox_report,
+    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB, Isolation,
+    RunnerCommand, SandboxMode, SeatOptions, Seating, engine_name, library_stem, open_seat, sandbox_report,
 };
 use othello_ladder::identity::split_level;
 
@@ -66,6 +66,10 @@ pub struct GlobalOptions {
     /// Memory limit of each bot process, in MiB (0 = none).
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_LIMIT_MB, global = true)]
     pub memory_mb: u64,
+    /// Bound of each sandboxed bot's scratch folder (its HOME and TMPDIR), in MiB: a private tmpfs
+    /// counted in its memory, gone with it (0 = a plain folder of the disk, unbounded).
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_SCRATCH_MB, global = true)]
+    pub scratch_mb: u64,
     /// Time a library gets to load and answer `init`, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_LOAD_TIMEOUT.as_millis() as u64, global = true)]
     pub load_timeout_ms: u64,
@@ -242,6 +246,7 @@ impl GlobalOptions {
             grace: Duration::from_millis(self.grace_ms),
             grace_percent: self.grace_percent,
             memory_limit_mb: self.memory_mb,
+            scratch_mb: self.scratch_mb,
             load_timeout: Duration::from_millis(self.load_timeout_ms),
             sandbox: self.sandbox,
             ponder: self.ponder,

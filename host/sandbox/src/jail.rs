@@ -23,6 +23,8 @@ pub struct JailOptions<'a> {
     pub env: &'a [String],
     /// Memory limit in MiB (0: none).
     pub memory_limit_mb: u64,
+    /// Bound of the scratch folder in MiB (0: none; see [`SandboxArgs::scratch_mb`]).
+    pub scratch_mb: u64,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
 }
@@ -74,6 +76,7 @@ impl Jail {
         args.sandbox = options.mode;
         if let Some(scratch) = &scratch {
             args.scratch = Some(scratch.path().to_path_buf());
+            args.scratch_mb = options.scratch_mb;
             command_line.env_clear().envs(clean_environment(scratch.path(), options.env));
             if enter_scratch {
                 command_line.current_dir(scratch.path());

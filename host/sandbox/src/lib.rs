@@ -2,7 +2,7 @@
 //!
 //! | layer | runner side (applied before the bot loads) | host side (around each runner) |
 //! |---|---|---|
-//! | namespaces | `namespaces`: `nobody`, user, network, mount, PID | |
+//! | namespaces | `namespaces`: `nobody`, user, network, mount, PID; the scratch folder a private tmpfs | |
 //! | process tree and stop | `process_tree`: keeper, init, bot process; `stop`: the init's stop handler | `stop::NamespaceStopper`, `jail`: waiting for the keeper |
 //! | resource limits | `limits`: rlimits, closed descriptors | |
 //! | lock-down | `lockdown`: capabilities, no-new-privs, Landlock, seccomp | |
@@ -56,6 +56,8 @@ pub use report::{Layer, Report, host_report, layer, require_every_layer};
 
 /// The memory limit of a seat's bot unless the user sets another, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
+/// The bound of a sandboxed process's scratch folder unless the user sets another, in MiB.
+pub const DEFAULT_SCRATCH_MB: u64 = 64;
 
 /// How much isolation a runner applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -51,6 +51,8 @@ pub mod layer {
     pub const NETWORK_NAMESPACE: &str = "network-namespace";
     pub const MOUNT_NAMESPACE: &str = "mount-namespace";
     pub const PID_NAMESPACE: &str = "pid-namespace";
+    /// The scratch folder is a private tmpfs of a bounded size.
+    pub const BOUNDED_SCRATCH: &str = "bounded-scratch";
     pub const PRIVATE_PROC: &str = "private-proc";
     pub const PARENT_DEATH_SIGNAL: &str = "parent-death-signal";
     pub const RESOURCE_LIMITS: &str = "resource-limits";

@@ -32,6 +32,8 @@ pub const DEFAULT_GRACE: Duration = Duration::from_millis(20);
 pub const DEFAULT_GRACE_PERCENT: u32 = 10;
 /// Default memory limit of a bot's process, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = othello_sandbox::DEFAULT_MEMORY_LIMIT_MB;
+/// Default bound of a sandboxed bot's scratch folder, in MiB.
+pub const DEFAULT_SCRATCH_MB: u64 = othello_sandbox::DEFAULT_SCRATCH_MB;
 /// Default time a library gets to load and answer `init`.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -46,6 +48,9 @@ pub struct SeatOptions {
     pub grace_percent: u32,
     /// Memory limit of the bot's process in MiB (0 = none); isolated seats only.
     pub memory_limit_mb: u64,
+    /// Bound of a sandboxed bot's (or engine's) scratch folder in MiB, a private tmpfs counted in
+    /// its memory (0 = a plain folder of the host's disk, unbounded).
+    pub scratch_mb: u64,
     /// Time a library gets to load, and `init` to return; isolated seats only.
     pub load_timeout: Duration,
     /// The runner's sandbox; isolated seats only (an in-process bot runs with the host's rights).
@@ -68,6 +73,7 @@ impl SeatOptions {
             mode: self.sandbox,
             env: self.env,
             memory_limit_mb: self.memory_limit_mb,
+            scratch_mb: self.scratch_mb,
             ponder: self.ponder,
         }
     }
@@ -85,6 +91,7 @@ impl Default for SeatOptions {
             grace: DEFAULT_GRACE,
             grace_percent: DEFAULT_GRACE_PERCENT,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
+            scratch_mb: DEFAULT_SCRATCH_MB,
             load_timeout: DEFAULT_LOAD_TIMEOUT,
             sandbox: SandboxMode::Auto,
             ponder: false,
