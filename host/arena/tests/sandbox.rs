@@ -435,3 +435,59 @@ fn a_bot_filling_its_scratch_folder_stops_at_the_bound() {
         assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
     }
 }
+
+/// A bot thinking with 4 threads (issue 25, 3) gets its CPU share of `--threads` CPUs, 1 by
+/// default, so a bot in another match keeps its cores: its runner's cgroup holds a quota of one
+/// CPU per period, and on each move its whole tree used no more CPU time than the move's wall
+/// time (plus one quota period). The CPU time is the cgroup's count, an upper bound that no load
+/// on the machine can push up; that the kernel holds the tree to the quota is
+/// `the_cpu_share_throttles_the_tree_and_counts_it` (othello-sandbox).
+#[test]
+fn a_bot_with_many_threads_gets_its_cpu_share_only() {
+    if !sandbox_has_layers("thread_burner", &["cpu-share", "cgroup"]) {
+        return;
+    }
+    let burner = fixture_with("thread_burner", "4", &[("THREADS", "4".to_owned()), ("BURN_MS", "200".to_owned())]);
+    let mut bad = IsolatedSeat::open(&isolated(&burner), &runner_command()).expect("the burner loads");
+    let share = cpu_quota(bad.runner_id().expect("a runner"));
+    assert_eq!(share, Some(1.0), "the runner's cgroup gives it one CPU");
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let record = play_game(&mut bad, good.as_mut(), &Opening::none(), None);
+    assert_played_out(&record);
+    let period = Duration::from_millis(100);
+    for mv in record.moves.iter().filter(|mv| mv.color == othello_sdk::Color::Black).take(4) {
+        let cpu = mv.cpu.unwrap_or_else(|| panic!("no CPU time for {mv:?}"));
+        assert!(cpu <= mv.elapsed + period, "{cpu:?} of CPU in {:?}: more than its share of 1 CPU", mv.elapsed);
+    }
+}
+
+/// The CPUs the cgroup of process `pid` may use at once (its quota over its period), from
+/// cgroup v2's `cpu.max` or v1's `cpu` hierarchy; `None` without a quota.
+fn cpu_quota(pid: u32) -> Option<f64> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    for line in cgroups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?.trim_start_matches('/'));
+        let (quota, period) = if controllers.split(',').any(|c| c == "cpu") {
+            let folder = ["cpu", "cpu,cpuacct"]
+                .iter()
+                .map(|c| Path::new("/sys/fs/cgroup").join(c).join(path))
+                .find(|f| f.join("cpu.cfs_quota_us").exists())?;
+            let read = |file: &str| std::fs::read_to_string(folder.join(file)).ok()?.trim().parse::<f64>().ok();
+            (read("cpu.cfs_quota_us")?, read("cpu.cfs_period_us")?)
+        } else if controllers.is_empty() {
+            let max = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+                .iter()
+                .find_map(|root| std::fs::read_to_string(Path::new(root).join(path).join("cpu.max")).ok());
+            let Some(max) = max else { continue };
+            let mut parts = max.split_whitespace();
+            (parts.next()?.parse::<f64>().ok()?, parts.next()?.parse::<f64>().ok()?)
+        } else {
+            continue;
+        };
+        if quota > 0.0 {
+            return Some(quota / period);
+        }
+    }
+    None
+}

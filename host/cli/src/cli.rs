@@ -11,8 +11,9 @@ use othello_arena::nboard::engine::{ServeOptions, serve};
 use othello_arena::nboard::{ENGINES_FILE_NAME, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
-    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB, Isolation,
-    RunnerCommand, SandboxMode, SeatOptions, Seating, engine_name, library_stem, open_seat, sandbox_report,
+    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
+    DEFAULT_THREADS, Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, engine_name, library_stem, open_seat,
+    sandbox_report,
 };
 use othello_ladder::identity::split_level;
 
@@ -70,6 +71,12 @@ pub struct GlobalOptions {
     /// counted in its memory, gone with it (0 = a plain folder of the disk, unbounded).
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_SCRATCH_MB, global = true)]
     pub scratch_mb: u64,
+    /// The CPUs each sandboxed bot may use at once while on move (its CPU share, where the
+    /// machine has a cgroup cpu controller): a bot's extra threads slow only itself. Give a bot
+    /// that thinks with several threads that many (the alpha-beta's two-thread mode: --threads 2
+    /// --env ALPHABETA_THREADS with ALPHABETA_THREADS=2).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_THREADS, global = true)]
+    pub threads: u32,
     /// Time a library gets to load and answer `init`, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_LOAD_TIMEOUT.as_millis() as u64, global = true)]
     pub load_timeout_ms: u64,
@@ -247,6 +254,7 @@ impl GlobalOptions {
             grace_percent: self.grace_percent,
             memory_limit_mb: self.memory_mb,
             scratch_mb: self.scratch_mb,
+            threads: self.threads,
             load_timeout: Duration::from_millis(self.load_timeout_ms),
             sandbox: self.sandbox,
             ponder: self.ponder,

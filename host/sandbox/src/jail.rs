@@ -25,6 +25,8 @@ pub struct JailOptions<'a> {
     pub memory_limit_mb: u64,
     /// Bound of the scratch folder in MiB (0: none; see [`SandboxArgs::scratch_mb`]).
     pub scratch_mb: u64,
+    /// The CPUs the process tree may use at once (its CPU share; 0 counts as 1).
+    pub threads: u32,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
 }
@@ -85,19 +87,24 @@ impl Jail {
         #[cfg(target_os = "linux")]
         let cgroup = match options.mode {
             Mode::Off => None,
-            Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
+            Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok().map(|mut cgroup| {
+                // Without a share the bot's threads may take the machine (the report says why).
+                let _ = cgroup.limit_cpu(options.threads);
+                cgroup
+            }),
             Mode::Strict => {
-                let cgroup = RunnerCgroup::create(options.memory_limit_mb, None);
-                let missing = match &cgroup {
-                    Ok(cgroup) => cgroup.limits_missing().map(str::to_owned),
-                    Err(why) => Some(why.clone()),
+                let strict = |layer: &str, why: &str| {
+                    std::io::Error::other(format!(
+                        "sandbox layer `{layer}` is missing ({why}); --sandbox strict refuses to run bots without it"
+                    ))
                 };
-                if let Some(why) = missing {
-                    return Err(std::io::Error::other(format!(
-                        "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
-                    )));
+                let mut cgroup =
+                    RunnerCgroup::create(options.memory_limit_mb, None).map_err(|why| strict("cgroup", &why))?;
+                if let Some(why) = cgroup.limits_missing() {
+                    return Err(strict("cgroup", why));
                 }
-                cgroup.ok()
+                cgroup.limit_cpu(options.threads).map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
+                Some(cgroup)
             }
         };
         #[cfg(target_os = "linux")]
@@ -216,6 +223,16 @@ impl Jail {
         let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
         self.cpu_mark = now;
         since
+    }
+
+    /// How long the tree was held back by its CPU share so far (`None` without one): more threads
+    /// than `--threads` wanted the CPU.
+    pub fn throttled(&self) -> Option<Duration> {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            return cgroup.throttled();
+        }
+        None
     }
 
     /// Whether the tree hit the memory limit of its cgroup (false without one).

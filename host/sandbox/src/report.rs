@@ -51,6 +51,8 @@ pub mod layer {
     pub const NETWORK_NAMESPACE: &str = "network-namespace";
     pub const MOUNT_NAMESPACE: &str = "mount-namespace";
     pub const PID_NAMESPACE: &str = "pid-namespace";
+    /// The host gives each runner's tree a share of the CPUs (`--threads`).
+    pub const CPU_SHARE: &str = "cpu-share";
     /// The scratch folder is a private tmpfs of a bounded size.
     pub const BOUNDED_SCRATCH: &str = "bounded-scratch";
     pub const PRIVATE_PROC: &str = "private-proc";
@@ -150,6 +152,11 @@ pub fn host_report(program: &Path, leading_args: &[OsString]) -> Result<Vec<Laye
         Err("not on Windows: the bot inherits the host's environment".to_owned())
     };
     layers.push(Layer { name: layer::CLEAN_ENVIRONMENT.to_owned(), state: environment });
+    #[cfg(target_os = "linux")]
+    let cpu_share = crate::cgroup::cpu_share_availability();
+    #[cfg(not(target_os = "linux"))]
+    let cpu_share = Err(format!("not on {}: a bot's threads may take every CPU", std::env::consts::OS));
+    layers.push(Layer { name: layer::CPU_SHARE.to_owned(), state: cpu_share });
     #[cfg(target_os = "linux")]
     for layer in &mut layers {
         use crate::layer::{CGROUP, FREEZER};

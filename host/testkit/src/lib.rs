@@ -51,6 +51,7 @@ pub fn seat_options() -> SeatOptions {
         ponder: false,
         env: &[],
         scratch_mb: othello_arena::seat::DEFAULT_SCRATCH_MB,
+        threads: othello_arena::seat::DEFAULT_THREADS,
     }
 }
 

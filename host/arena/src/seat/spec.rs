@@ -34,6 +34,8 @@ pub const DEFAULT_GRACE_PERCENT: u32 = 10;
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = othello_sandbox::DEFAULT_MEMORY_LIMIT_MB;
 /// Default bound of a sandboxed bot's scratch folder, in MiB.
 pub const DEFAULT_SCRATCH_MB: u64 = othello_sandbox::DEFAULT_SCRATCH_MB;
+/// Default CPU share of a sandboxed bot: one CPU.
+pub const DEFAULT_THREADS: u32 = 1;
 /// Default time a library gets to load and answer `init`.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -51,6 +53,10 @@ pub struct SeatOptions {
     /// Bound of a sandboxed bot's (or engine's) scratch folder in MiB, a private tmpfs counted in
     /// its memory (0 = a plain folder of the host's disk, unbounded).
     pub scratch_mb: u64,
+    /// The CPUs a sandboxed bot's (or engine's) process tree may use at once, its CPU share while
+    /// on move (`--threads`; where the machine offers a cgroup `cpu` controller): threads beyond
+    /// it slow only that bot.
+    pub threads: u32,
     /// Time a library gets to load, and `init` to return; isolated seats only.
     pub load_timeout: Duration,
     /// The runner's sandbox; isolated seats only (an in-process bot runs with the host's rights).
@@ -74,6 +80,7 @@ impl SeatOptions {
             env: self.env,
             memory_limit_mb: self.memory_limit_mb,
             scratch_mb: self.scratch_mb,
+            threads: self.threads,
             ponder: self.ponder,
         }
     }
@@ -92,6 +99,7 @@ impl Default for SeatOptions {
             grace_percent: DEFAULT_GRACE_PERCENT,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
             scratch_mb: DEFAULT_SCRATCH_MB,
+            threads: DEFAULT_THREADS,
             load_timeout: DEFAULT_LOAD_TIMEOUT,
             sandbox: SandboxMode::Auto,
             ponder: false,
