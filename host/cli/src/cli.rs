@@ -12,8 +12,8 @@ use othello_arena::nboard::{ENGINES_FILE_NAME, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
     DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
-    DEFAULT_THREADS, Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, engine_name, library_stem, open_seat,
-    sandbox_report,
+    DEFAULT_THREADS, Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, diagnose_blocked, engine_name,
+    library_stem, open_seat, sandbox_report,
 };
 use othello_ladder::identity::split_level;
 
@@ -97,6 +97,10 @@ pub struct GlobalOptions {
     /// OTHELLO_* variables, and those named here.
     #[arg(long = "env", value_name = "NAME", global = true)]
     pub env: Vec<String>,
+    /// Let sandboxed NBoard engines read (and run) DIR too, besides their own folders
+    /// (repeatable): for an engine or interpreter installed where the sandbox cannot tell.
+    #[arg(long = "read", value_name = "DIR", global = true)]
+    pub read: Vec<PathBuf>,
     /// The engines file: NBoard engines by name, as a JSON array of objects with `name`,
     /// `command`, optional `workingDirectory`, `arguments` and `initStrings` (cutechess's
     /// engines.json form). Default: ./engines.json when there is one.
@@ -123,6 +127,13 @@ pub enum Command {
     /// (the bot runs in its isolated runner, as in matches; --time-ms is its time per move).
     Nboard {
         /// The bot, as for `match` (`alphabeta`, `alphabeta@3`); `set depth N` changes its level.
+        bot: String,
+    },
+    /// Check that a bot or NBoard engine runs in the sandbox: one short game against itself
+    /// (--time-ms, else 1000 ms a move); says what the sandbox blocked and the fix when it does
+    /// not.
+    Check {
+        /// The bot or engine, as for `match` (`alphabeta@3`, `nboard:python3 engine.py`).
         bot: String,
     },
     /// Place a bot on the rating ladder: play it against the rated pool until its rating is known.
@@ -215,6 +226,7 @@ pub fn main() -> i32 {
         Some(Command::Tournament(args)) => tournament(&cli.global, args),
         Some(Command::Merge(args)) => crate::merge::merge(&args),
         Some(Command::Nboard { bot }) => nboard(&cli.global, &bot),
+        Some(Command::Check { bot }) => check(&cli.global, &bot),
         Some(Command::Rate(args)) => crate::rate::rate_bot(&cli.global, args),
         Some(Command::Ladder(args)) => crate::ladder::ladder(&cli.global, args),
     };
@@ -234,14 +246,24 @@ const EXIT_ERROR: i32 = 2;
 /// leaked once (a run names one).
 fn static_names(names: &[String]) -> &'static [String] {
     static LISTS: std::sync::Mutex<Vec<&'static [String]>> = std::sync::Mutex::new(Vec::new());
-    if names.is_empty() {
+    leak_once(&LISTS, names)
+}
+
+/// [`static_names`] for paths.
+fn static_paths(paths: &[PathBuf]) -> &'static [PathBuf] {
+    static LISTS: std::sync::Mutex<Vec<&'static [PathBuf]>> = std::sync::Mutex::new(Vec::new());
+    leak_once(&LISTS, paths)
+}
+
+fn leak_once<T: Clone + PartialEq>(lists: &std::sync::Mutex<Vec<&'static [T]>>, items: &[T]) -> &'static [T] {
+    if items.is_empty() {
         return &[];
     }
-    let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(list) = lists.iter().find(|list| **list == names) {
+    let mut lists = lists.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(list) = lists.iter().find(|list| **list == items) {
         return list;
     }
-    let list: &'static [String] = Box::leak(names.to_vec().into_boxed_slice());
+    let list: &'static [T] = Box::leak(items.to_vec().into_boxed_slice());
     lists.push(list);
     list
 }
@@ -259,6 +281,7 @@ impl GlobalOptions {
             sandbox: self.sandbox,
             ponder: self.ponder,
             env: static_names(&self.env),
+            read: static_paths(&self.read),
         }
     }
 
@@ -400,6 +423,40 @@ fn nboard(global: &GlobalOptions, bot: &str) -> Result<(), String> {
         .map_err(|e| format!("nboard: the GUI's connection failed: {e}"))
 }
 
+/// `othello check BOT`: one short game of the bot against itself, sandboxed as the options say.
+fn check(global: &GlobalOptions, bot: &str) -> Result<(), String> {
+    use othello_arena::record::End;
+    use othello_arena::referee::{Opening, play_game};
+    let (name, level) = split_level(bot);
+    let library = match global.engines_file()?.resolve(name).transpose()? {
+        Some(engine) => PathBuf::from(engine.bot_name()),
+        None => {
+            let folders = plugins::plugin_folders(&global.plugins);
+            plugins::resolve(name, &folders, &runner_command()?, &global.seat_options())?
+        }
+    };
+    let spec = global.seating()?.spec(&library, level);
+    let time_limit = Duration::from_millis(if global.time_ms > 0 { global.time_ms } else { 1000 });
+    let sandbox = global.sandbox;
+    let mut black =
+        open_seat(&spec).map_err(|failure| format!("{bot} cannot start with --sandbox {sandbox}: {failure}"))?;
+    let mut white =
+        open_seat(&spec).map_err(|failure| format!("{bot} cannot start with --sandbox {sandbox}: {failure}"))?;
+    let record = play_game(black.as_mut(), white.as_mut(), &Opening::none(), Some(time_limit));
+    match &record.result.end {
+        End::Forfeit { loser, failure } => {
+            let diagnosis = diagnose_blocked(&failure.stderr_tail).map_or(String::new(), |why| format!("\n{why}"));
+            Err(format!(
+                "{bot} lost its game against itself with --sandbox {sandbox} ({loser:?}): {failure}{diagnosis}"
+            ))
+        }
+        _ => {
+            outln!("{bot}: runs with --sandbox {sandbox}: one game against itself, {} moves", record.moves.len());
+            Ok(())
+        }
+    }
+}
+
 /// Resolves and probes the bots; names are made unique (`Random #2`). NBoard engines
 /// (`nboard:COMMAND[@DEPTH]`, or an engines-file name) are started once for the name they give
 /// themselves.
@@ -415,6 +472,12 @@ pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Ve
             // for the name it gives itself (an engines-file name stays as the file says).
             let engine_name = match engine_name(&engine, &seating) {
                 Ok(name) => name,
+                // Blocked by the sandbox: the same for every game, so none is played.
+                Err(failure)
+                    if global.sandbox != SandboxMode::Off && diagnose_blocked(&failure.stderr_tail).is_some() =>
+                {
+                    return Err(format!("{} cannot start in the sandbox: {failure}", engine.display_name()));
+                }
                 Err(failure) => {
                     eprintln!("warning: {} cannot play ({failure}); its games count as losses", engine.display_name());
                     engine.display_name()

@@ -4,7 +4,7 @@
 //! runner's arguments for them, its own process group, and the pipe whose closing tells the
 //! runner's keeper to end its jail.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -21,6 +21,9 @@ pub struct JailOptions<'a> {
     pub mode: Mode,
     /// The host's variables passed on besides the minimal set (see [`crate::environment`]).
     pub env: &'a [String],
+    /// More folders (or files) an engine may read and run besides its own (see
+    /// [`crate::engine::sandboxed_command`]).
+    pub read: &'a [PathBuf],
     /// Memory limit in MiB (0: none).
     pub memory_limit_mb: u64,
     /// Bound of the scratch folder in MiB (0: none; see [`SandboxArgs::scratch_mb`]).

@@ -52,7 +52,7 @@ pub mod stop;
 pub use args::{ExecArgs, RunnerArgs, SandboxArgs, ServeArgs};
 #[cfg(target_os = "linux")]
 pub use idle_freezer::FREEZE_DELAY;
-pub use report::{Layer, Report, host_report, layer, require_every_layer};
+pub use report::{Layer, Report, diagnose_blocked, host_report, layer, require_every_layer};
 
 /// The memory limit of a seat's bot unless the user sets another, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;

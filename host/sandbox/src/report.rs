@@ -194,6 +194,24 @@ pub fn require_every_layer(program: &Path, leading_args: &[OsString]) -> Result<
     }
 }
 
+/// What an engine that failed to start in the sandbox says on stderr when the sandbox blocked a
+/// file it needs (`…: PATH: Permission denied`, as shells and interpreters print it): the error
+/// naming the sandbox, the path and the fix, or `None` when nothing on stderr says so.
+pub fn diagnose_blocked(stderr: &[String]) -> Option<String> {
+    let (line, path) = stderr.iter().find_map(|line| {
+        let before = line.find("Permission denied").or_else(|| line.find("Operation not permitted"))?;
+        let path =
+            line[..before].split([' ', ':', '\'', '"']).rfind(|word| word.starts_with('/') || word.starts_with('~'))?;
+        Some((line.trim(), path))
+    })?;
+    let folder = Path::new(path).parent().filter(|f| f != &Path::new("/")).unwrap_or(Path::new(path));
+    Some(format!(
+        "the sandbox blocked {path} (\"{line}\"): let the engine read it with `--read {}`, or run this \
+         trusted engine with `--sandbox off`",
+        folder.display()
+    ))
+}
+
 /// A runner's command line, as messages show it.
 struct CommandLine<'a>(&'a Path, &'a [OsString]);
 
@@ -204,5 +222,21 @@ impl fmt::Display for CommandLine<'_> {
             write!(f, " {}", arg.to_string_lossy())?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blocked_path_on_stderr_is_named_with_the_fix() {
+        let pyenv = ["/root/.pyenv/shims/python3: line 12: /root/.pyenv/libexec/pyenv: Permission denied".to_owned()];
+        let why = diagnose_blocked(&pyenv).unwrap();
+        assert!(why.starts_with("the sandbox blocked /root/.pyenv/libexec/pyenv"), "{why}");
+        assert!(why.contains("--read /root/.pyenv/libexec") && why.contains("--sandbox off"), "{why}");
+        let dash = ["sh: 0: cannot open /home/u/engine.sh: Permission denied".to_owned()];
+        assert!(diagnose_blocked(&dash).unwrap().starts_with("the sandbox blocked /home/u/engine.sh"));
+        assert_eq!(diagnose_blocked(&["segmentation fault".to_owned()]), None);
     }
 }

@@ -50,6 +50,7 @@ pub fn seat_options() -> SeatOptions {
         sandbox: SandboxMode::Auto,
         ponder: false,
         env: &[],
+        read: &[],
         scratch_mb: othello_arena::seat::DEFAULT_SCRATCH_MB,
         threads: othello_arena::seat::DEFAULT_THREADS,
     }

@@ -69,6 +69,9 @@ pub struct SeatOptions {
     /// (`--env NAME`; see `othello_sandbox::environment`). Static, so the options stay `Copy`: a
     /// program names them once (the CLI leaks its list).
     pub env: &'static [String],
+    /// More folders (or files) a sandboxed NBoard engine may read and run besides its own
+    /// (`--read DIR`); static like [`SeatOptions::env`].
+    pub read: &'static [PathBuf],
 }
 
 impl SeatOptions {
@@ -78,6 +81,7 @@ impl SeatOptions {
         othello_sandbox::jail::JailOptions {
             mode: self.sandbox,
             env: self.env,
+            read: self.read,
             memory_limit_mb: self.memory_limit_mb,
             scratch_mb: self.scratch_mb,
             threads: self.threads,
@@ -104,6 +108,7 @@ impl Default for SeatOptions {
             sandbox: SandboxMode::Auto,
             ponder: false,
             env: &[],
+            read: &[],
         }
     }
 }
