@@ -451,6 +451,11 @@ fn a_bot_with_many_threads_gets_its_cpu_share_only() {
     let mut bad = IsolatedSeat::open(&isolated(&burner), &runner_command()).expect("the burner loads");
     let share = cpu_quota(bad.runner_id().expect("a runner"));
     assert_eq!(share, Some(1.0), "the runner's cgroup gives it one CPU");
+    // `--threads 0`: no CPU share (and none of its cost).
+    let unlimited = othello_arena::seat::SeatOptions { threads: 0, ..seat_options() };
+    let free = IsolatedSeat::open(&isolated(&burner).with_options(unlimited), &runner_command()).unwrap();
+    assert_eq!(cpu_quota(free.runner_id().expect("a runner")), None, "--threads 0 still limited it");
+    drop(free);
     let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
     let record = play_game(&mut bad, good.as_mut(), &Opening::none(), None);
     assert_played_out(&record);

@@ -28,7 +28,8 @@ pub struct JailOptions<'a> {
     pub memory_limit_mb: u64,
     /// Bound of the scratch folder in MiB (0: none; see [`SandboxArgs::scratch_mb`]).
     pub scratch_mb: u64,
-    /// The CPUs the process tree may use at once (its CPU share; 0 counts as 1).
+    /// The CPUs the process tree may use at once, its CPU share (0: none; the share's cgroup costs
+    /// about a microsecond and a half per move round trip, see `cgroup::RunnerCgroup::limit_cpu`).
     pub threads: u32,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
@@ -92,7 +93,9 @@ impl Jail {
             Mode::Off => None,
             Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok().map(|mut cgroup| {
                 // Without a share the bot's threads may take the machine (the report says why).
-                let _ = cgroup.limit_cpu(options.threads);
+                if options.threads > 0 {
+                    let _ = cgroup.limit_cpu(options.threads);
+                }
                 cgroup
             }),
             Mode::Strict => {
@@ -106,7 +109,9 @@ impl Jail {
                 if let Some(why) = cgroup.limits_missing() {
                     return Err(strict("cgroup", why));
                 }
-                cgroup.limit_cpu(options.threads).map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
+                if options.threads > 0 {
+                    cgroup.limit_cpu(options.threads).map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
+                }
                 Some(cgroup)
             }
         };

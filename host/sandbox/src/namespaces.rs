@@ -20,7 +20,7 @@ pub const UNPRIVILEGED_ID: u32 = 65534;
 ///
 /// Call it while the process is single-threaded (user namespaces require it).
 /// The scratch folder (`sandbox.scratch`) becomes a private tmpfs of `sandbox.scratch_mb` MiB
-/// (without one, [`probe_bounded_scratch`] says whether it could), and is removed by the keeper
+/// (without one, `probe_bounded_scratch` says whether it could), and is removed by the keeper
 /// once the jailed processes ended (the host removes it too; the keeper does it even when the
 /// host was killed).
 /// `sandbox.freezer` is the freezer cgroup (v1 or v2) the host made for the bot's processes: the

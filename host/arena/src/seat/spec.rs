@@ -55,7 +55,7 @@ pub struct SeatOptions {
     pub scratch_mb: u64,
     /// The CPUs a sandboxed bot's (or engine's) process tree may use at once, its CPU share while
     /// on move (`--threads`; where the machine offers a cgroup `cpu` controller): threads beyond
-    /// it slow only that bot.
+    /// it slow only that bot. 0: no CPU share.
     pub threads: u32,
     /// Time a library gets to load, and `init` to return; isolated seats only.
     pub load_timeout: Duration,
