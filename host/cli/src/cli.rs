@@ -11,8 +11,9 @@ use othello_arena::nboard::engine::{ServeOptions, serve};
 use othello_arena::nboard::{ENGINES_FILE_NAME, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
-    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, RunnerCommand,
-    SandboxMode, SeatOptions, Seating, engine_name, library_stem, open_seat, sandbox_report,
+    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
+    DEFAULT_THREADS, Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, diagnose_blocked, engine_name,
+    library_stem, open_seat, sandbox_report,
 };
 use othello_ladder::identity::split_level;
 
@@ -70,6 +71,17 @@ pub struct GlobalOptions {
     /// Memory limit of each bot process, in MiB (0 = none).
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_LIMIT_MB, global = true)]
     pub memory_mb: u64,
+    /// Bound of each sandboxed bot's scratch folder (its HOME and TMPDIR), in MiB: a private tmpfs
+    /// counted in its memory, gone with it (0 = a plain folder of the disk, unbounded).
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_SCRATCH_MB, global = true)]
+    pub scratch_mb: u64,
+    /// The CPUs each sandboxed bot may use at once while on move (its CPU share, where the
+    /// machine has a cgroup cpu controller): a bot's extra threads slow only itself. Give a bot
+    /// that thinks with several threads that many (the alpha-beta's two-thread mode: --threads 2
+    /// --env ALPHABETA_THREADS with ALPHABETA_THREADS=2). 0: no CPU share (a move's round trip
+    /// about 1.5 µs faster, for trusted fast bots).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_THREADS, global = true)]
+    pub threads: u32,
     /// Time a library gets to load and answer `init`, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_LOAD_TIMEOUT.as_millis() as u64, global = true)]
     pub load_timeout_ms: u64,
@@ -85,6 +97,15 @@ pub struct GlobalOptions {
     /// a sandboxed bot are frozen while it is not on move.
     #[arg(long, global = true)]
     pub ponder: bool,
+    /// Pass the environment variable NAME on to sandboxed bots and engines (repeatable). They
+    /// start with a clean environment: only PATH, LANG, HOME and TMPDIR (their scratch folder),
+    /// OTHELLO_* variables, and those named here.
+    #[arg(long = "env", value_name = "NAME", global = true)]
+    pub env: Vec<String>,
+    /// Let sandboxed NBoard engines read (and run) DIR too, besides their own folders
+    /// (repeatable): for an engine or interpreter installed where the sandbox cannot tell.
+    #[arg(long = "read", value_name = "DIR", global = true)]
+    pub read: Vec<PathBuf>,
     /// The engines file: NBoard engines by name, as a JSON array of objects with `name`,
     /// `command`, optional `workingDirectory`, `arguments` and `initStrings` (cutechess's
     /// engines.json form). Default: ./engines.json when there is one.
@@ -111,6 +132,13 @@ pub enum Command {
     /// (the bot runs in its isolated runner, as in matches; --time-ms is its time per move).
     Nboard {
         /// The bot, as for `match` (`alphabeta`, `alphabeta@3`); `set depth N` changes its level.
+        bot: String,
+    },
+    /// Check that a bot or NBoard engine runs in the sandbox: one short game against itself
+    /// (--time-ms, else 1000 ms a move); says what the sandbox blocked and the fix when it does
+    /// not.
+    Check {
+        /// The bot or engine, as for `match` (`alphabeta@3`, `nboard:python3 engine.py`).
         bot: String,
     },
     /// Place a bot on the rating ladder: play it against the rated pool until its rating is known.
@@ -204,6 +232,7 @@ pub fn main() -> i32 {
         Some(Command::Tournament(args)) => tournament(&cli.global, args),
         Some(Command::Merge(args)) => crate::merge::merge(&args),
         Some(Command::Nboard { bot }) => nboard(&cli.global, &bot),
+        Some(Command::Check { bot }) => check(&cli.global, &bot),
         Some(Command::Rate(args)) => crate::rate::rate_bot(&cli.global, args),
         Some(Command::Ladder(args)) => crate::ladder::ladder(&cli.global, args),
     };
@@ -219,6 +248,32 @@ pub fn main() -> i32 {
 /// Exit code for errors the user can fix (bad arguments, unreadable files).
 const EXIT_ERROR: i32 = 2;
 
+/// `names` for the life of the program, so the seat options stay `Copy`: each distinct list is
+/// leaked once (a run names one).
+fn static_names(names: &[String]) -> &'static [String] {
+    static LISTS: std::sync::Mutex<Vec<&'static [String]>> = std::sync::Mutex::new(Vec::new());
+    leak_once(&LISTS, names)
+}
+
+/// [`static_names`] for paths.
+fn static_paths(paths: &[PathBuf]) -> &'static [PathBuf] {
+    static LISTS: std::sync::Mutex<Vec<&'static [PathBuf]>> = std::sync::Mutex::new(Vec::new());
+    leak_once(&LISTS, paths)
+}
+
+fn leak_once<T: Clone + PartialEq>(lists: &std::sync::Mutex<Vec<&'static [T]>>, items: &[T]) -> &'static [T] {
+    if items.is_empty() {
+        return &[];
+    }
+    let mut lists = lists.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(list) = lists.iter().find(|list| **list == items) {
+        return list;
+    }
+    let list: &'static [T] = Box::leak(items.to_vec().into_boxed_slice());
+    lists.push(list);
+    list
+}
+
 impl GlobalOptions {
     /// The limits of every seat, from `--grace-ms`, `--memory-mb` and `--load-timeout-ms`.
     pub fn seat_options(&self) -> SeatOptions {
@@ -226,9 +281,13 @@ impl GlobalOptions {
             grace: Duration::from_millis(self.grace_ms),
             grace_percent: self.grace_percent,
             memory_limit_mb: self.memory_mb,
+            scratch_mb: self.scratch_mb,
+            threads: self.threads,
             load_timeout: Duration::from_millis(self.load_timeout_ms),
             sandbox: self.sandbox,
             ponder: self.ponder,
+            env: static_names(&self.env),
+            read: static_paths(&self.read),
         }
     }
 
@@ -371,6 +430,40 @@ fn nboard(global: &GlobalOptions, bot: &str) -> Result<(), String> {
         .map_err(|e| format!("nboard: the GUI's connection failed: {e}"))
 }
 
+/// `othello check BOT`: one short game of the bot against itself, sandboxed as the options say.
+fn check(global: &GlobalOptions, bot: &str) -> Result<(), String> {
+    use othello_arena::record::End;
+    use othello_arena::referee::{Opening, play_game};
+    let (name, level) = split_level(bot);
+    let library = match global.engines_file()?.resolve(name).transpose()? {
+        Some(engine) => PathBuf::from(engine.bot_name()),
+        None => {
+            let folders = plugins::plugin_folders(&global.plugins);
+            plugins::resolve(name, &folders, &runner_command()?, &global.seat_options())?
+        }
+    };
+    let spec = global.seating()?.spec(&library, level);
+    let time_limit = Duration::from_millis(if global.time_ms > 0 { global.time_ms } else { 1000 });
+    let sandbox = global.sandbox;
+    let mut black =
+        open_seat(&spec).map_err(|failure| format!("{bot} cannot start with --sandbox {sandbox}: {failure}"))?;
+    let mut white =
+        open_seat(&spec).map_err(|failure| format!("{bot} cannot start with --sandbox {sandbox}: {failure}"))?;
+    let record = play_game(black.as_mut(), white.as_mut(), &Opening::none(), Some(time_limit));
+    match &record.result.end {
+        End::Forfeit { loser, failure } => {
+            let diagnosis = diagnose_blocked(&failure.stderr_tail).map_or(String::new(), |why| format!("\n{why}"));
+            Err(format!(
+                "{bot} lost its game against itself with --sandbox {sandbox} ({loser:?}): {failure}{diagnosis}"
+            ))
+        }
+        _ => {
+            outln!("{bot}: runs with --sandbox {sandbox}: one game against itself, {} moves", record.moves.len());
+            Ok(())
+        }
+    }
+}
+
 /// Resolves and probes the bots; names are made unique (`Random #2`). NBoard engines
 /// (`nboard:COMMAND[@DEPTH]`, or an engines-file name) are started once for the name they give
 /// themselves.
@@ -386,6 +479,12 @@ pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Ve
             // for the name it gives itself (an engines-file name stays as the file says).
             let engine_name = match engine_name(&engine, &seating) {
                 Ok(name) => name,
+                // Blocked by the sandbox: the same for every game, so none is played.
+                Err(failure)
+                    if global.sandbox != SandboxMode::Off && diagnose_blocked(&failure.stderr_tail).is_some() =>
+                {
+                    return Err(format!("{} cannot start in the sandbox: {failure}", engine.display_name()));
+                }
                 Err(failure) => {
                     eprintln!("warning: {} cannot play ({failure}); its games count as losses", engine.display_name());
                     engine.display_name()

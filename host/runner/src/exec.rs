@@ -62,14 +62,7 @@ fn enter(options: &ExecArgs, program: &Path) -> Result<(), String> {
     let sandbox = &options.sandbox;
     let mut report = Report::default();
     let needs: Vec<&Path> = std::iter::once(program).chain(options.read.iter().map(PathBuf::as_path)).collect();
-    namespaces::enter(
-        sandbox.sandbox,
-        &needs,
-        sandbox.scratch.as_deref(),
-        sandbox.freezer.as_deref(),
-        options.end_fd,
-        &mut report,
-    )?;
+    namespaces::enter(sandbox, &needs, options.end_fd, &mut report)?;
     let confinement = lockdown::Confinement {
         library: Some(program),
         scratch: sandbox.scratch.as_deref(),

@@ -7,7 +7,7 @@
 //! - `othello-runner --sandbox-report`: try every layer and print one line per layer.
 //!
 //! The sandbox options ([`SandboxArgs`]) are those of both: `--memory-mb N --sandbox MODE
-//! [--scratch DIR] [--cgroup vN] [--freezer DIR]`.
+//! [--scratch DIR] [--scratch-mb N] [--cgroup vN] [--freezer DIR]`.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -29,6 +29,10 @@ pub struct SandboxArgs {
     /// The private folder the host made: the only place a sandboxed process may write.
     #[arg(long, value_name = "DIR")]
     pub scratch: Option<PathBuf>,
+    /// Bound of the scratch folder in MiB: a private tmpfs of that size is mounted on it (0: a
+    /// plain folder of the host's disk, unbounded).
+    #[arg(long, value_name = "MB", default_value_t = 0)]
+    pub scratch_mb: u64,
     /// The cgroup version (1 or 2) whose limits the host placed the runner under, if it did.
     #[arg(long, value_name = "vN", value_parser = parse_cgroup_version)]
     pub cgroup: Option<u8>,
@@ -40,7 +44,7 @@ pub struct SandboxArgs {
 impl SandboxArgs {
     /// No sandbox: only the memory limit (what a runner started without options gets).
     pub fn off(memory_limit_mb: u64) -> SandboxArgs {
-        SandboxArgs { memory_limit_mb, sandbox: Mode::Off, scratch: None, cgroup: None, freezer: None }
+        SandboxArgs { memory_limit_mb, sandbox: Mode::Off, scratch: None, scratch_mb: 0, cgroup: None, freezer: None }
     }
 
     /// `--memory-mb N --sandbox MODE [--scratch DIR] [--cgroup vN] [--freezer DIR]`.
@@ -53,6 +57,9 @@ impl SandboxArgs {
         ];
         if let Some(scratch) = &self.scratch {
             args.extend(["--scratch".into(), scratch.into()]);
+        }
+        if self.scratch_mb > 0 {
+            args.extend(["--scratch-mb".into(), self.scratch_mb.to_string().into()]);
         }
         if let Some(version) = self.cgroup {
             args.extend(["--cgroup".into(), format!("v{version}").into()]);
@@ -215,6 +222,7 @@ mod tests {
             memory_limit_mb: 64,
             sandbox: Mode::Strict,
             scratch: Some(PathBuf::from("/tmp/othello-scratch-1-0")),
+            scratch_mb: 64,
             cgroup: Some(2),
             freezer: Some(PathBuf::from("/sys/fs/cgroup/othello-runner-1-0/bot")),
         }

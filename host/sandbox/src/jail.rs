@@ -4,7 +4,7 @@
 //! runner's arguments for them, its own process group, and the pipe whose closing tells the
 //! runner's keeper to end its jail.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -12,14 +12,25 @@ use crate::Mode;
 use crate::args::SandboxArgs;
 #[cfg(target_os = "linux")]
 use crate::cgroup::RunnerCgroup;
+use crate::environment::clean_environment;
 use crate::scratch::ScratchDir;
 
 /// What the host asks of the sandbox around one process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JailOptions {
+pub struct JailOptions<'a> {
     pub mode: Mode,
+    /// The host's variables passed on besides the minimal set (see [`crate::environment`]).
+    pub env: &'a [String],
+    /// More folders (or files) an engine may read and run besides its own (see
+    /// [`crate::engine::sandboxed_command`]).
+    pub read: &'a [PathBuf],
     /// Memory limit in MiB (0: none).
     pub memory_limit_mb: u64,
+    /// Bound of the scratch folder in MiB (0: none; see [`SandboxArgs::scratch_mb`]).
+    pub scratch_mb: u64,
+    /// The CPUs the process tree may use at once, its CPU share (0: none; the share's cgroup costs
+    /// about a microsecond and a half per move round trip, see `cgroup::RunnerCgroup::limit_cpu`).
+    pub threads: u32,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
 }
@@ -54,14 +65,16 @@ pub struct Jail {
 }
 
 impl Jail {
-    /// Prepares `command_line` (the runner's program and leading arguments) with the arguments of
-    /// the sandbox in `options`: `--memory-mb N --sandbox MODE [--scratch DIR] [--cgroup vN]
-    /// [--freezer DIR]`, the cgroup joined before exec, a process group of its own. With
+    /// Prepares `command_line` (the runner's program and leading arguments) for the sandbox in
+    /// `options`: the scratch folder and the cgroup made, the cgroup joined before exec, a clean
+    /// environment ([`crate::environment`]), a process group of its own. Returns the jail and the
+    /// runner's sandbox arguments for what it made (`--memory-mb N --sandbox MODE [--scratch DIR]
+    /// [--cgroup vN] [--freezer DIR]`). With
     /// `enter_scratch` the process starts in its scratch folder (a bot's runner: a relative path
     /// never lands in the host's folder); an engine keeps the working folder it is given.
     pub fn prepare(
         command_line: &mut Command,
-        options: &JailOptions,
+        options: &JailOptions<'_>,
         enter_scratch: bool,
     ) -> std::io::Result<(Jail, SandboxArgs)> {
         let scratch = if options.mode == Mode::Off { None } else { Some(ScratchDir::create()?) };
@@ -69,6 +82,8 @@ impl Jail {
         args.sandbox = options.mode;
         if let Some(scratch) = &scratch {
             args.scratch = Some(scratch.path().to_path_buf());
+            args.scratch_mb = options.scratch_mb;
+            command_line.env_clear().envs(clean_environment(scratch.path(), options.env));
             if enter_scratch {
                 command_line.current_dir(scratch.path());
             }
@@ -76,19 +91,28 @@ impl Jail {
         #[cfg(target_os = "linux")]
         let cgroup = match options.mode {
             Mode::Off => None,
-            Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok(),
-            Mode::Strict => {
-                let cgroup = RunnerCgroup::create(options.memory_limit_mb, None);
-                let missing = match &cgroup {
-                    Ok(cgroup) => cgroup.limits_missing().map(str::to_owned),
-                    Err(why) => Some(why.clone()),
-                };
-                if let Some(why) = missing {
-                    return Err(std::io::Error::other(format!(
-                        "sandbox layer `cgroup` is missing ({why}); --sandbox strict refuses to run bots without it"
-                    )));
+            Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok().map(|mut cgroup| {
+                // Without a share the bot's threads may take the machine (the report says why).
+                if options.threads > 0 {
+                    let _ = cgroup.limit_cpu(options.threads);
                 }
-                cgroup.ok()
+                cgroup
+            }),
+            Mode::Strict => {
+                let strict = |layer: &str, why: &str| {
+                    std::io::Error::other(format!(
+                        "sandbox layer `{layer}` is missing ({why}); --sandbox strict refuses to run bots without it"
+                    ))
+                };
+                let mut cgroup =
+                    RunnerCgroup::create(options.memory_limit_mb, None).map_err(|why| strict("cgroup", &why))?;
+                if let Some(why) = cgroup.limits_missing() {
+                    return Err(strict("cgroup", why));
+                }
+                if options.threads > 0 {
+                    cgroup.limit_cpu(options.threads).map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
+                }
+                Some(cgroup)
             }
         };
         #[cfg(target_os = "linux")]
@@ -129,7 +153,7 @@ impl Jail {
     }
 
     /// No sandbox (an engine started as a plain process): only the CPU clock of the process.
-    pub fn unsandboxed(options: &JailOptions) -> Jail {
+    pub fn unsandboxed(options: &JailOptions<'_>) -> Jail {
         Jail {
             freeze: !options.ponder,
             has_keeper: false,
@@ -207,6 +231,16 @@ impl Jail {
         let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
         self.cpu_mark = now;
         since
+    }
+
+    /// How long the tree was held back by its CPU share so far (`None` without one): more threads
+    /// than `--threads` wanted the CPU.
+    pub fn throttled(&self) -> Option<Duration> {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            return cgroup.throttled();
+        }
+        None
     }
 
     /// Whether the tree hit the memory limit of its cgroup (false without one).

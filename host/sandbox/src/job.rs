@@ -206,7 +206,7 @@ pub fn runner_report() -> Report {
     active(layer::PARENT_DEATH_SIGNAL, "the host's Job Object kills the runner when the host ends");
     active(layer::RESOURCE_LIMITS, "memory and process limits of the host's Job Object");
     active(layer::CLOSED_DESCRIPTORS, "the runner inherits its three standard handles and nothing else");
-    let missing: [(&str, &str); 11] = [
+    let missing: [(&str, &str); 12] = [
         (layer::UNPRIVILEGED_USER, "the bot runs with the user's own rights (no restricted token)"),
         (layer::USER_NAMESPACE, "no AppContainer: the bot is not separated from the user's other programs"),
         (layer::NETWORK_NAMESPACE, "the bot may use the network"),
@@ -218,6 +218,7 @@ pub fn runner_report() -> Report {
         (layer::LANDLOCK, "no file-system confinement: the bot may read and write what the user can"),
         (layer::SECCOMP, "no system-call filter"),
         (layer::FREEZER, "a seat not on move is not suspended"),
+        (layer::BOUNDED_SCRATCH, "the scratch folder is a plain folder of the disk, without bound"),
     ];
     for (name, why) in missing {
         report.record::<String>(name, Err(format!("not on Windows: {why}")));

@@ -2,13 +2,14 @@
 //!
 //! | layer | runner side (applied before the bot loads) | host side (around each runner) |
 //! |---|---|---|
-//! | namespaces | `namespaces`: `nobody`, user, network, mount, PID | |
+//! | namespaces | `namespaces`: `nobody`, user, network, mount, PID; the scratch folder a private tmpfs | |
 //! | process tree and stop | `process_tree`: keeper, init, bot process; `stop`: the init's stop handler | `stop::NamespaceStopper`, `jail`: waiting for the keeper |
 //! | resource limits | `limits`: rlimits, closed descriptors | |
 //! | lock-down | `lockdown`: capabilities, no-new-privs, Landlock, seccomp | |
 //! | cgroups | joining the freezer | `cgroup`: limits, freezer, CPU clock, kill (`idle_freezer`) |
 //! | Windows job | `job::runner_report` | `job::Job` around each runner |
 //! | scratch folder | the only place it writes | [`scratch`]: made, swept, removed |
+//! | clean environment | | [`environment`]: the minimal set and the named variables |
 //!
 //! [`args`] is the runner's command line as one typed contract: the host writes it
 //! ([`args::RunnerArgs::to_args`]), the runner reads it ([`args::RunnerArgs::parse`]).
@@ -28,6 +29,7 @@ pub mod args;
 mod cgroup;
 #[cfg(unix)]
 pub mod engine;
+pub mod environment;
 #[cfg(target_os = "linux")]
 mod idle_freezer;
 #[cfg(unix)]
@@ -50,10 +52,12 @@ pub mod stop;
 pub use args::{ExecArgs, RunnerArgs, SandboxArgs, ServeArgs};
 #[cfg(target_os = "linux")]
 pub use idle_freezer::FREEZE_DELAY;
-pub use report::{Layer, Report, host_report, layer, require_every_layer};
+pub use report::{Layer, Report, diagnose_blocked, host_report, layer, require_every_layer};
 
 /// The memory limit of a seat's bot unless the user sets another, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
+/// The bound of a sandboxed process's scratch folder unless the user sets another, in MiB.
+pub const DEFAULT_SCRATCH_MB: u64 = 64;
 
 /// How much isolation a runner applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

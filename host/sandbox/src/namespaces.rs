@@ -5,12 +5,13 @@
 use std::os::fd::RawFd;
 use std::path::Path;
 
+use nix::mount::{MntFlags, MsFlags, mount, umount2};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::prctl;
 use nix::unistd::{Gid, Uid};
 
 use crate::process_tree::fork_jailed;
-use crate::{Mode, Report, layer};
+use crate::{Mode, Report, SandboxArgs, layer};
 
 /// The unprivileged user a runner started by root becomes (`nobody`).
 pub const UNPRIVILEGED_ID: u32 = 65534;
@@ -18,20 +19,21 @@ pub const UNPRIVILEGED_ID: u32 = 65534;
 /// it never returns.
 ///
 /// Call it while the process is single-threaded (user namespaces require it).
-/// `scratch` is removed by the keeper once the jailed processes ended (the host removes it too;
-/// the keeper does it even when the host was killed).
-/// `freezer` is the freezer cgroup (v1 or v2) the host made for the bot's processes: the bot
-/// process joins it (the keeper and the init stay outside, so that the keeper can always act).
+/// The scratch folder (`sandbox.scratch`) becomes a private tmpfs of `sandbox.scratch_mb` MiB
+/// (without one, `probe_bounded_scratch` says whether it could), and is removed by the keeper
+/// once the jailed processes ended (the host removes it too; the keeper does it even when the
+/// host was killed).
+/// `sandbox.freezer` is the freezer cgroup (v1 or v2) the host made for the bot's processes: the
+/// bot process joins it (the keeper and the init stay outside, so that the keeper can always act).
 /// `host_watch` is the descriptor whose hang-up means the host is gone or wants the jail ended
 /// (stdin, the request pipe, when `None`).
 pub fn enter(
-    mode: Mode,
+    sandbox: &SandboxArgs,
     needs: &[&Path],
-    scratch: Option<&Path>,
-    freezer: Option<&Path>,
     host_watch: Option<RawFd>,
     report: &mut Report,
 ) -> Result<(), String> {
+    let mode = sandbox.sandbox;
     debug_assert_ne!(mode, Mode::Off);
     // No core dumps from anything below (the keeper mirrors crash signals).
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
@@ -60,12 +62,51 @@ pub fn enter(
         namespace(CloneFlags::CLONE_NEWNET, "no network: only a loopback that is down"),
     );
     report.record(layer::MOUNT_NAMESPACE, namespace(CloneFlags::CLONE_NEWNS, "mounts are private to the runner"));
+    let bounded = match &sandbox.scratch {
+        Some(scratch) => bound_scratch(report, scratch, sandbox.scratch_mb),
+        None => probe_bounded_scratch(report, sandbox.scratch_mb),
+    };
+    report.record(layer::BOUNDED_SCRATCH, bounded);
     report.record(
         layer::PID_NAMESPACE,
         namespace(CloneFlags::CLONE_NEWPID, "sees and signals only its own processes; all die with it"),
     );
     report.check_strict(mode)?;
-    fork_jailed(report, scratch, freezer, host_watch)
+    fork_jailed(report, sandbox.scratch.as_deref(), sandbox.freezer.as_deref(), host_watch)
+}
+
+/// Mounts a private tmpfs of `megabytes` MiB on the scratch folder, in the runner's own mount
+/// namespace: what the bot writes there is bounded, counted in its memory cgroup (tmpfs pages are
+/// charged to the writer's), invisible to the host, and gone with the namespace.
+fn bound_scratch(report: &Report, scratch: &Path, megabytes: u64) -> Result<String, String> {
+    if !report.is_active(layer::MOUNT_NAMESPACE) {
+        return Err("needs the mount namespace: the scratch folder is a plain folder of the host's disk, \
+                    without bound"
+            .to_owned());
+    }
+    if megabytes == 0 {
+        return Err("not asked (--scratch-mb 0): the scratch folder is a plain folder of the host's disk, \
+                    without bound"
+            .to_owned());
+    }
+    // An inode per 16 KiB: a bot cannot fill the kernel's memory with empty files either.
+    let options = format!("size={megabytes}m,nr_inodes={},mode=0700", megabytes.saturating_mul(64));
+    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+    mount(Some("tmpfs"), scratch, Some("tmpfs"), flags, Some(options.as_str()))
+        .map_err(|e| format!("mounting a tmpfs on the scratch folder failed: {e}"))?;
+    Ok(format!(
+        "the scratch folder is a private tmpfs of {megabytes} MiB (counted in the memory cgroup), gone with the \
+         runner"
+    ))
+}
+
+/// For the report (no scratch folder): whether [`bound_scratch`] works here, tried on `/tmp` in
+/// this runner's private mount namespace.
+fn probe_bounded_scratch(report: &Report, megabytes: u64) -> Result<String, String> {
+    let probe = Path::new("/tmp");
+    let bounded = bound_scratch(report, probe, megabytes)?;
+    let _ = umount2(probe, MntFlags::MNT_DETACH);
+    Ok(bounded)
 }
 
 /// Root gives up its groups and ids for `nobody`. A library (or an engine's file) that `nobody`

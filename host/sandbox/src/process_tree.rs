@@ -225,14 +225,14 @@ fn keep(
         let _ = nix::sys::signal::kill(Pid::from_raw(init), Signal::SIGKILL);
         wait_for(init);
         if let Some(scratch) = scratch {
-            let _ = std::fs::remove_dir_all(scratch);
+            remove_scratch(scratch);
         }
         // SAFETY: _exit has no preconditions.
         unsafe { libc::_exit(EXIT_UNKNOWN) };
     }
     let init_status = wait_for(init);
     if let Some(scratch) = scratch {
-        let _ = std::fs::remove_dir_all(scratch);
+        remove_scratch(scratch);
     }
     let mut bytes = [0u8; 4];
     let status = match (&status_pipe).read_exact(&mut bytes) {
@@ -259,4 +259,11 @@ fn keep(
     }
     // SAFETY: _exit has no preconditions.
     unsafe { libc::_exit(EXIT_UNKNOWN) }
+}
+
+/// Removes the scratch folder: its tmpfs first (this process's mount namespace still has it), then
+/// the folder on the host's disk.
+fn remove_scratch(scratch: &Path) {
+    let _ = nix::mount::umount2(scratch, nix::mount::MntFlags::MNT_DETACH);
+    let _ = std::fs::remove_dir_all(scratch);
 }

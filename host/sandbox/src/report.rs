@@ -51,6 +51,10 @@ pub mod layer {
     pub const NETWORK_NAMESPACE: &str = "network-namespace";
     pub const MOUNT_NAMESPACE: &str = "mount-namespace";
     pub const PID_NAMESPACE: &str = "pid-namespace";
+    /// The host gives each runner's tree a share of the CPUs (`--threads`).
+    pub const CPU_SHARE: &str = "cpu-share";
+    /// The scratch folder is a private tmpfs of a bounded size.
+    pub const BOUNDED_SCRATCH: &str = "bounded-scratch";
     pub const PRIVATE_PROC: &str = "private-proc";
     pub const PARENT_DEATH_SIGNAL: &str = "parent-death-signal";
     pub const RESOURCE_LIMITS: &str = "resource-limits";
@@ -68,6 +72,8 @@ pub mod layer {
     pub const PRIVATE_HANDLES: &str = "private-handles";
     /// Windows: a crash ends the runner at once, without an error dialog waiting for a click.
     pub const NO_ERROR_DIALOGS: &str = "no-error-dialogs";
+    /// The host starts the runner with a minimal environment, none of its own secrets.
+    pub const CLEAN_ENVIRONMENT: &str = "clean-environment";
 }
 
 /// The outcome of every layer tried so far.
@@ -138,9 +144,19 @@ pub fn host_report(program: &Path, leading_args: &[OsString]) -> Result<Vec<Laye
     if layers.is_empty() {
         return Err(format!("the bot runner `{runner}` reported no sandbox layer"));
     }
-    // The cgroup is the host's to make: the runner alone cannot know.
-    #[cfg_attr(not(any(target_os = "linux", windows)), allow(unused_mut))]
+    // The cgroup and the environment are the host's to make: the runner alone cannot know.
     let mut layers = layers;
+    let environment = if cfg!(unix) {
+        Ok(crate::environment::describe())
+    } else {
+        Err("not on Windows: the bot inherits the host's environment".to_owned())
+    };
+    layers.push(Layer { name: layer::CLEAN_ENVIRONMENT.to_owned(), state: environment });
+    #[cfg(target_os = "linux")]
+    let cpu_share = crate::cgroup::cpu_share_availability();
+    #[cfg(not(target_os = "linux"))]
+    let cpu_share = Err(format!("not on {}: a bot's threads may take every CPU", std::env::consts::OS));
+    layers.push(Layer { name: layer::CPU_SHARE.to_owned(), state: cpu_share });
     #[cfg(target_os = "linux")]
     for layer in &mut layers {
         use crate::layer::{CGROUP, FREEZER};
@@ -178,6 +194,24 @@ pub fn require_every_layer(program: &Path, leading_args: &[OsString]) -> Result<
     }
 }
 
+/// What an engine that failed to start in the sandbox says on stderr when the sandbox blocked a
+/// file it needs (`…: PATH: Permission denied`, as shells and interpreters print it): the error
+/// naming the sandbox, the path and the fix, or `None` when nothing on stderr says so.
+pub fn diagnose_blocked(stderr: &[String]) -> Option<String> {
+    let (line, path) = stderr.iter().find_map(|line| {
+        let before = line.find("Permission denied").or_else(|| line.find("Operation not permitted"))?;
+        let path =
+            line[..before].split([' ', ':', '\'', '"']).rfind(|word| word.starts_with('/') || word.starts_with('~'))?;
+        Some((line.trim(), path))
+    })?;
+    let folder = Path::new(path).parent().filter(|f| f != &Path::new("/")).unwrap_or(Path::new(path));
+    Some(format!(
+        "the sandbox blocked {path} (\"{line}\"): let the engine read it with `--read {}`, or run this \
+         trusted engine with `--sandbox off`",
+        folder.display()
+    ))
+}
+
 /// A runner's command line, as messages show it.
 struct CommandLine<'a>(&'a Path, &'a [OsString]);
 
@@ -188,5 +222,21 @@ impl fmt::Display for CommandLine<'_> {
             write!(f, " {}", arg.to_string_lossy())?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blocked_path_on_stderr_is_named_with_the_fix() {
+        let pyenv = ["/root/.pyenv/shims/python3: line 12: /root/.pyenv/libexec/pyenv: Permission denied".to_owned()];
+        let why = diagnose_blocked(&pyenv).unwrap();
+        assert!(why.starts_with("the sandbox blocked /root/.pyenv/libexec/pyenv"), "{why}");
+        assert!(why.contains("--read /root/.pyenv/libexec") && why.contains("--sandbox off"), "{why}");
+        let dash = ["sh: 0: cannot open /home/u/engine.sh: Permission denied".to_owned()];
+        assert!(diagnose_blocked(&dash).unwrap().starts_with("the sandbox blocked /home/u/engine.sh"));
+        assert_eq!(diagnose_blocked(&["segmentation fault".to_owned()]), None);
     }
 }

@@ -49,6 +49,10 @@ pub fn seat_options() -> SeatOptions {
         load_timeout: TEST_LOAD_TIMEOUT,
         sandbox: SandboxMode::Auto,
         ponder: false,
+        env: &[],
+        read: &[],
+        scratch_mb: othello_arena::seat::DEFAULT_SCRATCH_MB,
+        threads: othello_arena::seat::DEFAULT_THREADS,
     }
 }
 

@@ -27,9 +27,10 @@ mod sandbox;
 #[cfg(target_os = "linux")]
 pub use othello_sandbox::FREEZE_DELAY;
 pub use runner_command::{RUNNER_EXECUTABLE, RunnerCommand, RunnerNotFound};
-pub use sandbox::{SandboxLayer, require_every_layer, sandbox_report};
+pub use sandbox::{SandboxLayer, diagnose_blocked, require_every_layer, sandbox_report};
 pub use spec::{
-    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, Isolation, MAX_BOT_NAME_CHARS,
-    SandboxMode, SeatOptions, SeatSpec, Seating, library_stem, sanitize_bot_name,
+    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
+    DEFAULT_THREADS, Isolation, MAX_BOT_NAME_CHARS, SandboxMode, SeatOptions, SeatSpec, Seating, library_stem,
+    sanitize_bot_name,
 };
 pub use stderr_tail::STDERR_TAIL_LINES;

@@ -101,9 +101,16 @@ impl NboardSeat {
                 "--sandbox strict: this engine would run without the sandbox (no runner to start it in)",
             ));
         }
+        let sandboxed = runner.is_some();
         let mut seat =
             NboardSeat { spec, level, options, name, engine: None, last_ping: 0, engine_position: None, stop, runner };
-        seat.new_game()?;
+        if let Err(mut failure) = seat.new_game() {
+            // Before the first game: say what the sandbox blocked, if the engine's stderr tells.
+            if let Some(why) = othello_sandbox::diagnose_blocked(&failure.stderr_tail).filter(|_| sandboxed) {
+                failure.detail = format!("{}; {why}", failure.detail);
+            }
+            return Err(failure);
+        }
         Ok(seat)
     }
 

@@ -3,6 +3,7 @@
 //! own layers (see `othello_sandbox::report`).
 
 pub use othello_sandbox::Layer as SandboxLayer;
+pub use othello_sandbox::diagnose_blocked;
 
 use super::runner_command::RunnerCommand;
 

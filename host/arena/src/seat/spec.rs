@@ -32,6 +32,10 @@ pub const DEFAULT_GRACE: Duration = Duration::from_millis(20);
 pub const DEFAULT_GRACE_PERCENT: u32 = 10;
 /// Default memory limit of a bot's process, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = othello_sandbox::DEFAULT_MEMORY_LIMIT_MB;
+/// Default bound of a sandboxed bot's scratch folder, in MiB.
+pub const DEFAULT_SCRATCH_MB: u64 = othello_sandbox::DEFAULT_SCRATCH_MB;
+/// Default CPU share of a sandboxed bot: one CPU.
+pub const DEFAULT_THREADS: u32 = 1;
 /// Default time a library gets to load and answer `init`.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -46,6 +50,13 @@ pub struct SeatOptions {
     pub grace_percent: u32,
     /// Memory limit of the bot's process in MiB (0 = none); isolated seats only.
     pub memory_limit_mb: u64,
+    /// Bound of a sandboxed bot's (or engine's) scratch folder in MiB, a private tmpfs counted in
+    /// its memory (0 = a plain folder of the host's disk, unbounded).
+    pub scratch_mb: u64,
+    /// The CPUs a sandboxed bot's (or engine's) process tree may use at once, its CPU share while
+    /// on move (`--threads`; where the machine offers a cgroup `cpu` controller): threads beyond
+    /// it slow only that bot. 0: no CPU share.
+    pub threads: u32,
     /// Time a library gets to load, and `init` to return; isolated seats only.
     pub load_timeout: Duration,
     /// The runner's sandbox; isolated seats only (an in-process bot runs with the host's rights).
@@ -54,15 +65,26 @@ pub struct SeatOptions {
     /// processes of a seat not on move are frozen where the machine has a freezer (isolated
     /// seats in the sandbox only).
     pub ponder: bool,
+    /// The host's environment variables a sandboxed bot or engine gets besides the minimal set
+    /// (`--env NAME`; see `othello_sandbox::environment`). Static, so the options stay `Copy`: a
+    /// program names them once (the CLI leaks its list).
+    pub env: &'static [String],
+    /// More folders (or files) a sandboxed NBoard engine may read and run besides its own
+    /// (`--read DIR`); static like [`SeatOptions::env`].
+    pub read: &'static [PathBuf],
 }
 
 impl SeatOptions {
     /// What the sandbox around an isolated seat's runner (or an engine) is asked.
     #[cfg(unix)]
-    pub(crate) fn jail(&self) -> othello_sandbox::jail::JailOptions {
+    pub(crate) fn jail(&self) -> othello_sandbox::jail::JailOptions<'_> {
         othello_sandbox::jail::JailOptions {
             mode: self.sandbox,
+            env: self.env,
+            read: self.read,
             memory_limit_mb: self.memory_limit_mb,
+            scratch_mb: self.scratch_mb,
+            threads: self.threads,
             ponder: self.ponder,
         }
     }
@@ -80,9 +102,13 @@ impl Default for SeatOptions {
             grace: DEFAULT_GRACE,
             grace_percent: DEFAULT_GRACE_PERCENT,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
+            scratch_mb: DEFAULT_SCRATCH_MB,
+            threads: DEFAULT_THREADS,
             load_timeout: DEFAULT_LOAD_TIMEOUT,
             sandbox: SandboxMode::Auto,
             ponder: false,
+            env: &[],
+            read: &[],
         }
     }
 }

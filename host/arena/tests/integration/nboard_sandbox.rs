@@ -90,3 +90,43 @@ fn strict_refuses_an_engine_it_cannot_sandbox() {
     assert_eq!(failure.termination, Termination::LoadError);
     assert!(failure.detail.contains("strict"), "{failure:?}");
 }
+
+/// An engine run through an interpreter shim in a home-like folder (issue 25, 4), as pyenv, conda,
+/// venv or nvm install them: `~/.tool/shims/engine` runs `~/.tool/libexec/fake_engine.sh`. The
+/// shim's installation (`.tool`, above `shims`) is readable in the sandbox, so it plays. A shim
+/// whose real engine lies elsewhere fails before the first game, with an error that names the
+/// sandbox, the blocked path and the fix, not with a forfeit per game.
+#[test]
+fn an_engine_behind_a_shim_runs_and_a_blocked_one_says_why() {
+    if !sandbox_has_layers("shim engine", &["landlock"]) {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/nboard/fake_engine.sh");
+    let shim = |tool: &str, engine_folder: &Path| {
+        std::fs::create_dir_all(home.path().join(tool).join("shims")).unwrap();
+        std::fs::create_dir_all(engine_folder).unwrap();
+        std::fs::copy(&fake, engine_folder.join("fake_engine.sh")).unwrap();
+        let shim = home.path().join(tool).join("shims").join("engine");
+        let script = format!("#!/bin/sh\nexec sh '{}' spaced\n", engine_folder.join("fake_engine.sh").display());
+        std::fs::write(&shim, script).unwrap();
+        std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        othello_arena::nboard::EngineSpec::from_command(&shim.to_string_lossy()).unwrap()
+    };
+    let open = |spec| NboardSeat::open_with_runner(&spec, None, seat_options(), None, Some(runner_command()));
+    let installed = shim(".tool", &home.path().join(".tool").join("libexec"));
+    let mut seat = open(installed).expect("the engine behind its shim starts");
+    assert_eq!(
+        seat.think(&Position::start(), Some(TEST_TIME_LIMIT)).unwrap().byte,
+        "f5".parse::<Move>().unwrap().to_byte()
+    );
+    drop(seat);
+    let blocked = shim(".other", &elsewhere.path().join("libexec"));
+    let failure = open(blocked).err().expect("the blocked engine fails before the first game");
+    assert_eq!(failure.termination, Termination::LoadError, "{failure}");
+    let path = elsewhere.path().join("libexec").join("fake_engine.sh");
+    for needed in ["the sandbox blocked", &path.display().to_string(), "--read", "--sandbox off"] {
+        assert!(failure.detail.contains(needed), "{needed:?} missing from: {failure}");
+    }
+}

@@ -134,7 +134,9 @@ fn writes_land_only_in_the_scratch_folder_which_is_removed_afterwards() {
         let first = play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT));
         // 0x39 would mean its own scratch folder was not writable; 0x38 that it wrote outside.
         assert_played_out(&first);
-        assert_eq!(scratch_marks().len(), 1, "the bot wrote in its scratch folder");
+        // Where the scratch folder is a private tmpfs, the host does not see the bot's file.
+        let private = sandbox_has_layers("write_outside", &["bounded-scratch"]);
+        assert_eq!(scratch_marks().len(), usize::from(!private), "the bot wrote in its scratch folder");
         assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
     }
     assert!(!outside.exists(), "{} was created", outside.display());
@@ -375,4 +377,122 @@ fn two_libraries_with_one_name_are_told_apart() {
     let infos = othello_arena::plugins::probe_all(&libraries, &runner_command(), &seat_options());
     let names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names, ["Alpha-beta (libnamed-real.so)", "Alpha-beta (libnamed-fake.so)"]);
+}
+
+/// A bot reading its environment (issue 25, 2) sees none of the host's variables — an API token
+/// or a database password would end up in its name, its stderr or its evaluations — only PATH,
+/// LANG, HOME and TMPDIR (its scratch folder) and OTHELLO_*; a variable the user names
+/// (`--env NAME`) is passed on.
+#[test]
+fn a_bot_sees_none_of_the_hosts_variables_but_those_named() {
+    let minimal = ["PATH", "LANG", "HOME", "TMPDIR"];
+    let host_variable = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok()).find(|name| {
+        !minimal.contains(&name.as_str())
+            && !name.starts_with("OTHELLO_")
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    // A test process always has one (cargo's CARGO_*, the shell's), standing for the secret.
+    let secret = host_variable.expect("the test process has a variable beyond the minimal set");
+    let reader = fixture_with("env_reader", &secret.to_lowercase(), &[("VARIABLE", format!("\"{secret}\""))]);
+    let name_with = |options: othello_arena::seat::SeatOptions| {
+        let mut seat = open_seat(&isolated(&reader).with_options(options)).expect("the reader loads");
+        seat.new_game().expect("init returns");
+        seat.name().to_owned()
+    };
+    assert_eq!(name_with(seat_options()), "unset scratch extra:0", "the bot saw {secret} or more");
+    let named: &'static [String] = Box::leak(vec![secret.clone()].into_boxed_slice());
+    let options = othello_arena::seat::SeatOptions { env: named, ..seat_options() };
+    assert_eq!(name_with(options), "seen scratch extra:0", "{secret} was named, and passed on");
+    // The report says so.
+    let layers = sandbox_report(&runner_command()).unwrap();
+    assert!(layers.iter().any(|layer| layer.name == "clean-environment" && layer.is_active()), "{layers:?}");
+}
+
+/// A bot filling its scratch folder (issue 25, 1) fills a private tmpfs of `--scratch-mb` MiB:
+/// its writes fail at the bound, it plays on (a full folder is its own problem), and the host's
+/// disk never sees a byte of it (the tmpfs ends with the runner's mount namespace; the folder's
+/// removal is `writes_land_only_in_the_scratch_folder_which_is_removed_afterwards`).
+#[test]
+fn a_bot_filling_its_scratch_folder_stops_at_the_bound() {
+    if !sandbox_has_layers("disk_filler", &["bounded-scratch"]) {
+        return;
+    }
+    let bound_mb = 8;
+    let filler = fixture_with("disk_filler", "8", &[("CAP", "64".to_owned()), ("LIMIT", bound_mb.to_string())]);
+    let options = othello_arena::seat::SeatOptions { scratch_mb: bound_mb, ..seat_options() };
+    {
+        let mut bad = open_seat(&isolated(&filler).with_options(options)).expect("the filler loads");
+        let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+        // 0x38 would mean it wrote past the bound, 0x39 that it could not write at all.
+        assert_played_out(&play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+        // The host's side of its scratch folder stays empty: the tmpfs is the runner's alone.
+        let prefix = format!("othello-scratch-{}-", std::process::id());
+        for entry in std::fs::read_dir(std::env::temp_dir()).unwrap().filter_map(Result::ok) {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                assert!(!entry.path().join("filling").exists(), "the filler wrote on the host's disk");
+            }
+        }
+        assert_played_out(&play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)));
+    }
+}
+
+/// A bot thinking with 4 threads (issue 25, 3) gets its CPU share of `--threads` CPUs, 1 by
+/// default, so a bot in another match keeps its cores: its runner's cgroup holds a quota of one
+/// CPU per period, and on each move its whole tree used no more CPU time than the move's wall
+/// time (plus one quota period). The CPU time is the cgroup's count, an upper bound that no load
+/// on the machine can push up; that the kernel holds the tree to the quota is
+/// `the_cpu_share_throttles_the_tree_and_counts_it` (othello-sandbox).
+#[test]
+fn a_bot_with_many_threads_gets_its_cpu_share_only() {
+    if !sandbox_has_layers("thread_burner", &["cpu-share", "cgroup"]) {
+        return;
+    }
+    let burner = fixture_with("thread_burner", "4", &[("THREADS", "4".to_owned()), ("BURN_MS", "200".to_owned())]);
+    let mut bad = IsolatedSeat::open(&isolated(&burner), &runner_command()).expect("the burner loads");
+    let share = cpu_quota(bad.runner_id().expect("a runner"));
+    assert_eq!(share, Some(1.0), "the runner's cgroup gives it one CPU");
+    // `--threads 0`: no CPU share (and none of its cost).
+    let unlimited = othello_arena::seat::SeatOptions { threads: 0, ..seat_options() };
+    let free = IsolatedSeat::open(&isolated(&burner).with_options(unlimited), &runner_command()).unwrap();
+    assert_eq!(cpu_quota(free.runner_id().expect("a runner")), None, "--threads 0 still limited it");
+    drop(free);
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let record = play_game(&mut bad, good.as_mut(), &Opening::none(), None);
+    assert_played_out(&record);
+    let period = Duration::from_millis(100);
+    for mv in record.moves.iter().filter(|mv| mv.color == othello_sdk::Color::Black).take(4) {
+        let cpu = mv.cpu.unwrap_or_else(|| panic!("no CPU time for {mv:?}"));
+        assert!(cpu <= mv.elapsed + period, "{cpu:?} of CPU in {:?}: more than its share of 1 CPU", mv.elapsed);
+    }
+}
+
+/// The CPUs the cgroup of process `pid` may use at once (its quota over its period), from
+/// cgroup v2's `cpu.max` or v1's `cpu` hierarchy; `None` without a quota.
+fn cpu_quota(pid: u32) -> Option<f64> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    for line in cgroups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?.trim_start_matches('/'));
+        let (quota, period) = if controllers.split(',').any(|c| c == "cpu") {
+            let folder = ["cpu", "cpu,cpuacct"]
+                .iter()
+                .map(|c| Path::new("/sys/fs/cgroup").join(c).join(path))
+                .find(|f| f.join("cpu.cfs_quota_us").exists())?;
+            let read = |file: &str| std::fs::read_to_string(folder.join(file)).ok()?.trim().parse::<f64>().ok();
+            (read("cpu.cfs_quota_us")?, read("cpu.cfs_period_us")?)
+        } else if controllers.is_empty() {
+            let max = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+                .iter()
+                .find_map(|root| std::fs::read_to_string(Path::new(root).join(path).join("cpu.max")).ok());
+            let Some(max) = max else { continue };
+            let mut parts = max.split_whitespace();
+            (parts.next()?.parse::<f64>().ok()?, parts.next()?.parse::<f64>().ok()?)
+        } else {
+            continue;
+        };
+        if quota > 0.0 {
+            return Some(quota / period);
+        }
+    }
+    None
 }

@@ -604,3 +604,34 @@ fn an_sprt_without_a_game_count_runs_until_it_decides_on_pairs() {
     assert!(text.contains("LOS 50.00 %"), "{text}");
     assert!(text.starts_with("408 games played\n"), "the cap's unplayed games are not news: {text}");
 }
+
+/// `othello check` (issue 25, 4) says a bot runs in the sandbox; an NBoard engine the sandbox
+/// blocks (a shim whose real engine lies outside the engine's folders) is named with the blocked
+/// path and the fix before any game is played, by `check` and by `match` alike.
+#[test]
+fn check_says_a_bot_runs_and_names_what_the_sandbox_blocked() {
+    let dir = workspace(&["first_legal"]);
+    let ok = othello(dir.path(), &["check", "first_legal", "--time-ms", "1000"]);
+    assert!(stdout(&ok).contains("first_legal: runs with --sandbox auto"), "{ok:?}");
+    if !sandbox_has_layers("blocked engine", &["landlock"]) {
+        return;
+    }
+    let (home, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/nboard/fake_engine.sh");
+    let real = elsewhere.path().join("fake_engine.sh");
+    std::fs::copy(fake, &real).unwrap();
+    let shim = home.path().join(".tool/shims/engine");
+    std::fs::create_dir_all(shim.parent().unwrap()).unwrap();
+    std::fs::write(&shim, format!("#!/bin/sh\nexec sh '{}' spaced\n", real.display())).unwrap();
+    std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let engine = format!("nboard:{}", shim.display());
+    for args in [vec!["check", &engine], vec!["match", &engine, "first_legal", "--games", "2"]] {
+        let output = othello(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?} succeeded: {stderr}");
+        for needed in ["the sandbox blocked", &real.display().to_string(), "--read", "--sandbox off"] {
+            assert!(stderr.contains(needed), "{args:?}: {needed:?} missing from: {stderr}");
+        }
+        assert!(!String::from_utf8_lossy(&output.stdout).contains("forfeit"), "a game was played: {output:?}");
+    }
+}

@@ -28,14 +28,7 @@ const STATM_DATA_FIELD: usize = 5;
 pub(crate) fn enter_sandbox(options: &ServeArgs) -> Result<(File, File, Option<File>), String> {
     let sandbox = &options.sandbox;
     let mut report = Report::default();
-    namespaces::enter(
-        sandbox.sandbox,
-        &[options.library.as_path()],
-        sandbox.scratch.as_deref(),
-        sandbox.freezer.as_deref(),
-        None,
-        &mut report,
-    )?;
+    namespaces::enter(sandbox, &[options.library.as_path()], None, &mut report)?;
     let (requests, responses) = private_channel()?;
     let statm = File::open("/proc/self/statm").ok();
     let mut keep = vec![requests.as_raw_fd(), responses.as_raw_fd()];

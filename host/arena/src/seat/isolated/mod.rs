@@ -190,6 +190,7 @@ impl Seat for IsolatedSeat {
         // The seat's processes run only while it is on move (a freezer, where the machine has
         // one). The request is written first, so the thawed bot wakes once, to read it.
         let started = Instant::now();
+        let throttled_before = runner.throttled();
         let sent = runner.send(&Request::Think { board });
         runner.set_frozen(false);
         let answer = sent.and_then(|()| runner.receive(started + allowed));
@@ -214,10 +215,20 @@ impl Seat for IsolatedSeat {
             Ok(other) => protocol_failure(&other),
             Err(ChannelError::Timeout) => {
                 let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
+                // Its own threads competing for its CPU share: say so, it is the user's to raise.
+                let held_back = runner.throttled().zip(throttled_before).map(|(now, then)| now.saturating_sub(then));
+                let throttled = match held_back {
+                    Some(time) if !time.is_zero() => format!(
+                        "; its CPU share of {} CPU(s) held it back for {} ms of it (more threads than --threads)",
+                        self.spec.options.threads.max(1),
+                        time.as_millis()
+                    ),
+                    _ => String::new(),
+                };
                 Failure::new(
                     Termination::Timeout,
                     format!(
-                        "no move within {} ms ({limit} + grace {} ms); the bot was stopped",
+                        "no move within {} ms ({limit} + grace {} ms); the bot was stopped{throttled}",
                         allowed.as_millis(),
                         grace.as_millis()
                     ),

@@ -206,6 +206,11 @@ impl Runner {
         self.jail.freeze_soon();
     }
 
+    /// How long the runner's tree was held back by its CPU share so far (`None` without one).
+    pub fn throttled(&self) -> Option<Duration> {
+        self.jail.throttled()
+    }
+
     /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
     pub fn hit_memory_limit(&self) -> bool {
         self.jail.hit_memory_limit()

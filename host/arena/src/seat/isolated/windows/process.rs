@@ -218,6 +218,11 @@ impl Runner {
     /// As [`set_frozen`](Runner::set_frozen): no freezer on Windows, nothing to do.
     pub fn freeze_soon(&self) {}
 
+    /// No CPU share on Windows: never held back.
+    pub fn throttled(&self) -> Option<Duration> {
+        None
+    }
+
     /// CPU time per move is not measured on Windows yet (the job's accounting is not read).
     pub fn cpu_since_last(&mut self) -> Option<Duration> {
         None
