@@ -9,7 +9,9 @@
 //!
 //! The engines file follows cutechess's `engines.json`: a JSON array of objects with `name`,
 //! `command`, optional `workingDirectory`, `protocol` (only `"nboard"`), `arguments` (words added
-//! to the command) and `initStrings` (lines sent after `nboard 2`, such as `set contempt 0`).
+//! to the command) and `initStrings` (lines sent after `nboard 2`, such as `set contempt 0`), and
+//! two of this project's own for the sandbox: `read` (folders the engine may read besides its
+//! own installation) and `env` (names of environment variables it is given).
 //!
 //! ```
 //! use othello_arena::nboard::{EngineSpec, EnginesFile};
@@ -60,6 +62,14 @@ pub struct EngineSpec {
     /// Lines sent after `nboard 2` (and `set depth`) to every new engine process.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub init_strings: Vec<String>,
+    /// More folders (or files) the engine may read and run in the sandbox, besides its own
+    /// installation (as `--read DIR` does for every engine).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<PathBuf>,
+    /// Names of the host's environment variables the engine gets in the sandbox, besides the
+    /// minimal set (as `--env NAME` does for every bot and engine).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
 }
 
 impl EngineSpec {
@@ -72,6 +82,8 @@ impl EngineSpec {
             working_directory: None,
             protocol: None,
             init_strings: Vec::new(),
+            read: Vec::new(),
+            env: Vec::new(),
         };
         spec.validate()?;
         Ok(spec)
@@ -99,6 +111,8 @@ impl EngineSpec {
             && self.arguments.is_empty()
             && self.working_directory.is_none()
             && self.init_strings.is_empty()
+            && self.read.is_empty()
+            && self.env.is_empty()
             && !self.command.starts_with('{');
         if plain {
             format!("{NBOARD_PREFIX}{}", self.command)

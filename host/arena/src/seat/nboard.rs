@@ -15,6 +15,7 @@
 use std::io::{BufRead, BufReader, Write};
 #[cfg(unix)]
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -378,7 +379,10 @@ impl Engine {
         {
             return Err(format!("its working folder {} is not a folder", folder.display()));
         }
-        Engine::start(&command, folder, runner, options).map_err(|e| e.to_string())
+        // The entry's own `read` and `env` add to those of the options, for this engine alone.
+        let read: Vec<PathBuf> = options.read.iter().chain(&spec.read).cloned().collect();
+        let env: Vec<String> = options.env.iter().chain(&spec.env).cloned().collect();
+        Engine::start(&command, folder, runner, options, &read, &env).map_err(|e| e.to_string())
     }
 
     fn start(
@@ -386,7 +390,13 @@ impl Engine {
         folder: Option<&std::path::Path>,
         runner: Option<&RunnerCommand>,
         options: &SeatOptions,
+        read: &[PathBuf],
+        env: &[String],
     ) -> std::io::Result<Engine> {
+        // Windows' sandbox has no read list and no clean environment for engines (the layer
+        // report says so).
+        #[cfg(windows)]
+        let _ = (read, env);
         #[cfg(unix)]
         let (mut command_line, jail, end) = match runner {
             Some(runner) => {
@@ -395,7 +405,7 @@ impl Engine {
                     runner.args(),
                     command,
                     folder,
-                    &options.jail(),
+                    &othello_sandbox::jail::JailOptions { read, env, ..options.jail() },
                 )?;
                 (command_line, jail, Some(end))
             }

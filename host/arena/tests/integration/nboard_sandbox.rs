@@ -129,4 +129,18 @@ fn an_engine_behind_a_shim_runs_and_a_blocked_one_says_why() {
     for needed in ["the sandbox blocked", &path.display().to_string(), "--read", "--sandbox off"] {
         assert!(failure.detail.contains(needed), "{needed:?} missing from: {failure}");
     }
+
+    // The fix, for this engine alone: its entry in the engines file lets it read the folder.
+    let mut allowed = shim(".other", &elsewhere.path().join("libexec"));
+    let entry = serde_json::json!([{
+        "name": "Shimmed",
+        "command": allowed.command,
+        "read": [elsewhere.path().join("libexec")],
+    }]);
+    let file = othello_arena::nboard::EnginesFile::parse(&entry.to_string(), None).unwrap();
+    allowed = file.find("Shimmed").unwrap().clone();
+    let mut seat = open(allowed.clone()).expect("the engine its entry lets read starts");
+    assert!(seat.think(&Position::start(), Some(TEST_TIME_LIMIT)).is_ok());
+    // The entry's bot name carries its read list, so a resume starts it the same way.
+    assert_eq!(othello_arena::nboard::EngineSpec::from_bot_name(&allowed.bot_name()).unwrap().unwrap(), allowed);
 }
