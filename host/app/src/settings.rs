@@ -144,6 +144,8 @@ impl Engine {
             working_directory: (!folder.is_empty()).then(|| PathBuf::from(folder)),
             protocol: None,
             init_strings: Vec::new(),
+            read: Vec::new(),
+            env: Vec::new(),
         };
         PathBuf::from(spec.bot_name())
     }
