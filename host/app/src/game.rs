@@ -258,7 +258,7 @@ impl Game {
         let flipped = position.try_play(mv)?;
         let following = self.is_viewing_live();
         let played = PlayedMove {
-            record: MoveRecord { color, mv, elapsed: elapsed.unwrap_or_default(), info, cpu: None },
+            record: MoveRecord { color, mv, elapsed: elapsed.unwrap_or_default(), info, cpu: None, throttled: None },
             flipped,
         };
         // A move that is what redo would replay keeps the rest of the redo line.

@@ -303,6 +303,7 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
                 elapsed: Duration::ZERO,
                 info: None,
                 cpu: None,
+                throttled: None,
             });
             position.play_unchecked(Move::Pass);
         }
@@ -324,7 +325,7 @@ fn build_game(properties: &[(String, String)]) -> Result<GgfGame, String> {
             None => Duration::ZERO,
         };
         let info = eval.map(|eval| SearchInfo { eval: Some(eval), ..SearchInfo::default() });
-        moves.push(MoveRecord { color, mv, elapsed, info, cpu: None });
+        moves.push(MoveRecord { color, mv, elapsed, info, cpu: None, throttled: None });
     }
     let result = match (position.is_game_over(), get("RE")) {
         (true, _) => Some(Outcome::normal(&position)),
@@ -512,7 +513,14 @@ mod tests {
                 let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[state as usize % legal.len()]) };
                 let color = position.side_to_move();
                 position.play(mv);
-                moves.push(MoveRecord { color, mv, elapsed: Duration::from_millis(10), info: None, cpu: None });
+                moves.push(MoveRecord {
+                    color,
+                    mv,
+                    elapsed: Duration::from_millis(10),
+                    info: None,
+                    cpu: None,
+                    throttled: None,
+                });
             }
             if moves.iter().any(|m| m.mv == Move::Pass) {
                 return GameRecord {
@@ -593,7 +601,10 @@ mod tests {
     /// Moves as GGF gives them back: times to the hundredth of a second.
     fn read_back(moves: &[MoveRecord]) -> Vec<MoveRecord> {
         let centis = |d: Duration| Duration::from_secs_f64((d.as_secs_f64() * 100.0).round() / 100.0);
-        moves.iter().map(|m| MoveRecord { elapsed: centis(m.elapsed), cpu: None, ..m.clone() }).collect()
+        moves
+            .iter()
+            .map(|m| MoveRecord { elapsed: centis(m.elapsed), cpu: None, throttled: None, ..m.clone() })
+            .collect()
     }
 
     #[test]

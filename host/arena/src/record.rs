@@ -25,6 +25,10 @@ pub struct MoveRecord {
     /// (absent in older records and in GGF, which has no field for it).
     #[serde(rename = "cpu_ns", default, skip_serializing_if = "Option::is_none", with = "serde_opt_duration")]
     pub cpu: Option<Duration>,
+    /// Time the bot's CPU share held it back during this move (its threads wanted more CPUs than
+    /// `--threads` gave it); absent when it was not held back or the seat has no share.
+    #[serde(rename = "throttled_ns", default, skip_serializing_if = "Option::is_none", with = "serde_opt_duration")]
+    pub throttled: Option<Duration>,
 }
 
 /// How a finished game ended: who won, the final discs and why it ended. The one result type of

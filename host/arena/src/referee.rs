@@ -81,7 +81,14 @@ pub fn judge(position: &Position, answer: Result<Reply, Failure>) -> Judgement {
         Err(failure) => return Judgement::Forfeit(failure),
     };
     match validate(position, reply.byte) {
-        Ok(mv) => Judgement::Play(MoveRecord { color, mv, elapsed: reply.elapsed, info: reply.info, cpu: reply.cpu }),
+        Ok(mv) => Judgement::Play(MoveRecord {
+            color,
+            mv,
+            elapsed: reply.elapsed,
+            info: reply.info,
+            cpu: reply.cpu,
+            throttled: reply.throttled,
+        }),
         Err(detail) => Judgement::Forfeit(Failure::new(Termination::IllegalMove, detail)),
     }
 }
@@ -95,9 +102,9 @@ pub fn judge(position: &Position, answer: Result<Reply, Failure>) -> Judgement {
 ///
 /// let mut referee = Referee::new(&Opening::none());
 /// // Black answers d3 (row 2, column 3) …
-/// referee.submit(Ok(Reply { byte: 0x23, elapsed: Duration::ZERO, info: None, cpu: None }));
+/// referee.submit(Ok(Reply { byte: 0x23, elapsed: Duration::ZERO, info: None, cpu: None, throttled: None }));
 /// // … and White an occupied square: White forfeits.
-/// referee.submit(Ok(Reply { byte: 0x33, elapsed: Duration::ZERO, info: None, cpu: None }));
+/// referee.submit(Ok(Reply { byte: 0x33, elapsed: Duration::ZERO, info: None, cpu: None, throttled: None }));
 /// let outcome = referee.outcome().expect("over");
 /// assert_eq!(outcome.termination().as_str(), "illegal-move");
 /// assert_eq!(outcome.discs, [64, 0]);

@@ -49,6 +49,10 @@ pub struct MoveTime {
     /// Absent where the seat cannot measure it (sandbox off, NBoard engines).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_ms: Option<f64>,
+    /// How long the bot's CPU share held it back during the move (its threads wanted more CPUs
+    /// than `--threads`); absent when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttled_ms: Option<f64>,
 }
 
 impl<'a> GameLine<'a> {
@@ -74,6 +78,7 @@ impl<'a> GameLine<'a> {
                     mv: m.mv.to_string(),
                     wall_ms: milliseconds(m.elapsed),
                     cpu_ms: m.cpu.map(milliseconds),
+                    throttled_ms: m.throttled.map(milliseconds),
                 })
                 .collect(),
         }

@@ -110,7 +110,13 @@ fn random_game(rng: &mut SplitMix64) -> GameRecord {
     while referee.to_move().is_some() {
         let legal: Vec<_> = referee.position().legal_moves().into_iter().collect();
         let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[rng.below(legal.len() as u32) as usize]) };
-        referee.submit(Ok(Reply { byte: mv.to_byte(), elapsed: Duration::from_millis(1), info: None, cpu: None }));
+        referee.submit(Ok(Reply {
+            byte: mv.to_byte(),
+            elapsed: Duration::from_millis(1),
+            info: None,
+            cpu: None,
+            throttled: None,
+        }));
     }
     referee
         .into_record(["A".to_owned(), "B".to_owned()], Some(Duration::from_millis(100)), 1_700_000_000)

@@ -382,6 +382,7 @@ mod tests {
                 elapsed: Duration::ZERO,
                 info: Some(info),
                 cpu: None,
+                throttled: None,
             })
         }
     }

@@ -134,7 +134,7 @@ impl Seat for InProcessSeat {
         if let Some(failure) = overran(elapsed, time_limit, grace) {
             return Err(failure);
         }
-        Ok(Reply { byte, elapsed, info: self.bot.search_info(), cpu })
+        Ok(Reply { byte, elapsed, info: self.bot.search_info(), cpu, throttled: None })
     }
 
     fn analyzes(&self) -> bool {

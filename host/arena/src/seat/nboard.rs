@@ -249,7 +249,13 @@ impl Seat for NboardSeat {
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
         // NBoard never asks an engine to pass: the host answers forced passes itself.
         if position.must_pass() {
-            return Ok(Reply { byte: Move::PASS_BYTE, elapsed: Duration::ZERO, info: None, cpu: None });
+            return Ok(Reply {
+                byte: Move::PASS_BYTE,
+                elapsed: Duration::ZERO,
+                info: None,
+                cpu: None,
+                throttled: None,
+            });
         }
         let Some(engine) = self.engine.as_mut() else {
             return Err(Failure::new(Termination::Crash, "the engine is gone (a new game was not started)"));
@@ -257,6 +263,7 @@ impl Seat for NboardSeat {
         let grace = time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t));
         let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + grace);
         let started = Instant::now();
+        let throttled_before = engine.throttled();
         let commands = match self.engine_position.and_then(|from| moves_between(from, *position)) {
             Some(moves) => moves.into_iter().map(|mv| format!("move {}", format_move(mv))).collect(),
             None => vec![format_set_game(position, "black", "white", time_limit)],
@@ -273,8 +280,14 @@ impl Seat for NboardSeat {
                 // `move` with the opponent's; an illegal reply ends the game anyway.
                 self.engine_position = Some(*position);
                 let info = (info != SearchInfo::default()).then_some(info);
-                let cpu = self.engine.as_mut().expect("an engine is running").idle(time_limit);
-                Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu })
+                let engine = self.engine.as_mut().expect("an engine is running");
+                let cpu = engine.idle(time_limit);
+                let throttled = engine
+                    .throttled()
+                    .zip(throttled_before)
+                    .map(|(now, then)| now.saturating_sub(then))
+                    .filter(|time| !time.is_zero());
+                Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu, throttled })
             }
             Err(failure) if failure.termination == Termination::Timeout => {
                 let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
@@ -484,6 +497,18 @@ impl Engine {
     /// The engine answered: it is frozen at once with a clock running (`time_limit`), else a
     /// moment later (unless pondering is allowed). Returns the CPU time it used since it was last
     /// idle, where it can be read.
+    /// Time the engine's CPU share has held it back so far, where it has one.
+    fn throttled(&self) -> Option<Duration> {
+        #[cfg(unix)]
+        {
+            self.jail.throttled()
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+
     fn idle(&mut self, time_limit: Option<Duration>) -> Option<Duration> {
         #[cfg(unix)]
         {

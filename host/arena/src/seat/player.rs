@@ -19,6 +19,9 @@ pub struct Reply {
     /// CPU time the bot's whole process tree used for this move, where the seat can measure it
     /// (an isolated seat's cgroup; an in-process seat's thread clock).
     pub cpu: Option<Duration>,
+    /// Time the seat's CPU share held the bot back during this move (more threads on move than
+    /// it was given CPUs), where the seat measures it and it is not zero.
+    pub throttled: Option<Duration>,
 }
 
 /// A player: something that is asked for a move on each of its turns.

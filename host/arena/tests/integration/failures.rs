@@ -229,7 +229,7 @@ fn the_stateful_fixture_detects_shared_state() {
             _: Option<std::time::Duration>,
         ) -> Result<othello_arena::seat::Reply, othello_arena::seat::Failure> {
             let byte = self.0.think(&othello_sdk::abi::OthelloBoard::new(position, 0));
-            Ok(othello_arena::seat::Reply { byte, elapsed: Default::default(), info: None, cpu: None })
+            Ok(othello_arena::seat::Reply { byte, elapsed: Default::default(), info: None, cpu: None, throttled: None })
         }
     }
     let library = othello_sdk::loader::BotLibrary::open(&fixture("stateful")).unwrap();

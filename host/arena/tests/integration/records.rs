@@ -49,7 +49,7 @@ fn random_game(seed: u64, ending: Ending, names: [String; 2], time_limit_s: Opti
                 let eval = f64::from(rng.below(12_801) as i32 - 6_400) / 100.0;
                 let info = (rng.below(2) == 0).then_some(SearchInfo { eval: Some(eval), ..SearchInfo::default() });
                 let elapsed = Duration::from_millis(10 * u64::from(rng.below(500)));
-                referee.submit(Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu: None }));
+                referee.submit(Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu: None, throttled: None }));
             }
         }
         ply += 1;
@@ -162,7 +162,11 @@ fn the_referee_scores_a_seat_that_failed_before_its_first_move() {
     assert_eq!((outcome.winner, outcome.discs, outcome.loser()), (Some(Color::Black), [64, 0], Some(Color::White)));
     assert_eq!(outcome.detail(), "file too short");
     // Answers after the end change nothing.
-    assert!(referee.submit(Ok(Reply { byte: 0x23, elapsed: Duration::ZERO, info: None, cpu: None })).is_none());
+    assert!(
+        referee
+            .submit(Ok(Reply { byte: 0x23, elapsed: Duration::ZERO, info: None, cpu: None, throttled: None }))
+            .is_none()
+    );
     assert!(referee.moves().is_empty());
     assert_eq!(*referee.position(), Position::start());
 }
@@ -254,4 +258,27 @@ fn results_that_are_not_results_are_refused_with_the_reason() {
     // A game cut short with a result is an early end, as before.
     let resigned = ggf::parse(&nboard.replace("RE[?]", "RE[+64.00:r]")).unwrap();
     assert_eq!(resigned[0].result, Some(Outcome::resigned(Color::White)));
+}
+
+/// A move's CPU time and the time its CPU share held it back are kept in the JSON record (and
+/// absent when not measured), so a state folder says which moves a bot's threads were slowed in.
+#[test]
+fn a_moves_cpu_time_and_throttling_survive_the_json_record() {
+    use othello_arena::record::MoveRecord;
+    let held_back = MoveRecord {
+        color: Color::Black,
+        mv: "f5".parse::<Move>().unwrap(),
+        elapsed: Duration::from_millis(250),
+        info: None,
+        cpu: Some(Duration::from_millis(240)),
+        throttled: Some(Duration::from_millis(130)),
+    };
+    let json = serde_json::to_value(&held_back).unwrap();
+    assert_eq!((json["cpu_ns"].as_u64(), json["throttled_ns"].as_u64()), (Some(240_000_000), Some(130_000_000)));
+    assert_eq!(serde_json::from_value::<MoveRecord>(json).unwrap(), held_back);
+
+    let unmeasured = MoveRecord { cpu: None, throttled: None, ..held_back };
+    let json = serde_json::to_value(&unmeasured).unwrap();
+    assert!(json.get("throttled_ns").is_none() && json.get("cpu_ns").is_none(), "{json}");
+    assert_eq!(serde_json::from_value::<MoveRecord>(json).unwrap(), unmeasured);
 }

@@ -48,7 +48,7 @@ fn game_ending_in_a_pass() -> (GgfGame, Position) {
             let mv = if legal.is_empty() { Move::Pass } else { Move::Play(legal[state as usize % legal.len()]) };
             let color = position.side_to_move();
             position.play(mv);
-            moves.push(MoveRecord { color, mv, elapsed: Duration::ZERO, info: None, cpu: None });
+            moves.push(MoveRecord { color, mv, elapsed: Duration::ZERO, info: None, cpu: None, throttled: None });
             if mv == Move::Pass && goes_on_for_two_moves(position) {
                 let game = GgfGame {
                     black: "a".into(),

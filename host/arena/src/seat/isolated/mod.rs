@@ -205,25 +205,27 @@ impl Seat for IsolatedSeat {
             }
         }
         let cpu = runner.cpu_since_last();
+        // Its own threads competing for its CPU share: recorded with the move, and said in a
+        // loss on time, since it is the user's to raise.
+        let held_back = runner.throttled().zip(throttled_before).map(|(now, then)| now.saturating_sub(then));
+        let throttled = held_back.filter(|time| !time.is_zero());
         let failure = match answer {
             Ok(Response::Moved { byte, info, error }) => {
                 if byte != OTHELLO_MOVE_ERROR {
-                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu });
+                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu, throttled });
                 }
                 move_error_failure(error)
             }
             Ok(other) => protocol_failure(&other),
             Err(ChannelError::Timeout) => {
                 let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
-                // Its own threads competing for its CPU share: say so, it is the user's to raise.
-                let held_back = runner.throttled().zip(throttled_before).map(|(now, then)| now.saturating_sub(then));
-                let throttled = match held_back {
-                    Some(time) if !time.is_zero() => format!(
+                let throttled = match throttled {
+                    Some(time) => format!(
                         "; its CPU share of {} CPU(s) held it back for {} ms of it (more threads than --threads)",
                         self.spec.options.threads.max(1),
                         time.as_millis()
                     ),
-                    _ => String::new(),
+                    None => String::new(),
                 };
                 Failure::new(
                     Termination::Timeout,
