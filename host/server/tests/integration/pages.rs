@@ -1,0 +1,84 @@
+//! The pages: logging in with the token, the cookie session, forms refused from other sites.
+
+use crate::{TestServer, multipart, named_bot};
+
+fn session_cookie(server: &TestServer, token: &str) -> String {
+    let mut response = server
+        .agent
+        .post(format!("{}/login", server.url))
+        .header("Origin", server.url.as_str())
+        .send_form([("token", token)])
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 303, "{}", response.body_mut().read_to_string().unwrap());
+    let cookie = response.headers().get("set-cookie").unwrap().to_str().unwrap().to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+#[test]
+fn an_entrant_logs_in_uploads_through_the_form_and_sees_the_report() {
+    let server = TestServer::start();
+    let token = server.add_entrant("Dora");
+    let (code, page) = server.get("/login", None);
+    assert_eq!(code, 200);
+    assert!(page.contains("name=\"token\""));
+
+    let mut wrong =
+        server.agent.post(format!("{}/login", server.url)).send_form([("token", "wrong")]).unwrap();
+    assert_eq!(wrong.status().as_u16(), 401);
+    assert!(wrong.body_mut().read_to_string().unwrap().contains("not valid"));
+
+    let cookie = session_cookie(&server, &token);
+    let mut me = server.agent.get(format!("{}/me", server.url)).header("Cookie", &cookie).call().unwrap();
+    let me = me.body_mut().read_to_string().unwrap();
+    assert!(me.contains("Dora") && me.contains("id=\"upload\""), "{me}");
+
+    let (content_type, body) = multipart("bot", "dora.so", &std::fs::read(named_bot("dora", "Dora's bot")).unwrap());
+    let from_elsewhere = server
+        .agent
+        .post(format!("{}/upload", server.url))
+        .header("Cookie", &cookie)
+        .header("Origin", "http://evil.example")
+        .header("Content-Type", &content_type)
+        .send(&body[..])
+        .unwrap();
+    assert_eq!(from_elsewhere.status().as_u16(), 403, "a form from another site is refused");
+
+    let uploaded = server
+        .agent
+        .post(format!("{}/upload", server.url))
+        .header("Cookie", &cookie)
+        .header("Origin", server.url.as_str())
+        .header("Content-Type", &content_type)
+        .send(&body[..])
+        .unwrap();
+    assert_eq!(uploaded.status().as_u16(), 303);
+    let location = uploaded.headers().get("location").unwrap().to_str().unwrap().to_owned();
+    let id: i64 = location.strip_prefix("/bots/").unwrap().parse().unwrap();
+    server.wait_for_status(&token, id, &["rating", "rated"]);
+    let mut page = server.agent.get(format!("{}{location}", server.url)).header("Cookie", &cookie).call().unwrap();
+    let page = page.body_mut().read_to_string().unwrap();
+    assert!(page.contains("Dora&#39;s bot") || page.contains("Dora's bot"), "{page}");
+    assert!(page.contains("Loads: yes") && page.contains("Move times (ms)"), "the check report: {page}");
+
+    // Cookies do not upload through the API (only a bearer token does).
+    let api = server
+        .agent
+        .post(format!("{}/api/bots", server.url))
+        .header("Cookie", &cookie)
+        .header("Content-Type", &content_type)
+        .send(&body[..])
+        .unwrap();
+    assert_eq!(api.status().as_u16(), 401);
+
+    let (_, board) = server.get("/", None);
+    assert!(board.contains("/assets/app.js") && board.contains("id=\"board\""));
+    let (code, script) = server.get("/assets/app.js", None);
+    assert_eq!(code, 200);
+    assert!(script.contains("EventSource"), "served by the binary");
+    // A weak sandbox (a layer missing on this machine, allowed by the organiser) is said on every page.
+    let weak = othello_arena::seat::require_every_layer(&othello_testkit::runner_command()).is_err();
+    assert_eq!(board.contains("id=\"weak-sandbox\""), weak);
+    let (_, login) = server.get("/login", None);
+    assert_eq!(login.contains("id=\"weak-sandbox\""), weak);
+}
