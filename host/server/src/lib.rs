@@ -162,9 +162,14 @@ pub struct Server {
 impl Server {
     /// Opens (and if new, seeds) the ladder, puts interrupted jobs back in the queue, binds the
     /// address and starts the workers.
-    pub fn start(config: Config) -> Result<Server, String> {
+    pub fn start(mut config: Config) -> Result<Server, String> {
         let weak_sandbox = sandbox_state(&config)?;
-        let mut db = store::open(&config.ladder)?;
+        let db = store::open(&config.ladder)?;
+        // Absolute, as runners start in folders of their own.
+        config.ladder = config
+            .ladder
+            .canonicalize()
+            .map_err(|e| format!("cannot find the ladder {}: {e}", config.ladder.display()))?;
         let mut ladder = Ladder::open(&config.ladder)?;
         if ladder.entries()?.is_empty() && !config.seed_pool.is_empty() {
             let names: Vec<String> = config.seed_pool.iter().map(Identity::label).collect();
@@ -187,7 +192,6 @@ impl Server {
         std::fs::create_dir_all(config.uploads_dir())
             .map_err(|e| format!("cannot create {}: {e}", config.uploads_dir().display()))?;
         drop(ladder);
-        let _ = &mut db;
         let listener = std::net::TcpListener::bind(config.listen)
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         listener.set_nonblocking(true).map_err(|e| format!("{e}"))?;

@@ -62,7 +62,7 @@ pub struct BoardRow {
 /// An upload as its entrant sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BotView {
-    pub id: i64,
+    /// The upload (its `id`, `status`, `reason`, file and entrant).
     #[serde(flatten)]
     pub upload: Upload,
     pub report: Option<CheckReport>,
@@ -253,7 +253,6 @@ impl Service {
         let board = self.leaderboard()?;
         let row = upload.entry.and_then(|entry| board.iter().find(|row| row.entry == entry));
         Ok(BotView {
-            id: upload.id,
             name: report.as_ref().and_then(|r| r.name.clone()),
             rank: row.and_then(|r| r.rank),
             rating: row.and_then(|r| r.rating),

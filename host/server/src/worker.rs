@@ -217,23 +217,37 @@ fn pair(
         .map(|e| Player::new(e, &seating))
         .collect();
     let (ratings, _) = current_ratings(ladder)?;
-    let mut met: HashMap<i64, u32> = HashMap::new();
-    for game in ladder.games_of(entry_id)? {
-        let opponent = if game.black == entry_id { game.white } else { game.black };
-        *met.entry(opponent).or_default() += 1;
-    }
-    let index = pick_opponent(&pool, &ratings, ratings.get(&entry_id).copied(), &met)
-        .ok_or("the ladder has no opponent to play")?;
+    let already = [store::job_game(db, job.id, 0)?, store::job_game(db, job.id, 1)?];
+    // A pair cut short by a crash is finished against the opponent it began with.
+    let began_against = match already.iter().flatten().next() {
+        Some(&game) => ladder.game(game)?.map(|g| if g.black == entry_id { g.white } else { g.black }),
+        None => None,
+    };
+    let index = match began_against.and_then(|id| pool.iter().position(|p| p.entry.id == id)) {
+        Some(index) => index,
+        None => {
+            // Pairs met so far, one per game with the bot as black (each pair has one).
+            let mut met: HashMap<i64, u32> = HashMap::new();
+            for game in ladder.games_of(entry_id)?.into_iter().filter(|g| g.black == entry_id) {
+                *met.entry(game.white).or_default() += 1;
+            }
+            pick_opponent(&pool, &ratings, ratings.get(&entry_id).copied(), &met)
+                .ok_or("the ladder has no opponent to play")?
+        }
+    };
     let opening = OpeningSource::Random { plies: OPENING_PLIES }
         .openings(job.number as usize + 1, config.seed ^ entry_id as u64)
         .pop()
         .expect("one opening per pair");
-    let already = [store::job_game(db, job.id, 0)?, store::job_game(db, job.id, 1)?];
-    if already.iter().all(Option::is_none) || already.iter().any(Option::is_none) {
-        // A pair cut by a crash is played again whole; the game it recorded stays counted once.
+    // A pair cut short by a crash is played again whole, but the game it had recorded is not
+    // recorded again: each game is noted under its job and slot in the game's own transaction.
+    if already.iter().any(Option::is_none) {
         play_pair_with(&me, &pool[index], &opening, config.time_limit, &mut |slot, black, white, game| {
-            if already[slot].is_some() || shared.stop.load(Ordering::SeqCst) {
-                return if shared.stop.load(Ordering::SeqCst) { Err("the server is stopping".to_owned()) } else { Ok(()) };
+            if shared.stop.load(Ordering::SeqCst) {
+                return Err("the server is stopping".to_owned());
+            }
+            if already[slot].is_some() {
+                return Ok(());
             }
             ladder.record_game_with(black.entry.id, white.entry.id, game, |transaction, id| {
                 store::note_job_game(transaction, job.id, slot, id)

@@ -33,7 +33,7 @@ fn start_server(dir: &Path) -> (Child, String) {
         .unwrap();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let address = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("first line: {line:?}"));
+    let address = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("first line: {line:?}"));
     (child, address.to_owned())
 }
 
@@ -112,7 +112,13 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
     db.busy_timeout(Duration::from_secs(30)).unwrap();
     // Mid-rating: a pair done and a game of the next one recorded.
-    wait_until("three placement games", || count(&db, "SELECT count(*) FROM server_job_games") >= 3);
+    wait_until("three placement games", || {
+        let (status, reason): (String, Option<String>) = db
+            .query_row("SELECT status, reason FROM server_uploads WHERE id = ?1", [id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap();
+        assert_ne!(status, "rejected", "{reason:?}");
+        count(&db, "SELECT count(*) FROM server_job_games") >= 3
+    });
     server.kill().unwrap(); // SIGKILL: no clean-up at all
     server.wait().unwrap();
     let games_before = count(&db, "SELECT count(*) FROM games");

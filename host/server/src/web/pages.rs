@@ -109,7 +109,7 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
                 tbody {
                     @for bot in bots {
                         tr {
-                            td { a href={ "/bots/" (bot.id) } { "#" (bot.id) } }
+                            td { a href={ "/bots/" (bot.upload.id) } { "#" (bot.upload.id) } }
                             td { (bot.upload.file_name) }
                             td.name { (bot.name.as_deref().unwrap_or("")) }
                             td { (bot.upload.status.as_str()) }
@@ -127,8 +127,8 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
 
 pub fn bot(service: &Service, entrant: &Entrant, bot: &BotView, games: &[GameSummary]) -> Markup {
     let body = html! {
-        h1 { "Bot #" (bot.id) ": " span.name { (bot.name.as_deref().unwrap_or(&bot.upload.file_name)) } }
-        dl #bot data-id=(bot.id) data-status=(bot.upload.status.as_str()) {
+        h1 { "Bot #" (bot.upload.id) ": " span.name { (bot.name.as_deref().unwrap_or(&bot.upload.file_name)) } }
+        dl #bot data-id=(bot.upload.id) data-status=(bot.upload.status.as_str()) {
             dt { "File" } dd { (bot.upload.file_name) " (" (bot.upload.size) " bytes, SHA-256 " code { (bot.upload.sha256) } ")" }
             dt { "Status" } dd #status { (bot.upload.status.as_str()) }
             @if let Some(reason) = &bot.upload.reason { dt { "Why" } dd #reason { (reason) } }

@@ -2,6 +2,7 @@
 //! over HTTP as entrants and an abuser would.
 
 mod abuse;
+mod browser;
 mod contest;
 mod pages;
 
