@@ -124,8 +124,9 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     let ladder = args.location.path()?;
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
-    let check_opponent = plugins::resolve("random", &folders, &runner, &options)
-        .map_err(|e| format!("the check games need the sample `random` bot: {e} (build it with `cargo build --release`)"))?;
+    let check_opponent = plugins::resolve("random", &folders, &runner, &options).map_err(|e| {
+        format!("the check games need the sample `random` bot: {e} (build it with `cargo build --release`)")
+    })?;
     let seed_pool: Vec<Identity> = if ladder.exists() {
         Vec::new() // an existing ladder keeps its pool
     } else {
@@ -140,9 +141,9 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
             })
             .collect()
     };
-    let workers = args.workers.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1)
-    });
+    let workers = args
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1));
     let config = Config {
         ladder: ladder.clone(),
         listen: args.listen,
@@ -168,4 +169,3 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     outln!("listening on http://{}", server.addr);
     server.run_until_signal()
 }
-

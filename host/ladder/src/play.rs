@@ -48,6 +48,9 @@ pub fn play_pair(
     })
 }
 
+/// Records game `index` (0 or 1) of a pair, played by `black` and `white`.
+pub type RecordGame<'a> = dyn FnMut(usize, &Player, &Player, &GameRecord) -> Result<(), String> + 'a;
+
 /// [`play_pair`] with the recording left to `record(game index, black, white, game)`, called as
 /// soon as each game ends (a server records each game under its job, exactly once).
 pub fn play_pair_with(
@@ -55,7 +58,7 @@ pub fn play_pair_with(
     second: &Player,
     opening: &Opening,
     time_limit: Option<Duration>,
-    record: &mut dyn FnMut(usize, &Player, &Player, &GameRecord) -> Result<(), String>,
+    record: &mut RecordGame<'_>,
 ) -> Result<[GameRecord; 2], String> {
     let mut a = open_seat(&first.spec);
     let mut b = open_seat(&second.spec);

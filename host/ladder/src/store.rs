@@ -83,7 +83,12 @@ fn stored_game(row: &rusqlite::Row) -> rusqlite::Result<StoredGame> {
 }
 
 /// Inserts one finished game in `transaction`; returns its id.
-fn insert_game(transaction: &rusqlite::Transaction, black: i64, white: i64, game: &GameRecord) -> rusqlite::Result<i64> {
+fn insert_game(
+    transaction: &rusqlite::Transaction,
+    black: i64,
+    white: i64,
+    game: &GameRecord,
+) -> rusqlite::Result<i64> {
     let black_score = match game.result.winner {
         Some(Color::Black) => 1.0,
         Some(Color::White) => 0.0,
@@ -273,9 +278,7 @@ impl Ladder {
                  WHERE black = ?1 OR white = ?1 ORDER BY id DESC",
             )
             .map_err(self.error())?;
-        let rows = statement
-            .query_map([entry], stored_game)
-            .map_err(self.error())?;
+        let rows = statement.query_map([entry], stored_game).map_err(self.error())?;
         rows.collect::<Result<_, _>>().map_err(self.error())
     }
 

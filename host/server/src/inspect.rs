@@ -93,9 +93,7 @@ pub fn check_library(bytes: &[u8]) -> Result<(), String> {
         || (file.format() == BinaryFormat::Elf && file.section_by_name(".interp").is_some())
         || (file.format() == BinaryFormat::Pe && !pe_is_dll(bytes));
     if is_executable {
-        return Err(format!(
-            "a program (an executable), not a library: build it as a {wanted} (gcc -shared -fPIC …)"
-        ));
+        return Err(format!("a program (an executable), not a library: build it as a {wanted} (gcc -shared -fPIC …)"));
     }
     if file.kind() != ObjectKind::Dynamic {
         return Err(format!("{:?} object, not a shared library: build it as a {wanted}", file.kind()));

@@ -209,7 +209,10 @@ impl Service {
         if recent >= self.config.uploads_per_hour {
             return Err(Refusal::new(
                 429,
-                format!("{recent} uploads in the last hour: the limit is {}; try again later", self.config.uploads_per_hour),
+                format!(
+                    "{recent} uploads in the last hour: the limit is {}; try again later",
+                    self.config.uploads_per_hour
+                ),
             ));
         }
         crate::inspect::check_library(bytes).map_err(|why| Refusal::new(422, why))?;
@@ -276,12 +279,8 @@ impl Service {
         let upload = self.own_upload(entrant, id)?;
         let Some(entry) = upload.entry else { return Ok(Vec::new()) };
         let ladder = lock(&self.ladder);
-        let names: HashMap<i64, String> = ladder
-            .entries()
-            .map_err(Refusal::internal)?
-            .into_iter()
-            .map(|e| (e.id, e.identity.label()))
-            .collect();
+        let names: HashMap<i64, String> =
+            ladder.entries().map_err(Refusal::internal)?.into_iter().map(|e| (e.id, e.identity.label())).collect();
         let name = |id: i64| names.get(&id).cloned().unwrap_or_default();
         let games = ladder.games_of(entry).map_err(Refusal::internal)?;
         Ok(games
@@ -300,7 +299,9 @@ impl Service {
     /// A ladder game for the replay page (games are public, as the leaderboard is).
     pub fn replay(&self, id: i64) -> Result<Replay, Refusal> {
         let stored = lock(&self.ladder).game(id).map_err(Refusal::internal)?;
-        let Some(ggf_text) = stored.map(|g| g.ggf) else { return Err(Refusal::new(404, format!("there is no game {id}"))) };
+        let Some(ggf_text) = stored.map(|g| g.ggf) else {
+            return Err(Refusal::new(404, format!("there is no game {id}")));
+        };
         let game = ggf::read_games(&ggf_text)
             .map_err(|e| Refusal::internal(format!("game {id} cannot be read: {e}")))?
             .into_iter()

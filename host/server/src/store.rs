@@ -132,7 +132,9 @@ pub fn new_token() -> String {
 pub fn add_entrant(connection: &Connection, name: &str) -> Result<String, String> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_ENTRANT_NAME_CHARS || name.chars().any(char::is_control) {
-        return Err(format!("an entrant's name is 1 to {MAX_ENTRANT_NAME_CHARS} characters, without control characters"));
+        return Err(format!(
+            "an entrant's name is 1 to {MAX_ENTRANT_NAME_CHARS} characters, without control characters"
+        ));
     }
     let token = new_token();
     match connection.execute(
@@ -183,7 +185,14 @@ pub fn entrant_by_token(connection: &Connection, token: &str) -> Result<Option<E
         .query_row(
             "SELECT id, name, created_at FROM server_entrants WHERE token_hash = ?1 AND revoked_at IS NULL",
             [sha256_hex(token.trim().as_bytes())],
-            |row| Ok(Entrant { id: row.get(0)?, name: row.get(1)?, created_at: row.get::<_, i64>(2)? as u64, revoked: false }),
+            |row| {
+                Ok(Entrant {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    created_at: row.get::<_, i64>(2)? as u64,
+                    revoked: false,
+                })
+            },
         )
         .optional()
         .map_err(db)
@@ -325,7 +334,10 @@ pub fn add_upload(
         .map_err(db)?;
     let id = transaction.last_insert_rowid();
     transaction
-        .execute("INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('check', ?1, 0, ?2)", params![id, now])
+        .execute(
+            "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('check', ?1, 0, ?2)",
+            params![id, now],
+        )
         .map_err(db)?;
     transaction.commit().map_err(db)?;
     Ok(id)
@@ -363,7 +375,10 @@ pub struct Job {
 /// Returns how many.
 pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
     connection
-        .execute("UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE state = 'running'", [])
+        .execute(
+            "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE state = 'running'",
+            [],
+        )
         .map_err(db)
 }
 

@@ -72,8 +72,14 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/bots/{id}/games", get(api_bot_games))
         .route("/api/games/{id}", get(api_game))
         .route("/api/events", get(events))
-        .route("/assets/app.js", get(|| async { asset("text/javascript; charset=utf-8", include_str!("../assets/app.js")) }))
-        .route("/assets/style.css", get(|| async { asset("text/css; charset=utf-8", include_str!("../assets/style.css")) }))
+        .route(
+            "/assets/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", include_str!("../assets/app.js")) }),
+        )
+        .route(
+            "/assets/style.css",
+            get(|| async { asset("text/css; charset=utf-8", include_str!("../assets/style.css")) }),
+        )
         .merge(uploads)
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
@@ -121,9 +127,9 @@ async fn entrant_of(service: &Shared, token: Option<String>) -> Result<Entrant, 
     let Some(token) = token else {
         return Err(Refusal::new(401, "log in: send your token as `Authorization: Bearer TOKEN`"));
     };
-    blocking(service, move |s| s.entrant(&token))
-        .await?
-        .ok_or_else(|| Refusal::new(401, "this token is not valid (unknown or revoked): ask the organiser for a new one"))
+    blocking(service, move |s| s.entrant(&token)).await?.ok_or_else(|| {
+        Refusal::new(401, "this token is not valid (unknown or revoked): ask the organiser for a new one")
+    })
 }
 
 /// An API caller: a bearer token, or the session cookie for the pages' own reads.
@@ -175,9 +181,7 @@ async fn read_bot_field(mut multipart: Multipart, limit: usize) -> Result<(Strin
         }
         let name = field.file_name().unwrap_or("").to_owned();
         let mut bytes = Vec::new();
-        while let Some(chunk) =
-            field.chunk().await.map_err(|e| Refusal::new(e.status().as_u16(), e.body_text()))?
-        {
+        while let Some(chunk) = field.chunk().await.map_err(|e| Refusal::new(e.status().as_u16(), e.body_text()))? {
             if bytes.len() + chunk.len() > limit {
                 return Err(too_large());
             }
@@ -312,11 +316,10 @@ async fn login(State(service): State<Shared>, headers: HeaderMap, axum::Form(for
             }
             response
         }
-        Err(refusal) => (
-            StatusCode::UNAUTHORIZED,
-            Html(pages::login(&service, None, Some(&refusal.message)).into_string()),
-        )
-            .into_response(),
+        Err(refusal) => {
+            (StatusCode::UNAUTHORIZED, Html(pages::login(&service, None, Some(&refusal.message)).into_string()))
+                .into_response()
+        }
     }
 }
 

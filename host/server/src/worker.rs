@@ -97,7 +97,13 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     }
 }
 
-fn run_job(job: &Job, config: &Config, shared: &Shared, ladder: &mut Ladder, db: &mut Connection) -> Result<(), String> {
+fn run_job(
+    job: &Job,
+    config: &Config,
+    shared: &Shared,
+    ladder: &mut Ladder,
+    db: &mut Connection,
+) -> Result<(), String> {
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     match job.kind {
         JobKind::Check => check(job, &upload, config, shared, ladder, db),

@@ -93,10 +93,9 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     let (mut server, address) = start_server(dir.path());
     let bot = std::fs::read(fixture_with("named", "kill9", &[("NAME", "\"Survivor\"".to_owned())])).unwrap();
     let boundary = "xyzboundary";
-    let mut body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"libsurvivor.so\"\r\n\r\n"
-    )
-    .into_bytes();
+    let mut body =
+        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"libsurvivor.so\"\r\n\r\n")
+            .into_bytes();
     body.extend_from_slice(&bot);
     body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
     let mut response = agent()
@@ -114,7 +113,9 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     // Mid-rating: a pair done and a game of the next one recorded.
     wait_until("three placement games", || {
         let (status, reason): (String, Option<String>) = db
-            .query_row("SELECT status, reason FROM server_uploads WHERE id = ?1", [id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_row("SELECT status, reason FROM server_uploads WHERE id = ?1", [id], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
             .unwrap();
         assert_ne!(status, "rejected", "{reason:?}");
         count(&db, "SELECT count(*) FROM server_job_games") >= 3
@@ -127,8 +128,11 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
 
     let (mut server, address) = start_server(dir.path());
     wait_until("the placement to end", || {
-        let mut response =
-            agent().get(format!("http://{address}/api/bots/{id}")).header("Authorization", format!("Bearer {token}")).call().unwrap();
+        let mut response = agent()
+            .get(format!("http://{address}/api/bots/{id}"))
+            .header("Authorization", format!("Bearer {token}"))
+            .call()
+            .unwrap();
         let bot: serde_json::Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
         bot["status"] == "rated"
     });

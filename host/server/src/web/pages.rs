@@ -53,7 +53,12 @@ fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Marku
 }
 
 pub fn message(service: &Service, entrant: Option<&Entrant>, title: &str, text: &str) -> Markup {
-    layout(service, entrant, title, html! { h1 { (title) } p.error { (text) } p { a href="/" { "Back to the leaderboard" } } })
+    layout(
+        service,
+        entrant,
+        title,
+        html! { h1 { (title) } p.error { (text) } p { a href="/" { "Back to the leaderboard" } } },
+    )
 }
 
 pub fn leaderboard(service: &Service, entrant: Option<&Entrant>, rows: &[BoardRow]) -> Markup {

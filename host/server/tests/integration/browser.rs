@@ -52,7 +52,11 @@ impl Browser {
         let mut response = match method {
             "GET" => self.agent.get(&url).call(),
             "DELETE" => self.agent.delete(&url).call(),
-            _ => self.agent.post(&url).send_json(body.unwrap_or(json!({}))),
+            _ => self
+                .agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .send(body.unwrap_or(json!({})).to_string().as_bytes()),
         }
         .unwrap();
         let value: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
@@ -68,7 +72,8 @@ impl Browser {
     }
 
     fn find(&self, css: &str) -> String {
-        let found = self.call("POST", &self.session_path("/element"), Some(json!({"using": "css selector", "value": css})));
+        let found =
+            self.call("POST", &self.session_path("/element"), Some(json!({"using": "css selector", "value": css})));
         found[ELEMENT].as_str().unwrap_or_else(|| panic!("no element {css}: {found}")).to_owned()
     }
 
@@ -147,7 +152,8 @@ fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() 
 
     browser.click("#games-list a");
     browser.wait_for("the replay", |b| b.url().contains("/games/"));
-    let discs = |b: &Browser| b.script("return document.querySelectorAll('#board-svg circle').length;").as_u64().unwrap();
+    let discs =
+        |b: &Browser| b.script("return document.querySelectorAll('#board-svg circle').length;").as_u64().unwrap();
     let ply = |b: &Browser| b.script("return document.getElementById('ply').textContent;").as_str().unwrap().to_owned();
     assert!(ply(&browser).starts_with("0 / "), "{}", ply(&browser));
     let at_start = discs(&browser);

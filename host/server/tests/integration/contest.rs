@@ -35,7 +35,11 @@ fn two_entrants_upload_bots_that_get_checked_rated_and_replayable() {
         let (code, replay) = server.get_json(&format!("/api/games/{first}"), None);
         assert_eq!(code, 200);
         let moves = replay["moves"].as_array().unwrap().len();
-        assert_eq!(replay["positions"].as_array().unwrap().len(), moves + 1, "a board before each move and after the last");
+        assert_eq!(
+            replay["positions"].as_array().unwrap().len(),
+            moves + 1,
+            "a board before each move and after the last"
+        );
         let (code, page) = server.get(&format!("/games/{first}"), None);
         assert_eq!(code, 200);
         assert!(page.contains("id=\"replay\"") && page.contains("data-game="), "the replay page: {page}");

@@ -23,8 +23,7 @@ fn an_entrant_logs_in_uploads_through_the_form_and_sees_the_report() {
     assert_eq!(code, 200);
     assert!(page.contains("name=\"token\""));
 
-    let mut wrong =
-        server.agent.post(format!("{}/login", server.url)).send_form([("token", "wrong")]).unwrap();
+    let mut wrong = server.agent.post(format!("{}/login", server.url)).send_form([("token", "wrong")]).unwrap();
     assert_eq!(wrong.status().as_u16(), 401);
     assert!(wrong.body_mut().read_to_string().unwrap().contains("not valid"));
 
