@@ -67,12 +67,94 @@ function liveBot(dl) {
   });
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svgElement(name, attributes) {
+  const element = document.createElementNS(SVG_NS, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  return element;
+}
+
+// Draws a board string (64 squares a1, b1 … h8 as X, O or -) and marks the last move.
+function drawBoard(svg, board, lastMove) {
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
+  svg.appendChild(svgElement("rect", { width: 8, height: 8, fill: "#2e7d4f" }));
+  for (let i = 0; i <= 8; i++) {
+    svg.appendChild(svgElement("line", { x1: i, y1: 0, x2: i, y2: 8, stroke: "#154a2c", "stroke-width": 0.03 }));
+    svg.appendChild(svgElement("line", { x1: 0, y1: i, x2: 8, y2: i, stroke: "#154a2c", "stroke-width": 0.03 }));
+  }
+  for (let square = 0; square < 64; square++) {
+    const c = board[square];
+    if (c !== "X" && c !== "O") continue;
+    svg.appendChild(svgElement("circle", {
+      cx: (square % 8) + 0.5, cy: Math.floor(square / 8) + 0.5, r: 0.42, fill: c === "X" ? "#111" : "#f4f4f4",
+    }));
+  }
+  if (lastMove && lastMove !== "pass") {
+    svg.appendChild(svgElement("circle", {
+      cx: lastMove.charCodeAt(0) - 97 + 0.5, cy: Number(lastMove[1]) - 1 + 0.5, r: 0.1, fill: "#e33",
+    }));
+  }
+}
+
+function arena() {
+  const svg = document.getElementById("board-svg");
+  const players = document.getElementById("arena-players");
+  const moveText = document.getElementById("arena-move");
+  const table = document.getElementById("arena-standings");
+  let game = null, ply = 0, waiting = false;
+  async function standings() {
+    const response = await fetch("/api/leaderboard");
+    if (!response.ok) return;
+    const body = document.createElement("tbody");
+    for (const row of (await response.json()).slice(0, 12)) {
+      const tr = document.createElement("tr");
+      cell(tr, row.rank === null ? "–" : String(row.rank));
+      cell(tr, row.name, "name");
+      cell(tr, row.entrant === null ? "(pool)" : row.entrant);
+      cell(tr, ratingText(row));
+      cell(tr, String(row.games));
+      body.appendChild(tr);
+    }
+    table.replaceChild(body, table.tBodies[0]);
+  }
+  async function newest() {
+    const response = await fetch("/api/games/latest");
+    if (!response.ok) return;
+    const latest = await response.json();
+    if (game === null || latest.id !== game.id) {
+      game = latest;
+      ply = 0;
+      players.textContent = "● " + game.black + "  –  ○ " + game.white;
+      drawBoard(svg, game.positions[0], null);
+    }
+  }
+  function step() {
+    if (game === null || waiting) return;
+    if (ply < game.positions.length - 1) {
+      ply++;
+      const move = game.moves[ply - 1];
+      drawBoard(svg, game.positions[ply], move.move);
+      let text = ply + ". " + move.move + "  " + move.ms + " ms";
+      if (move.eval !== null && move.eval !== undefined) text += "  eval " + move.eval.toFixed(1);
+      moveText.textContent = text;
+    } else {
+      moveText.textContent = game.result + " (" + game.termination + ")";
+      waiting = true;
+      setTimeout(async () => { await newest(); waiting = false; }, 3000);
+    }
+  }
+  follow(standings);
+  standings();
+  newest();
+  setInterval(step, 400);
+}
+
 function replay(root) {
   const game = JSON.parse(root.dataset.game);
   const svg = document.getElementById("board-svg");
   const list = document.getElementById("moves");
   const plyText = document.getElementById("ply");
-  const ns = "http://www.w3.org/2000/svg";
   let ply = 0;
   game.moves.forEach((move, i) => {
     const li = document.createElement("li");
@@ -84,36 +166,7 @@ function replay(root) {
   });
   function show(n) {
     ply = Math.max(0, Math.min(game.positions.length - 1, n));
-    const board = game.positions[ply];
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const bg = document.createElementNS(ns, "rect");
-    bg.setAttribute("width", "8"); bg.setAttribute("height", "8"); bg.setAttribute("fill", "#2e7d4f");
-    svg.appendChild(bg);
-    for (let i = 0; i <= 8; i++) {
-      for (const [x1, y1, x2, y2] of [[i, 0, i, 8], [0, i, 8, i]]) {
-        const line = document.createElementNS(ns, "line");
-        line.setAttribute("x1", x1); line.setAttribute("y1", y1); line.setAttribute("x2", x2); line.setAttribute("y2", y2);
-        line.setAttribute("stroke", "#154a2c"); line.setAttribute("stroke-width", "0.03");
-        svg.appendChild(line);
-      }
-    }
-    for (let square = 0; square < 64; square++) {
-      const c = board[square];
-      if (c !== "X" && c !== "O") continue;
-      const disc = document.createElementNS(ns, "circle");
-      disc.setAttribute("cx", (square % 8) + 0.5); disc.setAttribute("cy", Math.floor(square / 8) + 0.5);
-      disc.setAttribute("r", "0.42"); disc.setAttribute("fill", c === "X" ? "#111" : "#f4f4f4");
-      svg.appendChild(disc);
-    }
-    if (ply > 0) {
-      const move = game.moves[ply - 1].move;
-      if (move !== "pass") {
-        const mark = document.createElementNS(ns, "circle");
-        mark.setAttribute("cx", move.charCodeAt(0) - 97 + 0.5); mark.setAttribute("cy", Number(move[1]) - 1 + 0.5);
-        mark.setAttribute("r", "0.1"); mark.setAttribute("fill", "#e33");
-        svg.appendChild(mark);
-      }
-    }
+    drawBoard(svg, game.positions[ply], ply > 0 ? game.moves[ply - 1].move : null);
     plyText.textContent = ply + " / " + game.moves.length;
     Array.from(list.children).forEach((li, i) => li.classList.toggle("current", i === ply - 1));
   }
@@ -135,6 +188,7 @@ document.addEventListener("DOMContentLoaded", () => {
   if (bot) liveBot(bot);
   const game = document.getElementById("replay");
   if (game) replay(game);
+  if (document.getElementById("arena")) arena();
   // The login link carries the token after `#token=` (never sent to the server in a URL).
   const token = document.getElementById("token");
   if (token && location.hash.startsWith("#token=")) {

@@ -182,7 +182,11 @@ impl Server {
                 Some(SEED_TIME_PER_MOVE),
                 config.seed,
                 &stop,
-                &mut |_| {},
+                &mut |progress| {
+                    if progress.games % 10 == 0 || progress.games == progress.total {
+                        eprintln!("seeding: {}/{} games", progress.games, progress.total);
+                    }
+                },
             )?;
         }
         let requeued = store::requeue_interrupted(&db)?;

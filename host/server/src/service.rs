@@ -336,6 +336,12 @@ impl Service {
         })
     }
 
+    /// The newest game, for the arena screen.
+    pub fn latest_replay(&self) -> Result<Replay, Refusal> {
+        let latest = store::latest_game(&lock(&self.db)).map_err(Refusal::internal)?;
+        self.replay(latest.ok_or_else(|| Refusal::new(404, "no game has been played yet"))?)
+    }
+
     /// Jobs waiting or being played.
     pub fn pending_jobs(&self) -> u64 {
         store::pending_jobs(&lock(&self.db)).unwrap_or(0)

@@ -491,3 +491,8 @@ pub fn pending_jobs(connection: &Connection) -> Result<u64, String> {
         .map(|n| n as u64)
         .map_err(db)
 }
+
+/// The newest ladder game's id, if any (the arena screen shows it).
+pub fn latest_game(connection: &Connection) -> Result<Option<i64>, String> {
+    connection.query_row("SELECT max(id) FROM games", [], |row| row.get(0)).map_err(db)
+}

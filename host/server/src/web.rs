@@ -71,6 +71,8 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/bots/{id}", get(api_bot))
         .route("/api/bots/{id}/games", get(api_bot_games))
         .route("/api/games/{id}", get(api_game))
+        .route("/api/games/latest", get(api_latest_game))
+        .route("/arena", get(page_arena))
         .route("/api/events", get(events))
         .route(
             "/assets/app.js",
@@ -259,6 +261,20 @@ async fn api_bot_games(State(service): State<Shared>, headers: HeaderMap, Path(i
     }
 }
 
+async fn api_latest_game(State(service): State<Shared>) -> Response {
+    match blocking(&service, |s| s.latest_replay()).await {
+        Ok(replay) => axum::Json(replay).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// The arena screen for a projector: the newest game move by move on a large board, and the
+/// standings, switching to each new game by itself.
+async fn page_arena(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    Html(pages::arena(&service, entrant.as_ref()).into_string()).into_response()
+}
+
 async fn api_game(State(service): State<Shared>, Path(id): Path<i64>) -> Response {
     match blocking(&service, move |s| s.replay(id)).await {
         Ok(replay) => axum::Json(replay).into_response(),
@@ -271,10 +287,13 @@ async fn api_game(State(service): State<Shared>, Path(id): Path<i64>) -> Respons
 async fn events(State(service): State<Shared>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut changes = service.shared.changes.subscribe();
     changes.mark_unchanged();
-    let stream = futures_util::stream::unfold(changes, |mut changes| async move {
+    let stream = futures_util::stream::unfold((changes, service), |(mut changes, service)| async move {
         changes.changed().await.ok()?;
+        if service.shared.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return None; // the server is stopping: open pages must not hold it up
+        }
         let count = *changes.borrow_and_update();
-        Some((Ok(Event::default().event("change").data(count.to_string())), changes))
+        Some((Ok(Event::default().event("change").data(count.to_string())), (changes, service)))
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
 }

@@ -30,6 +30,7 @@ fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Marku
                     a.brand href="/" { "Othello contest" }
                     nav {
                         a href="/" { "Leaderboard" }
+                        a href="/arena" { "Arena screen" }
                         @if let Some(entrant) = entrant {
                             a href="/me" { "My bots" }
                             span.who { "Logged in as " b { (entrant.name) } }
@@ -192,13 +193,35 @@ pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay) -> Ma
         p { span.name { (replay.black) } " (black) – " span.name { (replay.white) } " (white): " (replay.result) ", " (replay.termination)
             @if !replay.detail.is_empty() { " (" (replay.detail) ")" } }
         div #replay data-game=(data) {
-            svg #board-svg viewBox="0 0 8 8" width="400" height="400" role="img" aria-label="board" {}
-            div.controls {
-                button #first type="button" { "⏮" } button #prev type="button" { "◀" }
-                span #ply { "0" } button #next type="button" { "▶" } button #last type="button" { "⏭" }
+            div.board {
+                svg #board-svg viewBox="0 0 8 8" width="400" height="400" role="img" aria-label="board" {}
+                div.controls {
+                    button #first type="button" title="start" { "|◀" } " "
+                    button #prev type="button" title="previous move (←)" { "◀" } " "
+                    span #ply { "0" } " "
+                    button #next type="button" title="next move (→)" { "▶" } " "
+                    button #last type="button" title="end" { "▶|" }
+                }
             }
             ol #moves {}
         }
     };
     layout(service, entrant, "Game", body)
+}
+
+pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {
+    let body = html! {
+        div #arena {
+            div.board {
+                p.players #arena-players { "Waiting for the first game…" }
+                svg #board-svg viewBox="0 0 8 8" width="640" height="640" role="img" aria-label="board" {}
+                p #arena-move {}
+            }
+            div.standings {
+                h2 { "Standings" }
+                table #arena-standings { thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Rating" } th { "Games" } } } tbody {} }
+            }
+        }
+    };
+    layout(service, entrant, "Arena", body)
 }

@@ -175,4 +175,15 @@ fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() 
         b.script("return document.querySelectorAll('#board tbody tr').length;").as_u64().unwrap() == rows_now + 1
     });
     assert!(browser.text().contains("Other bot"));
+
+    // The arena screen plays the newest game by itself, with the standings beside it.
+    browser.go(&format!("{}/arena", server.url));
+    browser.wait_for("the arena's game", |b| {
+        b.script("return document.getElementById('arena-players').textContent;").as_str().unwrap_or("").contains(" – ")
+    });
+    browser.wait_for("moves played on the arena board", |b| {
+        !b.script("return document.getElementById('arena-move').textContent;").as_str().unwrap_or("").is_empty()
+    });
+    assert!(discs(&browser) >= 4);
+    browser.wait_for("the arena's standings", |b| b.text().contains("Other bot"));
 }

@@ -81,3 +81,21 @@ fn an_entrant_logs_in_uploads_through_the_form_and_sees_the_report() {
     let (_, login) = server.get("/login", None);
     assert_eq!(login.contains("id=\"weak-sandbox\""), weak);
 }
+
+#[test]
+fn a_page_following_live_changes_does_not_hold_up_the_server_when_it_stops() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut server = TestServer::start();
+    let address = server.url.strip_prefix("http://").unwrap().to_owned();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    write!(stream, "GET /api/events HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let running = server.server.take().unwrap();
+    let (done, stopped) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(running.stop()).unwrap());
+    let result = stopped.recv_timeout(crate::DEADLINE).expect("the server stops with an event stream open");
+    result.unwrap();
+}
