@@ -169,6 +169,7 @@ function replay(root) {
     drawBoard(svg, game.positions[ply], ply > 0 ? game.moves[ply - 1].move : null);
     plyText.textContent = ply + " / " + game.moves.length;
     Array.from(list.children).forEach((li, i) => li.classList.toggle("current", i === ply - 1));
+    if (ply > 0) list.children[ply - 1].scrollIntoView({ block: "nearest" });
   }
   document.getElementById("first").addEventListener("click", () => show(0));
   document.getElementById("prev").addEventListener("click", () => show(ply - 1));
@@ -178,7 +179,9 @@ function replay(root) {
     if (e.key === "ArrowLeft") show(ply - 1);
     if (e.key === "ArrowRight") show(ply + 1);
   });
-  show(0);
+  // A link may point at a move: /games/12#ply=30.
+  const linked = /ply=(\d+)/.exec(location.hash);
+  show(linked ? Number(linked[1]) : 0);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
