@@ -54,6 +54,13 @@ pub enum ServeCommand {
         #[command(subcommand)]
         command: EntrantCommand,
     },
+    /// Open or close submissions (`open` or `close`): while closed, uploads are refused (403).
+    Submissions {
+        #[arg(value_parser = ["open", "close"])]
+        state: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -84,6 +91,12 @@ pub enum EntrantCommand {
 pub fn serve(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     match args.command {
         Some(ServeCommand::Entrant { command }) => entrant(command),
+        Some(ServeCommand::Submissions { state, location }) => {
+            let open = state == "open";
+            othello_server::set_submissions_open(&location.path()?, open)?;
+            outln!("Submissions are {}.", if open { "open" } else { "closed" });
+            Ok(())
+        }
         None => run(global, args),
     }
 }

@@ -295,5 +295,11 @@ pub fn revoke_entrant(ladder: &std::path::Path, name: &str) -> Result<(), String
     store::revoke_entrant(&store::open(ladder)?, name)
 }
 
+/// `othello serve submissions open|close`: whether entrants may upload (a running server follows
+/// at once).
+pub fn set_submissions_open(ladder: &std::path::Path, open: bool) -> Result<(), String> {
+    store::set_submissions_open(&store::open(ladder)?, open)
+}
+
 /// Re-exported for the command line's defaults.
 pub use session::MIN_GAMES;

@@ -204,6 +204,9 @@ impl Service {
         if bytes.len() > self.config.max_upload_bytes {
             return Err(Refusal::new(413, format!("the file is over {} bytes", self.config.max_upload_bytes)));
         }
+        if !store::submissions_open(&lock(&self.db)).map_err(Refusal::internal)? {
+            return Err(Refusal::new(403, "submissions are closed: the organiser is not taking new bots now"));
+        }
         let hour_ago = unix_now().saturating_sub(3600);
         let recent = store::uploads_since(&lock(&self.db), entrant.id, hour_ago).map_err(Refusal::internal)?;
         if recent >= self.config.uploads_per_hour {

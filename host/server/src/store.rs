@@ -496,3 +496,24 @@ pub fn pending_jobs(connection: &Connection) -> Result<u64, String> {
 pub fn latest_game(connection: &Connection) -> Result<Option<i64>, String> {
     connection.query_row("SELECT max(id) FROM games", [], |row| row.get(0)).map_err(db)
 }
+
+const SUBMISSIONS_KEY: &str = "server_submissions";
+
+/// Whether entrants may upload (the organiser closes submissions before a final).
+pub fn submissions_open(connection: &Connection) -> Result<bool, String> {
+    let value: Option<String> = connection
+        .query_row("SELECT value FROM settings WHERE key = ?1", [SUBMISSIONS_KEY], |row| row.get(0))
+        .optional()
+        .map_err(db)?;
+    Ok(value.as_deref() != Some("closed"))
+}
+
+pub fn set_submissions_open(connection: &Connection, open: bool) -> Result<(), String> {
+    connection
+        .execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![SUBMISSIONS_KEY, if open { "open" } else { "closed" }],
+        )
+        .map(drop)
+        .map_err(db)
+}

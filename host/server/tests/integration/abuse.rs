@@ -137,3 +137,17 @@ fn html_and_script_in_names_are_shown_as_text() {
     let (_, board) = server.get_json("/api/leaderboard", None);
     assert!(board.as_array().unwrap().iter().any(|r| r["entrant"] == evil_entrant), "the games table is still there");
 }
+
+#[test]
+fn uploads_are_refused_while_submissions_are_closed() {
+    let server = TestServer::start();
+    let token = server.add_entrant("Late");
+    let library = std::fs::read(named_bot("late", "Late bot")).unwrap();
+    othello_server::set_submissions_open(&server.ladder(), false).unwrap();
+    let (code, json) = server.upload(Some(&token), "late.so", &library);
+    assert_eq!(code, 403, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("closed"));
+    othello_server::set_submissions_open(&server.ladder(), true).unwrap();
+    let (code, json) = server.upload(Some(&token), "late.so", &library);
+    assert_eq!(code, 201, "{json}");
+}
