@@ -45,6 +45,10 @@ pub struct ServeArgs {
     /// Seed of the openings.
     #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// Play no games while nothing is queued (by default the workers then play pairs of the
+    /// entrants' current bots, so every rating stays fresh).
+    #[arg(long)]
+    pub no_continuous_games: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -172,6 +176,7 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
         max_upload_bytes: (args.max_upload_mb as usize) << 20,
         uploads_per_hour: args.uploads_per_hour,
         seed: args.seed,
+        continuous_games: !args.no_continuous_games,
     };
     let server = Server::start(config)?;
     eprintln!(

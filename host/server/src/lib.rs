@@ -60,6 +60,8 @@ pub struct Config {
     pub uploads_per_hour: u32,
     /// Seed of the openings.
     pub seed: u64,
+    /// When no job waits, play pairs of the entrants' current bots so every rating stays fresh.
+    pub continuous_games: bool,
 }
 
 impl Config {

@@ -39,12 +39,13 @@ CREATE TABLE server_uploads (
     entry INTEGER REFERENCES entries(id)       -- its ladder entry once checked
 );
 CREATE INDEX server_uploads_by_entrant ON server_uploads(entrant, uploaded_at);
--- Checks first, then placement pairs; a job a worker held when the server died goes back to
+-- Checks first, then placement pairs, then (when nothing else waits) refresh pairs of the rated
+-- bots; a job a worker held when the server died goes back to
 -- the queue on restart. `lease` names who holds a running job (a local worker now; a remote
 -- worker's lease with its expiry later).
 CREATE TABLE server_jobs (
     id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('check', 'pair')),
+    kind TEXT NOT NULL CHECK (kind IN ('check', 'pair', 'refresh')),
     upload INTEGER NOT NULL REFERENCES server_uploads(id),
     number INTEGER NOT NULL DEFAULT 0,         -- the pair's number in the upload's placement
     state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
@@ -360,6 +361,8 @@ pub enum JobKind {
     Check,
     /// One pair of placement games (colours swapped) against an opponent from the pool.
     Pair,
+    /// One pair of games of a rated bot, played when nothing else waits, so ratings stay fresh.
+    Refresh,
 }
 
 /// A job a worker holds.
@@ -388,12 +391,16 @@ pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>
     let job = transaction
         .query_row(
             "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued'
-             ORDER BY kind = 'check' DESC, id LIMIT 1",
+             ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
             [],
             |row| {
                 Ok(Job {
                     id: row.get(0)?,
-                    kind: if row.get::<_, String>(1)? == "check" { JobKind::Check } else { JobKind::Pair },
+                    kind: match row.get::<_, String>(1)?.as_str() {
+                        "check" => JobKind::Check,
+                        "pair" => JobKind::Pair,
+                        _ => JobKind::Refresh,
+                    },
                     upload: row.get(2)?,
                     number: row.get::<_, i64>(3)? as u32,
                 })
@@ -516,4 +523,38 @@ pub fn set_submissions_open(connection: &Connection, open: bool) -> Result<(), S
         )
         .map(drop)
         .map_err(db)
+}
+
+/// Queues a refresh pair for the entrants' current bots (each entrant's newest rated upload), the
+/// one with the fewest refresh pairs first, unless a job is waiting already. Returns whether it
+/// queued one.
+pub fn queue_refresh(connection: &mut Connection) -> Result<bool, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let waiting: i64 = transaction
+        .query_row("SELECT count(*) FROM server_jobs WHERE state = 'queued'", [], |row| row.get(0))
+        .map_err(db)?;
+    if waiting > 0 {
+        return Ok(false);
+    }
+    let next: Option<(i64, i64)> = transaction
+        .query_row(
+            "SELECT u.id, (SELECT count(*) FROM server_jobs j WHERE j.upload = u.id AND j.kind = 'refresh') AS played
+             FROM server_uploads u
+             WHERE u.status = 'rated' AND u.entry IS NOT NULL
+               AND u.id = (SELECT max(v.id) FROM server_uploads v WHERE v.entrant = u.entrant AND v.status = 'rated')
+             ORDER BY played, u.id LIMIT 1",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()
+        .map_err(db)?;
+    let Some((upload, played)) = next else { return Ok(false) };
+    transaction
+        .execute(
+            "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('refresh', ?1, ?2, ?3)",
+            params![upload, played, unix_now() as i64],
+        )
+        .map_err(db)?;
+    transaction.commit().map_err(db)?;
+    Ok(true)
 }

@@ -88,6 +88,14 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
                 }
                 shared.changed();
             }
+            Ok(None) if config.continuous_games => match store::queue_refresh(&mut db) {
+                Ok(true) => {}
+                Ok(false) => shared.wait_for_work(seen),
+                Err(why) => {
+                    eprintln!("worker {index}: {why}");
+                    shared.wait_for_work(seen);
+                }
+            },
             Ok(None) => shared.wait_for_work(seen),
             Err(why) => {
                 eprintln!("worker {index}: {why}");
@@ -107,7 +115,7 @@ fn run_job(
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     match job.kind {
         JobKind::Check => check(job, &upload, config, shared, ladder, db),
-        JobKind::Pair => pair(job, &upload, config, shared, ladder, db),
+        JobKind::Pair | JobKind::Refresh => pair(job, &upload, config, shared, ladder, db),
     }
 }
 
@@ -210,7 +218,8 @@ fn pair(
     db: &mut Connection,
 ) -> Result<(), String> {
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
-    if let Some(reason) = placement_done(ladder, entry_id, config)? {
+    let refresh = job.kind == JobKind::Refresh;
+    if !refresh && let Some(reason) = placement_done(ladder, entry_id, config)? {
         return finish_placement(job, &reason, ladder, db);
     }
     let seating = config.seating();
@@ -261,6 +270,10 @@ fn pair(
             shared.changed();
             Ok(())
         })?;
+    }
+    if refresh {
+        store::finish_job(db, job, Status::Rated, None, Next::Nothing)?;
+        return Ok(());
     }
     match placement_done(ladder, entry_id, config)? {
         Some(reason) => finish_placement(job, &reason, ladder, db),

@@ -26,6 +26,7 @@ fn start_server(dir: &Path) -> (Child, String) {
         .current_dir(dir)
         .args(["serve", "--ladder", "contest.sqlite3", "--listen", "127.0.0.1:0", "--workers", "1"])
         .args(["--allow-weak-sandbox", "--plugins", "plugins", "--time-ms", "200", "--error", "1", "--max-games", "30"])
+        .arg("--no-continuous-games")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -83,3 +83,22 @@ fn a_bot_that_crashes_every_move_is_rated_at_the_bottom_with_its_failures() {
     let (_, page) = server.get(&format!("/bots/{id}"), None);
     assert!(!page.contains("Crasher"), "another visitor is not shown the bot's page");
 }
+
+#[test]
+fn rated_bots_keep_playing_when_nothing_waits() {
+    let server = TestServer::start_with(|config| config.continuous_games = true);
+    let eve = server.add_entrant("Eve");
+    let id = server.upload_file(&eve, &named_bot("fresh", "Fresh bot"));
+    let placed = server.wait_for_status(&eve, id, &["rated"]);
+    let placed_games = placed["games"].as_u64().unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        let (_, bot) = server.get_json(&format!("/api/bots/{id}"), Some(&eve));
+        assert_eq!(bot["status"], "rated", "refresh games leave it rated: {bot}");
+        if bot["games"].as_u64().unwrap() >= placed_games + 4 {
+            break;
+        }
+        assert!(start.elapsed() < crate::DEADLINE, "no refresh games after its placement: {bot}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -47,6 +47,7 @@ pub fn config(dir: &Path) -> Config {
         max_upload_bytes: 256 << 10,
         uploads_per_hour: 4,
         seed: 1,
+        continuous_games: false,
     }
 }
 
