@@ -99,3 +99,19 @@ fn a_page_following_live_changes_does_not_hold_up_the_server_when_it_stops() {
     let result = stopped.recv_timeout(crate::DEADLINE).expect("the server stops with an event stream open");
     result.unwrap();
 }
+
+#[test]
+fn without_every_sandbox_layer_the_server_refuses_to_start_unless_allowed_and_then_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = crate::config(dir.path());
+    config.seat_options.sandbox = othello_arena::seat::SandboxMode::Off;
+    config.allow_weak_sandbox = false;
+    let refused = othello_server::Server::start(config).err().expect("refused without --allow-weak-sandbox");
+    assert!(refused.contains("--allow-weak-sandbox"), "{refused}");
+
+    let server = TestServer::start_with(|config| config.seat_options.sandbox = othello_arena::seat::SandboxMode::Off);
+    for path in ["/", "/login", "/arena"] {
+        let (_, page) = server.get(path, None);
+        assert!(page.contains("id=\"weak-sandbox\"") && page.contains("Weak sandbox"), "{path}: {page}");
+    }
+}
