@@ -3,7 +3,7 @@
 //!
 //! The ladder's schema version (`PRAGMA user_version`) is left alone, so the `othello` ladder
 //! commands keep reading the file; the server's tables carry their own version in the ladder's
-//! `settings` table (`server_schema`) and are created by [`migrate`].
+//! `settings` table (`server_schema`) and are created when the file is opened ([`open`]).
 
 use std::path::{Path, PathBuf};
 
