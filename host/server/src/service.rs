@@ -134,6 +134,8 @@ pub struct Service {
     ladder: Mutex<Ladder>,
     /// The leaderboard as of a change count.
     board_cache: Mutex<Option<(u64, Arc<Vec<BoardRow>>)>>,
+    /// Jobs waiting or running, as of a change count (every page's footer shows it).
+    pending_cache: Mutex<Option<(u64, u64)>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -150,6 +152,7 @@ impl Service {
             db: Mutex::new(db),
             ladder: Mutex::new(ladder),
             board_cache: Mutex::new(None),
+            pending_cache: Mutex::new(None),
         })
     }
 
@@ -345,9 +348,17 @@ impl Service {
         self.replay(latest.ok_or_else(|| Refusal::new(404, "no game has been played yet"))?)
     }
 
-    /// Jobs waiting or being played.
+    /// Jobs waiting or being played (counted once per change).
     pub fn pending_jobs(&self) -> u64 {
-        store::pending_jobs(&lock(&self.db)).unwrap_or(0)
+        let version = *self.shared.changes.borrow();
+        if let Some((cached, count)) = *lock(&self.pending_cache)
+            && cached == version
+        {
+            return count;
+        }
+        let count = store::pending_jobs(&lock(&self.db)).unwrap_or(0);
+        *lock(&self.pending_cache) = Some((version, count));
+        count
     }
 }
 
