@@ -60,6 +60,8 @@ fn unusable_and_oversize_files_are_refused_with_the_reason_before_they_are_store
     assert_eq!(code, 422, "{json}");
     assert!(json["error"].as_str().unwrap().contains("not a shared library"), "{json}");
 
+    // A real Windows DLL: host/testkit/fixtures/first_legal.c built with
+    // `x86_64-w64-mingw32-gcc -O2 -shared -s -I sdk/include` (committed, as not every machine has MinGW).
     let dll = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/first_legal.dll")).unwrap();
     let (code, json) = server.upload(Some(&abuser), "bot.dll", &dll);
     assert_eq!(code, 422, "{json}");
