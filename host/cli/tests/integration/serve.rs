@@ -20,8 +20,20 @@ fn othello(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
 }
 
+/// A server child that is killed if the test fails before it stops it.
+struct ServerProcess(Child);
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// Starts `othello serve` on a free loopback port; returns it and its address.
-fn start_server(dir: &Path) -> (Child, String) {
+fn start_server(dir: &Path) -> (ServerProcess, String) {
     let mut child = Command::new(othello_exe())
         .current_dir(dir)
         .args(["serve", "--ladder", "contest.sqlite3", "--listen", "127.0.0.1:0", "--workers", "1"])
@@ -35,7 +47,7 @@ fn start_server(dir: &Path) -> (Child, String) {
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let address = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("first line: {line:?}"));
-    (child, address.to_owned())
+    (ServerProcess(child), address.to_owned())
 }
 
 fn agent() -> ureq::Agent {
@@ -121,8 +133,8 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
         assert_ne!(status, "rejected", "{reason:?}");
         count(&db, "SELECT count(*) FROM server_job_games") >= 3
     });
-    server.kill().unwrap(); // SIGKILL: no clean-up at all
-    server.wait().unwrap();
+    server.0.kill().unwrap(); // SIGKILL: no clean-up at all
+    server.0.wait().unwrap();
     let games_before = count(&db, "SELECT count(*) FROM games");
     let last_game_before = count(&db, "SELECT max(id) FROM games");
     assert!(count(&db, "SELECT count(*) FROM server_jobs WHERE state = 'running'") > 0, "killed mid-job");
@@ -137,8 +149,9 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
         let bot: serde_json::Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
         bot["status"] == "rated"
     });
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
-    assert!(server.wait().unwrap().success(), "a clean stop on SIGTERM");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.0.id() as i32), nix::sys::signal::Signal::SIGTERM)
+        .unwrap();
+    assert!(server.0.wait().unwrap().success(), "a clean stop on SIGTERM");
 
     let entry: i64 = db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [id], |row| row.get(0)).unwrap();
     let bot_games = count(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}"));
