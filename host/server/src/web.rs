@@ -328,7 +328,16 @@ async fn login(State(service): State<Shared>, headers: HeaderMap, axum::Form(for
     let token = form.token.trim().to_owned();
     match entrant_of(&service, Some(token.clone())).await {
         Ok(_) => {
-            let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000");
+            // Behind a TLS reverse proxy (which says so in X-Forwarded-Proto) the cookie is
+            // never sent over plain HTTP.
+            let secure = headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
+            let cookie = format!(
+                "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000{}",
+                if secure { "; Secure" } else { "" }
+            );
             let mut response = Redirect::to("/me").into_response();
             if let Ok(value) = HeaderValue::from_str(&cookie) {
                 response.headers_mut().insert(header::SET_COOKIE, value);

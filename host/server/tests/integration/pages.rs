@@ -28,6 +28,14 @@ fn an_entrant_logs_in_uploads_through_the_form_and_sees_the_report() {
     assert!(wrong.body_mut().read_to_string().unwrap().contains("not valid"));
 
     let cookie = session_cookie(&server, &token);
+    let behind_tls = server
+        .agent
+        .post(format!("{}/login", server.url))
+        .header("X-Forwarded-Proto", "https")
+        .send_form([("token", token.as_str())])
+        .unwrap();
+    let secure_cookie = behind_tls.headers().get("set-cookie").unwrap().to_str().unwrap();
+    assert!(secure_cookie.contains("; Secure"), "behind a TLS proxy: {secure_cookie}");
     let mut me = server.agent.get(format!("{}/me", server.url)).header("Cookie", &cookie).call().unwrap();
     let me = me.body_mut().read_to_string().unwrap();
     assert!(me.contains("Dora") && me.contains("id=\"upload\""), "{me}");
