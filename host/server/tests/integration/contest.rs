@@ -10,8 +10,12 @@ fn two_entrants_upload_bots_that_get_checked_rated_and_replayable() {
     let alice_bot = server.upload_file(&alice, &named_bot("alice", "Alice's bot"));
     let bob_bot = server.upload_file(&bob, &named_bot("bob", "Bob's bot"));
 
+    // Both placed first: a bot placed early still plays the other's placement games.
+    for (token, id) in [(&alice, alice_bot), (&bob, bob_bot)] {
+        server.wait_for_status(token, id, &["rated", "rejected"]);
+    }
     for (token, id, name) in [(&alice, alice_bot, "Alice's bot"), (&bob, bob_bot, "Bob's bot")] {
-        let bot = server.wait_for_status(token, id, &["rated", "rejected"]);
+        let (_, bot) = server.get_json(&format!("/api/bots/{id}"), Some(token));
         assert_eq!(bot["status"], "rated", "{bot}");
         let report = &bot["report"];
         assert_eq!(report["loads"], true, "{bot}");
