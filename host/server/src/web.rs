@@ -204,10 +204,22 @@ fn content_length_over(headers: &HeaderMap, limit: usize) -> bool {
         .is_some_and(|length| length > limit + MULTIPART_OVERHEAD)
 }
 
+/// Reads and discards the rest of a refused upload (at most the size limit, which the body
+/// limit enforces): answering before the client has sent its body would close the connection
+/// under it, and it would see a reset instead of the answer.
+async fn drain(mut multipart: Multipart) {
+    while let Ok(Some(mut field)) = multipart.next_field().await {
+        while let Ok(Some(_)) = field.chunk().await {}
+    }
+}
+
 async fn api_upload(State(service): State<Shared>, headers: HeaderMap, multipart: Multipart) -> Response {
     let entrant = match api_entrant_bearer(&service, &headers).await {
         Ok(entrant) => entrant,
-        Err(refusal) => return json_refusal(refusal),
+        Err(refusal) => {
+            drain(multipart).await;
+            return json_refusal(refusal);
+        }
     };
     match upload(&service, &headers, entrant, multipart).await {
         Ok(accepted) => {
@@ -374,9 +386,11 @@ async fn page_me(State(service): State<Shared>, headers: HeaderMap) -> Response 
 
 async fn page_upload(State(service): State<Shared>, headers: HeaderMap, multipart: Multipart) -> Response {
     if let Err(refusal) = same_origin(&headers) {
+        drain(multipart).await;
         return page_refusal(&service, None, refusal);
     }
     let Some(entrant) = page_entrant(&service, &headers).await else {
+        drain(multipart).await;
         return Redirect::to("/login").into_response();
     };
     match upload(&service, &headers, entrant.clone(), multipart).await {
