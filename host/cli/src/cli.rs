@@ -145,6 +145,9 @@ pub enum Command {
     Rate(crate::rate::RateArgs),
     /// Show the rating ladder (`--json`, `--html DIR`), or seed it with the starting pool.
     Ladder(crate::ladder::LadderArgs),
+    /// Run the contest and ladder server: entrants upload bots in a browser (or over its JSON
+    /// API) and see them checked, rated and played; `serve entrant add NAME` adds an entrant.
+    Serve(crate::serve::ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -235,6 +238,7 @@ pub fn main() -> i32 {
         Some(Command::Check { bot }) => check(&cli.global, &bot),
         Some(Command::Rate(args)) => crate::rate::rate_bot(&cli.global, args),
         Some(Command::Ladder(args)) => crate::ladder::ladder(&cli.global, args),
+        Some(Command::Serve(args)) => crate::serve::serve(&cli.global, args),
     };
     match result {
         Ok(()) => 0,

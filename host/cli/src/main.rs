@@ -10,6 +10,7 @@ mod merge;
 mod progress;
 mod rate;
 mod report;
+mod serve;
 
 fn main() {
     // Bots run in child processes started as `othello runner …` (see `cli::runner_command`): serve

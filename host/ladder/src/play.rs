@@ -43,20 +43,38 @@ pub fn play_pair(
     opening: &Opening,
     time_limit: Option<Duration>,
 ) -> Result<[GameRecord; 2], String> {
+    play_pair_with(first, second, opening, time_limit, &mut |_, black, white, record| {
+        ladder.record_game(black.entry.id, white.entry.id, record).map(drop)
+    })
+}
+
+/// Records game `index` (0 or 1) of a pair, played by `black` and `white`.
+pub type RecordGame<'a> = dyn FnMut(usize, &Player, &Player, &GameRecord) -> Result<(), String> + 'a;
+
+/// [`play_pair`] with the recording left to `record(game index, black, white, game)`, called as
+/// soon as each game ends (a server records each game under its job, exactly once).
+pub fn play_pair_with(
+    first: &Player,
+    second: &Player,
+    opening: &Opening,
+    time_limit: Option<Duration>,
+    record: &mut RecordGame<'_>,
+) -> Result<[GameRecord; 2], String> {
     let mut a = open_seat(&first.spec);
     let mut b = open_seat(&second.spec);
-    let one = play_and_record(ladder, (first, &mut a), (second, &mut b), opening, time_limit)?;
-    let two = play_and_record(ladder, (second, &mut b), (first, &mut a), opening, time_limit)?;
+    let one = play_one((first, &mut a), (second, &mut b), opening, time_limit);
+    record(0, first, second, &one)?;
+    let two = play_one((second, &mut b), (first, &mut a), opening, time_limit);
+    record(1, second, first, &two)?;
     Ok([one, two])
 }
 
-fn play_and_record(
-    ladder: &mut Ladder,
+fn play_one(
     (black, black_seat): (&Player, &mut Opened),
     (white, white_seat): (&Player, &mut Opened),
     opening: &Opening,
     time_limit: Option<Duration>,
-) -> Result<GameRecord, String> {
+) -> GameRecord {
     let mut record = match (black_seat, white_seat) {
         (Ok(b), Ok(w)) => play_game(b.as_mut(), w.as_mut(), opening, time_limit),
         (black_seat, white_seat) => {
@@ -74,6 +92,5 @@ fn play_and_record(
     // The ladder's names: the level is part of who played.
     record.black = black.label();
     record.white = white.label();
-    ladder.record_game(black.entry.id, white.entry.id, &record)?;
-    Ok(record)
+    record
 }

@@ -253,10 +253,10 @@ fn finish(ladder: &mut Ladder, progress: Progress, stop: StopReason) -> Result<P
 }
 
 /// Ratings and placement errors by entry id.
-type Current = (HashMap<i64, Rating>, HashMap<i64, f64>);
+pub type Current = (HashMap<i64, Rating>, HashMap<i64, f64>);
 
 /// Every rated entry's rating and placement error now, by entry id.
-fn current_ratings(ladder: &Ladder) -> Result<Current, String> {
+pub fn current_ratings(ladder: &Ladder) -> Result<Current, String> {
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
     let ratings = entries.iter().zip(&fit.ratings).filter_map(|(e, r)| r.map(|r| (e.id, r))).collect();
@@ -266,7 +266,7 @@ fn current_ratings(ladder: &Ladder) -> Result<Current, String> {
 
 /// The opponent whose games would tell the most about a bot rated `me` (see the module docs).
 /// An unrated bot is placed at the pool's median to begin with.
-fn pick_opponent(
+pub fn pick_opponent(
     pool: &[Player],
     ratings: &HashMap<i64, Rating>,
     me: Option<Rating>,
@@ -299,6 +299,6 @@ fn points_of(game: &GameRecord, color: Color) -> f64 {
 }
 
 /// `color` lost `game` by a failure.
-fn lost_by_failure(game: &GameRecord, color: Color) -> bool {
+pub fn lost_by_failure(game: &GameRecord, color: Color) -> bool {
     game.result.failure().is_some() && game.result.loser() == Some(color)
 }

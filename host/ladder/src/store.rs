@@ -77,6 +77,54 @@ pub struct Snapshot {
     pub ratings: Vec<(i64, Rating)>,
 }
 
+/// A `games` row: id, black, white, black_score, termination, failed, played_at, ggf.
+fn stored_game(row: &rusqlite::Row) -> rusqlite::Result<StoredGame> {
+    Ok(StoredGame {
+        id: row.get(0)?,
+        black: row.get(1)?,
+        white: row.get(2)?,
+        black_score: row.get(3)?,
+        termination: row.get(4)?,
+        failed: row.get(5)?,
+        played_at: row.get::<_, i64>(6)? as u64,
+        ggf: row.get(7)?,
+    })
+}
+
+/// Inserts one finished game in `transaction`; returns its id.
+fn insert_game(
+    transaction: &rusqlite::Transaction,
+    black: i64,
+    white: i64,
+    game: &GameRecord,
+) -> rusqlite::Result<i64> {
+    let black_score = match game.result.winner {
+        Some(Color::Black) => 1.0,
+        Some(Color::White) => 0.0,
+        None => 0.5,
+    };
+    let failed = match &game.result.end {
+        End::Forfeit { loser: Color::Black, .. } => Some(black),
+        End::Forfeit { loser: Color::White, .. } => Some(white),
+        _ => None,
+    };
+    transaction
+        .prepare_cached(
+            "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            black,
+            white,
+            black_score,
+            game.result.termination().as_str(),
+            failed,
+            game.started_at as i64,
+            othello_arena::ggf::write_game(game)
+        ])?;
+    Ok(transaction.last_insert_rowid())
+}
+
 fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> String + '_ {
     move |e| format!("ladder {}: {e}", path.display())
 }
@@ -207,40 +255,29 @@ impl Ladder {
         let error = db_error(&self.path);
         let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
         let mut ids = Vec::with_capacity(games.len());
-        {
-            let mut insert = transaction
-                .prepare_cached(
-                    "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )
-                .map_err(&error)?;
-            for &(black, white, game) in games {
-                let black_score = match game.result.winner {
-                    Some(Color::Black) => 1.0,
-                    Some(Color::White) => 0.0,
-                    None => 0.5,
-                };
-                let failed = match &game.result.end {
-                    End::Forfeit { loser: Color::Black, .. } => Some(black),
-                    End::Forfeit { loser: Color::White, .. } => Some(white),
-                    _ => None,
-                };
-                insert
-                    .execute(params![
-                        black,
-                        white,
-                        black_score,
-                        game.result.termination().as_str(),
-                        failed,
-                        game.started_at as i64,
-                        othello_arena::ggf::write_game(game)
-                    ])
-                    .map_err(&error)?;
-                ids.push(transaction.last_insert_rowid());
-            }
+        for &(black, white, game) in games {
+            ids.push(insert_game(&transaction, black, white, game).map_err(&error)?);
         }
         transaction.commit().map_err(&error)?;
         Ok(ids)
+    }
+
+    /// Records a finished game and, in the same transaction, whatever `also` writes with the
+    /// game's id (a server's note of which job played it): both are committed or neither, so a
+    /// game is never counted without its note, nor twice when `also` refuses a second note.
+    pub fn record_game_with(
+        &mut self,
+        black: i64,
+        white: i64,
+        game: &GameRecord,
+        also: impl FnOnce(&rusqlite::Transaction, i64) -> rusqlite::Result<()>,
+    ) -> Result<i64, String> {
+        let error = db_error(&self.path);
+        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let id = insert_game(&transaction, black, white, game).map_err(&error)?;
+        also(&transaction, id).map_err(&error)?;
+        transaction.commit().map_err(&error)?;
+        Ok(id)
     }
 
     /// Games in the ladder.
@@ -248,6 +285,18 @@ impl Ladder {
         let count: i64 =
             self.connection.query_row("SELECT count(*) FROM games", [], |row| row.get(0)).map_err(self.error())?;
         Ok(count as u64)
+    }
+
+    /// The game `id`, if there is one.
+    pub fn game(&self, id: i64) -> Result<Option<StoredGame>, String> {
+        self.connection
+            .query_row(
+                "SELECT id, black, white, black_score, termination, failed, played_at, ggf FROM games WHERE id = ?1",
+                [id],
+                stored_game,
+            )
+            .optional()
+            .map_err(self.error())
     }
 
     /// The games of `entry`, newest first.
@@ -259,20 +308,7 @@ impl Ladder {
                  WHERE black = ?1 OR white = ?1 ORDER BY id DESC",
             )
             .map_err(self.error())?;
-        let rows = statement
-            .query_map([entry], |row| {
-                Ok(StoredGame {
-                    id: row.get(0)?,
-                    black: row.get(1)?,
-                    white: row.get(2)?,
-                    black_score: row.get(3)?,
-                    termination: row.get(4)?,
-                    failed: row.get(5)?,
-                    played_at: row.get::<_, i64>(6)? as u64,
-                    ggf: row.get(7)?,
-                })
-            })
-            .map_err(self.error())?;
+        let rows = statement.query_map([entry], stored_game).map_err(self.error())?;
         rows.collect::<Result<_, _>>().map_err(self.error())
     }
 

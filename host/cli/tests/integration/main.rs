@@ -7,3 +7,4 @@ mod nboard;
 mod nboard_hint;
 mod nboard_sample_bots;
 mod scale;
+mod serve;

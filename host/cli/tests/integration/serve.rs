@@ -1,0 +1,186 @@
+//! `othello serve` as an organiser runs it: entrants added on the command line, and a server
+//! killed with `kill -9` in the middle of a placement that resumes on restart with no game lost
+//! or counted twice.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use othello_testkit::{fixture, fixture_with, random_bot};
+
+/// How long the test waits for the server to get somewhere (it waits for states, never a fixed time).
+const DEADLINE: Duration = Duration::from_secs(300);
+
+fn othello_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_othello"))
+}
+
+fn othello(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+/// A server child that is killed if the test fails before it stops it.
+struct ServerProcess(Child);
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Starts `othello serve` on a free loopback port; returns it and its address.
+fn start_server(dir: &Path) -> (ServerProcess, String) {
+    let mut child = Command::new(othello_exe())
+        .current_dir(dir)
+        .args(["serve", "--ladder", "contest.sqlite3", "--listen", "127.0.0.1:0", "--workers", "1"])
+        .args(["--allow-weak-sandbox", "--plugins", "plugins", "--time-ms", "200", "--error", "1", "--max-games", "30"])
+        .arg("--no-continuous-games")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let address = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("first line: {line:?}"));
+    (ServerProcess(child), address.to_owned())
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().http_status_as_error(false).build().into()
+}
+
+fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
+    db.query_row(sql, [], |row| row.get(0)).unwrap()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < DEADLINE, "waited {DEADLINE:?} for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn entrants_are_added_listed_and_revoked_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let added = othello(dir.path(), &["serve", "entrant", "add", "Ada", "--ladder", "contest.sqlite3"]);
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let stdout = String::from_utf8(added.stdout).unwrap();
+    let token = stdout.lines().last().unwrap();
+    assert_eq!(token.len(), 64, "the token alone on the last line: {stdout}");
+    assert!(stdout.contains(&format!("/login#token={token}")), "a login link: {stdout}");
+    let again = othello(dir.path(), &["serve", "entrant", "add", "Ada", "--ladder", "contest.sqlite3"]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already"));
+    let revoked = othello(dir.path(), &["serve", "entrant", "revoke", "Ada", "--ladder", "contest.sqlite3"]);
+    assert!(revoked.status.success());
+    let list = othello(dir.path(), &["serve", "entrant", "list", "--ladder", "contest.sqlite3"]);
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(list.contains("Ada") && list.contains("revoked"), "{list}");
+    // The ladder commands still read the file the server added its tables to.
+    let ladder = othello(dir.path(), &["ladder", "--ladder", "contest.sqlite3"]);
+    assert!(ladder.status.success(), "{}", String::from_utf8_lossy(&ladder.stderr));
+}
+
+#[test]
+fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
+    std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
+    let seeded = othello(
+        dir.path(),
+        &["ladder", "--ladder", "contest.sqlite3", "--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"],
+    );
+    assert!(seeded.status.success(), "{}", String::from_utf8_lossy(&seeded.stderr));
+    let added = othello(dir.path(), &["serve", "entrant", "add", "Kim", "--ladder", "contest.sqlite3"]);
+    let token = String::from_utf8(added.stdout).unwrap().lines().last().unwrap().to_owned();
+
+    let (mut server, address) = start_server(dir.path());
+    let bot = std::fs::read(fixture_with("named", "kill9", &[("NAME", "\"Survivor\"".to_owned())])).unwrap();
+    let boundary = "xyzboundary";
+    let mut body =
+        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"libsurvivor.so\"\r\n\r\n")
+            .into_bytes();
+    body.extend_from_slice(&bot);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let mut response = agent()
+        .post(format!("http://{address}/api/bots"))
+        .header("Authorization", format!("Bearer {token}"))
+        .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
+        .send(&body[..])
+        .unwrap();
+    let text = response.body_mut().read_to_string().unwrap();
+    assert_eq!(response.status().as_u16(), 201, "{text}");
+    let id = serde_json::from_str::<serde_json::Value>(&text).unwrap()["id"].as_i64().unwrap();
+
+    let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
+    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    // Mid-rating: a pair done and a game of the next one recorded.
+    wait_until("three placement games", || {
+        let (status, reason): (String, Option<String>) = db
+            .query_row("SELECT status, reason FROM server_uploads WHERE id = ?1", [id], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .unwrap();
+        assert_ne!(status, "rejected", "{reason:?}");
+        count(&db, "SELECT count(*) FROM server_job_games") >= 3
+    });
+    server.0.kill().unwrap(); // SIGKILL: no clean-up at all
+    server.0.wait().unwrap();
+    let games_before = count(&db, "SELECT count(*) FROM games");
+    let last_game_before = count(&db, "SELECT max(id) FROM games");
+    assert!(count(&db, "SELECT count(*) FROM server_jobs WHERE state = 'running'") > 0, "killed mid-job");
+
+    let (mut server, address) = start_server(dir.path());
+    wait_until("the placement to end", || {
+        let mut response = agent()
+            .get(format!("http://{address}/api/bots/{id}"))
+            .header("Authorization", format!("Bearer {token}"))
+            .call()
+            .unwrap();
+        let bot: serde_json::Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        bot["status"] == "rated"
+    });
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.0.id() as i32), nix::sys::signal::Signal::SIGTERM)
+        .unwrap();
+    assert!(server.0.wait().unwrap().success(), "a clean stop on SIGTERM");
+
+    let entry: i64 = db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [id], |row| row.get(0)).unwrap();
+    let bot_games = count(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}"));
+    assert_eq!(bot_games, 30, "the placement's game cap, every game counted once");
+    assert!(count(&db, "SELECT count(*) FROM games") >= games_before, "no game lost");
+    assert_eq!(
+        count(&db, &format!("SELECT count(*) FROM games WHERE id <= {last_game_before}")),
+        games_before,
+        "every game recorded before the kill is still there"
+    );
+    assert_eq!(
+        count(
+            &db,
+            &format!(
+                "SELECT count(*) FROM games WHERE (black = {entry} OR white = {entry})
+                 AND id NOT IN (SELECT game FROM server_job_games)"
+            )
+        ),
+        0,
+        "every game of the placement belongs to a job"
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
+             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
+        ),
+        0,
+        "each pair job has both its games once (none for the job that found the placement done)"
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
+}

@@ -1,0 +1,146 @@
+//! A first look at an uploaded file, before any runner loads it: is it a shared library for the
+//! operating system and processor this server runs bots on? Read-only parsing with `object`.
+
+use object::{Architecture, BinaryFormat, Object, ObjectKind};
+
+/// The platform this server accepts bots for, in words ("Linux x86-64 shared library (.so)").
+pub fn accepted_platform() -> String {
+    format!("{} {} shared library ({})", os_name(), arch_name(host_architecture()), library_extension())
+}
+
+fn os_name() -> &'static str {
+    match std::env::consts::OS {
+        "linux" => "Linux",
+        "windows" => "Windows",
+        "macos" => "macOS",
+        other => other,
+    }
+}
+
+fn library_extension() -> &'static str {
+    if cfg!(windows) {
+        ".dll"
+    } else if cfg!(target_os = "macos") {
+        ".dylib"
+    } else {
+        ".so"
+    }
+}
+
+fn host_format() -> BinaryFormat {
+    if cfg!(windows) {
+        BinaryFormat::Pe
+    } else if cfg!(target_os = "macos") {
+        BinaryFormat::MachO
+    } else {
+        BinaryFormat::Elf
+    }
+}
+
+fn host_architecture() -> Architecture {
+    match std::env::consts::ARCH {
+        "x86_64" => Architecture::X86_64,
+        "aarch64" => Architecture::Aarch64,
+        "x86" => Architecture::I386,
+        "riscv64" => Architecture::Riscv64,
+        "arm" => Architecture::Arm,
+        _ => Architecture::Unknown,
+    }
+}
+
+fn arch_name(architecture: Architecture) -> String {
+    match architecture {
+        Architecture::X86_64 => "x86-64".to_owned(),
+        Architecture::Aarch64 => "ARM64".to_owned(),
+        Architecture::I386 => "32-bit x86".to_owned(),
+        Architecture::Arm => "32-bit ARM".to_owned(),
+        Architecture::Riscv64 => "RISC-V 64".to_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn format_name(format: BinaryFormat) -> &'static str {
+    match format {
+        BinaryFormat::Elf => "a Linux/Unix ELF file",
+        BinaryFormat::Pe => "a Windows PE file (.exe/.dll)",
+        BinaryFormat::MachO => "a macOS Mach-O file",
+        BinaryFormat::Coff => "a COFF object file",
+        BinaryFormat::Wasm => "a WebAssembly module",
+        BinaryFormat::Xcoff => "an AIX XCOFF file",
+        _ => "an object file of another kind",
+    }
+}
+
+/// `Ok(())` when `bytes` are a shared library this server can run; otherwise why not, for the
+/// entrant ("a Windows PE file (.exe/.dll); this server runs Linux x86-64 shared library (.so)").
+pub fn check_library(bytes: &[u8]) -> Result<(), String> {
+    let wanted = accepted_platform();
+    let file = object::File::parse(bytes).map_err(|_| {
+        let start: String = bytes.iter().take(8).map(|b| if b.is_ascii_graphic() { *b as char } else { '.' }).collect();
+        format!("not a shared library: the file is not an executable format at all (it begins `{start}`); this server runs bots built as a {wanted}")
+    })?;
+    if file.format() != host_format() {
+        return Err(format!("{}, but this server runs bots built as a {wanted}", format_name(file.format())));
+    }
+    if file.architecture() != host_architecture() {
+        return Err(format!(
+            "a library for {} processors, but this server runs bots built as a {wanted}",
+            arch_name(file.architecture())
+        ));
+    }
+    let is_executable = file.kind() == ObjectKind::Executable
+        // A position-independent executable is a "dynamic" ELF too; its interpreter gives it away.
+        || (file.format() == BinaryFormat::Elf && file.section_by_name(".interp").is_some())
+        || (file.format() == BinaryFormat::Pe && !pe_is_dll(bytes));
+    if is_executable {
+        return Err(format!("a program (an executable), not a library: build it as a {wanted} (gcc -shared -fPIC …)"));
+    }
+    if file.kind() != ObjectKind::Dynamic {
+        return Err(format!("{:?} object, not a shared library: build it as a {wanted}", file.kind()));
+    }
+    Ok(())
+}
+
+/// The PE header's `IMAGE_FILE_DLL` flag.
+fn pe_is_dll(bytes: &[u8]) -> bool {
+    const IMAGE_FILE_DLL: u16 = 0x2000;
+    let Some(offset) = bytes.get(0x3c..0x40).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize) else {
+        return false;
+    };
+    // Signature (4 bytes), then the COFF header: machine, sections, time, symbols, count, optional size, flags.
+    let flags_at = offset + 4 + 18;
+    bytes.get(flags_at..flags_at + 2).is_some_and(|b| u16::from_le_bytes([b[0], b[1]]) & IMAGE_FILE_DLL != 0)
+}
+
+/// The file's name without any folder (`../../etc/passwd` → `passwd`, `C:\x\bot.dll` →
+/// `bot.dll`) and with only plain characters; `bot` plus the platform's extension when nothing
+/// is left.
+pub fn safe_file_name(raw: &str) -> String {
+    let last = raw.rsplit(['/', '\\']).next().unwrap_or("");
+    let cleaned: String = last
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+        .take(100)
+        .collect();
+    let cleaned = cleaned.trim_start_matches('.').to_owned();
+    if cleaned.is_empty() { format!("bot{}", library_extension()) } else { cleaned }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_in_file_names_are_dropped() {
+        assert_eq!(safe_file_name("../../etc/passwd"), "passwd");
+        assert_eq!(safe_file_name("C:\\Users\\x\\bot.dll"), "bot.dll");
+        assert_eq!(safe_file_name(".."), format!("bot{}", library_extension()));
+        assert_eq!(safe_file_name("my bot<script>.so"), "my_bot_script_.so");
+    }
+
+    #[test]
+    fn text_is_not_a_library() {
+        let why = check_library(b"#!/bin/sh\necho hello\n").unwrap_err();
+        assert!(why.contains("not a shared library"), "{why}");
+    }
+}

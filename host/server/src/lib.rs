@@ -1,0 +1,307 @@
+//! `othello serve`: a contest and ladder server. Entrants log in with a token, upload bot
+//! libraries, and see them checked, placed on the ladder and played; everyone sees the
+//! leaderboard live. The same over a JSON API (`/api/…`, token in `Authorization: Bearer`).
+//!
+//! Layout: [`web`] (routes, handlers and pages) → [`service`] (what the handlers ask for) →
+//! [`store`] (the server's tables in the ladder's SQLite file) and the ladder itself
+//! ([`othello_ladder`]); [`worker`] threads play the queued jobs through the arena's seats.
+
+pub mod inspect;
+pub mod service;
+pub mod store;
+pub mod web;
+pub mod worker;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use othello_arena::seat::{Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, require_every_layer};
+use othello_ladder::identity::Identity;
+use othello_ladder::seed::{SEED_TIME_PER_MOVE, seed_pool};
+use othello_ladder::{Ladder, session};
+
+/// Default most bytes of one upload: 32 MiB.
+pub const DEFAULT_MAX_UPLOAD_BYTES: usize = 32 << 20;
+/// Default uploads one entrant may make per hour.
+pub const DEFAULT_UPLOADS_PER_HOUR: u32 = 20;
+/// Default precision of a placement: the 95 % interval's half-width among its opponents, in Elo.
+pub const DEFAULT_TARGET_ERROR: f64 = 50.0;
+/// Default most placement games of one upload.
+pub const DEFAULT_MAX_GAMES: u32 = 200;
+
+/// Everything the server needs; the command line fills it in.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The ladder's SQLite file; uploads are kept in `uploads/` beside it.
+    pub ladder: PathBuf,
+    pub listen: SocketAddr,
+    /// Rating workers (games played at once).
+    pub workers: usize,
+    /// Time per move of rating games (`None` = no limit).
+    pub time_limit: Option<Duration>,
+    /// Starts the bots' runners (`othello runner`).
+    pub runner: RunnerCommand,
+    pub seat_options: SeatOptions,
+    /// Run even when a sandbox layer is missing (every page then says so).
+    pub allow_weak_sandbox: bool,
+    /// The pool a new, empty ladder is seeded with (weakest first; the first is the anchor).
+    pub seed_pool: Vec<Identity>,
+    /// The opponent of the check games: the `random` bot's library.
+    pub check_opponent: PathBuf,
+    /// A placement stops at ± this many Elo (95 %) among its opponents.
+    pub target_error: f64,
+    /// A placement stops after this many games of the bot whatever the precision.
+    pub max_games: u32,
+    pub max_upload_bytes: usize,
+    pub uploads_per_hour: u32,
+    /// Seed of the openings.
+    pub seed: u64,
+    /// When no job waits, play pairs of the entrants' current bots so every rating stays fresh.
+    pub continuous_games: bool,
+}
+
+impl Config {
+    /// How the workers run bots: isolated by `runner`, in the sandbox.
+    pub fn seating(&self) -> Seating {
+        Seating { isolation: Isolation::Isolated(self.runner.clone()), options: self.seat_options }
+    }
+
+    /// Where uploaded libraries are kept: `uploads/` beside the ladder file.
+    pub fn uploads_dir(&self) -> PathBuf {
+        let parent = self.ladder.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        parent.join("uploads")
+    }
+}
+
+/// What the web side and the workers share: the stop flag, the queue's wake-up and the change
+/// counter the live pages follow.
+pub struct Shared {
+    pub stop: AtomicBool,
+    /// Bumped whenever a job is queued; workers wait on it.
+    work: (Mutex<u64>, Condvar),
+    /// Bumped whenever something a page shows changed (a game, a status).
+    pub changes: tokio::sync::watch::Sender<u64>,
+    /// Why the sandbox is weaker than strict, when the organiser allowed it.
+    pub weak_sandbox: Option<String>,
+}
+
+impl Shared {
+    fn new(weak_sandbox: Option<String>) -> Shared {
+        Shared {
+            stop: AtomicBool::new(false),
+            work: (Mutex::new(0), Condvar::new()),
+            changes: tokio::sync::watch::Sender::new(0),
+            weak_sandbox,
+        }
+    }
+
+    pub fn changed(&self) {
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    pub fn work_added(&self) {
+        let (lock, wake) = &self.work;
+        *lock.lock().expect("no panic holds it") += 1;
+        wake.notify_all();
+    }
+
+    fn work_generation(&self) -> u64 {
+        *self.work.0.lock().expect("no panic holds it")
+    }
+
+    /// Waits until work is added after generation `seen`, the server stops, or
+    /// [`worker::IDLE_POLL`] passes.
+    fn wait_for_work(&self, seen: u64) {
+        let (lock, wake) = &self.work;
+        let guard = lock.lock().expect("no panic holds it");
+        let _unused = wake
+            .wait_timeout_while(guard, worker::IDLE_POLL, |generation| {
+                *generation == seen && !self.stop.load(Ordering::SeqCst)
+            })
+            .expect("no panic holds it");
+    }
+
+    fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let (lock, wake) = &self.work;
+        *lock.lock().expect("no panic holds it") += 1;
+        wake.notify_all();
+        self.changed();
+    }
+}
+
+/// Checks the sandbox: `Ok(None)` when every layer is there, `Ok(Some(why))` when one is missing
+/// and the organiser allowed it, an error otherwise.
+fn sandbox_state(config: &Config) -> Result<Option<String>, String> {
+    let missing = if config.seat_options.sandbox == SandboxMode::Off {
+        Err("the sandbox is off: bots run as plain processes with the server's rights".to_owned())
+    } else {
+        require_every_layer(&config.runner)
+    };
+    match missing {
+        Ok(()) => Ok(None),
+        Err(why) if config.allow_weak_sandbox => Ok(Some(why)),
+        Err(why) => Err(format!(
+            "{why}\nThe server runs strangers' bots, so it needs every sandbox layer; start it with \
+             --allow-weak-sandbox to run without (every page then says so)."
+        )),
+    }
+}
+
+/// A running server (its web side on a thread of its own, its workers on theirs).
+pub struct Server {
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+    web: Option<JoinHandle<Result<(), String>>>,
+    workers: Vec<JoinHandle<()>>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Server {
+    /// Opens (and if new, seeds) the ladder, puts interrupted jobs back in the queue, binds the
+    /// address and starts the workers.
+    pub fn start(mut config: Config) -> Result<Server, String> {
+        let weak_sandbox = sandbox_state(&config)?;
+        let db = store::open(&config.ladder)?;
+        // Absolute, as runners start in folders of their own.
+        config.ladder = config
+            .ladder
+            .canonicalize()
+            .map_err(|e| format!("cannot find the ladder {}: {e}", config.ladder.display()))?;
+        let mut ladder = Ladder::open(&config.ladder)?;
+        if ladder.entries()?.is_empty() && !config.seed_pool.is_empty() {
+            let names: Vec<String> = config.seed_pool.iter().map(Identity::label).collect();
+            eprintln!("Seeding the new ladder with {}", names.join(", "));
+            let stop = AtomicBool::new(false);
+            seed_pool(
+                &mut ladder,
+                &config.seed_pool,
+                &config.seating(),
+                Some(SEED_TIME_PER_MOVE),
+                config.seed,
+                &stop,
+                &mut |progress| {
+                    if progress.games % 10 == 0 || progress.games == progress.total {
+                        eprintln!("seeding: {}/{} games", progress.games, progress.total);
+                    }
+                },
+            )?;
+        }
+        let requeued = store::requeue_interrupted(&db)?;
+        if requeued > 0 {
+            eprintln!("{requeued} interrupted job(s) put back in the queue");
+        }
+        std::fs::create_dir_all(config.uploads_dir())
+            .map_err(|e| format!("cannot create {}: {e}", config.uploads_dir().display()))?;
+        drop(ladder);
+        let listener = std::net::TcpListener::bind(config.listen)
+            .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+        listener.set_nonblocking(true).map_err(|e| format!("{e}"))?;
+        let addr = listener.local_addr().map_err(|e| format!("{e}"))?;
+        let config = Arc::new(config);
+        let shared = Arc::new(Shared::new(weak_sandbox));
+        let service = Arc::new(service::Service::new(config.clone(), shared.clone(), db, addr)?);
+        let workers = (0..config.workers.max(1))
+            .map(|index| {
+                let (config, shared) = (config.clone(), shared.clone());
+                std::thread::Builder::new()
+                    .name(format!("rating worker {index}"))
+                    .spawn(move || worker::run(index, config, shared))
+                    .map_err(|e| format!("cannot start a worker: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let (shutdown, stopped) = tokio::sync::oneshot::channel();
+        let web = std::thread::Builder::new()
+            .name("web".to_owned())
+            .spawn(move || web::serve(listener, service, stopped))
+            .map_err(|e| format!("cannot start the web server: {e}"))?;
+        shared.work_added();
+        Ok(Server { addr, shared, web: Some(web), workers, shutdown: Some(shutdown) })
+    }
+
+    /// Stops taking requests, lets each worker finish the game it is playing (a job cut short
+    /// goes back to the queue on the next start) and waits for all of them.
+    pub fn stop(mut self) -> Result<(), String> {
+        self.stop_now()
+    }
+
+    fn stop_now(&mut self) -> Result<(), String> {
+        self.shared.stop();
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        let web = self.web.take().map(|web| web.join().unwrap_or_else(|_| Err("the web server panicked".to_owned())));
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+        web.unwrap_or(Ok(()))
+    }
+
+    /// Runs until Ctrl-C or SIGTERM, then stops as [`Server::stop`] does.
+    pub fn run_until_signal(self) -> Result<(), String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the runtime: {e}"))?;
+        runtime.block_on(shutdown_signal());
+        eprintln!("Stopping: the games being played finish first");
+        self.stop()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.web.is_some() {
+            let _ = self.stop_now();
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
+
+/// `othello serve entrant add NAME`: adds an entrant; returns its token.
+pub fn add_entrant(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+    store::add_entrant(&store::open(ladder)?, name)
+}
+
+/// `othello serve entrant list`.
+pub fn entrants(ladder: &std::path::Path) -> Result<Vec<store::Entrant>, String> {
+    store::entrants(&store::open(ladder)?)
+}
+
+/// `othello serve entrant revoke NAME`.
+pub fn revoke_entrant(ladder: &std::path::Path, name: &str) -> Result<(), String> {
+    store::revoke_entrant(&store::open(ladder)?, name)
+}
+
+/// `othello serve submissions open|close`: whether entrants may upload (a running server follows
+/// at once).
+pub fn set_submissions_open(ladder: &std::path::Path, open: bool) -> Result<(), String> {
+    store::set_submissions_open(&store::open(ladder)?, open)
+}
+
+/// Re-exported for the command line's defaults.
+pub use session::MIN_GAMES;

@@ -1,0 +1,388 @@
+//! The service layer: what the web handlers ask of the ladder and the server's tables, with the
+//! rules (who may see what, size and rate limits, the library check) in one place. Every method
+//! blocks (SQLite, files): handlers call it through `spawn_blocking`.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::Connection;
+use serde::Serialize;
+
+use othello_arena::ggf;
+use othello_arena::record::unix_now;
+use othello_ladder::{Ladder, leaderboard};
+use othello_sdk::Color;
+
+use crate::store::{self, Entrant, Status, Upload};
+use crate::worker::CheckReport;
+use crate::{Config, Shared};
+
+/// A refusal, with the HTTP status it is answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub status: u16,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(status: u16, message: impl Into<String>) -> Refusal {
+        Refusal { status, message: message.into() }
+    }
+
+    fn internal(message: String) -> Refusal {
+        Refusal { status: 500, message }
+    }
+}
+
+/// One line of the leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardRow {
+    pub rank: Option<usize>,
+    /// The ladder entry.
+    pub entry: i64,
+    pub name: String,
+    /// The entrant who uploaded it (`None` for the organiser's pool).
+    pub entrant: Option<String>,
+    /// The upload's id (its page is `/bots/{bot}` for its entrant).
+    pub bot: Option<i64>,
+    pub version: u32,
+    pub hash: String,
+    pub rating: Option<f64>,
+    /// Half-width of the 95 % interval from the anchor, in Elo.
+    pub error: Option<f64>,
+    /// Half-width of the 95 % interval among its opponents (their ratings held fixed).
+    pub placement_error: Option<f64>,
+    /// The rating in the project's one Elo format (`+312.0 ± 45.0`, `+0.0 (anchor)`, `every game
+    /// failed`, `unrated`), as every page shows it.
+    pub rating_text: String,
+    /// It lost every game by a failure: ranked last, with no rating.
+    pub failing: bool,
+    pub games: u64,
+    pub points: f64,
+    pub score: Option<f64>,
+    pub failures: u64,
+    pub last_played: Option<u64>,
+    pub anchor: bool,
+}
+
+/// An upload as its entrant sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BotView {
+    /// The upload (its `id`, `status`, `reason`, file and entrant).
+    #[serde(flatten)]
+    pub upload: Upload,
+    pub report: Option<CheckReport>,
+    /// The bot's name (from its check).
+    pub name: Option<String>,
+    pub rank: Option<usize>,
+    pub rating: Option<f64>,
+    pub error: Option<f64>,
+    /// The rating in the one Elo format (see [`BoardRow::rating_text`]).
+    pub rating_text: String,
+    pub games: u64,
+    pub points: f64,
+    pub failures: u64,
+}
+
+/// One game in a list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GameSummary {
+    pub id: i64,
+    pub black: String,
+    pub white: String,
+    /// `1-0`, `0-1` or `½-½`.
+    pub result: String,
+    pub termination: String,
+    pub played_at: u64,
+}
+
+/// One move of a replay.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayMove {
+    pub color: char,
+    /// `d3` or `pass`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub ms: f64,
+    /// The mover's evaluation in discs, when the bot gave one.
+    pub eval: Option<f64>,
+}
+
+/// A whole game for the replay page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replay {
+    pub id: i64,
+    pub black: String,
+    pub white: String,
+    pub result: String,
+    pub termination: String,
+    pub detail: String,
+    /// The board before each move and after the last: 64 characters `X`, `O`, `-` (a1, b1 … h8)
+    /// and the side to move.
+    pub positions: Vec<String>,
+    pub moves: Vec<ReplayMove>,
+    pub time_limit_ms: Option<u64>,
+}
+
+/// What an upload led to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Accepted {
+    pub id: i64,
+    pub status: Status,
+    pub sha256: String,
+    /// The same file was uploaded before by this entrant: this is that upload.
+    pub duplicate: bool,
+}
+
+pub struct Service {
+    pub config: Arc<Config>,
+    pub shared: Arc<Shared>,
+    pub addr: SocketAddr,
+    db: Mutex<Connection>,
+    ladder: Mutex<Ladder>,
+    /// The leaderboard as of a change count.
+    board_cache: Mutex<Option<(u64, Arc<Vec<BoardRow>>)>>,
+    /// Jobs waiting or running, as of a change count (every page's footer shows it).
+    pending_cache: Mutex<Option<(u64, u64)>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Service {
+    pub fn new(config: Arc<Config>, shared: Arc<Shared>, db: Connection, addr: SocketAddr) -> Result<Service, String> {
+        let ladder = Ladder::open(&config.ladder)?;
+        Ok(Service {
+            config,
+            shared,
+            addr,
+            db: Mutex::new(db),
+            ladder: Mutex::new(ladder),
+            board_cache: Mutex::new(None),
+            pending_cache: Mutex::new(None),
+        })
+    }
+
+    /// The entrant of a token, unless it is unknown or revoked.
+    pub fn entrant(&self, token: &str) -> Result<Option<Entrant>, Refusal> {
+        store::entrant_by_token(&lock(&self.db), token).map_err(Refusal::internal)
+    }
+
+    /// The leaderboard, best first (computed once per change).
+    pub fn leaderboard(&self) -> Result<Arc<Vec<BoardRow>>, Refusal> {
+        let version = *self.shared.changes.borrow();
+        if let Some((cached, rows)) = lock(&self.board_cache).as_ref()
+            && *cached == version
+        {
+            return Ok(rows.clone());
+        }
+        let board = leaderboard(&lock(&self.ladder)).map_err(Refusal::internal)?;
+        let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
+        let by_entry: HashMap<i64, &Upload> = uploads.iter().filter_map(|u| Some((u.entry?, u))).collect();
+        let rows: Vec<BoardRow> = board
+            .rows
+            .into_iter()
+            .map(|row| {
+                let upload = by_entry.get(&row.entry);
+                let rating_text = row.rating_text();
+                BoardRow {
+                    rank: row.rank,
+                    entry: row.entry,
+                    name: row.name,
+                    entrant: upload.map(|u| u.entrant_name.clone()),
+                    bot: upload.map(|u| u.id),
+                    version: row.version,
+                    hash: row.hash,
+                    rating: row.rating,
+                    error: row.error,
+                    placement_error: row.placement_error,
+                    rating_text,
+                    failing: row.failing,
+                    games: row.games,
+                    points: row.points,
+                    score: row.score,
+                    failures: row.failures,
+                    last_played: row.last_played,
+                    anchor: row.anchor,
+                }
+            })
+            .collect();
+        let rows = Arc::new(rows);
+        *lock(&self.board_cache) = Some((version, rows.clone()));
+        Ok(rows)
+    }
+
+    /// Takes an uploaded file: rate limit, then the library check (before anything is stored or
+    /// run), then the file in a folder of its own named by its hash, and its check queued.
+    pub fn upload(&self, entrant: &Entrant, raw_file_name: &str, bytes: &[u8]) -> Result<Accepted, Refusal> {
+        if bytes.len() > self.config.max_upload_bytes {
+            return Err(Refusal::new(413, format!("the file is over {} bytes", self.config.max_upload_bytes)));
+        }
+        if !store::submissions_open(&lock(&self.db)).map_err(Refusal::internal)? {
+            return Err(Refusal::new(403, "submissions are closed: the organiser is not taking new bots now"));
+        }
+        let hour_ago = unix_now().saturating_sub(3600);
+        let recent = store::uploads_since(&lock(&self.db), entrant.id, hour_ago).map_err(Refusal::internal)?;
+        if recent >= self.config.uploads_per_hour {
+            return Err(Refusal::new(
+                429,
+                format!(
+                    "{recent} uploads in the last hour: the limit is {}; try again later",
+                    self.config.uploads_per_hour
+                ),
+            ));
+        }
+        crate::inspect::check_library(bytes).map_err(|why| Refusal::new(422, why))?;
+        let sha256 = store::sha256_hex(bytes);
+        if let Some(earlier) = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)? {
+            return Ok(Accepted { id: earlier.id, status: earlier.status, sha256, duplicate: true });
+        }
+        let file_name = crate::inspect::safe_file_name(raw_file_name);
+        let folder = self.config.uploads_dir().join(&sha256);
+        let path = folder.join(&file_name);
+        if !path.is_file() {
+            std::fs::create_dir_all(&folder).map_err(|e| Refusal::internal(format!("cannot store the upload: {e}")))?;
+            // Written under a temporary name and renamed: a crash never leaves half a library.
+            let partial = folder.join(format!(".{file_name}.partial"));
+            std::fs::write(&partial, bytes)
+                .and_then(|()| std::fs::rename(&partial, &path))
+                .map_err(|e| Refusal::internal(format!("cannot store the upload: {e}")))?;
+        }
+        let id = store::add_upload(&mut lock(&self.db), entrant.id, &sha256, &file_name, &path, bytes.len() as u64)
+            .map_err(Refusal::internal)?;
+        self.shared.work_added();
+        self.shared.changed();
+        Ok(Accepted { id, status: Status::Queued, sha256, duplicate: false })
+    }
+
+    /// The upload `id`, if it is `entrant`'s (another's answers as if it did not exist).
+    fn own_upload(&self, entrant: &Entrant, id: i64) -> Result<Upload, Refusal> {
+        match store::upload(&lock(&self.db), id).map_err(Refusal::internal)? {
+            Some(upload) if upload.entrant == entrant.id => Ok(upload),
+            _ => Err(Refusal::new(404, format!("you have no bot {id}"))),
+        }
+    }
+
+    pub fn bot(&self, entrant: &Entrant, id: i64) -> Result<BotView, Refusal> {
+        let upload = self.own_upload(entrant, id)?;
+        self.view(upload)
+    }
+
+    fn view(&self, upload: Upload) -> Result<BotView, Refusal> {
+        let report: Option<CheckReport> = upload.report.as_deref().and_then(|r| serde_json::from_str(r).ok());
+        let board = self.leaderboard()?;
+        let row = upload.entry.and_then(|entry| board.iter().find(|row| row.entry == entry));
+        Ok(BotView {
+            name: report.as_ref().and_then(|r| r.name.clone()),
+            rank: row.and_then(|r| r.rank),
+            rating: row.and_then(|r| r.rating),
+            error: row.and_then(|r| r.error),
+            rating_text: row.map_or_else(|| "unrated".to_owned(), |r| r.rating_text.clone()),
+            games: row.map_or(0, |r| r.games),
+            points: row.map_or(0.0, |r| r.points),
+            failures: row.map_or(0, |r| r.failures),
+            report,
+            upload,
+        })
+    }
+
+    /// The entrant's uploads, newest first.
+    pub fn bots_of(&self, entrant: &Entrant) -> Result<Vec<BotView>, Refusal> {
+        let uploads = store::uploads_of(&lock(&self.db), entrant.id).map_err(Refusal::internal)?;
+        uploads.into_iter().map(|u| self.view(u)).collect()
+    }
+
+    /// The games of the entrant's upload `id`, newest first.
+    pub fn bot_games(&self, entrant: &Entrant, id: i64) -> Result<Vec<GameSummary>, Refusal> {
+        let upload = self.own_upload(entrant, id)?;
+        let Some(entry) = upload.entry else { return Ok(Vec::new()) };
+        let ladder = lock(&self.ladder);
+        let names: HashMap<i64, String> =
+            ladder.entries().map_err(Refusal::internal)?.into_iter().map(|e| (e.id, e.identity.label())).collect();
+        let name = |id: i64| names.get(&id).cloned().unwrap_or_default();
+        let games = ladder.games_of(entry).map_err(Refusal::internal)?;
+        Ok(games
+            .into_iter()
+            .map(|g| GameSummary {
+                id: g.id,
+                black: name(g.black),
+                white: name(g.white),
+                result: result_text(g.black_score),
+                termination: g.termination,
+                played_at: g.played_at,
+            })
+            .collect())
+    }
+
+    /// A ladder game for the replay page (games are public, as the leaderboard is).
+    pub fn replay(&self, id: i64) -> Result<Replay, Refusal> {
+        let stored = lock(&self.ladder).game(id).map_err(Refusal::internal)?;
+        let Some(ggf_text) = stored.map(|g| g.ggf) else {
+            return Err(Refusal::new(404, format!("there is no game {id}")));
+        };
+        let game = ggf::read_games(&ggf_text)
+            .map_err(|e| Refusal::internal(format!("game {id} cannot be read: {e}")))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Refusal::internal(format!("game {id} is empty")))?;
+        let positions = game.positions().iter().map(|p| p.to_board_string()).collect();
+        let moves = game
+            .moves
+            .iter()
+            .map(|m| ReplayMove {
+                color: if m.color == Color::Black { 'X' } else { 'O' },
+                mv: m.mv.to_string(),
+                ms: (m.elapsed.as_secs_f64() * 1e4).round() / 10.0,
+                eval: m.info.as_ref().and_then(|i| i.eval),
+            })
+            .collect();
+        let score = match game.result.winner {
+            Some(Color::Black) => 1.0,
+            Some(Color::White) => 0.0,
+            None => 0.5,
+        };
+        Ok(Replay {
+            id,
+            black: game.black.clone(),
+            white: game.white.clone(),
+            result: format!("{} ({}–{})", result_text(score), game.result.discs[0], game.result.discs[1]),
+            termination: game.result.termination().as_str().to_owned(),
+            detail: game.result.detail().to_owned(),
+            positions,
+            moves,
+            time_limit_ms: game.time_limit_ms,
+        })
+    }
+
+    /// The newest game, for the arena screen.
+    pub fn latest_replay(&self) -> Result<Replay, Refusal> {
+        let latest = store::latest_game(&lock(&self.db)).map_err(Refusal::internal)?;
+        self.replay(latest.ok_or_else(|| Refusal::new(404, "no game has been played yet"))?)
+    }
+
+    /// Jobs waiting or being played (counted once per change).
+    pub fn pending_jobs(&self) -> u64 {
+        let version = *self.shared.changes.borrow();
+        if let Some((cached, count)) = *lock(&self.pending_cache)
+            && cached == version
+        {
+            return count;
+        }
+        let count = store::pending_jobs(&lock(&self.db)).unwrap_or(0);
+        *lock(&self.pending_cache) = Some((version, count));
+        count
+    }
+}
+
+fn result_text(black_score: f64) -> String {
+    if black_score >= 1.0 {
+        "1-0"
+    } else if black_score <= 0.0 {
+        "0-1"
+    } else {
+        "½-½"
+    }
+    .to_owned()
+}

@@ -1,0 +1,560 @@
+//! The server's tables in the ladder's own SQLite file: entrants (tokens stored as SHA-256
+//! hashes), uploads (content-addressed files), their check reports and the job queue.
+//!
+//! The ladder's schema version (`PRAGMA user_version`) is left alone, so the `othello` ladder
+//! commands keep reading the file; the server's tables carry their own version in the ladder's
+//! `settings` table (`server_schema`) and are created when the file is opened ([`open`]).
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use othello_arena::record::unix_now;
+
+/// The server's schema version, in the ladder's `settings` table.
+pub const SERVER_SCHEMA_VERSION: i64 = 1;
+const SERVER_SCHEMA_KEY: &str = "server_schema";
+
+const SERVER_SCHEMA: &str = "
+CREATE TABLE server_entrants (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL UNIQUE,           -- SHA-256 of the token, hex; the token itself is never stored
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+);
+CREATE TABLE server_uploads (
+    id INTEGER PRIMARY KEY,
+    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
+    sha256 TEXT NOT NULL,
+    file_name TEXT NOT NULL,
+    path TEXT NOT NULL,                        -- uploads/<sha256>/<file name>, in a folder of its own
+    size INTEGER NOT NULL,
+    uploaded_at INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'checking', 'rating', 'rated', 'rejected')),
+    reason TEXT,                               -- why it was rejected, or why its placement stopped
+    report TEXT,                               -- the check report, JSON
+    entry INTEGER REFERENCES entries(id)       -- its ladder entry once checked
+);
+CREATE INDEX server_uploads_by_entrant ON server_uploads(entrant, uploaded_at);
+-- Checks first, then placement pairs, then (when nothing else waits) refresh pairs of the rated
+-- bots; a job a worker held when the server died goes back to
+-- the queue on restart. `lease` names who holds a running job (a local worker now; a remote
+-- worker's lease with its expiry later).
+CREATE TABLE server_jobs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('check', 'pair', 'refresh')),
+    upload INTEGER NOT NULL REFERENCES server_uploads(id),
+    number INTEGER NOT NULL DEFAULT 0,         -- the pair's number in the upload's placement
+    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
+    lease TEXT,
+    lease_expires INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (upload, kind, number)
+);
+CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
+-- Which job played which ladder game: written in the game's own transaction, so a job played
+-- again after a crash records each of its games once.
+CREATE TABLE server_job_games (
+    job INTEGER NOT NULL REFERENCES server_jobs(id),
+    slot INTEGER NOT NULL,
+    game INTEGER NOT NULL REFERENCES games(id),
+    PRIMARY KEY (job, slot)
+);
+";
+
+/// Opens the ladder file (as the ladder does: checked, WAL, created with the ladder's schema when
+/// new) and brings the server's tables up to date.
+pub fn open(path: &Path) -> Result<Connection, String> {
+    let mut connection = othello_ladder::schema::open(path)?;
+    migrate(&mut connection, path)?;
+    Ok(connection)
+}
+
+fn migrate(connection: &mut Connection, path: &Path) -> Result<(), String> {
+    let error = |e: rusqlite::Error| format!("cannot set up the server's tables in {}: {e}", path.display());
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(error)?;
+    let version: Option<String> = transaction
+        .query_row("SELECT value FROM settings WHERE key = ?1", [SERVER_SCHEMA_KEY], |row| row.get(0))
+        .optional()
+        .map_err(error)?;
+    let version: i64 = version.and_then(|v| v.parse().ok()).unwrap_or(0);
+    if version > SERVER_SCHEMA_VERSION {
+        return Err(format!(
+            "{}: its server tables are of a newer othello (version {version}; this one knows up to {SERVER_SCHEMA_VERSION})",
+            path.display()
+        ));
+    }
+    if version < 1 {
+        transaction.execute_batch(SERVER_SCHEMA).map_err(error)?;
+    }
+    transaction
+        .execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![SERVER_SCHEMA_KEY, SERVER_SCHEMA_VERSION.to_string()],
+        )
+        .map_err(error)?;
+    transaction.commit().map_err(error)
+}
+
+/// SHA-256 of `bytes`, lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn db(e: rusqlite::Error) -> String {
+    format!("database: {e}")
+}
+
+/// One entrant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entrant {
+    pub id: i64,
+    pub name: String,
+    pub created_at: u64,
+    pub revoked: bool,
+}
+
+/// The longest entrant name accepted.
+pub const MAX_ENTRANT_NAME_CHARS: usize = 64;
+
+/// A new random token: 32 bytes from the operating system's generator, as hex.
+pub fn new_token() -> String {
+    use rand::RngExt;
+    let bytes: [u8; 32] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Adds an entrant; returns its one-time token (only its hash is stored).
+pub fn add_entrant(connection: &Connection, name: &str) -> Result<String, String> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_ENTRANT_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(format!(
+            "an entrant's name is 1 to {MAX_ENTRANT_NAME_CHARS} characters, without control characters"
+        ));
+    }
+    let token = new_token();
+    match connection.execute(
+        "INSERT INTO server_entrants (name, token_hash, created_at) VALUES (?1, ?2, ?3)",
+        params![name, sha256_hex(token.as_bytes()), unix_now() as i64],
+    ) {
+        Ok(_) => Ok(token),
+        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
+            Err(format!("there is an entrant `{name}` already (revoke it, or choose another name)"))
+        }
+        Err(e) => Err(db(e)),
+    }
+}
+
+pub fn entrants(connection: &Connection) -> Result<Vec<Entrant>, String> {
+    let mut statement =
+        connection.prepare("SELECT id, name, created_at, revoked_at FROM server_entrants ORDER BY id").map_err(db)?;
+    let rows = statement
+        .query_map([], |row| {
+            Ok(Entrant {
+                id: row.get(0)?,
+                name: row.get(1)?,
+                created_at: row.get::<_, i64>(2)? as u64,
+                revoked: row.get::<_, Option<i64>>(3)?.is_some(),
+            })
+        })
+        .map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}
+
+/// Revokes an entrant's token: it no longer logs in nor uploads (its bots stay on the ladder).
+pub fn revoke_entrant(connection: &Connection, name: &str) -> Result<(), String> {
+    let changed = connection
+        .execute(
+            "UPDATE server_entrants SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
+            params![name, unix_now() as i64],
+        )
+        .map_err(db)?;
+    match changed {
+        0 => Err(format!("no entrant `{name}` with a valid token")),
+        _ => Ok(()),
+    }
+}
+
+/// The entrant whose token this is, unless it is unknown or revoked.
+pub fn entrant_by_token(connection: &Connection, token: &str) -> Result<Option<Entrant>, String> {
+    connection
+        .query_row(
+            "SELECT id, name, created_at FROM server_entrants WHERE token_hash = ?1 AND revoked_at IS NULL",
+            [sha256_hex(token.trim().as_bytes())],
+            |row| {
+                Ok(Entrant {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    created_at: row.get::<_, i64>(2)? as u64,
+                    revoked: false,
+                })
+            },
+        )
+        .optional()
+        .map_err(db)
+}
+
+/// Where an upload stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Queued,
+    Checking,
+    Rating,
+    Rated,
+    Rejected,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Queued => "queued",
+            Status::Checking => "checking",
+            Status::Rating => "rating",
+            Status::Rated => "rated",
+            Status::Rejected => "rejected",
+        }
+    }
+
+    fn parse(text: &str) -> Status {
+        match text {
+            "checking" => Status::Checking,
+            "rating" => Status::Rating,
+            "rated" => Status::Rated,
+            "rejected" => Status::Rejected,
+            _ => Status::Queued,
+        }
+    }
+}
+
+/// One uploaded library.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Upload {
+    pub id: i64,
+    pub entrant: i64,
+    pub entrant_name: String,
+    pub sha256: String,
+    pub file_name: String,
+    #[serde(skip)]
+    pub path: PathBuf,
+    pub size: u64,
+    pub uploaded_at: u64,
+    pub status: Status,
+    pub reason: Option<String>,
+    #[serde(skip)]
+    pub report: Option<String>,
+    pub entry: Option<i64>,
+}
+
+const UPLOAD_COLUMNS: &str = "u.id, u.entrant, e.name, u.sha256, u.file_name, u.path, u.size, u.uploaded_at, u.status,
+     u.reason, u.report, u.entry FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant";
+
+fn upload_row(row: &rusqlite::Row) -> rusqlite::Result<Upload> {
+    Ok(Upload {
+        id: row.get(0)?,
+        entrant: row.get(1)?,
+        entrant_name: row.get(2)?,
+        sha256: row.get(3)?,
+        file_name: row.get(4)?,
+        path: PathBuf::from(row.get::<_, String>(5)?),
+        size: row.get::<_, i64>(6)? as u64,
+        uploaded_at: row.get::<_, i64>(7)? as u64,
+        status: Status::parse(&row.get::<_, String>(8)?),
+        reason: row.get(9)?,
+        report: row.get(10)?,
+        entry: row.get(11)?,
+    })
+}
+
+pub fn upload(connection: &Connection, id: i64) -> Result<Option<Upload>, String> {
+    connection.query_row(&format!("SELECT {UPLOAD_COLUMNS} WHERE u.id = ?1"), [id], upload_row).optional().map_err(db)
+}
+
+/// An entrant's uploads, newest first.
+pub fn uploads_of(connection: &Connection, entrant: i64) -> Result<Vec<Upload>, String> {
+    let mut statement =
+        connection.prepare(&format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 ORDER BY u.id DESC")).map_err(db)?;
+    let rows = statement.query_map([entrant], upload_row).map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}
+
+/// Every upload that has a ladder entry, by entry id (the leaderboard's entrant column).
+pub fn uploads_by_entry(connection: &Connection) -> Result<Vec<Upload>, String> {
+    let mut statement =
+        connection.prepare(&format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id")).map_err(db)?;
+    let rows = statement.query_map([], upload_row).map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}
+
+/// Uploads of `entrant` since `since` (Unix seconds), for the rate limit.
+pub fn uploads_since(connection: &Connection, entrant: i64, since: u64) -> Result<u32, String> {
+    connection
+        .query_row(
+            "SELECT count(*) FROM server_uploads WHERE entrant = ?1 AND uploaded_at >= ?2",
+            params![entrant, since as i64],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u32)
+        .map_err(db)
+}
+
+/// The entrant's upload of this very file, if any.
+pub fn upload_by_hash(connection: &Connection, entrant: i64, sha256: &str) -> Result<Option<Upload>, String> {
+    connection
+        .query_row(
+            &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 AND u.sha256 = ?2 ORDER BY u.id LIMIT 1"),
+            params![entrant, sha256],
+            upload_row,
+        )
+        .optional()
+        .map_err(db)
+}
+
+/// Records an upload whose file is in place and queues its check, in one transaction.
+pub fn add_upload(
+    connection: &mut Connection,
+    entrant: i64,
+    sha256: &str,
+    file_name: &str,
+    path: &Path,
+    size: u64,
+) -> Result<i64, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let now = unix_now() as i64;
+    transaction
+        .execute(
+            "INSERT INTO server_uploads (entrant, sha256, file_name, path, size, uploaded_at, status)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued')",
+            params![entrant, sha256, file_name, path.to_string_lossy(), size as i64, now],
+        )
+        .map_err(db)?;
+    let id = transaction.last_insert_rowid();
+    transaction
+        .execute(
+            "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('check', ?1, 0, ?2)",
+            params![id, now],
+        )
+        .map_err(db)?;
+    transaction.commit().map_err(db)?;
+    Ok(id)
+}
+
+pub fn set_status(connection: &Connection, upload: i64, status: Status, reason: Option<&str>) -> Result<(), String> {
+    connection
+        .execute(
+            "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason) WHERE id = ?1",
+            params![upload, status.as_str(), reason],
+        )
+        .map_err(db)?;
+    Ok(())
+}
+
+/// What kind of work a job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// Load the library, read its exports, play two games against `random`.
+    Check,
+    /// One pair of placement games (colours swapped) against an opponent from the pool.
+    Pair,
+    /// One pair of games of a rated bot, played when nothing else waits, so ratings stay fresh.
+    Refresh,
+}
+
+/// A job a worker holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub id: i64,
+    pub kind: JobKind,
+    pub upload: i64,
+    pub number: u32,
+}
+
+/// Puts back in the queue every job a worker held when the server stopped (crash or `kill -9`).
+/// Returns how many.
+pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
+    connection
+        .execute(
+            "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE state = 'running'",
+            [],
+        )
+        .map_err(db)
+}
+
+/// Claims the next job for `lease` (checks first, then pairs, oldest first).
+pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let job = transaction
+        .query_row(
+            "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued'
+             ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
+            [],
+            |row| {
+                Ok(Job {
+                    id: row.get(0)?,
+                    kind: match row.get::<_, String>(1)?.as_str() {
+                        "check" => JobKind::Check,
+                        "pair" => JobKind::Pair,
+                        _ => JobKind::Refresh,
+                    },
+                    upload: row.get(2)?,
+                    number: row.get::<_, i64>(3)? as u32,
+                })
+            },
+        )
+        .optional()
+        .map_err(db)?;
+    if let Some(job) = &job {
+        transaction
+            .execute(
+                "UPDATE server_jobs SET state = 'running', lease = ?2, attempts = attempts + 1 WHERE id = ?1",
+                params![job.id, lease],
+            )
+            .map_err(db)?;
+    }
+    transaction.commit().map_err(db)?;
+    Ok(job)
+}
+
+/// What follows a finished job.
+pub enum Next {
+    /// Nothing more for this upload.
+    Nothing,
+    /// Queue the upload's next placement pair.
+    Pair(u32),
+}
+
+/// Marks `job` done and, in the same transaction, queues what follows and sets the upload's
+/// status: a crash leaves either the job to redo or its successor queued, never both or neither.
+pub fn finish_job(
+    connection: &mut Connection,
+    job: &Job,
+    status: Status,
+    reason: Option<&str>,
+    next: Next,
+) -> Result<(), String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let now = unix_now() as i64;
+    transaction
+        .execute(
+            "UPDATE server_jobs SET state = 'done', lease = NULL, finished_at = ?2 WHERE id = ?1",
+            params![job.id, now],
+        )
+        .map_err(db)?;
+    transaction
+        .execute(
+            "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason) WHERE id = ?1",
+            params![job.upload, status.as_str(), reason],
+        )
+        .map_err(db)?;
+    if let Next::Pair(number) = next {
+        transaction
+            .execute(
+                "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('pair', ?1, ?2, ?3)
+                 ON CONFLICT (upload, kind, number) DO NOTHING",
+                params![job.upload, number, now],
+            )
+            .map_err(db)?;
+    }
+    transaction.commit().map_err(db)
+}
+
+/// Saves a check report and the ladder entry the check found.
+pub fn save_report(connection: &Connection, upload: i64, report: &str, entry: Option<i64>) -> Result<(), String> {
+    connection
+        .execute(
+            "UPDATE server_uploads SET report = ?2, entry = coalesce(?3, entry) WHERE id = ?1",
+            params![upload, report, entry],
+        )
+        .map_err(db)?;
+    Ok(())
+}
+
+/// The ladder game a job recorded in `slot`, if it did.
+pub fn job_game(connection: &Connection, job: i64, slot: usize) -> Result<Option<i64>, String> {
+    connection
+        .query_row("SELECT game FROM server_job_games WHERE job = ?1 AND slot = ?2", params![job, slot as i64], |row| {
+            row.get(0)
+        })
+        .optional()
+        .map_err(db)
+}
+
+/// Notes, inside the game's own transaction, that `job` recorded `game` in `slot`.
+pub fn note_job_game(transaction: &rusqlite::Transaction, job: i64, slot: usize, game: i64) -> rusqlite::Result<()> {
+    transaction
+        .execute("INSERT INTO server_job_games (job, slot, game) VALUES (?1, ?2, ?3)", params![job, slot as i64, game])
+        .map(drop)
+}
+
+/// Jobs queued or running (the queue's length, for the pages).
+pub fn pending_jobs(connection: &Connection) -> Result<u64, String> {
+    connection
+        .query_row("SELECT count(*) FROM server_jobs WHERE state != 'done'", [], |row| row.get::<_, i64>(0))
+        .map(|n| n as u64)
+        .map_err(db)
+}
+
+/// The newest ladder game's id, if any (the arena screen shows it).
+pub fn latest_game(connection: &Connection) -> Result<Option<i64>, String> {
+    connection.query_row("SELECT max(id) FROM games", [], |row| row.get(0)).map_err(db)
+}
+
+const SUBMISSIONS_KEY: &str = "server_submissions";
+
+/// Whether entrants may upload (the organiser closes submissions before a final).
+pub fn submissions_open(connection: &Connection) -> Result<bool, String> {
+    let value: Option<String> = connection
+        .query_row("SELECT value FROM settings WHERE key = ?1", [SUBMISSIONS_KEY], |row| row.get(0))
+        .optional()
+        .map_err(db)?;
+    Ok(value.as_deref() != Some("closed"))
+}
+
+pub fn set_submissions_open(connection: &Connection, open: bool) -> Result<(), String> {
+    connection
+        .execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![SUBMISSIONS_KEY, if open { "open" } else { "closed" }],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// Queues a refresh pair for the entrants' current bots (each entrant's newest rated upload), the
+/// one with the fewest refresh pairs first, unless a job is waiting already. Returns whether it
+/// queued one.
+pub fn queue_refresh(connection: &mut Connection) -> Result<bool, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let waiting: i64 = transaction
+        .query_row("SELECT count(*) FROM server_jobs WHERE state = 'queued'", [], |row| row.get(0))
+        .map_err(db)?;
+    if waiting > 0 {
+        return Ok(false);
+    }
+    let next: Option<(i64, i64)> = transaction
+        .query_row(
+            "SELECT u.id, (SELECT count(*) FROM server_jobs j WHERE j.upload = u.id AND j.kind = 'refresh') AS played
+             FROM server_uploads u
+             WHERE u.status = 'rated' AND u.entry IS NOT NULL
+               AND u.id = (SELECT max(v.id) FROM server_uploads v WHERE v.entrant = u.entrant AND v.status = 'rated')
+             ORDER BY played, u.id LIMIT 1",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()
+        .map_err(db)?;
+    let Some((upload, played)) = next else { return Ok(false) };
+    transaction
+        .execute(
+            "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('refresh', ?1, ?2, ?3)",
+            params![upload, played, unix_now() as i64],
+        )
+        .map_err(db)?;
+    transaction.commit().map_err(db)?;
+    Ok(true)
+}

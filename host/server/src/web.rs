@@ -1,0 +1,425 @@
+//! The web side: routes, handlers and the server-side pages. Handlers only translate HTTP into
+//! calls of the [`Service`] and back; every page is HTML rendered here (names escaped by maud),
+//! with a little plain JavaScript served by the binary for the live parts and the replay.
+
+mod pages;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use futures_util::Stream;
+use tower_http::compression::CompressionLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+
+use crate::service::{Refusal, Service};
+use crate::store::Entrant;
+
+type Shared = Arc<Service>;
+
+/// The session cookie: the entrant's token, `HttpOnly` and `SameSite=Strict` (so no other site's
+/// page can send it).
+pub const SESSION_COOKIE: &str = "othello_session";
+
+/// Multipart framing allowed over the file's own size limit.
+const MULTIPART_OVERHEAD: usize = 64 << 10;
+
+/// Serves `service` on `listener` until `stopped` fires.
+pub fn serve(
+    listener: std::net::TcpListener,
+    service: Arc<Service>,
+    stopped: tokio::sync::oneshot::Receiver<()>,
+) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the web server's runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| format!("cannot listen: {e}"))?;
+        let app = router(service);
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .await
+            .map_err(|e| format!("the web server failed: {e}"))
+    })
+}
+
+/// Every route.
+pub fn router(service: Arc<Service>) -> Router {
+    let upload_limit = service.config.max_upload_bytes + MULTIPART_OVERHEAD;
+    let uploads = Router::new()
+        .route("/api/bots", post(api_upload))
+        .route("/upload", post(page_upload))
+        .layer(DefaultBodyLimit::max(upload_limit))
+        .layer(RequestBodyLimitLayer::new(upload_limit));
+    Router::new()
+        .route("/", get(page_leaderboard))
+        .route("/login", get(page_login).post(login))
+        .route("/logout", post(logout))
+        .route("/me", get(page_me))
+        .route("/bots/{id}", get(page_bot))
+        .route("/games/{id}", get(page_game))
+        .route("/api/leaderboard", get(api_leaderboard))
+        .route("/api/bots/{id}", get(api_bot))
+        .route("/api/bots/{id}/games", get(api_bot_games))
+        .route("/api/games/{id}", get(api_game))
+        .route("/api/games/latest", get(api_latest_game))
+        .route("/arena", get(page_arena))
+        .route("/api/events", get(events))
+        .route(
+            "/assets/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", include_str!("../assets/app.js")) }),
+        )
+        .route(
+            "/assets/style.css",
+            get(|| async { asset("text/css; charset=utf-8", include_str!("../assets/style.css")) }),
+        )
+        .merge(uploads)
+        .layer(DefaultBodyLimit::max(64 << 10))
+        .layer(CompressionLayer::new())
+        .with_state(service)
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "public, max-age=3600")], body).into_response()
+}
+
+/// A refusal as JSON: `{"error": "…"}` with its status.
+fn json_refusal(refusal: Refusal) -> Response {
+    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, axum::Json(serde_json::json!({ "error": refusal.message }))).into_response()
+}
+
+/// Runs blocking service work off the async threads.
+async fn blocking<T: Send + 'static>(
+    service: &Shared,
+    work: impl FnOnce(&Service) -> Result<T, Refusal> + Send + 'static,
+) -> Result<T, Refusal> {
+    let service = service.clone();
+    tokio::task::spawn_blocking(move || work(&service))
+        .await
+        .unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}"))))
+}
+
+/// The token of `Authorization: Bearer TOKEN`.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+}
+
+/// The token of the session cookie.
+fn cookie_token(headers: &HeaderMap) -> Option<String> {
+    headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
+        let (name, value) = pair.trim().split_once('=')?;
+        (name == SESSION_COOKIE && !value.is_empty()).then(|| value.to_owned())
+    })
+}
+
+/// The entrant of `token`, or 401.
+async fn entrant_of(service: &Shared, token: Option<String>) -> Result<Entrant, Refusal> {
+    let Some(token) = token else {
+        return Err(Refusal::new(401, "log in: send your token as `Authorization: Bearer TOKEN`"));
+    };
+    blocking(service, move |s| s.entrant(&token)).await?.ok_or_else(|| {
+        Refusal::new(401, "this token is not valid (unknown or revoked): ask the organiser for a new one")
+    })
+}
+
+/// An API caller: a bearer token, or the session cookie for the pages' own reads.
+async fn api_entrant(service: &Shared, headers: &HeaderMap) -> Result<Entrant, Refusal> {
+    entrant_of(service, bearer(headers).or_else(|| cookie_token(headers))).await
+}
+
+/// A page's visitor, if logged in.
+async fn page_entrant(service: &Shared, headers: &HeaderMap) -> Option<Entrant> {
+    entrant_of(service, cookie_token(headers)).await.ok()
+}
+
+/// Refuses a form sent from another site: its `Origin` (or, without one, its `Sec-Fetch-Site`)
+/// must be this server. The session cookie is `SameSite=Strict` besides.
+fn same_origin(headers: &HeaderMap) -> Result<(), Refusal> {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        let origin_host = origin.split_once("://").map_or("", |(_, rest)| rest).trim_end_matches('/');
+        if origin_host.is_empty() || !origin_host.eq_ignore_ascii_case(host) {
+            return Err(Refusal::new(403, "a form sent from another site is refused"));
+        }
+        return Ok(());
+    }
+    match headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        Some("same-origin" | "none") | None => Ok(()),
+        Some(_) => Err(Refusal::new(403, "a form sent from another site is refused")),
+    }
+}
+
+async fn api_leaderboard(State(service): State<Shared>) -> Response {
+    match blocking(&service, |s| s.leaderboard()).await {
+        Ok(rows) => axum::Json(rows.as_ref().clone()).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// Reads the multipart field `bot`: its file name and bytes, refusing more than `limit` bytes
+/// as they arrive (nothing is stored until the whole file is in and checked).
+async fn read_bot_field(mut multipart: Multipart, limit: usize) -> Result<(String, Vec<u8>), Refusal> {
+    let too_large = || Refusal::new(413, format!("the file is over the limit of {limit} bytes"));
+    loop {
+        let field = multipart.next_field().await.map_err(|e| Refusal::new(e.status().as_u16(), e.body_text()))?;
+        let Some(mut field) = field else {
+            return Err(Refusal::new(400, "no file: send the library as the multipart field `bot`"));
+        };
+        if field.name() != Some("bot") {
+            continue;
+        }
+        let name = field.file_name().unwrap_or("").to_owned();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.chunk().await.map_err(|e| Refusal::new(e.status().as_u16(), e.body_text()))? {
+            if bytes.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if bytes.is_empty() {
+            return Err(Refusal::new(400, "the file is empty"));
+        }
+        return Ok((name, bytes));
+    }
+}
+
+fn content_length_over(headers: &HeaderMap, limit: usize) -> bool {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|length| length > limit + MULTIPART_OVERHEAD)
+}
+
+/// Reads and discards the rest of a refused upload (at most the size limit, which the body
+/// limit enforces): answering before the client has sent its body would close the connection
+/// under it, and it would see a reset instead of the answer.
+async fn drain(mut multipart: Multipart) {
+    while let Ok(Some(mut field)) = multipart.next_field().await {
+        while let Ok(Some(_)) = field.chunk().await {}
+    }
+}
+
+async fn api_upload(State(service): State<Shared>, headers: HeaderMap, multipart: Multipart) -> Response {
+    let entrant = match api_entrant_bearer(&service, &headers).await {
+        Ok(entrant) => entrant,
+        Err(refusal) => {
+            drain(multipart).await;
+            return json_refusal(refusal);
+        }
+    };
+    match upload(&service, &headers, entrant, multipart).await {
+        Ok(accepted) => {
+            let status = if accepted.duplicate { StatusCode::OK } else { StatusCode::CREATED };
+            let location = format!("/api/bots/{}", accepted.id);
+            (status, [(header::LOCATION, location)], axum::Json(accepted)).into_response()
+        }
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// Uploads through the API take the bearer token only: a cookie would let another site's page
+/// upload in the entrant's name.
+async fn api_entrant_bearer(service: &Shared, headers: &HeaderMap) -> Result<Entrant, Refusal> {
+    entrant_of(service, bearer(headers)).await
+}
+
+async fn upload(
+    service: &Shared,
+    headers: &HeaderMap,
+    entrant: Entrant,
+    multipart: Multipart,
+) -> Result<crate::service::Accepted, Refusal> {
+    let limit = service.config.max_upload_bytes;
+    if content_length_over(headers, limit) {
+        return Err(Refusal::new(413, format!("the file is over the limit of {limit} bytes")));
+    }
+    let (name, bytes) = read_bot_field(multipart, limit).await?;
+    blocking(service, move |s| s.upload(&entrant, &name, &bytes)).await
+}
+
+async fn api_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+    let result = match api_entrant(&service, &headers).await {
+        Ok(entrant) => blocking(&service, move |s| s.bot(&entrant, id)).await,
+        Err(refusal) => Err(refusal),
+    };
+    match result {
+        Ok(view) => axum::Json(view).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_bot_games(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+    let result = match api_entrant(&service, &headers).await {
+        Ok(entrant) => blocking(&service, move |s| s.bot_games(&entrant, id)).await,
+        Err(refusal) => Err(refusal),
+    };
+    match result {
+        Ok(games) => axum::Json(games).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_latest_game(State(service): State<Shared>) -> Response {
+    match blocking(&service, |s| s.latest_replay()).await {
+        Ok(replay) => axum::Json(replay).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// The arena screen for a projector: the newest game move by move on a large board, and the
+/// standings, switching to each new game by itself.
+async fn page_arena(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    Html(pages::arena(&service, entrant.as_ref()).into_string()).into_response()
+}
+
+async fn api_game(State(service): State<Shared>, Path(id): Path<i64>) -> Response {
+    match blocking(&service, move |s| s.replay(id)).await {
+        Ok(replay) => axum::Json(replay).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// Server-Sent Events: `change` whenever a game ends or a bot's status moves; the pages then
+/// fetch what they show. The stream ends when the server stops.
+async fn events(State(service): State<Shared>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let mut changes = service.shared.changes.subscribe();
+    changes.mark_unchanged();
+    let stream = futures_util::stream::unfold((changes, service), |(mut changes, service)| async move {
+        changes.changed().await.ok()?;
+        if service.shared.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return None; // the server is stopping: open pages must not hold it up
+        }
+        let count = *changes.borrow_and_update();
+        Some((Ok(Event::default().event("change").data(count.to_string())), (changes, service)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+fn page_refusal(service: &Service, entrant: Option<&Entrant>, refusal: Refusal) -> Response {
+    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, Html(pages::message(service, entrant, "Not possible", &refusal.message).into_string())).into_response()
+}
+
+async fn page_leaderboard(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    match blocking(&service, |s| s.leaderboard()).await {
+        Ok(rows) => Html(pages::leaderboard(&service, entrant.as_ref(), &rows).into_string()).into_response(),
+        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
+    }
+}
+
+async fn page_login(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    Html(pages::login(&service, entrant.as_ref(), None).into_string()).into_response()
+}
+
+#[derive(serde::Deserialize)]
+struct LoginForm {
+    token: String,
+}
+
+async fn login(State(service): State<Shared>, headers: HeaderMap, axum::Form(form): axum::Form<LoginForm>) -> Response {
+    if let Err(refusal) = same_origin(&headers) {
+        return page_refusal(&service, None, refusal);
+    }
+    let token = form.token.trim().to_owned();
+    match entrant_of(&service, Some(token.clone())).await {
+        Ok(_) => {
+            // Behind a TLS reverse proxy (which says so in X-Forwarded-Proto) the cookie is
+            // never sent over plain HTTP.
+            let secure = headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
+            let cookie = format!(
+                "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000{}",
+                if secure { "; Secure" } else { "" }
+            );
+            let mut response = Redirect::to("/me").into_response();
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().insert(header::SET_COOKIE, value);
+            }
+            response
+        }
+        Err(refusal) => {
+            (StatusCode::UNAUTHORIZED, Html(pages::login(&service, None, Some(&refusal.message)).into_string()))
+                .into_response()
+        }
+    }
+}
+
+async fn logout(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = same_origin(&headers) {
+        return page_refusal(&service, None, refusal);
+    }
+    let mut response = Redirect::to("/").into_response();
+    let cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a plain header"));
+    response
+}
+
+async fn page_me(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    let Some(entrant) = page_entrant(&service, &headers).await else {
+        return Redirect::to("/login").into_response();
+    };
+    let who = entrant.clone();
+    match blocking(&service, move |s| s.bots_of(&who)).await {
+        Ok(bots) => Html(pages::me(&service, &entrant, &bots, None).into_string()).into_response(),
+        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
+    }
+}
+
+async fn page_upload(State(service): State<Shared>, headers: HeaderMap, multipart: Multipart) -> Response {
+    if let Err(refusal) = same_origin(&headers) {
+        drain(multipart).await;
+        return page_refusal(&service, None, refusal);
+    }
+    let Some(entrant) = page_entrant(&service, &headers).await else {
+        drain(multipart).await;
+        return Redirect::to("/login").into_response();
+    };
+    match upload(&service, &headers, entrant.clone(), multipart).await {
+        Ok(accepted) => Redirect::to(&format!("/bots/{}", accepted.id)).into_response(),
+        Err(refusal) => {
+            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::BAD_REQUEST);
+            let who = entrant.clone();
+            let bots = blocking(&service, move |s| s.bots_of(&who)).await.unwrap_or_default();
+            (status, Html(pages::me(&service, &entrant, &bots, Some(&refusal.message)).into_string())).into_response()
+        }
+    }
+}
+
+async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+    let Some(entrant) = page_entrant(&service, &headers).await else {
+        return Redirect::to("/login").into_response();
+    };
+    let who = entrant.clone();
+    let result = blocking(&service, move |s| Ok((s.bot(&who, id)?, s.bot_games(&who, id)?))).await;
+    match result {
+        Ok((bot, games)) => Html(pages::bot(&service, &entrant, &bot, &games).into_string()).into_response(),
+        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
+    }
+}
+
+async fn page_game(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    match blocking(&service, move |s| s.replay(id)).await {
+        Ok(replay) => Html(pages::game(&service, entrant.as_ref(), &replay).into_string()).into_response(),
+        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
+    }
+}

@@ -1,0 +1,155 @@
+//! An abuser: bad tokens, someone else's bot, oversize and unusable files, names with HTML,
+//! uploads past the rate limit.
+
+use crate::{TestServer, named_bot};
+
+#[test]
+fn tokens_are_checked_and_an_entrant_sees_only_its_own_bots() {
+    let server = TestServer::start();
+    let alice = server.add_entrant("Alice");
+    let mallory = server.add_entrant("Mallory");
+    let library = std::fs::read(named_bot("tokens", "Token bot")).unwrap();
+
+    let (code, json) = server.upload(None, "bot.so", &library);
+    assert_eq!(code, 401, "no token: {json}");
+    assert!(json["error"].as_str().unwrap().contains("token"));
+    let (code, _) = server.upload(Some("not-a-token"), "bot.so", &library);
+    assert_eq!(code, 401, "a wrong token");
+
+    let (code, json) = server.upload(Some(&alice), "bot.so", &library);
+    assert_eq!(code, 201, "{json}");
+    let id = json["id"].as_i64().unwrap();
+    let (code, json) = server.get_json(&format!("/api/bots/{id}"), Some(&mallory));
+    assert_eq!(code, 404, "another entrant's bot is not shown: {json}");
+    let (code, _) = server.get_json(&format!("/api/bots/{id}/games"), Some(&mallory));
+    assert_eq!(code, 404);
+    let (code, _) = server.get_json(&format!("/api/bots/{id}"), None);
+    assert_eq!(code, 401);
+
+    othello_server::revoke_entrant(&server.ladder(), "Mallory").unwrap();
+    let (code, json) = server.upload(Some(&mallory), "bot.so", &library);
+    assert_eq!(code, 401, "a revoked token: {json}");
+    assert!(json["error"].as_str().unwrap().contains("revoked"));
+    let entrants = othello_server::entrants(&server.ladder()).unwrap();
+    assert!(entrants.iter().any(|e| e.name == "Mallory" && e.revoked));
+    let db = std::fs::read(server.ladder()).unwrap();
+    let needle = alice.as_bytes();
+    assert!(!db.windows(needle.len()).any(|w| w == needle), "tokens are stored hashed only");
+}
+
+fn stored_files(server: &TestServer) -> Vec<std::path::PathBuf> {
+    let uploads = server.dir.path().join("uploads");
+    let mut files = Vec::new();
+    for folder in std::fs::read_dir(&uploads).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+            files.push(file.unwrap().path());
+        }
+    }
+    files
+}
+
+#[test]
+fn unusable_and_oversize_files_are_refused_with_the_reason_before_they_are_stored() {
+    let server = TestServer::start();
+    let abuser = server.add_entrant("Abuser");
+
+    // Refused on its announced length, before a byte of the body is read.
+    assert_eq!(oversize_status(&server, &abuser), 413, "over the limit of 256 KiB");
+
+    let (code, json) = server.upload(Some(&abuser), "bot.so", b"#!/bin/sh\necho I am a text file\n");
+    assert_eq!(code, 422, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("not a shared library"), "{json}");
+
+    // A real Windows DLL: host/testkit/fixtures/first_legal.c built with
+    // `x86_64-w64-mingw32-gcc -O2 -shared -s -I sdk/include` (committed, as not every machine has MinGW).
+    let dll = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/first_legal.dll")).unwrap();
+    let (code, json) = server.upload(Some(&abuser), "bot.dll", &dll);
+    assert_eq!(code, 422, "{json}");
+    let why = json["error"].as_str().unwrap();
+    assert!(why.contains("Windows") && why.contains("Linux"), "names what it is and what is accepted: {why}");
+
+    assert!(stored_files(&server).is_empty(), "nothing refused was stored: {:?}", stored_files(&server));
+}
+
+/// The status of an upload announcing a body over the limit, sent without its body.
+fn oversize_status(server: &TestServer, token: &str) -> u16 {
+    use std::io::{Read, Write};
+    let address = server.url.strip_prefix("http://").unwrap();
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "POST /api/bots HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: multipart/form-data; boundary=x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        33 << 20
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn an_executable_is_not_a_library() {
+    let server = TestServer::start_with(|config| config.max_upload_bytes = 64 << 20);
+    let abuser = server.add_entrant("Abuser");
+    let executable = std::fs::read(othello_testkit::runner_command().program()).unwrap();
+    let (code, json) = server.upload(Some(&abuser), "runner.so", &executable);
+    assert_eq!(code, 422, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("executable"), "{json}");
+}
+
+#[test]
+fn a_path_in_the_file_name_is_ignored_and_uploads_are_rate_limited() {
+    let server = TestServer::start();
+    let abuser = server.add_entrant("Abuser");
+    let library = std::fs::read(named_bot("path", "Path bot")).unwrap();
+    let (code, json) = server.upload(Some(&abuser), "../../../outside.so", &library);
+    assert_eq!(code, 201, "{json}");
+    let files = stored_files(&server);
+    assert_eq!(files.len(), 1);
+    let sha = json["sha256"].as_str().unwrap();
+    assert_eq!(files[0], server.dir.path().join("uploads").join(sha).join("outside.so"));
+    assert!(!server.dir.path().join("outside.so").exists());
+
+    // The limit is 4 an hour.
+    for tag in ["r1", "r2", "r3"] {
+        let library = std::fs::read(named_bot(tag, &format!("Rate bot {tag}"))).unwrap();
+        let (code, json) = server.upload(Some(&abuser), "bot.so", &library);
+        assert_eq!(code, 201, "{json}");
+    }
+    let library = std::fs::read(named_bot("r4", "Rate bot r4")).unwrap();
+    let (code, json) = server.upload(Some(&abuser), "bot.so", &library);
+    assert_eq!(code, 429, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("limit"));
+}
+
+#[test]
+fn html_and_script_in_names_are_shown_as_text() {
+    let server = TestServer::start();
+    let evil_entrant = "<script>alert('entrant')</script>";
+    let token = server.add_entrant(evil_entrant);
+    let id = server.upload_file(&token, &named_bot("evil", "<img src=x onerror=alert(1)>'; DROP TABLE games; --"));
+    let bot = server.wait_for_status(&token, id, &["rating", "rated", "rejected"]);
+    assert_ne!(bot["status"], "rejected", "{bot}");
+    let (code, page) = server.get("/", None);
+    assert_eq!(code, 200);
+    assert!(page.contains("&lt;script&gt;alert('entrant')&lt;/script&gt;"), "the entrant's name as text: {page}");
+    assert!(page.contains("&lt;img src=x onerror=alert(1)&gt;"), "the bot's name as text");
+    assert!(!page.contains("<script>alert") && !page.contains("<img src=x"), "no markup from names: {page}");
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    assert!(board.as_array().unwrap().iter().any(|r| r["entrant"] == evil_entrant), "the games table is still there");
+}
+
+#[test]
+fn uploads_are_refused_while_submissions_are_closed() {
+    let server = TestServer::start();
+    let token = server.add_entrant("Late");
+    let library = std::fs::read(named_bot("late", "Late bot")).unwrap();
+    othello_server::set_submissions_open(&server.ladder(), false).unwrap();
+    let (code, json) = server.upload(Some(&token), "late.so", &library);
+    assert_eq!(code, 403, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("closed"));
+    othello_server::set_submissions_open(&server.ladder(), true).unwrap();
+    let (code, json) = server.upload(Some(&token), "late.so", &library);
+    assert_eq!(code, 201, "{json}");
+}

@@ -1,0 +1,189 @@
+//! The pages in a real browser: headless Chromium driven through chromedriver's WebDriver API
+//! (plain HTTP and JSON, so no browser-automation crate is needed). Needs Debian's `chromium`
+//! and `chromium-driver` (`.ci/run` installs them).
+
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::{DEADLINE, TestServer, agent, named_bot};
+
+/// WebDriver's key for an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+struct Browser {
+    driver: Child,
+    base: String,
+    session: String,
+    agent: ureq::Agent,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let driver = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("chromedriver cannot start ({e}): install Debian's chromium and chromium-driver (.ci/run does)")
+            });
+        let base = format!("http://127.0.0.1:{port}");
+        let agent = agent();
+        let start = Instant::now();
+        while agent.get(format!("{base}/status")).call().is_err() {
+            assert!(start.elapsed() < DEADLINE, "chromedriver never answered");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"]}
+        }}});
+        let mut browser = Browser { driver, base, session: String::new(), agent };
+        let session = browser.call("POST", "/session", Some(capabilities));
+        browser.session = session["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {session}")).to_owned();
+        browser
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}{path}", self.base);
+        let mut response = match method {
+            "GET" => self.agent.get(&url).call(),
+            "DELETE" => self.agent.delete(&url).call(),
+            _ => self
+                .agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .send(body.unwrap_or(json!({})).to_string().as_bytes()),
+        }
+        .unwrap();
+        let value: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        value["value"].clone()
+    }
+
+    fn session_path(&self, path: &str) -> String {
+        format!("/session/{}{path}", self.session)
+    }
+
+    fn go(&self, url: &str) {
+        self.call("POST", &self.session_path("/url"), Some(json!({ "url": url })));
+    }
+
+    fn find(&self, css: &str) -> String {
+        let found =
+            self.call("POST", &self.session_path("/element"), Some(json!({"using": "css selector", "value": css})));
+        found[ELEMENT].as_str().unwrap_or_else(|| panic!("no element {css}: {found}")).to_owned()
+    }
+
+    fn click(&self, css: &str) {
+        let element = self.find(css);
+        self.call("POST", &self.session_path(&format!("/element/{element}/click")), None);
+    }
+
+    fn type_into(&self, css: &str, text: &str) {
+        let element = self.find(css);
+        self.call("POST", &self.session_path(&format!("/element/{element}/value")), Some(json!({ "text": text })));
+    }
+
+    fn script(&self, script: &str) -> Value {
+        self.call("POST", &self.session_path("/execute/sync"), Some(json!({"script": script, "args": []})))
+    }
+
+    fn text(&self) -> String {
+        self.script("return document.body.innerText;").as_str().unwrap_or_default().to_owned()
+    }
+
+    fn url(&self) -> String {
+        self.call("GET", &self.session_path("/url"), None).as_str().unwrap_or_default().to_owned()
+    }
+
+    /// Waits until `check` holds in the page, which changes by itself (live updates, reloads).
+    fn wait_for(&self, what: &str, check: impl Fn(&Browser) -> bool) {
+        let start = Instant::now();
+        while !check(self) {
+            assert!(start.elapsed() < DEADLINE, "waited {DEADLINE:?} for {what}; the page says:\n{}", self.text());
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = self.agent.delete(format!("{}/session/{}", self.base, self.session)).call();
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+#[test]
+fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() {
+    let server = TestServer::start();
+    let token = server.add_entrant("Browser user");
+    let browser = Browser::start();
+
+    // The leaderboard, open from the start: it must change by itself when the bot is placed.
+    browser.go(&format!("{}/", server.url));
+    let rows_before = browser.script("return document.querySelectorAll('#board tbody tr').length;").as_u64().unwrap();
+
+    // The login link fills the form from its #fragment.
+    browser.go(&format!("{}/login#token={token}", server.url));
+    browser.wait_for("the token in the form", |b| {
+        b.script("return document.getElementById('token').value;").as_str() == Some(token.as_str())
+    });
+    browser.click("#login button");
+    browser.wait_for("my bots", |b| b.url().ends_with("/me"));
+    assert!(browser.text().contains("Browser user"));
+
+    let bot = named_bot("browser", "Web bot");
+    browser.type_into("#upload input[type=file]", bot.to_str().unwrap());
+    browser.click("#upload button");
+    browser.wait_for("the bot's page", |b| b.url().contains("/bots/"));
+    // The page reloads itself as the status moves on: the report, then the placement.
+    browser.wait_for("the check report", |b| b.text().contains("Loads: yes"));
+    browser.wait_for("the placement's end", |b| {
+        b.script("return document.getElementById('status').textContent;").as_str() == Some("rated")
+    });
+    let text = browser.text();
+    assert!(text.contains("Web bot") && text.contains("Move times (ms)"), "{text}");
+
+    browser.click("#games-list a");
+    browser.wait_for("the replay", |b| b.url().contains("/games/"));
+    let discs =
+        |b: &Browser| b.script("return document.querySelectorAll('#board-svg circle').length;").as_u64().unwrap();
+    let ply = |b: &Browser| b.script("return document.getElementById('ply').textContent;").as_str().unwrap().to_owned();
+    assert!(ply(&browser).starts_with("0 / "), "{}", ply(&browser));
+    let at_start = discs(&browser);
+    browser.click("#next");
+    assert!(ply(&browser).starts_with("1 / "));
+    assert!(discs(&browser) > at_start, "a move adds a disc (and its marker)");
+    browser.click("#last");
+    browser.click("#prev");
+    let total: u64 = ply(&browser).split(" / ").nth(1).unwrap().parse().unwrap();
+    assert_eq!(ply(&browser), format!("{} / {total}", total - 1));
+
+    browser.go(&format!("{}/", server.url));
+    let rows_now = browser.script("return document.querySelectorAll('#board tbody tr').length;").as_u64().unwrap();
+    assert_eq!(rows_now, rows_before + 1, "the bot is on the leaderboard");
+    // Live: another entrant's bot appears without a reload.
+    let other = server.add_entrant("Other");
+    server.upload_file(&other, &named_bot("browser-other", "Other bot"));
+    browser.wait_for("the live leaderboard", |b| {
+        b.script("return document.querySelectorAll('#board tbody tr').length;").as_u64().unwrap() == rows_now + 1
+    });
+    assert!(browser.text().contains("Other bot"));
+
+    // The arena screen plays the newest game by itself, with the standings beside it.
+    browser.go(&format!("{}/arena", server.url));
+    browser.wait_for("the arena's game", |b| {
+        b.script("return document.getElementById('arena-players').textContent;").as_str().unwrap_or("").contains(" – ")
+    });
+    browser.wait_for("moves played on the arena board", |b| {
+        !b.script("return document.getElementById('arena-move').textContent;").as_str().unwrap_or("").is_empty()
+    });
+    assert!(discs(&browser) >= 4);
+    browser.wait_for("the arena's standings", |b| b.text().contains("Other bot"));
+}

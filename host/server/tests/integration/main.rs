@@ -1,0 +1,177 @@
+//! The server's integration tests: each starts the real server on a loopback port and drives it
+//! over HTTP as entrants and an abuser would.
+
+mod abuse;
+mod browser;
+mod contest;
+mod pages;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use othello_ladder::identity::library_identity;
+use othello_server::{Config, Server};
+use serde_json::Value;
+
+/// How long a test waits for the server to get somewhere before failing (generous: a loaded
+/// machine plays slowly; the tests wait for the state, never for a fixed time).
+pub const DEADLINE: Duration = Duration::from_secs(240);
+
+/// A server on `127.0.0.1:0` over a fresh ladder seeded with two fixture bots.
+pub struct TestServer {
+    pub server: Option<Server>,
+    pub dir: tempfile::TempDir,
+    pub url: String,
+    pub agent: ureq::Agent,
+}
+
+pub fn config(dir: &Path) -> Config {
+    let random = othello_testkit::random_bot();
+    let first_legal = othello_testkit::fixture("first_legal");
+    Config {
+        ladder: dir.join("contest.sqlite3"),
+        listen: "127.0.0.1:0".parse().unwrap(),
+        workers: 2,
+        time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+        runner: othello_testkit::runner_command(),
+        seat_options: othello_testkit::seat_options(),
+        allow_weak_sandbox: true,
+        seed_pool: vec![
+            library_identity(&random, "Random", None).unwrap(),
+            library_identity(&first_legal, "First legal", None).unwrap(),
+        ],
+        check_opponent: random,
+        // Loose, so a placement takes a few pairs.
+        target_error: 400.0,
+        max_games: 12,
+        max_upload_bytes: 256 << 10,
+        uploads_per_hour: 4,
+        seed: 1,
+        continuous_games: false,
+    }
+}
+
+impl TestServer {
+    pub fn start() -> TestServer {
+        TestServer::start_with(|_| {})
+    }
+
+    pub fn start_with(change: impl FnOnce(&mut Config)) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = config(dir.path());
+        change(&mut config);
+        let server = Server::start(config).unwrap();
+        let url = format!("http://{}", server.addr);
+        TestServer { server: Some(server), dir, url, agent: agent() }
+    }
+
+    pub fn ladder(&self) -> PathBuf {
+        self.dir.path().join("contest.sqlite3")
+    }
+
+    pub fn add_entrant(&self, name: &str) -> String {
+        othello_server::add_entrant(&self.ladder(), name).unwrap()
+    }
+
+    pub fn get(&self, path: &str, token: Option<&str>) -> (u16, String) {
+        let mut request = self.agent.get(format!("{}{path}", self.url));
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let mut response = request.call().unwrap();
+        (response.status().as_u16(), response.body_mut().read_to_string().unwrap())
+    }
+
+    pub fn get_json(&self, path: &str, token: Option<&str>) -> (u16, Value) {
+        let (status, body) = self.get(path, token);
+        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))
+    }
+
+    /// `POST /api/bots` with the file as the multipart field `bot`.
+    pub fn upload(&self, token: Option<&str>, file_name: &str, bytes: &[u8]) -> (u16, Value) {
+        let (content_type, body) = multipart("bot", file_name, bytes);
+        let mut request = self.agent.post(format!("{}/api/bots", self.url)).header("Content-Type", content_type);
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let mut response = request.send(&body[..]).unwrap();
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap();
+        (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("upload: not JSON ({e}): {text}")))
+    }
+
+    pub fn upload_file(&self, token: &str, path: &Path) -> i64 {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (status, json) = self.upload(Some(token), &name, &std::fs::read(path).unwrap());
+        assert_eq!(status, 201, "{json}");
+        json["id"].as_i64().unwrap()
+    }
+
+    /// Waits until the bot's status is one of `states`; returns its JSON.
+    pub fn wait_for_status(&self, token: &str, id: i64, states: &[&str]) -> Value {
+        let start = Instant::now();
+        loop {
+            let (code, bot) = self.get_json(&format!("/api/bots/{id}"), Some(token));
+            assert_eq!(code, 200, "{bot}");
+            if states.contains(&bot["status"].as_str().unwrap()) {
+                return bot;
+            }
+            assert!(start.elapsed() < DEADLINE, "bot {id} still {} after {DEADLINE:?}: {bot}", bot["status"]);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.stop().unwrap();
+        }
+    }
+}
+
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        .build()
+        .into()
+}
+
+/// A `multipart/form-data` body with one file field.
+pub fn multipart(field: &str, file_name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
+    let boundary = "----othello-test-boundary-7d1f";
+    let mut body = Vec::new();
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{file_name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// A fixture bot that gives itself `name` (a library of its own for each tag).
+pub fn named_bot(tag: &str, name: &str) -> PathBuf {
+    othello_testkit::fixture_with("named", tag, &[("NAME", format!("\"{}\"", name.replace('"', "\\\"")))])
+}
+
+/// Compiles `tests/data/NAME.c` into a library of its own (a bot only these tests need).
+/// The library is written into `dir` (a test's own folder, removed with it).
+pub fn compile_test_bot(name: &str, dir: &Path) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join(format!("lib{name}.so"));
+    let status = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-I"])
+        .arg(manifest.join("../../sdk/include"))
+        .arg(manifest.join("tests/data").join(format!("{name}.c")))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("a C compiler (cc)");
+    assert!(status.success(), "cc failed on {name}.c");
+    out
+}
