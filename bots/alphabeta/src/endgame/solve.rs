@@ -81,11 +81,13 @@ impl Searcher {
     fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
-        if self.grow_endgame_table
-            && empties >= BIG_SOLVE_MIN_EMPTIES
-            && self.endgame_tt.bits() < BIG_ENDGAME_TABLE_BITS
-        {
-            self.endgame_tt = TranspositionTable::new(BIG_ENDGAME_TABLE_BITS);
+        let want_bits = if empties >= 24 {
+            std::env::var("AB_TT24").ok().and_then(|v| v.parse().ok()).unwrap_or(BIG_ENDGAME_TABLE_BITS)
+        } else {
+            BIG_ENDGAME_TABLE_BITS
+        };
+        if self.grow_endgame_table && empties >= BIG_SOLVE_MIN_EMPTIES && self.endgame_tt.bits() < want_bits {
+            self.endgame_tt = TranspositionTable::new(want_bits);
         }
         self.endgame_tt.new_search();
         let mut nodes = 0;
