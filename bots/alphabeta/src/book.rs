@@ -195,8 +195,10 @@ fn move_values(searcher: &mut Searcher, player: u64, opponent: u64, depth: u32) 
     values
 }
 
-/// Builds a book; `progress` is told each ply's number of new positions.
-pub fn build(settings: &BuildSettings, mut progress: impl FnMut(u32, usize)) -> Vec<BookEntry> {
+/// Builds a book; after each ply, `progress` gets the ply, its number of new
+/// positions and the book so far (sorted), so that a long build can be saved
+/// as it goes.
+pub fn build(settings: &BuildSettings, mut progress: impl FnMut(u32, usize, &[BookEntry])) -> Vec<BookEntry> {
     let mut searcher = Searcher::new();
     let mut entries: HashMap<(u64, u64), BookEntry> = HashMap::new();
     let start = Position::start();
@@ -231,10 +233,14 @@ pub fn build(settings: &BuildSettings, mut progress: impl FnMut(u32, usize)) -> 
                 }
             }
         }
-        progress(ply, new_positions);
+        progress(ply, new_positions, &sorted(&entries));
         frontier = next_frontier;
     }
-    let mut entries: Vec<BookEntry> = entries.into_values().collect();
+    sorted(&entries)
+}
+
+fn sorted(entries: &HashMap<(u64, u64), BookEntry>) -> Vec<BookEntry> {
+    let mut entries: Vec<BookEntry> = entries.values().copied().collect();
     entries.sort_by_key(|e| (e.player, e.opponent));
     entries
 }
@@ -281,7 +287,7 @@ mod tests {
     #[test]
     fn a_built_book_answers_every_image_of_its_positions() {
         let settings = BuildSettings { plies: 4, full_plies: 2, margin: 2, depth: 3 };
-        let entries = build(&settings, |_, _| {});
+        let entries = build(&settings, |_, _, _| {});
         assert!(entries.len() > 5, "{} entries", entries.len());
         let bytes = encode(&entries, settings.depth);
         let book = Book::parse(&bytes).expect("a valid book");
@@ -309,7 +315,7 @@ mod tests {
     #[test]
     fn malformed_books_are_refused_with_the_reason() {
         assert!(Book::parse(b"nonsense").unwrap_err().contains("OTHBOOK1"));
-        let entries = build(&BuildSettings { plies: 2, full_plies: 2, margin: 0, depth: 1 }, |_, _| {});
+        let entries = build(&BuildSettings { plies: 2, full_plies: 2, margin: 0, depth: 1 }, |_, _, _| {});
         let bytes = encode(&entries, 1);
         assert!(Book::parse(&bytes[..bytes.len() - 1]).unwrap_err().contains("cut or padded"));
         let mut swapped = bytes.clone();
