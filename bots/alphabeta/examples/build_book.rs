@@ -20,7 +20,8 @@ const SMALL: BuildSettings = BuildSettings { plies: 8, full_plies: 2, margin: 1,
 const FULL: BuildSettings = BuildSettings { plies: 11, full_plies: 3, margin: 1, depth: 10 };
 
 fn run() -> Result<(), String> {
-    let usage = "usage: build_book (--small | --full) [--plies N] [--full-plies N] [--margin DISCS] [--depth D] [--out FILE]";
+    let usage =
+        "usage: build_book (--small | --full) [--plies N] [--full-plies N] [--margin DISCS] [--depth D] [--out FILE]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut settings = None;
     let mut out = concat!(env!("CARGO_MANIFEST_DIR"), "/book/book.bin").to_owned();

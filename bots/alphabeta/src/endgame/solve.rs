@@ -89,11 +89,8 @@ impl Searcher {
     fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
-        let wanted_bits = if empties >= HUGE_SOLVE_MIN_EMPTIES {
-            HUGE_ENDGAME_TABLE_BITS
-        } else {
-            BIG_ENDGAME_TABLE_BITS
-        };
+        let wanted_bits =
+            if empties >= HUGE_SOLVE_MIN_EMPTIES { HUGE_ENDGAME_TABLE_BITS } else { BIG_ENDGAME_TABLE_BITS };
         if self.grow_endgame_table && empties >= BIG_SOLVE_MIN_EMPTIES && self.endgame_tt.bits() < wanted_bits {
             // The old table goes first: both at once could pass a plugin's memory limit.
             self.endgame_tt = TranspositionTable::new(1);
