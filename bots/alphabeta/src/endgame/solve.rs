@@ -21,14 +21,6 @@ use crate::tt::TranspositionTable;
 /// bigger table's 128 MiB and its clearing at every new game.
 pub const BIG_SOLVE_MIN_EMPTIES: u32 = 20;
 pub const BIG_ENDGAME_TABLE_BITS: u32 = 22;
-/// A solve of at least this many empties grows the table to
-/// [`HUGE_ENDGAME_TABLE_BITS`] (512 MiB): FFO #50–#53 (26–28 empties) with
-/// 2^24 entries instead of 2^22 take 6.6 % fewer nodes (#53: 2,331M →
-/// 2,153M; #50–#52: 3.2 % fewer; 2^23 saved 0.9 %). Such solves take
-/// seconds to minutes, never happen at arena speeds, and stay within the
-/// host's default 1 GiB plugin memory limit.
-pub const HUGE_SOLVE_MIN_EMPTIES: u32 = 24;
-pub const HUGE_ENDGAME_TABLE_BITS: u32 = 24;
 /// Midgame depth searched to guess the score before an exact solve (the
 /// selective search refines the guess, in fewer null-window tests the closer
 /// it starts). FFO #40–#49 against 8: guesses off by 2.4 discs on average
@@ -89,12 +81,11 @@ impl Searcher {
     fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
-        let wanted_bits =
-            if empties >= HUGE_SOLVE_MIN_EMPTIES { HUGE_ENDGAME_TABLE_BITS } else { BIG_ENDGAME_TABLE_BITS };
-        if self.grow_endgame_table && empties >= BIG_SOLVE_MIN_EMPTIES && self.endgame_tt.bits() < wanted_bits {
-            // The old table goes first: both at once could pass a plugin's memory limit.
-            self.endgame_tt = TranspositionTable::new(1);
-            self.endgame_tt = TranspositionTable::new(wanted_bits);
+        if self.grow_endgame_table
+            && empties >= BIG_SOLVE_MIN_EMPTIES
+            && self.endgame_tt.bits() < BIG_ENDGAME_TABLE_BITS
+        {
+            self.endgame_tt = TranspositionTable::new(BIG_ENDGAME_TABLE_BITS);
         }
         self.endgame_tt.new_search();
         let mut nodes = 0;
