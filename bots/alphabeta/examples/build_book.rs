@@ -7,8 +7,9 @@
 //! ```
 //!
 //! Options (after a setting, they override it): `--plies N`, `--full-plies N`,
-//! `--margin DISCS`, `--depth D`, `--out FILE` (default: the shipped file;
-//! rebuild the bot afterwards, the book is compiled in). The file is
+//! `--margin DISCS`, `--depth D`, `--out FILE` (default: the shipped file for
+//! `--full`, `book-small.bin` in the temporary folder for `--small`; rebuild
+//! the bot afterwards, the book is compiled in). The file is
 //! written after every ply, so an interrupted build leaves a valid, shallower book.
 
 use std::process::ExitCode;
@@ -24,7 +25,7 @@ fn run() -> Result<(), String> {
         "usage: build_book (--small | --full) [--plies N] [--full-plies N] [--margin DISCS] [--depth D] [--out FILE]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut settings = None;
-    let mut out = concat!(env!("CARGO_MANIFEST_DIR"), "/book/book.bin").to_owned();
+    let mut out = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let mut number = |name: &str| -> Result<i64, String> {
@@ -44,11 +45,19 @@ fn run() -> Result<(), String> {
                     _ => s.depth = value.clamp(1, 30) as u32,
                 }
             }
-            "--out" => out = rest.next().ok_or_else(|| format!("--out needs a file\n{usage}"))?.clone(),
+            "--out" => out = Some(rest.next().ok_or_else(|| format!("--out needs a file\n{usage}"))?.clone()),
             _ => return Err(format!("unknown option `{arg}`\n{usage}")),
         }
     }
     let settings = settings.ok_or_else(|| usage.to_owned())?;
+    // Only the full setting replaces the shipped book unless told otherwise.
+    let out = out.unwrap_or_else(|| {
+        if args.iter().any(|a| a == "--full") {
+            concat!(env!("CARGO_MANIFEST_DIR"), "/book/book.bin").to_owned()
+        } else {
+            std::env::temp_dir().join("book-small.bin").to_string_lossy().into_owned()
+        }
+    });
     println!("{settings:?}");
     let start = Instant::now();
     let save = |entries: &[book::BookEntry]| -> Result<usize, String> {
@@ -68,7 +77,7 @@ fn run() -> Result<(), String> {
     saved?;
     let bytes = book::encode(&entries, settings.depth);
     println!(
-        "{} positions, {} bytes, {:.1} s: written to {out} (rebuild the bot to ship it)",
+        "{} positions, {} bytes, {:.1} s: written to {out} (the bot ships bots/alphabeta/book/book.bin: rebuild it after replacing that file)",
         entries.len(),
         bytes.len(),
         start.elapsed().as_secs_f64()
