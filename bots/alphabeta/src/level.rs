@@ -16,19 +16,21 @@ pub struct Level {
     pub solve_empties: u32,
     /// Each root move's score gets uniform noise in ±this many centi-discs.
     pub noise: i32,
+    /// Plays the opening book's move when the position is in it ([`crate::book`]).
+    pub book: bool,
 }
 
 const LEVELS: [Level; LEVEL_COUNT as usize] = [
-    Level { max_depth: 1, solve_empties: 0, noise: 1200 },
-    Level { max_depth: 1, solve_empties: 4, noise: 600 },
-    Level { max_depth: 2, solve_empties: 6, noise: 300 },
-    Level { max_depth: 3, solve_empties: 8, noise: 150 },
-    Level { max_depth: 4, solve_empties: 10, noise: 80 },
-    Level { max_depth: 5, solve_empties: 12, noise: 40 },
-    Level { max_depth: 6, solve_empties: 14, noise: 0 },
-    Level { max_depth: 8, solve_empties: 16, noise: 0 },
-    Level { max_depth: 11, solve_empties: 18, noise: 0 },
-    Level { max_depth: 64, solve_empties: 64, noise: 0 },
+    Level { max_depth: 1, solve_empties: 0, noise: 1200, book: false },
+    Level { max_depth: 1, solve_empties: 4, noise: 600, book: false },
+    Level { max_depth: 2, solve_empties: 6, noise: 300, book: false },
+    Level { max_depth: 3, solve_empties: 8, noise: 150, book: false },
+    Level { max_depth: 4, solve_empties: 10, noise: 80, book: false },
+    Level { max_depth: 5, solve_empties: 12, noise: 40, book: false },
+    Level { max_depth: 6, solve_empties: 14, noise: 0, book: false },
+    Level { max_depth: 8, solve_empties: 16, noise: 0, book: false },
+    Level { max_depth: 11, solve_empties: 18, noise: 0, book: true },
+    Level { max_depth: 64, solve_empties: 64, noise: 0, book: true },
 ];
 
 impl Level {

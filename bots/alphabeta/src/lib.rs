@@ -18,18 +18,21 @@
 //! | `mpc.rs` | Multi-ProbCut: selective searches before the exact one |
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
+//! | `book.rs` | the opening book (built by the bot's own search, shipped in `book/book.bin`) |
 //! | `analyze.rs` | the value of every legal move (the analysis export) |
 //! | `threads.rs` | how many search threads (`ALPHABETA_THREADS`, default 1) |
 //! | `busy.rs` | positions other threads are searching (lazy SMP's move deferral) |
 //!
 //! ## A move, step by step ([`AlphaBetaBot::think`])
 //! 1. No legal move: pass.
-//! 2. The clock ([`time::Clock`]) turns the host's limit (1 s if none) into a
+//! 2. At the strong levels, a position of the opening book ([`book`]) gets
+//!    the book's move at once.
+//! 3. The clock ([`time::Clock`]) turns the host's limit (1 s if none) into a
 //!    hard budget (70 % of it, minus a small margin) and a soft one.
-//! 3. Iterative deepening midgame search up to the level's depth; no new
+//! 4. Iterative deepening midgame search up to the level's depth; no new
 //!    iteration starts after the soft mark, and the hard mark stops a search
 //!    at once (the previous iteration's move is played).
-//! 4. If few enough empties remain for the level and the budget
+//! 5. If few enough empties remain for the level and the budget
 //!    ([`time::solvable_empties`]), the midgame search only gets a short
 //!    share of the budget and the exact solver takes the rest; if it finishes,
 //!    its move is played and the report is exact.
@@ -38,7 +41,8 @@
 //! [`LEVEL_COUNT`] levels ([`level`]): level 1 looks one move ahead with a lot
 //! of random noise on its move scores and never solves (a beginner can win);
 //! each level searches deeper with less noise and solves more empties; the top
-//! level is full strength.
+//! level is full strength. Levels 9 and 10 play the opening book's moves
+//! (positions of the usual openings, searched ahead of time to depth 10).
 //!
 //! ## As a library
 //! [`Searcher::solve`] solves a position exactly (deterministic: same
@@ -47,6 +51,7 @@
 
 pub mod analyze;
 pub mod board;
+pub mod book;
 pub mod busy;
 pub mod endgame;
 pub mod eval;
@@ -142,6 +147,18 @@ impl Bot for AlphaBetaBot {
         if position.legal_moves().is_empty() {
             self.info = Some(SearchInfo { nodes: Some(0), ..SearchInfo::default() });
             return Move::Pass;
+        }
+        if self.level.book
+            && let Some((book_move, score, depth)) = book::builtin_move(&position)
+        {
+            self.info = Some(SearchInfo {
+                eval: Some(score_to_discs(score)),
+                exact: false,
+                depth: Some(depth),
+                nodes: Some(0),
+                win_rate: None,
+            });
+            return book_move;
         }
         let empties = position.empty().count();
         let solve = empties <= self.level.solve_empties.min(solvable_empties(clock.hard_budget()));

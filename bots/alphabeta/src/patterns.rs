@@ -136,10 +136,18 @@ const fn transpose(mut b: u64) -> u64 {
 
 /// Symmetry number `s` (0..8): bit 0 transposes, bit 1 mirrors rows, bit 2 columns.
 #[inline(always)]
-const fn symmetry(b: u64, s: usize) -> u64 {
+pub(crate) const fn symmetry(b: u64, s: usize) -> u64 {
     let b = if s & 1 != 0 { transpose(b) } else { b };
     let b = if s & 2 != 0 { mirror_rows(b) } else { b };
     if s & 4 != 0 { mirror_columns(b) } else { b }
+}
+
+/// The inverse of [`symmetry`]: `inverse_symmetry(symmetry(b, s), s) == b`.
+#[inline(always)]
+pub(crate) const fn inverse_symmetry(b: u64, s: usize) -> u64 {
+    let b = if s & 4 != 0 { mirror_columns(b) } else { b };
+    let b = if s & 2 != 0 { mirror_rows(b) } else { b };
+    if s & 1 != 0 { transpose(b) } else { b }
 }
 
 /// A placement: which pattern, read through which symmetry.

@@ -82,6 +82,8 @@ fn respects_a_small_time_limit() {
 #[test]
 fn reports_a_sane_search() {
     let mut bot = AlphaBetaBot::with_seed(3);
+    // Level 8 searches the start position (levels 9 and 10 play the book's move there).
+    bot.set_level(8);
     let start = Position::start();
     bot.think(&request(start, 100));
     let info = bot.search_info().expect("a report after think");
@@ -159,4 +161,27 @@ fn levels_change_the_search() {
     }
     assert_eq!(depths[0], 1, "level 1 looks one move ahead");
     assert!(depths[1] >= 5, "full strength searched only {} plies", depths[1]);
+}
+
+#[test]
+fn strong_levels_play_the_opening_book_and_say_so() {
+    let book = alphabeta::book::builtin().expect("the shipped book parses");
+    // The start and a position a few moves in (the book follows the best lines).
+    let mut position = Position::start();
+    for mv in parse_transcript("f5d6c3").unwrap() {
+        position.play(mv);
+    }
+    for position in [Position::start(), position] {
+        let entry = book.lookup(&position).expect("the usual openings are in the book");
+        let mut bot = AlphaBetaBot::with_seed(4);
+        bot.set_level(LEVEL_COUNT);
+        assert_eq!(bot.think(&request(position, 100)), Move::Play(entry.square));
+        let info = bot.search_info().unwrap();
+        assert_eq!((info.depth, info.nodes, info.exact), (Some(book.depth), Some(0), false));
+        assert_eq!(info.eval, Some(entry.score as f64));
+        // Level 8 has no book: it searches.
+        bot.set_level(8);
+        bot.think(&request(position, 100));
+        assert!(bot.search_info().unwrap().nodes.unwrap() > 0);
+    }
 }
