@@ -48,7 +48,9 @@ pub fn describe(bot_name: &str, level: u32, levels: u32) -> String {
         ALPHA_BETA_NAME if levels as usize == ALPHA_BETA_LEVELS.len() => {
             let l = &ALPHA_BETA_LEVELS[(level.clamp(1, levels) - 1) as usize];
             if level >= levels {
-                return format!("{head}: full strength, searches as deep as the time per move allows");
+                return format!(
+                    "{head}: full strength, plays its opening book, then searches as deep as the time per move allows"
+                );
             }
             let depth = match l.max_depth {
                 1 => "looks 1 move ahead".to_owned(),
@@ -63,7 +65,9 @@ pub fn describe(bot_name: &str, level: u32, levels: u32) -> String {
                 n if n >= 3.0 => ", often blunders on purpose".to_owned(),
                 _ => ", makes small errors on purpose".to_owned(),
             };
-            format!("{head}: {depth}{endgame}{errors}")
+            // Levels 9 and 10 play the opening book (`bots/alphabeta/src/level.rs`).
+            let book = if level + 1 >= levels { "plays its opening book, " } else { "" };
+            format!("{head}: {book}{depth}{endgame}{errors}")
         }
         MCTS_NAME if levels as usize == MCTS_PLAYOUTS.len() => {
             match MCTS_PLAYOUTS[(level.clamp(1, levels) - 1) as usize] {
