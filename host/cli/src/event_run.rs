@@ -10,15 +10,57 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use clap::Args;
+
 use othello_arena::event::state::{SavedEvent, StateDir};
 use othello_arena::event::{
-    ArenaEvent, EventProgress, EventSink, EventSpec, FinishedGame, Format, OpeningSource, Plan, Sprt, play,
+    ArenaEvent, EventProgress, EventSink, EventSpec, FinishedGame, Format, OpeningSource, Plan, Shard, Sprt, play,
 };
 use othello_arena::seat::{SandboxMode, require_every_layer};
 
-use crate::cli::{EventArgs, GlobalOptions, participants, runner_command};
+use crate::global::{DEFAULT_SEED, GlobalOptions, participants, runner_command};
 use crate::progress::ProgressDisplay;
 use crate::report::{GameLine, SprtSummary, Summary, SummaryLine, summary_text};
+
+/// Seconds between progress lines when standard error is not a terminal.
+pub const DEFAULT_PROGRESS_INTERVAL_S: u64 = 10;
+
+/// Options of matches and tournaments.
+#[derive(Debug, Args)]
+pub struct EventArgs {
+    /// `none`, `random:PLIES` (distinct random openings), or a file with one transcript per line.
+    #[arg(long, value_name = "SOURCE", default_value = "none")]
+    pub openings: String,
+    /// Games played at once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub concurrency: usize,
+    /// Pin each game slot, and its bots, to a processor of its own (Linux; as fastchess's
+    /// -use-affinity): round trips stay on one processor, much faster on virtual machines.
+    #[arg(long)]
+    pub affinity: bool,
+    /// Seed for random openings.
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Write finished games to FILE in GGF, one game per line.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Print one JSON object per finished game, then a summary object.
+    #[arg(long)]
+    pub json: bool,
+    /// Save the event's progress in DIR after every game.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Continue the event saved in --state DIR.
+    #[arg(long, requires = "state")]
+    pub resume: bool,
+    /// Play only part K of N of the schedule (K from 0 to N-1; whole colour-swapped pairs), for
+    /// running one event on N machines; `othello merge` combines their --state folders.
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
+    /// Without a terminal (a log file, Slurm), print a progress line every S seconds (0: never).
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_PROGRESS_INTERVAL_S)]
+    pub progress_interval: u64,
+}
 
 /// Exit code of an event stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: i32 = 130;

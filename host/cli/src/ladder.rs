@@ -16,7 +16,7 @@ pub use othello_ladder::seed::SAMPLE_POOL;
 use othello_ladder::seed::{SEED_MAX_GAMES, SEED_TARGET_ERROR, seed_pool};
 use othello_ladder::{Ladder, Leaderboard, leaderboard};
 
-use crate::cli::{DEFAULT_SEED, GlobalOptions, runner_command};
+use crate::global::{DEFAULT_SEED, GlobalOptions, runner_command};
 
 /// Where the ladder is (both `rate` and `ladder` take it).
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@ mod output;
 
 mod cli;
 mod event_run;
+mod global;
 mod ladder;
 mod merge;
 mod progress;

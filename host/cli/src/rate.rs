@@ -11,7 +11,7 @@ use othello_arena::event::stats::format_elo;
 use othello_ladder::session::{DEFAULT_MAX_GAMES, DEFAULT_TARGET_ERROR, Progress};
 use othello_ladder::{Placement, RateOptions, leaderboard, rate};
 
-use crate::cli::{DEFAULT_SEED, GlobalOptions};
+use crate::global::{DEFAULT_SEED, GlobalOptions};
 use crate::ladder::{LadderLocation, SAMPLE_POOL, check_sandbox, identify, seed, table};
 
 #[derive(Debug, Args)]

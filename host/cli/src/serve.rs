@@ -12,7 +12,7 @@ use othello_server::{
     Config, DEFAULT_MAX_GAMES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_TARGET_ERROR, DEFAULT_UPLOADS_PER_HOUR, Server,
 };
 
-use crate::cli::{DEFAULT_SEED, GlobalOptions, runner_command};
+use crate::global::{DEFAULT_SEED, GlobalOptions, runner_command};
 use crate::ladder::{LadderLocation, SAMPLE_POOL, identify};
 
 #[derive(Debug, Args)]
