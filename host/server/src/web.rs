@@ -223,7 +223,9 @@ async fn api_upload(State(service): State<Shared>, headers: HeaderMap, multipart
     };
     match upload(&service, &headers, entrant, multipart).await {
         Ok(accepted) => {
-            let status = if accepted.duplicate { StatusCode::OK } else { StatusCode::CREATED };
+            // The routes' contract: 201 for a new bot; 202 for a file this entrant sent before
+            // (its earlier id, already checked or queued).
+            let status = if accepted.duplicate { StatusCode::ACCEPTED } else { StatusCode::CREATED };
             let location = format!("/api/bots/{}", accepted.id);
             (status, [(header::LOCATION, location)], axum::Json(accepted)).into_response()
         }

@@ -110,6 +110,10 @@ fn a_path_in_the_file_name_is_ignored_and_uploads_are_rate_limited() {
     let sha = json["sha256"].as_str().unwrap();
     assert_eq!(files[0], server.dir.path().join("uploads").join(sha).join("outside.so"));
     assert!(!server.dir.path().join("outside.so").exists());
+    // The same file again: 202 with the earlier id, nothing stored twice.
+    let (again, same) = server.upload(Some(&abuser), "outside.so", &library);
+    assert_eq!((again, &same["id"], &same["duplicate"]), (202, &json["id"], &serde_json::Value::Bool(true)), "{same}");
+    assert_eq!(stored_files(&server).len(), 1);
 
     // The limit is 4 an hour.
     for tag in ["r1", "r2", "r3"] {
