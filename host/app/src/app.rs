@@ -173,6 +173,10 @@ pub struct OthelloApp {
     pub(crate) clock: Option<crate::clock::GameClock>,
     /// Where the clock reads the time.
     time_source: crate::clock::TimeSource,
+    /// The number of moves the game began with (new, loaded, set up), until its first move is
+    /// made: till then the clock follows the setting, afterwards a change applies from the next
+    /// game.
+    clock_open_at: Option<usize>,
     /// The analysis of a whole game (game analysis), running or done.
     pub(crate) review: Option<crate::review::GameReview>,
     /// Moves and whether the game was over at the last frame, to know what to sound.
@@ -246,6 +250,7 @@ impl OthelloApp {
             review: None,
             clock: None,
             time_source: crate::clock::system_time(),
+            clock_open_at: Some(0),
         }
     }
 
@@ -340,8 +345,8 @@ impl OthelloApp {
 
     /// Starts a new game from `position` with the current seats (the editor's "Play from here").
     pub fn start_from(&mut self, position: othello_sdk::Position, what: &str) {
-        self.clock = None;
         self.session.restart(Game::new(position), &self.settings);
+        self.begin_clock();
         self.show_info(format!("{what}: {} to move", color_name(position.side_to_move())));
     }
 
@@ -359,8 +364,8 @@ impl OthelloApp {
         self.message = None;
         self.loaded_names = None;
         self.finished_names = None;
-        self.clock = None;
         self.session.restart(Game::default(), &self.settings);
+        self.begin_clock();
     }
 
     /// Puts `choice` in the seat of `color`; the game goes on with the new players (a finished
@@ -398,8 +403,8 @@ impl OthelloApp {
                 let moves = game.moves().len();
                 self.loaded_names = None;
                 self.finished_names = None;
-                self.clock = None;
                 self.session.restart(game, &self.settings);
+                self.begin_clock();
                 self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
             }
             Err(error) => {
@@ -464,8 +469,8 @@ impl OthelloApp {
                     n => format!(" (game {} of {})", index + 1, n + 1),
                 };
                 let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
-                self.clock = None;
                 self.session.restart(loaded.game, &self.settings);
+                self.begin_clock();
                 self.loaded_names = Some([loaded.black, loaded.white]);
                 self.finished_names = None;
                 self.settings.game_file = path.display().to_string();
@@ -545,7 +550,7 @@ impl OthelloApp {
     /// starts afresh.
     pub fn set_time_source(&mut self, source: crate::clock::TimeSource) {
         self.time_source = source;
-        self.clock = None;
+        self.begin_clock();
     }
 
     /// The time `color` has left on the game clock, if one runs.
@@ -553,19 +558,53 @@ impl OthelloApp {
         Some(self.clock.as_ref()?.left(color, (self.time_source)()))
     }
 
-    /// Keeps the game clock with the game: started when a human plays with one, charged as
-    /// moves are made, and a side out of time loses.
-    fn follow_clock(&mut self, ctx: &egui::Context) {
-        if self.settings.clock_minutes == 0 || !self.session.has_human() {
-            self.clock = None;
-            return;
-        }
-        let now = (self.time_source)();
-        if self.clock.is_none() && !self.game().is_over() {
+    /// A game begins: its clock is set afresh from the setting.
+    fn begin_clock(&mut self) {
+        self.clock = None;
+        self.clock_open_at = Some(self.game().moves().len());
+        self.set_clock_from_setting();
+    }
+
+    /// The clock the setting asks for, if any: a total per side and an increment, when a human
+    /// plays.
+    fn wanted_clock(&self) -> Option<(Duration, Duration)> {
+        (self.settings.clock_minutes > 0 && self.session.has_human()).then(|| {
             let total = Duration::from_secs(u64::from(self.settings.clock_minutes) * 60);
             let increment = Duration::from_secs(u64::from(self.settings.clock_increment_s));
-            self.clock = Some(crate::clock::GameClock::new(total, increment, self.game()));
+            (total, increment)
+        })
+    }
+
+    /// Sets the clock afresh from the setting; the side to move's time runs from now.
+    fn set_clock_from_setting(&mut self) {
+        let now = (self.time_source)();
+        let wanted = self.wanted_clock().filter(|_| !self.game().is_over());
+        self.clock = wanted.map(|(total, increment)| {
+            let mut clock = crate::clock::GameClock::new(total, increment, self.game());
+            clock.follow(self.game(), now);
+            clock
+        });
+    }
+
+    /// Keeps the game clock with the game: set when a game begins and a human plays, charged as
+    /// moves are made, and a side out of time loses. As on a tournament clock, the side to move's
+    /// time runs from the start of the game. Until the first move the clock follows the setting
+    /// (typing or dragging "10 min" passes through "1 min", which must not stick); once the game
+    /// is under way a change applies from the next game, except that 0 (or no human left) turns
+    /// the clock off at once.
+    fn follow_clock(&mut self, ctx: &egui::Context) {
+        let wanted = self.wanted_clock();
+        if wanted.is_none() {
+            self.clock = None;
         }
+        if let Some(at) = self.clock_open_at {
+            if self.game().moves().len() != at || self.game().is_over() {
+                self.clock_open_at = None; // under way: the clock stays as it was set
+            } else if self.clock.as_ref().map(crate::clock::GameClock::setting) != wanted {
+                self.set_clock_from_setting();
+            }
+        }
+        let now = (self.time_source)();
         let Some(clock) = &mut self.clock else { return };
         if let Some(loser) = clock.follow(&self.session.game, now) {
             self.session.lose_on_time(loser, &self.settings);
