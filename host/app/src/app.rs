@@ -27,6 +27,11 @@ const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
 const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
 /// How often the thinking indicator's clock is redrawn while a bot thinks.
 const THINKING_REFRESH: Duration = Duration::from_millis(250);
+/// The analysis bot taken when none is chosen, if it is loaded.
+const DEFAULT_ANALYSER: &str = "Alpha-beta";
+/// Said when there is no bot to analyse with.
+const NO_ANALYSER: &str =
+    "No loaded bot has the analysis export (Alpha-beta and MCTS have it): build the sample bots or see the Plugins tab";
 /// How often the game clock is redrawn while it runs.
 const CLOCK_REFRESH: Duration = Duration::from_millis(100);
 /// How often the settings are saved besides on exit (so a killed app loses little).
@@ -629,8 +634,8 @@ impl OthelloApp {
     /// Analyses every move of the game on the board with the analysis bot, in the background
     /// (a running analysis of another game stops).
     pub fn analyse_game(&mut self) {
-        let Some(path) = self.settings.analysis_bot.clone() else {
-            self.show_error("Choose an analysis bot first (Play tab, Analysis)".to_owned());
+        let Some(path) = self.choose_analysis_bot() else {
+            self.show_error(NO_ANALYSER.to_owned());
             return;
         };
         let game = self.board_game().clone();
@@ -643,10 +648,38 @@ impl OthelloApp {
         match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
             Ok(review) => {
                 self.review = Some(review);
-                self.show_info(format!("Analysing the game's {} moves…", game.moves().len()));
+                let name = self.plugins().iter().find(|p| p.path == path).map(|p| p.name.clone());
+                let with = name.map_or(String::new(), |name| format!(" with {name}"));
+                self.show_info(format!("Analysing the game's {} moves{with}…", game.moves().len()));
             }
             Err(why) => self.show_error(why),
         }
+    }
+
+    /// The analysis bot: the one chosen, else the sample Alpha-beta (exact in the endgame) or the
+    /// first other loaded bot with the analysis export, as Egaroucid and NBoard analyse with their
+    /// engine without asking first.
+    pub fn analysis_bot(&self) -> Option<std::path::PathBuf> {
+        self.settings.analysis_bot.clone().or_else(|| {
+            let analysers = || self.plugins().iter().filter(|p| p.is_ok() && p.analysis);
+            analysers().find(|p| p.name == DEFAULT_ANALYSER).or_else(|| analysers().next()).map(|p| p.path.clone())
+        })
+    }
+
+    /// The analysis bot, which becomes the chosen one (shown and remembered) when it was the
+    /// default; the message line names a default taken.
+    fn choose_analysis_bot(&mut self) -> Option<std::path::PathBuf> {
+        let path = self.analysis_bot()?;
+        if self.settings.analysis_bot.is_none() {
+            let name = self
+                .plugins()
+                .iter()
+                .find(|p| p.path == path)
+                .map_or_else(|| othello_arena::seat::library_stem(&path), |p| p.name.clone());
+            self.show_info(format!("{name} is the analysis bot (another can be chosen in the Play tab, Analysis)"));
+            self.settings.analysis_bot = Some(path.clone());
+        }
+        Some(path)
     }
 
     /// The replayed game on the board instead of the player's, if any: a match game on the
@@ -669,6 +702,9 @@ impl OthelloApp {
 
     /// Points the analysis at the position on the board (or stops it), and takes its news.
     fn follow_analysis(&mut self) {
+        if self.settings.show_evaluations && self.settings.analysis_bot.is_none() && !self.catalog.is_scanning() {
+            self.choose_analysis_bot();
+        }
         let position = self.game().viewed();
         let wanted = match &self.settings.analysis_bot {
             Some(path)
