@@ -424,6 +424,6 @@ pub fn replay_info(
     ui.separator();
     ui.heading("Moves");
     super::moves::navigation(&mut viewer.game, ui);
-    super::moves::list(&mut viewer.game, &mut viewer.listed, review, ui);
+    super::moves::list(&mut viewer.game, &mut viewer.listed, review, "replay move list", ui);
     request
 }

@@ -1330,3 +1330,48 @@ fn a_pass_notice_gives_way_to_the_result_when_the_game_is_over() {
     assert!(harness.query_by_label_contains("No result").is_some(), "the banner");
     assert!(harness.query_by_label(PASS_NOTICE).is_none(), "no pass notice under the result");
 }
+
+#[test]
+fn the_players_move_list_is_where_it_was_after_a_replay() {
+    let one = standin_bot("list-one", &[("BOT_NAME", "\"One\"")]);
+    let two = standin_bot("list-two", &[("BOT_NAME", "\"Two\"")]);
+    std::fs::copy(&two, one.parent().unwrap().join("liblist-two.so")).unwrap();
+    let mut settings = humans();
+    settings.matches.games = 1;
+    settings.matches.opening_plies = 0;
+    let mut harness = matches_tab(settings, one.parent().unwrap().to_owned(), 2);
+    harness.get_by_role_and_label(Role::Button, "Play").click();
+    settle(&mut harness);
+    paste_transcript(&mut harness, &first_legal_game());
+    let moves = harness.state().game().moves().len();
+    let last = harness.state().game().moves().last().unwrap().clone();
+    let last_label = format!("{moves}. {} {}", if last.color == Color::Black { 'B' } else { 'W' }, last.mv);
+    let in_sight = |harness: &Harness<'_, OthelloApp>, label: &str| {
+        let top = harness.get_by_label("Moves").rect().bottom();
+        harness.query_by_label(label).is_some_and(|n| n.rect().top() >= top && n.rect().bottom() <= 800.0)
+    };
+    assert!(in_sight(&harness, &last_label), "the player's list shows the last move");
+    // A replayed match game, walked back to its start: its list scrolls to the top.
+    harness.get_by_role_and_label(Role::Button, "Matches").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("One").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Two").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match's end", |app| {
+        !app.matches().is_running() && !app.matches().finished().is_empty()
+    });
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Replay").click();
+    settle(&mut harness);
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    harness.key_press(egui::Key::Home);
+    settle(&mut harness);
+    assert!(in_sight(&harness, "Start"), "the replay's list at its start");
+    // Back to the player's game: its list shows the move viewed, as it did.
+    harness.get_by_role_and_label(Role::Button, "Play").click();
+    settle(&mut harness);
+    assert!(in_sight(&harness, &last_label), "the player's list is where it was");
+}
