@@ -163,41 +163,38 @@ fn board(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     ));
     let mut chosen = None;
     // The side panel is narrow: the table scrolls sideways rather than being cut.
-    egui::ScrollArea::horizontal()
-        .id_salt("ladder table")
-        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
-        .show(ui, |ui| {
-            Grid::new("ladder").striped(true).num_columns(7).show(ui, |ui| {
-                for header in ["#", "Bot", "Ver", "Elo ± 95%", "Games", "Score", "Fail"] {
-                    ui.label(RichText::new(header).strong());
+    super::matches::sideways_table(ui, "ladder table", |ui| {
+        Grid::new("ladder").striped(true).num_columns(7).show(ui, |ui| {
+            for header in ["#", "Bot", "Ver", "Elo ± 95%", "Games", "Score", "Fail"] {
+                ui.label(RichText::new(header).strong());
+            }
+            ui.end_row();
+            for row in &board.rows {
+                ui.label(row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned()));
+                let selected = state.chosen == Some(row.entry);
+                let name = ui
+                    .selectable_label(selected, &row.name)
+                    .on_hover_text(&row.locator)
+                    .accessible_name(format!("Games of {}", row.name));
+                if name.clicked() {
+                    chosen = Some(row.entry);
+                }
+                ui.label(format!("v{}", row.version)).on_hover_text(format!("SHA-256 {}…", row.hash));
+                ui.label(match (row.rating, row.error) {
+                    (Some(r), Some(_)) if row.anchor => format!("{r:.0} (anchor)"),
+                    (Some(r), Some(e)) => format!("{r:.0} ± {e:.0}"),
+                    _ => "unrated".to_owned(),
+                });
+                ui.label(row.games.to_string());
+                ui.label(row.score.map(|s| format!("{:.0} %", 100.0 * s)).unwrap_or_default());
+                let failures = ui.label(row.failures.to_string());
+                if row.failures > 0 {
+                    failures.on_hover_text("games lost by a crash, timeout, illegal move or load failure");
                 }
                 ui.end_row();
-                for row in &board.rows {
-                    ui.label(row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned()));
-                    let selected = state.chosen == Some(row.entry);
-                    let name = ui
-                        .selectable_label(selected, &row.name)
-                        .on_hover_text(&row.locator)
-                        .accessible_name(format!("Games of {}", row.name));
-                    if name.clicked() {
-                        chosen = Some(row.entry);
-                    }
-                    ui.label(format!("v{}", row.version)).on_hover_text(format!("SHA-256 {}…", row.hash));
-                    ui.label(match (row.rating, row.error) {
-                        (Some(r), Some(_)) if row.anchor => format!("{r:.0} (anchor)"),
-                        (Some(r), Some(e)) => format!("{r:.0} ± {e:.0}"),
-                        _ => "unrated".to_owned(),
-                    });
-                    ui.label(row.games.to_string());
-                    ui.label(row.score.map(|s| format!("{:.0} %", 100.0 * s)).unwrap_or_default());
-                    let failures = ui.label(row.failures.to_string());
-                    if row.failures > 0 {
-                        failures.on_hover_text("games lost by a crash, timeout, illegal move or load failure");
-                    }
-                    ui.end_row();
-                }
-            });
+            }
         });
+    });
     if let Some(entry) = chosen {
         state.chosen = Some(entry);
         state.games.clear();
