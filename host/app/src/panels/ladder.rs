@@ -15,6 +15,10 @@ use othello_ladder::{Progress, StoredGame};
 const MAX_LISTED_GAMES: usize = 50;
 /// Most games a rating session may be given here.
 const MAX_GAMES_OFFERED: u32 = 10_000;
+/// Widest and narrowest the ladder file's field gets, and the room it leaves for Open, in points.
+const MAX_PATH_WIDTH: f32 = 190.0;
+const MIN_PATH_WIDTH: f32 = 80.0;
+const OPEN_BUTTON_ROOM: f32 = 60.0;
 /// Loosest and tightest precision offered, in Elo.
 const TARGET_ERROR_RANGE: std::ops::RangeInclusive<f64> = 5.0..=400.0;
 
@@ -51,7 +55,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     app.ladder.update(&wake);
     ui.heading("Ladder");
     ui.horizontal(|ui| {
-        ui.add(egui::TextEdit::singleline(&mut app.ladder.path_input).desired_width(190.0))
+        // The field leaves the Open button room in the narrowest panel.
+        let width = (ui.available_width() - OPEN_BUTTON_ROOM).clamp(MIN_PATH_WIDTH, MAX_PATH_WIDTH);
+        ui.add(egui::TextEdit::singleline(&mut app.ladder.path_input).desired_width(width))
             .accessible_name("Ladder file");
         if ui.button("Open").clicked() && !app.ladder.path_input.trim().is_empty() {
             let path = PathBuf::from(app.ladder.path_input.trim());
