@@ -988,6 +988,9 @@ impl eframe::App for OthelloApp {
         Panel::right("info").exact_size(side).resizable(false).show(ui, |ui| {
             egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {
                 ui.set_max_width(ui.available_width());
+                if self.replay().is_some() {
+                    panels::status::own_clock_line(self, ui);
+                }
                 if self.tab == Tab::Matches && self.matches.viewer().is_some() {
                     replay_request = panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
                     return;

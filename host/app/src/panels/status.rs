@@ -222,6 +222,17 @@ fn clocks(app: &OthelloApp, ui: &mut Ui) {
     });
 }
 
+/// While a replay is on the board, the running clock of the player's own game, so that its time
+/// does not run out unseen.
+pub fn own_clock_line(app: &OthelloApp, ui: &mut Ui) {
+    let Some(color) = app.clock.as_ref().and_then(crate::clock::GameClock::running) else { return };
+    let Some(left) = app.clock_left(color) else { return };
+    let text = format!("Your game: {}'s clock {} is running", color_name(color), crate::clock::format_clock(left));
+    let text = RichText::new(text).strong();
+    ui.label(if left < LOW_TIME { text.color(LOW_TIME_COLOR) } else { text })
+        .on_hover_text("Back to my game returns to it");
+}
+
 /// The search behind the viewed position's last move, in fixed rows of fixed-width values so the
 /// panel keeps its size as the numbers change.
 pub fn search_readout(ui: &mut Ui, game: &Game) {

@@ -1376,3 +1376,37 @@ fn the_players_move_list_is_where_it_was_after_a_replay() {
     settle(&mut harness);
     assert!(in_sight(&harness, &last_label), "the player's list is where it was");
 }
+
+#[test]
+fn a_replay_shows_the_running_clock_of_the_players_game() {
+    let one = standin_bot("clock-one", &[("BOT_NAME", "\"One\"")]);
+    let two = standin_bot("clock-two", &[("BOT_NAME", "\"Two\"")]);
+    std::fs::copy(&two, one.parent().unwrap().join("libclock-two.so")).unwrap();
+    let mut settings = Settings { clock_minutes: 5, ..humans() };
+    settings.matches.games = 1;
+    settings.matches.opening_plies = 0;
+    let mut harness = matches_tab(settings, one.parent().unwrap().to_owned(), 2);
+    harness.get_by_label_contains("One").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Two").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match's end", |app| {
+        !app.matches().is_running() && !app.matches().finished().is_empty()
+    });
+    // The player's game goes on: White's time runs.
+    harness.get_by_role_and_label(Role::Button, "Play").click();
+    settle(&mut harness);
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5");
+    harness.get_by_role_and_label(Role::Button, "Matches").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Replay").click();
+    settle(&mut harness);
+    assert!(harness.state().replay().is_some(), "the match game on the board");
+    assert!(
+        harness.query_by_label_contains("Your game: White's clock").is_some(),
+        "the player's running clock stays in sight during the replay"
+    );
+}
