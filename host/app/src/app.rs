@@ -27,6 +27,11 @@ const INITIAL_WINDOW_SIZE: [f32; 2] = [1200.0, 780.0];
 const MIN_WINDOW_SIZE: [f32; 2] = [760.0, 520.0];
 /// How often the thinking indicator's clock is redrawn while a bot thinks.
 const THINKING_REFRESH: Duration = Duration::from_millis(250);
+/// The analysis bot taken when none is chosen, if it is loaded.
+const DEFAULT_ANALYSER: &str = "Alpha-beta";
+/// Said when there is no bot to analyse with.
+const NO_ANALYSER: &str =
+    "No loaded bot has the analysis export (Alpha-beta and MCTS have it): build the sample bots or see the Plugins tab";
 /// How often the game clock is redrawn while it runs.
 const CLOCK_REFRESH: Duration = Duration::from_millis(100);
 /// How often the settings are saved besides on exit (so a killed app loses little).
@@ -173,6 +178,10 @@ pub struct OthelloApp {
     pub(crate) clock: Option<crate::clock::GameClock>,
     /// Where the clock reads the time.
     time_source: crate::clock::TimeSource,
+    /// The number of moves the game began with (new, loaded, set up), until its first move is
+    /// made: till then the clock follows the setting, afterwards a change applies from the next
+    /// game.
+    clock_open_at: Option<usize>,
     /// The analysis of a whole game (game analysis), running or done.
     pub(crate) review: Option<crate::review::GameReview>,
     /// Moves and whether the game was over at the last frame, to know what to sound.
@@ -246,6 +255,7 @@ impl OthelloApp {
             review: None,
             clock: None,
             time_source: crate::clock::system_time(),
+            clock_open_at: Some(0),
         }
     }
 
@@ -340,8 +350,8 @@ impl OthelloApp {
 
     /// Starts a new game from `position` with the current seats (the editor's "Play from here").
     pub fn start_from(&mut self, position: othello_sdk::Position, what: &str) {
-        self.clock = None;
         self.session.restart(Game::new(position), &self.settings);
+        self.begin_clock();
         self.show_info(format!("{what}: {} to move", color_name(position.side_to_move())));
     }
 
@@ -359,8 +369,8 @@ impl OthelloApp {
         self.message = None;
         self.loaded_names = None;
         self.finished_names = None;
-        self.clock = None;
         self.session.restart(Game::default(), &self.settings);
+        self.begin_clock();
     }
 
     /// Puts `choice` in the seat of `color`; the game goes on with the new players (a finished
@@ -398,8 +408,8 @@ impl OthelloApp {
                 let moves = game.moves().len();
                 self.loaded_names = None;
                 self.finished_names = None;
-                self.clock = None;
                 self.session.restart(game, &self.settings);
+                self.begin_clock();
                 self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
             }
             Err(error) => {
@@ -464,8 +474,8 @@ impl OthelloApp {
                     n => format!(" (game {} of {})", index + 1, n + 1),
                 };
                 let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
-                self.clock = None;
                 self.session.restart(loaded.game, &self.settings);
+                self.begin_clock();
                 self.loaded_names = Some([loaded.black, loaded.white]);
                 self.finished_names = None;
                 self.settings.game_file = path.display().to_string();
@@ -545,7 +555,7 @@ impl OthelloApp {
     /// starts afresh.
     pub fn set_time_source(&mut self, source: crate::clock::TimeSource) {
         self.time_source = source;
-        self.clock = None;
+        self.begin_clock();
     }
 
     /// The time `color` has left on the game clock, if one runs.
@@ -553,19 +563,53 @@ impl OthelloApp {
         Some(self.clock.as_ref()?.left(color, (self.time_source)()))
     }
 
-    /// Keeps the game clock with the game: started when a human plays with one, charged as
-    /// moves are made, and a side out of time loses.
-    fn follow_clock(&mut self, ctx: &egui::Context) {
-        if self.settings.clock_minutes == 0 || !self.session.has_human() {
-            self.clock = None;
-            return;
-        }
-        let now = (self.time_source)();
-        if self.clock.is_none() && !self.game().is_over() {
+    /// A game begins: its clock is set afresh from the setting.
+    fn begin_clock(&mut self) {
+        self.clock = None;
+        self.clock_open_at = Some(self.game().moves().len());
+        self.set_clock_from_setting();
+    }
+
+    /// The clock the setting asks for, if any: a total per side and an increment, when a human
+    /// plays.
+    fn wanted_clock(&self) -> Option<(Duration, Duration)> {
+        (self.settings.clock_minutes > 0 && self.session.has_human()).then(|| {
             let total = Duration::from_secs(u64::from(self.settings.clock_minutes) * 60);
             let increment = Duration::from_secs(u64::from(self.settings.clock_increment_s));
-            self.clock = Some(crate::clock::GameClock::new(total, increment, self.game()));
+            (total, increment)
+        })
+    }
+
+    /// Sets the clock afresh from the setting; the side to move's time runs from now.
+    fn set_clock_from_setting(&mut self) {
+        let now = (self.time_source)();
+        let wanted = self.wanted_clock().filter(|_| !self.game().is_over());
+        self.clock = wanted.map(|(total, increment)| {
+            let mut clock = crate::clock::GameClock::new(total, increment, self.game());
+            clock.follow(self.game(), now);
+            clock
+        });
+    }
+
+    /// Keeps the game clock with the game: set when a game begins and a human plays, charged as
+    /// moves are made, and a side out of time loses. As on a tournament clock, the side to move's
+    /// time runs from the start of the game. Until the first move the clock follows the setting
+    /// (typing or dragging "10 min" passes through "1 min", which must not stick); once the game
+    /// is under way a change applies from the next game, except that 0 (or no human left) turns
+    /// the clock off at once.
+    fn follow_clock(&mut self, ctx: &egui::Context) {
+        let wanted = self.wanted_clock();
+        if wanted.is_none() {
+            self.clock = None;
         }
+        if let Some(at) = self.clock_open_at {
+            if self.game().moves().len() != at || self.game().is_over() {
+                self.clock_open_at = None; // under way: the clock stays as it was set
+            } else if self.clock.as_ref().map(crate::clock::GameClock::setting) != wanted {
+                self.set_clock_from_setting();
+            }
+        }
+        let now = (self.time_source)();
         let Some(clock) = &mut self.clock else { return };
         if let Some(loser) = clock.follow(&self.session.game, now) {
             self.session.lose_on_time(loser, &self.settings);
@@ -590,8 +634,8 @@ impl OthelloApp {
     /// Analyses every move of the game on the board with the analysis bot, in the background
     /// (a running analysis of another game stops).
     pub fn analyse_game(&mut self) {
-        let Some(path) = self.settings.analysis_bot.clone() else {
-            self.show_error("Choose an analysis bot first (Play tab, Analysis)".to_owned());
+        let Some(path) = self.choose_analysis_bot() else {
+            self.show_error(NO_ANALYSER.to_owned());
             return;
         };
         let game = self.board_game().clone();
@@ -604,10 +648,38 @@ impl OthelloApp {
         match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
             Ok(review) => {
                 self.review = Some(review);
-                self.show_info(format!("Analysing the game's {} moves…", game.moves().len()));
+                let name = self.plugins().iter().find(|p| p.path == path).map(|p| p.name.clone());
+                let with = name.map_or(String::new(), |name| format!(" with {name}"));
+                self.show_info(format!("Analysing the game's {} moves{with}…", game.moves().len()));
             }
             Err(why) => self.show_error(why),
         }
+    }
+
+    /// The analysis bot: the one chosen, else the sample Alpha-beta (exact in the endgame) or the
+    /// first other loaded bot with the analysis export, as Egaroucid and NBoard analyse with their
+    /// engine without asking first.
+    pub fn analysis_bot(&self) -> Option<std::path::PathBuf> {
+        self.settings.analysis_bot.clone().or_else(|| {
+            let analysers = || self.plugins().iter().filter(|p| p.is_ok() && p.analysis);
+            analysers().find(|p| p.name == DEFAULT_ANALYSER).or_else(|| analysers().next()).map(|p| p.path.clone())
+        })
+    }
+
+    /// The analysis bot, which becomes the chosen one (shown and remembered) when it was the
+    /// default; the message line names a default taken.
+    fn choose_analysis_bot(&mut self) -> Option<std::path::PathBuf> {
+        let path = self.analysis_bot()?;
+        if self.settings.analysis_bot.is_none() {
+            let name = self
+                .plugins()
+                .iter()
+                .find(|p| p.path == path)
+                .map_or_else(|| othello_arena::seat::library_stem(&path), |p| p.name.clone());
+            self.show_info(format!("{name} is the analysis bot (another can be chosen in the Play tab, Analysis)"));
+            self.settings.analysis_bot = Some(path.clone());
+        }
+        Some(path)
     }
 
     /// The replayed game on the board instead of the player's, if any: a match game on the
@@ -630,6 +702,9 @@ impl OthelloApp {
 
     /// Points the analysis at the position on the board (or stops it), and takes its news.
     fn follow_analysis(&mut self) {
+        if self.settings.show_evaluations && self.settings.analysis_bot.is_none() && !self.catalog.is_scanning() {
+            self.choose_analysis_bot();
+        }
         let position = self.game().viewed();
         let wanted = match &self.settings.analysis_bot {
             Some(path)
@@ -913,6 +988,9 @@ impl eframe::App for OthelloApp {
         Panel::right("info").exact_size(side).resizable(false).show(ui, |ui| {
             egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {
                 ui.set_max_width(ui.available_width());
+                if self.replay().is_some() {
+                    panels::status::own_clock_line(self, ui);
+                }
                 if self.tab == Tab::Matches && self.matches.viewer().is_some() {
                     replay_request = panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
                     return;

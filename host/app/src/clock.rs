@@ -47,6 +47,8 @@ impl ManualTime {
 /// Both sides' clocks.
 #[derive(Debug, Clone)]
 pub struct GameClock {
+    /// The setting the clock was made with: the total per side and the increment.
+    setting: (Duration, Duration),
     remaining: [Duration; 2],
     increment: Duration,
     /// The side whose time runs, and since when.
@@ -59,7 +61,18 @@ impl GameClock {
     /// `total` for each side, `increment` added after each of its moves; the clock starts with the
     /// game as it is now.
     pub fn new(total: Duration, increment: Duration, game: &Game) -> GameClock {
-        GameClock { remaining: [total; 2], increment, running: None, moves_seen: game.moves().len() }
+        GameClock {
+            setting: (total, increment),
+            remaining: [total; 2],
+            increment,
+            running: None,
+            moves_seen: game.moves().len(),
+        }
+    }
+
+    /// The total per side and the increment the clock was made with.
+    pub fn setting(&self) -> (Duration, Duration) {
+        self.setting
     }
 
     /// Follows `game` at `now`: a move made charges its thinking time to the side that made it

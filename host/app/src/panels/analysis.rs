@@ -94,11 +94,11 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 /// Game analysis: the command, its progress, and the mistakes found (a click views the move).
 pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
     ui.heading("Game analysis");
-    let can = app.settings.analysis_bot.is_some() && !app.board_game().moves().is_empty();
+    let can = app.analysis_bot().is_some() && !app.board_game().moves().is_empty();
     let button = ui
         .add_enabled(can, egui::Button::new("Analyse game"))
         .on_hover_text("Search every position of the game on the board with the analysis bot")
-        .on_disabled_hover_text("Choose an analysis bot and play or load a game first");
+        .on_disabled_hover_text("Play or load a game first (and load a bot with the analysis export)");
     if button.clicked() {
         app.analyse_game();
     }

@@ -16,6 +16,10 @@ use othello_ladder::{Progress, StoredGame};
 const MAX_LISTED_GAMES: usize = 50;
 /// Most games a rating session may be given here.
 const MAX_GAMES_OFFERED: u32 = 10_000;
+/// Widest and narrowest the ladder file's field gets, and the room it leaves for Open, in points.
+const MAX_PATH_WIDTH: f32 = 190.0;
+const MIN_PATH_WIDTH: f32 = 80.0;
+const OPEN_BUTTON_ROOM: f32 = 60.0;
 /// Loosest and tightest precision offered, in Elo.
 const TARGET_ERROR_RANGE: std::ops::RangeInclusive<f64> = 5.0..=400.0;
 
@@ -52,7 +56,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     app.ladder.update(&wake);
     ui.heading("Ladder");
     ui.horizontal(|ui| {
-        ui.add(egui::TextEdit::singleline(&mut app.ladder.path_input).desired_width(190.0))
+        // The field leaves the Open button room in the narrowest panel.
+        let width = (ui.available_width() - OPEN_BUTTON_ROOM).clamp(MIN_PATH_WIDTH, MAX_PATH_WIDTH);
+        ui.add(egui::TextEdit::singleline(&mut app.ladder.path_input).desired_width(width))
             .accessible_name("Ladder file");
         if ui.button("Open").clicked() && !app.ladder.path_input.trim().is_empty() {
             let path = PathBuf::from(app.ladder.path_input.trim());
@@ -84,8 +90,10 @@ fn rating(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     } else if let Some(placement) = &app.ladder.placement {
         let row = &placement.row;
         let rating = match (row.rating, placement.progress.placement_error) {
+            // Both intervals, labelled: the one the session waited for, and the table's.
             (Some(rating), Some(placed)) if !row.failing && !row.anchor => {
-                format!("{} Elo", format_elo(rating, placed))
+                let from_anchor = row.error.map(|e| format!(", ± {e:.1} from the anchor")).unwrap_or_default();
+                format!("{} Elo among its opponents{from_anchor}", format_elo(rating, placed))
             }
             _ => row.rating_text(),
         };
@@ -169,37 +177,34 @@ fn board(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     ));
     let mut chosen = None;
     // The side panel is narrow: the table scrolls sideways rather than being cut.
-    egui::ScrollArea::horizontal()
-        .id_salt("ladder table")
-        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
-        .show(ui, |ui| {
-            Grid::new("ladder").striped(true).num_columns(7).show(ui, |ui| {
-                for header in ["#", "Bot", "Ver", "Elo ± 95%", "Games", "Score", "Fail"] {
-                    ui.label(RichText::new(header).strong());
+    super::matches::sideways_table(ui, "ladder table", |ui| {
+        Grid::new("ladder").striped(true).num_columns(7).show(ui, |ui| {
+            for header in ["#", "Bot", "Ver", "Elo ± 95% from the anchor", "Games", "Score", "Fail"] {
+                ui.label(RichText::new(header).strong());
+            }
+            ui.end_row();
+            for row in &board.rows {
+                ui.label(row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned()));
+                let selected = state.chosen == Some(row.entry);
+                let name = ui
+                    .selectable_label(selected, &row.name)
+                    .on_hover_text(&row.locator)
+                    .accessible_name(format!("Games of {}", row.name));
+                if name.clicked() {
+                    chosen = Some(row.entry);
+                }
+                ui.label(format!("v{}", row.version)).on_hover_text(format!("SHA-256 {}…", row.hash));
+                ui.label(row.rating_text());
+                ui.label(row.games.to_string());
+                ui.label(row.score.map(|s| format!("{:.0} %", 100.0 * s)).unwrap_or_default());
+                let failures = ui.label(row.failures.to_string());
+                if row.failures > 0 {
+                    failures.on_hover_text("games lost by a crash, timeout, illegal move or load failure");
                 }
                 ui.end_row();
-                for row in &board.rows {
-                    ui.label(row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned()));
-                    let selected = state.chosen == Some(row.entry);
-                    let name = ui
-                        .selectable_label(selected, &row.name)
-                        .on_hover_text(&row.locator)
-                        .accessible_name(format!("Games of {}", row.name));
-                    if name.clicked() {
-                        chosen = Some(row.entry);
-                    }
-                    ui.label(format!("v{}", row.version)).on_hover_text(format!("SHA-256 {}…", row.hash));
-                    ui.label(row.rating_text());
-                    ui.label(row.games.to_string());
-                    ui.label(row.score.map(|s| format!("{:.0} %", 100.0 * s)).unwrap_or_default());
-                    let failures = ui.label(row.failures.to_string());
-                    if row.failures > 0 {
-                        failures.on_hover_text("games lost by a crash, timeout, illegal move or load failure");
-                    }
-                    ui.end_row();
-                }
-            });
+            }
         });
+    });
     if let Some(entry) = chosen {
         state.chosen = Some(entry);
         state.games.clear();

@@ -189,10 +189,7 @@ fn progress(app: &mut OthelloApp, ui: &mut Ui) {
         ui.label(&state.status);
     }
     if let Some(standings) = &state.standings {
-        egui::ScrollArea::horizontal()
-            .id_salt("standings")
-            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
-            .show(ui, |ui| standings_table(ui, standings));
+        sideways_table(ui, "standings", |ui| standings_table(ui, standings));
     }
     games_list(state, ui);
     if done > 0 {
@@ -237,30 +234,27 @@ fn standings_table(ui: &mut Ui, standings: &Standings) {
     ui.label(RichText::new("Cross-table (row vs column, W-D-L)").strong());
     let order: Vec<usize> = standings.rows.iter().map(|r| r.participant).collect();
     let name = |i: usize| standings.rows.iter().find(|r| r.participant == i).map_or("?", |r| r.name.as_str());
-    egui::ScrollArea::horizontal()
-        .id_salt("cross table")
-        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
-        .show(ui, |ui| {
-            Grid::new("cross").striped(true).num_columns(order.len() + 1).show(ui, |ui| {
-                ui.label("");
+    sideways_table(ui, "cross table", |ui| {
+        Grid::new("cross").striped(true).num_columns(order.len() + 1).show(ui, |ui| {
+            ui.label("");
+            for &j in &order {
+                ui.label(RichText::new(name(j)).strong());
+            }
+            ui.end_row();
+            for &i in &order {
+                ui.label(RichText::new(name(i)).strong());
                 for &j in &order {
-                    ui.label(RichText::new(name(j)).strong());
+                    if i == j {
+                        ui.label("—");
+                    } else {
+                        let w = standings.cross[i][j].wdl;
+                        ui.label(format!("{}-{}-{}", w.wins, w.draws, w.losses));
+                    }
                 }
                 ui.end_row();
-                for &i in &order {
-                    ui.label(RichText::new(name(i)).strong());
-                    for &j in &order {
-                        if i == j {
-                            ui.label("—");
-                        } else {
-                            let w = standings.cross[i][j].wdl;
-                            ui.label(format!("{}-{}-{}", w.wins, w.draws, w.losses));
-                        }
-                    }
-                    ui.end_row();
-                }
-            });
+            }
         });
+    });
 }
 
 /// The arena's Elo text with a one-sided bound said in words: "at least -216, no losses yet"
@@ -424,6 +418,46 @@ pub fn replay_info(
     ui.separator();
     ui.heading("Moves");
     super::moves::navigation(&mut viewer.game, ui);
-    super::moves::list(&mut viewer.game, &mut viewer.listed, review, ui);
+    super::moves::list(&mut viewer.game, &mut viewer.listed, review, "replay move list", ui);
     request
+}
+
+/// A table that scrolls sideways in a narrow panel, its scroll bar always shown in a strip of its
+/// own under the rows (egui's floating bar would cover the last row).
+pub(crate) fn sideways_table<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> R {
+    ui.scope(|ui| {
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+        egui::ScrollArea::horizontal()
+            .id_salt(id)
+            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+            .show(ui, table)
+            .inner
+    })
+    .inner
+}
+
+#[cfg(test)]
+mod tests {
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+
+    #[test]
+    fn a_sideways_table_keeps_its_scroll_bar_off_its_last_row() {
+        let mut harness = Harness::builder().with_size([160.0, 300.0]).build_ui(|ui| {
+            super::sideways_table(ui, "table", |ui| {
+                egui::Grid::new("rows").show(ui, |ui| {
+                    ui.label("a row much wider than the narrow panel that holds the table");
+                    ui.end_row();
+                    ui.label("the last row");
+                    ui.end_row();
+                });
+            });
+            ui.label("below the table");
+        });
+        harness.run();
+        let last = harness.get_by_label("the last row").rect();
+        let below = harness.get_by_label("below the table").rect();
+        let bar = egui::style::ScrollStyle::solid().allocated_width();
+        assert!(below.top() - last.bottom() >= bar, "the bar's strip lies between: {last:?} {below:?}");
+    }
 }

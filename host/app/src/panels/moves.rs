@@ -20,7 +20,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
         app.session.play_on_from_viewed(&app.settings);
     }
-    list(&mut app.session.game, &mut app.listed_moves, app.review.as_ref(), ui);
+    list(&mut app.session.game, &mut app.listed_moves, app.review.as_ref(), "move list", ui);
 }
 
 /// First / back / forward / last.
@@ -51,14 +51,15 @@ pub struct Followed {
 }
 
 /// The numbered move list of `game`; a click views that move. The list scrolls to the viewed
-/// move when it changed since `listed`.
-pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>, ui: &mut Ui) {
+/// move when it changed since `listed`. `id` keeps each list's scrolling its own: the player's
+/// list is where it was when the player comes back from a replay.
+pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>, id: &str, ui: &mut Ui) {
     let review = review.filter(|r| r.is_for(game));
     let mut view = None;
     let now = Followed { moves: game.moves().len(), cursor: game.cursor() };
     let follow = now != *listed;
     *listed = now;
-    ScrollArea::vertical().id_salt("move list").auto_shrink([false, true]).show(ui, |ui| {
+    ScrollArea::vertical().id_salt(id).auto_shrink([false, true]).show(ui, |ui| {
         let start = ui.selectable_label(game.cursor() == 0, "Start");
         if game.cursor() == 0 && follow {
             start.scroll_to_me(None);

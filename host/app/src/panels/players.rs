@@ -41,7 +41,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         ui.label("Game clock");
         ui.add(egui::DragValue::new(&mut app.settings.clock_minutes).range(0..=MAX_CLOCK_MINUTES).suffix(" min"))
             .accessible_name("Game clock minutes")
-            .on_hover_text("Total time per side when a human plays; 0 = no clock. Applies from the next game.");
+            .on_hover_text("Total time per side when a human plays; the side to move's time runs from the start of the game. Set before the first move it applies to this game, later from the next one; 0 turns the clock off.");
         ui.label("+");
         ui.add(egui::DragValue::new(&mut app.settings.clock_increment_s).range(0..=MAX_INCREMENT_S).suffix(" s"))
             .accessible_name("Clock increment")

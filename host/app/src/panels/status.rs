@@ -40,7 +40,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if let Some(result) = game.result() {
         result_banner(ui, &result);
     }
-    if let Some(notice) = app.session.pass_notice().filter(|_| app.session.game.is_viewing_live()) {
+    // A pass is news while the game goes on; once it is over the result banner says it all.
+    let game_on = !game.is_over();
+    if let Some(notice) = app.session.pass_notice().filter(|_| app.session.game.is_viewing_live() && game_on) {
         let mut acknowledged = false;
         Frame::new().fill(PASS_FILL).inner_margin(6.0).corner_radius(4.0).show(ui, |ui| {
             ui.set_width(ui.available_width());
@@ -220,6 +222,17 @@ fn clocks(app: &OthelloApp, ui: &mut Ui) {
     });
 }
 
+/// While a replay is on the board, the running clock of the player's own game, so that its time
+/// does not run out unseen.
+pub fn own_clock_line(app: &OthelloApp, ui: &mut Ui) {
+    let Some(color) = app.clock.as_ref().and_then(crate::clock::GameClock::running) else { return };
+    let Some(left) = app.clock_left(color) else { return };
+    let text = format!("Your game: {}'s clock {} is running", color_name(color), crate::clock::format_clock(left));
+    let text = RichText::new(text).strong();
+    ui.label(if left < LOW_TIME { text.color(LOW_TIME_COLOR) } else { text })
+        .on_hover_text("Back to my game returns to it");
+}
+
 /// The search behind the viewed position's last move, in fixed rows of fixed-width values so the
 /// panel keeps its size as the numbers change.
 pub fn search_readout(ui: &mut Ui, game: &Game) {
@@ -249,6 +262,11 @@ pub fn search_readout(ui: &mut Ui, game: &Game) {
         ui.horizontal(|ui| {
             ui.label(label).on_hover_text(hint);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                // Clear of the panel's scroll bar, which floats over the content's right edge
+                // when the panel is too short (a solid bar would take the width the disc counts
+                // need in the smallest window).
+                let scroll = &ui.spacing().scroll;
+                ui.add_space(scroll.bar_width + scroll.bar_outer_margin);
                 ui.label(RichText::new(format!("{value:>READOUT_WIDTH$}")).monospace()).on_hover_text(hint);
             });
         });

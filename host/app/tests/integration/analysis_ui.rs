@@ -347,3 +347,28 @@ fn a_game_analysis_of_a_game_no_longer_kept_is_stopped_with_its_runner() {
     assert!(othello_testkit::wait_until_gone(runner), "the analysis of the dropped game was killed");
     assert!(harness.state().game_review().is_none());
 }
+
+#[test]
+fn game_analysis_takes_a_bot_with_the_analysis_export_when_none_is_chosen() {
+    // Only the analysis bot is loaded; none is chosen in the settings.
+    let plugins = tempfile::tempdir().unwrap();
+    let library = plugins.path().join(analyzer().file_name().unwrap());
+    std::fs::copy(analyzer(), &library).unwrap();
+    let folders = vec![plugins.path().to_owned()];
+    let launch = launch(othello_testkit::TEST_GRACE);
+    let mut harness = Harness::builder().with_size([1200.0, 900.0]).build_eframe(move |cc| {
+        let settings = Settings { animate: false, ..Settings::default() };
+        OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(folders), &launch)
+    });
+    wait_until(&mut harness, "the plugin scan", |app| !app.is_scanning_plugins() && !app.plugins().is_empty());
+    assert_eq!(harness.state().settings().analysis_bot, None);
+    harness.state_mut().load_transcript("f5d6c3d3c4");
+    harness.step();
+    click_button(&mut harness, "Analyse game");
+    assert_eq!(harness.state().settings().analysis_bot.as_deref(), Some(library.as_path()), "taken and shown");
+    assert!(harness.query_by_label_contains("moves with ").is_some(), "the message line says which bot");
+    wait_until(&mut harness, "the game analysis", |app| {
+        app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
+    });
+    assert_eq!(harness.state().game_review().unwrap().progress().0, 5, "every move analysed");
+}

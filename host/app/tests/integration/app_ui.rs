@@ -442,7 +442,8 @@ fn a_match_runs_in_the_background_with_standings_and_exports_its_games() {
 
     let export = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("app-ui-match.ggf");
     set_text(&mut harness, "Export file", export.to_str().unwrap());
-    harness.get_by_role_and_label(Role::Button, "Export GGF").click();
+    // As assistive technology clicks it: below the tables it lies under the panel's fold.
+    harness.get_by_role_and_label(Role::Button, "Export GGF").click_accesskit();
     settle(&mut harness);
     let games = othello_arena::ggf::read_file(&export).unwrap();
     assert_eq!(games.len(), 10);
@@ -984,6 +985,9 @@ fn the_sandbox_mode_is_a_setting_that_bots_run_with() {
     wait_until(&mut harness, "the bot's reply", |app| app.game().moves().len() == 2);
 }
 
+/// egui's margin inside a side panel, left and right.
+const PANEL_MARGIN: f32 = 8.0;
+
 /// The rectangle the board's cells cover.
 fn board_rect(harness: &Harness<'_, OthelloApp>) -> egui::Rect {
     harness.get_by_label("a1").rect().union(harness.get_by_label("h8").rect())
@@ -1047,6 +1051,18 @@ fn the_layout_fits_the_smallest_window_at_any_scale_and_the_board_keeps_its_size
         settle(&mut harness);
         assert!(harness.query_all_by_label_contains("Rotating Flat (Kling").count() >= 2, "named in both places");
         assert_eq!(board_rect(&harness), board, "{what}: the board keeps its size with a long opening name");
+        // The right panel now scrolls: its scroll bar floats over the content's right edge and
+        // must not cover the search read-out's values, which are right-aligned there.
+        let scroll = harness.ctx.global_style().spacing.scroll;
+        let content_right = size[0] - PANEL_MARGIN;
+        let values: Vec<_> = harness.get_all_by_label(&format!("{:>8}", "—")).map(|node| node.rect()).collect();
+        assert_eq!(values.len(), 4, "{what}: the four read-out values");
+        for value in values {
+            assert!(
+                value.right() <= content_right - scroll.bar_width - scroll.bar_outer_margin + 0.5,
+                "{what}: the read-out value {value:?} is clear of the scroll bar ({scroll:?})"
+            );
+        }
         for node in harness.query_all(egui_kittest::kittest::By::new()) {
             // The transcript field's text is longer than the field, which scrolls it.
             let role = node.accesskit_node().role();
@@ -1264,4 +1280,133 @@ fn the_opening_is_named_in_the_status_panel_and_the_move_list() {
         settle(&mut harness);
     }
     assert!(harness.query_by_label_contains("Opening: ").is_none());
+}
+
+#[test]
+fn the_clock_setting_holds_from_the_first_move_and_then_waits_for_the_next_game() {
+    let time = othello_app::clock::ManualTime::default();
+    let mut harness = app(humans(), Vec::new());
+    harness.state_mut().set_time_source(time.source());
+    settle(&mut harness);
+    assert_eq!(harness.state().clock_left(Color::Black), None, "no clock by default");
+    // Typing "10" in the field (or dragging it up to 10) passes through 1: the game gets the 10
+    // minutes it was given, not the 1 minute seen on the way.
+    for minutes in [1, 10] {
+        harness.state_mut().settings_mut().clock_minutes = minutes;
+        harness.step();
+    }
+    time.advance(Duration::from_secs(5));
+    harness.step();
+    let ten = Duration::from_secs(600);
+    assert_eq!(harness.state().clock_left(Color::Black), Some(ten - Duration::from_secs(5)), "Black's time runs");
+    assert!(harness.query_by_label("Black's clock 9:55, running").is_some());
+    assert!(harness.query_by_label("White's clock 10:00").is_some());
+    // Once the game is under way a new setting waits for the next game.
+    harness.get_by_label("f5").click();
+    harness.step();
+    harness.step();
+    harness.state_mut().settings_mut().clock_minutes = 3;
+    harness.step();
+    assert_eq!(harness.state().clock_left(Color::Black), Some(ten - Duration::from_secs(5)), "the game's clock holds");
+    assert_eq!(harness.state().clock_left(Color::White), Some(ten));
+    start_new_game(&mut harness);
+    harness.step();
+    assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(180)), "the next game's clock");
+    // 0 turns it off at once.
+    harness.state_mut().settings_mut().clock_minutes = 0;
+    harness.step();
+    assert_eq!(harness.state().clock_left(Color::Black), None);
+    assert!(harness.query_by_label_contains("'s clock").is_none());
+}
+
+#[test]
+fn a_pass_notice_gives_way_to_the_result_when_the_game_is_over() {
+    let mut harness = app(humans(), Vec::new());
+    paste_transcript(&mut harness, BLACK_MUST_PASS);
+    assert!(harness.query_by_label(PASS_NOTICE).is_some());
+    // The game ends before anyone moves again: the result banner alone tells the end.
+    harness.get_by_role_and_label(Role::Button, "Abort").click();
+    settle(&mut harness);
+    assert!(harness.state().game().is_over());
+    assert!(harness.query_by_label_contains("No result").is_some(), "the banner");
+    assert!(harness.query_by_label(PASS_NOTICE).is_none(), "no pass notice under the result");
+}
+
+#[test]
+fn the_players_move_list_is_where_it_was_after_a_replay() {
+    let one = standin_bot("list-one", &[("BOT_NAME", "\"One\"")]);
+    let two = standin_bot("list-two", &[("BOT_NAME", "\"Two\"")]);
+    std::fs::copy(&two, one.parent().unwrap().join("liblist-two.so")).unwrap();
+    let mut settings = humans();
+    settings.matches.games = 1;
+    settings.matches.opening_plies = 0;
+    let mut harness = matches_tab(settings, one.parent().unwrap().to_owned(), 2);
+    harness.get_by_role_and_label(Role::Button, "Play").click();
+    settle(&mut harness);
+    paste_transcript(&mut harness, &first_legal_game());
+    let moves = harness.state().game().moves().len();
+    let last = harness.state().game().moves().last().unwrap().clone();
+    let last_label = format!("{moves}. {} {}", if last.color == Color::Black { 'B' } else { 'W' }, last.mv);
+    let in_sight = |harness: &Harness<'_, OthelloApp>, label: &str| {
+        let top = harness.get_by_label("Moves").rect().bottom();
+        harness.query_by_label(label).is_some_and(|n| n.rect().top() >= top && n.rect().bottom() <= 800.0)
+    };
+    assert!(in_sight(&harness, &last_label), "the player's list shows the last move");
+    // A replayed match game, walked back to its start: its list scrolls to the top.
+    harness.get_by_role_and_label(Role::Button, "Matches").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("One").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Two").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match's end", |app| {
+        !app.matches().is_running() && !app.matches().finished().is_empty()
+    });
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Replay").click();
+    settle(&mut harness);
+    harness.key_press(egui::Key::End);
+    settle(&mut harness);
+    harness.key_press(egui::Key::Home);
+    settle(&mut harness);
+    assert!(in_sight(&harness, "Start"), "the replay's list at its start");
+    // Back to the player's game: its list shows the move viewed, as it did.
+    harness.get_by_role_and_label(Role::Button, "Play").click();
+    settle(&mut harness);
+    assert!(in_sight(&harness, &last_label), "the player's list is where it was");
+}
+
+#[test]
+fn a_replay_shows_the_running_clock_of_the_players_game() {
+    let one = standin_bot("clock-one", &[("BOT_NAME", "\"One\"")]);
+    let two = standin_bot("clock-two", &[("BOT_NAME", "\"Two\"")]);
+    std::fs::copy(&two, one.parent().unwrap().join("libclock-two.so")).unwrap();
+    let mut settings = Settings { clock_minutes: 5, ..humans() };
+    settings.matches.games = 1;
+    settings.matches.opening_plies = 0;
+    let mut harness = matches_tab(settings, one.parent().unwrap().to_owned(), 2);
+    harness.get_by_label_contains("One").click();
+    settle(&mut harness);
+    harness.get_by_label_contains("Two").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Start match").click();
+    wait_until(&mut harness, "the match's end", |app| {
+        !app.matches().is_running() && !app.matches().finished().is_empty()
+    });
+    // The player's game goes on: White's time runs.
+    harness.get_by_role_and_label(Role::Button, "Play").click();
+    settle(&mut harness);
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5");
+    harness.get_by_role_and_label(Role::Button, "Matches").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Replay").click();
+    settle(&mut harness);
+    assert!(harness.state().replay().is_some(), "the match game on the board");
+    assert!(
+        harness.query_by_label_contains("Your game: White's clock").is_some(),
+        "the player's running clock stays in sight during the replay"
+    );
 }
