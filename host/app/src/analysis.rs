@@ -19,8 +19,7 @@ use std::time::Duration;
 
 use othello_arena::seat::{Analysis, AnalysisError, SeatSpec, StopHandle, open_seat_stoppable};
 use othello_sdk::{Color, MoveValue, Position};
-
-pub use crate::settings::EvalView;
+use serde::{Deserialize, Serialize};
 
 use super::players::Waker;
 
@@ -50,6 +49,17 @@ pub fn black_view(value: &MoveValue, side_to_move: Color) -> ShownValue {
         wins: value.win_rate.map(|r| if black { r } else { 1.0 - r }),
         exact: value.exact,
     }
+}
+
+/// Whose point of view evaluations are shown from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvalView {
+    /// + = Black ahead, whoever is to move (the app's graph and read-out always read so).
+    #[default]
+    Black,
+    /// + = the side to move ahead, as Egaroucid and NBoard show them.
+    SideToMove,
 }
 
 /// `value` from the point of view `view` asks for: Black's, or the side to move's (as reported).

@@ -2,6 +2,7 @@
 //!
 //! Only choices the user made live here; games, workers and scans are runtime state.
 
+pub use crate::analysis::EvalView;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -69,17 +70,6 @@ pub struct Settings {
     pub clock_minutes: u32,
     /// Seconds added to a side's clock after each of its moves.
     pub clock_increment_s: u32,
-}
-
-/// Whose point of view evaluations are shown from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum EvalView {
-    /// + = Black ahead, whoever is to move (the app's graph and read-out always read so).
-    #[default]
-    Black,
-    /// + = the side to move ahead, as Egaroucid and NBoard show them.
-    SideToMove,
 }
 
 /// The sandbox mode of the bots' runners: `auto`, `strict` or `off` (as `--sandbox`).
