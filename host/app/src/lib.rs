@@ -3,7 +3,7 @@
 //!
 //! [`run`] opens the window; [`OthelloApp`] (in `app.rs`) is the eframe app. Background work
 //! lives beside it, each worker apart from its view: [`analysis`] (move evaluations),
-//! [`matches`] (matches and round robins), [`ladder`] (rating sessions); the [`panels`] draw.
+//! [`mod@matches`] (matches and round robins), [`ladder`] (rating sessions); the [`panels`] draw.
 
 pub mod actions;
 pub mod analysis;

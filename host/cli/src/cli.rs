@@ -92,8 +92,8 @@ pub struct MatchArgs {
     #[arg(long, value_name = "N")]
     pub games: Option<u32>,
     /// Stop once a sequential probability ratio test on the first bot decides:
-    /// `elo0=0,elo1=5` [,alpha=0.05][,beta=0.05][,model=pentanomial|trinomial] (logistic Elo;
-    /// pentanomial: on colour-swapped game pairs, as fishtest and fastchess).
+    /// `elo0=0,elo1=5`, optionally with `alpha=0.05`, `beta=0.05` and `model=pentanomial` (on
+    /// colour-swapped game pairs, as fishtest and fastchess) or `model=trinomial` (logistic Elo).
     #[arg(long, value_name = "SPEC", value_parser = Sprt::parse)]
     pub sprt: Option<Sprt>,
     #[command(flatten)]
