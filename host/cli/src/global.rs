@@ -217,15 +217,7 @@ pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Ve
                 if let PluginStatus::Error(why) = &info.status {
                     eprintln!("warning: {} cannot play ({why}); its games count as losses", library.display());
                 }
-                if let Some(level) = level
-                    && info.is_ok()
-                    && !(1..=info.levels).contains(&level)
-                {
-                    return Err(match info.levels {
-                        0 => format!("{} has no strength levels: drop `@{level}`", info.name),
-                        levels => format!("{} has levels 1-{levels}: `@{level}` is out of range", info.name),
-                    });
-                }
+                check_level(&info, level)?;
                 if info.is_ok() { info.name.clone() } else { library_stem(&library) }
             }
         };
@@ -242,4 +234,15 @@ pub(crate) fn participants(global: &GlobalOptions, bots: &[String]) -> Result<Ve
         participants.push(Participant { name, library, level });
     }
     Ok(participants)
+}
+
+/// Refuses a level (`bot@N`) the bot does not have, naming the levels it has.
+pub(crate) fn check_level(info: &plugins::PluginInfo, level: Option<u32>) -> Result<(), String> {
+    match level {
+        Some(level) if info.is_ok() && !(1..=info.levels).contains(&level) => Err(match info.levels {
+            0 => format!("{} has no strength levels: drop `@{level}`", info.name),
+            levels => format!("{} has levels 1-{levels}: `@{level}` is out of range", info.name),
+        }),
+        _ => Ok(()),
+    }
 }

@@ -16,7 +16,7 @@ pub use othello_ladder::seed::SAMPLE_POOL;
 use othello_ladder::seed::{SEED_MAX_GAMES, SEED_TARGET_ERROR, seed_pool};
 use othello_ladder::{Ladder, Leaderboard, leaderboard};
 
-use crate::global::{DEFAULT_SEED, GlobalOptions, runner_command};
+use crate::global::{DEFAULT_SEED, GlobalOptions, check_level, runner_command};
 
 /// Where the ladder is (both `rate` and `ladder` take it).
 #[derive(Debug, Args)]
@@ -142,15 +142,7 @@ pub fn identify(global: &GlobalOptions, bot: &str) -> Result<Identity, String> {
     let (runner, options) = (runner_command()?, global.seat_options());
     let path = plugins::resolve(name, &folders, &runner, &options)?;
     let info = plugins::probe(&path, &runner, &options);
-    if let Some(level) = level
-        && info.is_ok()
-        && !(1..=info.levels).contains(&level)
-    {
-        return Err(match info.levels {
-            0 => format!("{} has no strength levels: drop `@{level}`", info.name),
-            levels => format!("{} has levels 1-{levels}: `@{level}` is out of range", info.name),
-        });
-    }
+    check_level(&info, level)?;
     let own_name = if info.is_ok() { info.name.clone() } else { library_stem(&path) };
     if let plugins::PluginStatus::Error(why) = &info.status {
         eprintln!("warning: {} cannot play ({why}); it is rated on its forfeits", path.display());
