@@ -104,7 +104,7 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     let token = String::from_utf8(added.stdout).unwrap().lines().last().unwrap().to_owned();
 
     let (mut server, address) = start_server(dir.path());
-    let bot = std::fs::read(fixture_with("named", "kill9", &[("NAME", "\"Survivor\"".to_owned())])).unwrap();
+    let bot = std::fs::read(fixture_with("gated", "kill9", &[("NAME", "\"Survivor\"".to_owned())])).unwrap();
     let boundary = "xyzboundary";
     let mut body =
         format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"libsurvivor.so\"\r\n\r\n")
@@ -119,11 +119,14 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
         .unwrap();
     let text = response.body_mut().read_to_string().unwrap();
     assert_eq!(response.status().as_u16(), 201, "{text}");
-    let id = serde_json::from_str::<serde_json::Value>(&text).unwrap()["id"].as_i64().unwrap();
+    let uploaded = serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    let id = uploaded["id"].as_i64().unwrap();
+    // The bot waits before each move while this file lies beside its library.
+    let hold = dir.path().join("uploads").join(uploaded["sha256"].as_str().unwrap()).join("hold");
 
     let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
     db.busy_timeout(Duration::from_secs(30)).unwrap();
-    // Mid-rating: a pair done and a game of the next one recorded.
+    // Mid-rating: the check and a placement pair done and a game of the next one recorded.
     wait_until("three placement games", || {
         let (status, reason): (String, Option<String>) = db
             .query_row("SELECT status, reason FROM server_uploads WHERE id = ?1", [id], |row| {
@@ -133,11 +136,19 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
         assert_ne!(status, "rejected", "{reason:?}");
         count(&db, "SELECT count(*) FROM server_job_games") >= 3
     });
+    // Held: a job that starts from now on cannot finish (the bot waits before its next move), so
+    // once one runs the server is killed in the middle of it, however fast the machine.
+    std::fs::write(&hold, b"").unwrap();
+    let started_before = count(&db, "SELECT coalesce(max(id), 0) FROM server_jobs WHERE state != 'queued'");
+    wait_until("a job started after the hold", || {
+        count(&db, &format!("SELECT count(*) FROM server_jobs WHERE state = 'running' AND id > {started_before}")) > 0
+    });
     server.0.kill().unwrap(); // SIGKILL: no clean-up at all
     server.0.wait().unwrap();
     let games_before = count(&db, "SELECT count(*) FROM games");
     let last_game_before = count(&db, "SELECT max(id) FROM games");
     assert!(count(&db, "SELECT count(*) FROM server_jobs WHERE state = 'running'") > 0, "killed mid-job");
+    std::fs::remove_file(&hold).unwrap();
 
     let (mut server, address) = start_server(dir.path());
     wait_until("the placement to end", || {
