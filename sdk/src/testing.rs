@@ -118,3 +118,43 @@ pub fn plugin_library(package: &str, lib_name: &str) -> PathBuf {
     );
     path
 }
+
+/// Checks a built plugin's `OTHELLO_SEED` contract: the same seed replays the
+/// same moves, a malformed seed fails the game start and `last_error` says
+/// why, and (if `clock_seeded_games_differ`) without a seed two runs differ.
+/// `play` starts a game (`init`) and returns the bot's moves in `positions`.
+///
+/// # Safety
+/// It sets and removes [`SEED_ENV_VAR`](crate::SEED_ENV_VAR): no other thread
+/// may read or write the environment meanwhile (make it the only test of its
+/// test binary).
+#[cfg(feature = "loader")]
+pub unsafe fn assert_obeys_othello_seed(
+    bot: &crate::loader::BotLibrary,
+    positions: &[Position],
+    play: impl Fn(&crate::loader::BotLibrary, &[Position]) -> Vec<Move>,
+    clock_seeded_games_differ: bool,
+) {
+    use crate::SEED_ENV_VAR;
+    // SAFETY: the caller promises that no other thread touches the environment.
+    unsafe { std::env::set_var(SEED_ENV_VAR, "1234") };
+    let seeded = play(bot, positions);
+    assert_eq!(play(bot, positions), seeded, "the same seed replays the same moves");
+
+    for malformed in ["not-a-number", "-1"] {
+        // SAFETY: as above.
+        unsafe { std::env::set_var(SEED_ENV_VAR, malformed) };
+        assert_eq!(bot.init(), None, "a malformed seed ({malformed}) fails the game start");
+        let error = bot.last_error().expect("and says why");
+        assert!(error.contains(SEED_ENV_VAR) && error.contains(malformed), "{error}");
+    }
+
+    // SAFETY: as above.
+    unsafe { std::env::remove_var(SEED_ENV_VAR) };
+    if clock_seeded_games_differ {
+        let clock_seeded = play(bot, positions);
+        // Clock seeds have nanosecond resolution: 2 ms apart, they differ.
+        std::thread::sleep(Duration::from_millis(2));
+        assert_ne!(play(bot, positions), clock_seeded, "without a seed games differ");
+    }
+}

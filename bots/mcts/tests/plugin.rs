@@ -45,17 +45,6 @@ fn loads_plays_legally_reports_and_obeys_othello_seed() {
     let positions = othello_sdk::testing::random_game_positions(10, 31);
     assert!(positions.iter().any(Position::must_pass));
 
-    // SAFETY: this binary's only test runs on this thread, so nothing reads the
-    // environment concurrently.
-    unsafe { std::env::set_var(mcts::SEED_ENV_VAR, "99") };
-    let seeded = play_moves(&bot, &positions);
-    assert_eq!(play_moves(&bot, &positions), seeded, "the same seed replays the same moves");
-
-    // SAFETY: as above: the environment is only touched from this one test thread.
-    unsafe { std::env::set_var(mcts::SEED_ENV_VAR, "-1") };
-    assert_eq!(bot.init(), None, "a malformed seed fails the game start");
-    let error = bot.last_error().expect("and says why");
-    assert!(error.contains("OTHELLO_SEED") && error.contains("-1"), "{error}");
-    // SAFETY: as above: the environment is only touched from this one test thread.
-    unsafe { std::env::remove_var(mcts::SEED_ENV_VAR) };
+    // SAFETY: this binary's only test runs on this thread, so nothing else touches the environment.
+    unsafe { othello_sdk::testing::assert_obeys_othello_seed(&bot, &positions, play_moves, false) };
 }

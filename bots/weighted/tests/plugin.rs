@@ -27,22 +27,6 @@ fn loads_plays_legally_and_obeys_othello_seed() {
     assert_eq!(bot.features().levels, 0);
     let positions = othello_sdk::testing::random_game_positions(30, 6);
     assert!(positions.iter().any(Position::must_pass));
-
-    // SAFETY: this binary's only test runs on this thread, so nothing reads the
-    // environment concurrently.
-    unsafe { std::env::set_var(weighted::SEED_ENV_VAR, "1234") };
-    let seeded = play_moves(&bot, &positions);
-    assert_eq!(play_moves(&bot, &positions), seeded, "the same seed replays the same moves");
-
-    // SAFETY: as above: the environment is only touched from this one test thread.
-    unsafe { std::env::set_var(weighted::SEED_ENV_VAR, "not-a-number") };
-    assert_eq!(bot.init(), None, "a malformed seed fails the game start");
-    let error = bot.last_error().expect("and says why");
-    assert!(error.contains("OTHELLO_SEED") && error.contains("not-a-number"), "{error}");
-
-    // SAFETY: as above: the environment is only touched from this one test thread.
-    unsafe { std::env::remove_var(weighted::SEED_ENV_VAR) };
-    let clock_seeded = play_moves(&bot, &positions);
-    std::thread::sleep(std::time::Duration::from_millis(2));
-    assert_ne!(play_moves(&bot, &positions), clock_seeded, "without a seed games differ");
+    // SAFETY: this binary's only test runs on this thread, so nothing else touches the environment.
+    unsafe { othello_sdk::testing::assert_obeys_othello_seed(&bot, &positions, play_moves, true) };
 }
