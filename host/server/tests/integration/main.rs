@@ -5,6 +5,7 @@ mod abuse;
 mod browser;
 mod contest;
 mod pages;
+mod remote;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
