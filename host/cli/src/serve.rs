@@ -178,9 +178,10 @@ fn worker(command: WorkerCommand) -> Result<(), String> {
             }
             for worker in workers {
                 let state = if worker.revoked { "revoked" } else { "active" };
-                let seen = worker.last_seen.map_or_else(|| "never seen".to_owned(), |t| {
-                    format!("last seen {}", othello_arena::ggf::format_date(t))
-                });
+                let seen = worker.last_seen.map_or_else(
+                    || "never seen".to_owned(),
+                    |t| format!("last seen {}", othello_arena::ggf::format_date(t)),
+                );
                 let playing = if worker.playing.is_empty() { "idle".to_owned() } else { worker.playing.join("; ") };
                 outln!(
                     "{}\t{state}\t{}\t{} cores\t{} games\t{seen}\t{playing}",

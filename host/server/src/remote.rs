@@ -129,7 +129,9 @@ pub fn add_worker(connection: &Connection, name: &str) -> Result<String, String>
 /// Every worker, with what each is playing now.
 pub fn workers(connection: &Connection) -> Result<Vec<WorkerInfo>, String> {
     let mut statement = connection
-        .prepare("SELECT id, name, created_at, revoked_at, host, cores, last_seen, games FROM server_workers ORDER BY id")
+        .prepare(
+            "SELECT id, name, created_at, revoked_at, host, cores, last_seen, games FROM server_workers ORDER BY id",
+        )
         .map_err(db)?;
     let mut workers: Vec<WorkerInfo> = statement
         .query_map([], |row| {
@@ -228,23 +230,27 @@ fn worker_by_token(connection: &Connection, token: &str) -> Result<Option<Caller
 
 fn job_by_id(connection: &Connection, id: i64) -> Result<Option<(Job, String, Option<String>, Option<i64>)>, String> {
     connection
-        .query_row("SELECT id, kind, upload, number, state, lease, lease_expires FROM server_jobs WHERE id = ?1", [id], |row| {
-            Ok((
-                Job {
-                    id: row.get(0)?,
-                    kind: match row.get::<_, String>(1)?.as_str() {
-                        "check" => JobKind::Check,
-                        "pair" => JobKind::Pair,
-                        _ => JobKind::Refresh,
+        .query_row(
+            "SELECT id, kind, upload, number, state, lease, lease_expires FROM server_jobs WHERE id = ?1",
+            [id],
+            |row| {
+                Ok((
+                    Job {
+                        id: row.get(0)?,
+                        kind: match row.get::<_, String>(1)?.as_str() {
+                            "check" => JobKind::Check,
+                            "pair" => JobKind::Pair,
+                            _ => JobKind::Refresh,
+                        },
+                        upload: row.get(2)?,
+                        number: row.get::<_, i64>(3)? as u32,
                     },
-                    upload: row.get(2)?,
-                    number: row.get::<_, i64>(3)? as u32,
-                },
-                row.get(4)?,
-                row.get(5)?,
-                row.get(6)?,
-            ))
-        })
+                    row.get(4)?,
+                    row.get(5)?,
+                    row.get(6)?,
+                ))
+            },
+        )
         .optional()
         .map_err(db)
 }
@@ -407,11 +413,9 @@ impl Remote {
         lease: &str,
     ) -> Result<Result<(Job, Plan), (u16, String, Option<i64>)>, Refusal> {
         let row: Option<(i64, i64, String, i64, String)> = connection
-            .query_row(
-                "SELECT job, worker, plan, expires_at, state FROM server_leases WHERE id = ?1",
-                [lease],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
-            )
+            .query_row("SELECT job, worker, plan, expires_at, state FROM server_leases WHERE id = ?1", [lease], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            })
             .optional()
             .map_err(|e| internal(db(e)))?;
         let Some((job_id, worker, plan, expires_at, state)) = row else {
@@ -444,7 +448,10 @@ impl Remote {
                 connection
                     .execute("UPDATE server_leases SET expires_at = ?2 WHERE id = ?1", params![lease, expires])
                     .and_then(|_| {
-                        connection.execute("UPDATE server_jobs SET lease_expires = ?2 WHERE id = ?1", params![job.id, expires])
+                        connection.execute(
+                            "UPDATE server_jobs SET lease_expires = ?2 WHERE id = ?1",
+                            params![job.id, expires],
+                        )
                     })
                     .map_err(|e| internal(db(e)))?;
                 Ok(lease_ms)
@@ -462,7 +469,9 @@ impl Remote {
                         "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1",
                         [job.id],
                     )
-                    .and_then(|_| connection.execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease]))
+                    .and_then(|_| {
+                        connection.execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease])
+                    })
                     .map_err(|e| internal(db(e)))?;
                 Ok(())
             }
@@ -513,7 +522,9 @@ impl Remote {
                         "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1",
                         [job.id],
                     )
-                    .and_then(|_| connection.execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease]))
+                    .and_then(|_| {
+                        connection.execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease])
+                    })
                     .map_err(|e| internal(db(e)))?;
                 return Ok(Err((422, why, Some(job.id))));
             }
@@ -560,7 +571,8 @@ impl Remote {
                 return Ok(Some(PathBuf::from(path)));
             }
             let entries = ladder.entries().map_err(internal)?;
-            if let Some(entry) = entries.iter().find(|e| e.identity.kind == Kind::Library && e.identity.hash == sha256) {
+            if let Some(entry) = entries.iter().find(|e| e.identity.kind == Kind::Library && e.identity.hash == sha256)
+            {
                 return Ok(Some(PathBuf::from(&entry.identity.locator)));
             }
             Ok((file_hash(&check_opponent).ok().as_deref() == Some(sha256.as_str())).then_some(check_opponent))
@@ -635,9 +647,7 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             Outcome::normal(&position)
         } else {
             match &game.result.end {
-                End::Forfeit { loser, failure }
-                    if *loser == position.side_to_move() || game.moves.is_empty() =>
-                {
+                End::Forfeit { loser, failure } if *loser == position.side_to_move() || game.moves.is_empty() => {
                     Outcome::forfeit(*loser, failure.clone())
                 }
                 _ => {

@@ -115,6 +115,12 @@ fn pause_unless_stopped(stop: &AtomicBool, pause: Duration) {
 pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
     std::fs::create_dir_all(&options.cache)
         .map_err(|e| format!("cannot create the cache {}: {e}", options.cache.display()))?;
+    // Absolute, as runners start in folders of their own.
+    let cache = options
+        .cache
+        .canonicalize()
+        .map_err(|e| format!("cannot find the cache {}: {e}", options.cache.display()))?;
+    let options = &WorkerOptions { cache, ..options.clone() };
     let hello = Hello {
         host: std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_owned())
@@ -232,7 +238,9 @@ fn play_claimed(index: usize, client: &Client, options: &WorkerOptions, claimed:
                         lost.store(true, Ordering::SeqCst);
                         return;
                     }
-                    Ok((status, body)) => eprintln!("worker {index}: heartbeat answered {status}: {}", error_text(&body)),
+                    Ok((status, body)) => {
+                        eprintln!("worker {index}: heartbeat answered {status}: {}", error_text(&body))
+                    }
                     Err(why) => eprintln!("worker {index}: heartbeat: {why}"),
                 }
             }
@@ -272,7 +280,9 @@ fn play_claimed(index: usize, client: &Client, options: &WorkerOptions, claimed:
                 eprintln!("worker {index}: {what}: the result was refused ({status}): {}", error_text(&answer));
                 return;
             }
-            Ok((status, answer)) => eprintln!("worker {index}: {what}: submit answered {status}: {}", error_text(&answer)),
+            Ok((status, answer)) => {
+                eprintln!("worker {index}: {what}: submit answered {status}: {}", error_text(&answer))
+            }
             Err(why) => eprintln!("worker {index}: {what}: submit (attempt {attempt}): {why}"),
         }
         pause_unless_stopped(&AtomicBool::new(false), RETRY_PAUSE);

@@ -372,7 +372,6 @@ fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Conne
     store::finish_job(db, job, Status::Rated, Some(reason), Next::Nothing)
 }
 
-
 /// One bot of a [`Plan`]: its ladder entry, who it is and the SHA-256 of its library (what a
 /// remote worker downloads and checks). The server's own path to the library is not sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -476,9 +475,8 @@ pub fn play_plan(
         Ok(Player::new(Entry { id: bot.entry, identity, added_at: 0 }, seating))
     };
     let (first, second) = (player(0)?, player(1)?);
-    let games = play_pair_with(&first, &second, &opening, plan.time_limit(), &mut |slot, _, _, game| {
-        record(slot, game)
-    })?;
+    let games =
+        play_pair_with(&first, &second, &opening, plan.time_limit(), &mut |slot, _, _, game| record(slot, game))?;
     Ok(Played { probe: probed, games: games.into() })
 }
 

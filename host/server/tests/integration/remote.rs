@@ -176,8 +176,10 @@ fn assert_every_game_counted_once(server: &TestServer) {
 #[test]
 fn three_remote_workers_rate_the_bots_of_a_server_that_plays_nothing_itself() {
     let server = remote_server(othello_server::remote::DEFAULT_LEASE);
-    let tokens: Vec<String> =
-        ["north", "south", "west"].iter().map(|name| othello_server::add_worker(&server.ladder(), name).unwrap()).collect();
+    let tokens: Vec<String> = ["north", "south", "west"]
+        .iter()
+        .map(|name| othello_server::add_worker(&server.ladder(), name).unwrap())
+        .collect();
     let workers: Vec<TestWorker> = tokens.iter().map(|token| TestWorker::start(&server, token, 1)).collect();
     let entrants: Vec<(String, i64)> = ["Ann", "Ben", "Cid"]
         .iter()
