@@ -151,6 +151,7 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
 fn slot(index: usize, options: &WorkerOptions, hello: &[u8], stop: &AtomicBool) -> Result<(), String> {
     let client = Client::new(options);
     while !stop.load(Ordering::SeqCst) {
+        let asked = std::time::Instant::now();
         let (status, body) = match client.post("/api/worker/claim", hello) {
             Ok(answer) => answer,
             Err(why) => {
@@ -163,7 +164,7 @@ fn slot(index: usize, options: &WorkerOptions, hello: &[u8], stop: &AtomicBool) 
             200 => {
                 let claimed: Claimed = serde_json::from_slice(&body)
                     .map_err(|e| format!("the server's claim answer is not understood: {e}"))?;
-                play_claimed(index, &client, options, &claimed, stop);
+                play_claimed(index, &client, options, &claimed, asked, stop);
             }
             204 => {} // nothing to play now (the server waited a little already)
             401 | 403 => return Err(format!("the server refuses this worker: {}", error_text(&body))),
@@ -205,7 +206,14 @@ fn library(client: &Client, cache: &Path, url: &str, sha256: &str) -> Result<Pat
     Ok(path)
 }
 
-fn play_claimed(index: usize, client: &Client, options: &WorkerOptions, claimed: &Claimed, stop: &AtomicBool) {
+fn play_claimed(
+    index: usize,
+    client: &Client,
+    options: &WorkerOptions,
+    claimed: &Claimed,
+    claimed_at: std::time::Instant,
+    stop: &AtomicBool,
+) {
     let plan = &claimed.plan;
     let what = format!("job {} ({}: {} vs {})", claimed.job, plan.kind, plan.bots[0].label(), plan.bots[1].label());
     let lease = &claimed.lease;
@@ -225,6 +233,7 @@ fn play_claimed(index: usize, client: &Client, options: &WorkerOptions, claimed:
         }
     };
     let lost = AtomicBool::new(false);
+    let playing = std::time::Instant::now();
     let played = std::thread::scope(|scope| {
         let (done, finished) = mpsc::channel::<()>();
         let every = Duration::from_millis((claimed.lease_ms / 3).max(50));
@@ -267,13 +276,19 @@ fn play_claimed(index: usize, client: &Client, options: &WorkerOptions, claimed:
             return;
         }
     };
+    let play_ms = playing.elapsed().as_millis();
     let body = serde_json::to_vec(&played).expect("games serialize");
     for attempt in 1..=SUBMIT_ATTEMPTS {
         match client.post(&format!("/api/worker/leases/{lease}/result"), &body) {
             Ok((200, answer)) => {
                 let accepted: Option<Accepted> = serde_json::from_slice(&answer).ok();
                 let games = accepted.map_or(0, |a| a.games);
-                eprintln!("worker {index}: {what}: done, {games} game(s) counted");
+                // From the claim's answer to the result's: what coordination costs beside the games.
+                let total_ms = claimed_at.elapsed().as_millis();
+                eprintln!(
+                    "worker {index}: {what}: done, {games} game(s) counted; {total_ms} ms from claim to submit, \
+                     {play_ms} ms of it playing"
+                );
                 return;
             }
             Ok((status, answer)) if status < 500 => {
