@@ -196,8 +196,19 @@ pub fn revoke_worker(connection: &mut Connection, name: &str) -> Result<usize, S
     Ok(requeued)
 }
 
-/// Refused results, newest first: (worker name, lease, job, reason, Unix time).
-pub fn refusals(connection: &Connection) -> Result<Vec<(String, Option<String>, Option<i64>, String, u64)>, String> {
+/// A result the server refused, as logged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusedResult {
+    pub worker: String,
+    pub lease: Option<String>,
+    pub job: Option<i64>,
+    pub reason: String,
+    /// Unix seconds.
+    pub at: u64,
+}
+
+/// Refused results, newest first.
+pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
     let mut statement = connection
         .prepare(
             "SELECT coalesce(w.name, ''), r.lease, r.job, r.reason, r.at FROM server_worker_refusals r
@@ -205,7 +216,15 @@ pub fn refusals(connection: &Connection) -> Result<Vec<(String, Option<String>, 
         )
         .map_err(db)?;
     let rows = statement
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get::<_, i64>(4)? as u64)))
+        .query_map([], |row| {
+            Ok(RefusedResult {
+                worker: row.get(0)?,
+                lease: row.get(1)?,
+                job: row.get(2)?,
+                reason: row.get(3)?,
+                at: row.get::<_, i64>(4)? as u64,
+            })
+        })
         .map_err(db)?;
     rows.collect::<Result<_, _>>().map_err(db)
 }
@@ -228,32 +247,34 @@ fn worker_by_token(connection: &Connection, token: &str) -> Result<Option<Caller
         .map_err(db)
 }
 
-fn job_by_id(connection: &Connection, id: i64) -> Result<Option<(Job, String, Option<String>, Option<i64>)>, String> {
+/// A job with its state (`queued`, `running`, `done`) and the lease holding it.
+type JobState = (Job, String, Option<String>);
+
+fn job_by_id(connection: &Connection, id: i64) -> Result<Option<JobState>, String> {
     connection
-        .query_row(
-            "SELECT id, kind, upload, number, state, lease, lease_expires FROM server_jobs WHERE id = ?1",
-            [id],
-            |row| {
-                Ok((
-                    Job {
-                        id: row.get(0)?,
-                        kind: match row.get::<_, String>(1)?.as_str() {
-                            "check" => JobKind::Check,
-                            "pair" => JobKind::Pair,
-                            _ => JobKind::Refresh,
-                        },
-                        upload: row.get(2)?,
-                        number: row.get::<_, i64>(3)? as u32,
+        .query_row("SELECT id, kind, upload, number, state, lease FROM server_jobs WHERE id = ?1", [id], |row| {
+            Ok((
+                Job {
+                    id: row.get(0)?,
+                    kind: match row.get::<_, String>(1)?.as_str() {
+                        "check" => JobKind::Check,
+                        "pair" => JobKind::Pair,
+                        _ => JobKind::Refresh,
                     },
-                    row.get(4)?,
-                    row.get(5)?,
-                    row.get(6)?,
-                ))
-            },
-        )
+                    upload: row.get(2)?,
+                    number: row.get::<_, i64>(3)? as u32,
+                },
+                row.get(4)?,
+                row.get(5)?,
+            ))
+        })
         .optional()
         .map_err(db)
 }
+
+/// A live lease's job and plan, or why the lease is not live: the status, the reason and the
+/// job it was for.
+type LeaseCheck = Result<(Job, Plan), (u16, String, Option<i64>)>;
 
 /// What a worker says of itself when it claims.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -379,7 +400,7 @@ impl Remote {
                 };
                 let planned = plan_job(&job, &config, &shared, ladder, connection, true);
                 let plan = match planned {
-                    Ok(Planned::Play(plan)) => plan,
+                    Ok(Planned::Play(plan)) => *plan,
                     Ok(Planned::Finished) => {
                         shared.changed();
                         continue;
@@ -406,12 +427,7 @@ impl Remote {
     }
 
     /// The caller's live lease `lease`: its job and plan, or 409 (foreign, lapsed, released).
-    fn live_lease(
-        &self,
-        connection: &Connection,
-        caller: &Caller,
-        lease: &str,
-    ) -> Result<Result<(Job, Plan), (u16, String, Option<i64>)>, Refusal> {
+    fn live_lease(&self, connection: &Connection, caller: &Caller, lease: &str) -> Result<LeaseCheck, Refusal> {
         let row: Option<(i64, i64, String, i64, String)> = connection
             .query_row("SELECT job, worker, plan, expires_at, state FROM server_leases WHERE id = ?1", [lease], |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
@@ -425,7 +441,7 @@ impl Remote {
             return Ok(Err((409, format!("lease {lease} is another worker's"), Some(job_id))));
         }
         let job = job_by_id(connection, job_id).map_err(internal)?;
-        let held = matches!(&job, Some((_, job_state, Some(holder), _)) if job_state == "running" && holder == lease);
+        let held = matches!(&job, Some((_, job_state, Some(holder))) if job_state == "running" && holder == lease);
         if state != "active" || !held || expires_at < now_ms() {
             let why = match state.as_str() {
                 "dropped" => "was dropped (the worker was revoked)",
@@ -485,32 +501,30 @@ impl Remote {
         let result_hash = sha256_hex(body);
         let config = self.service.config.clone();
         let shared = self.service.shared.clone();
-        // Accepted before? The same result again is harmless; another is refused.
-        let earlier: Option<(i64, i64, Option<String>, String)> = self.with(|connection, _| {
-            connection
+        let played: Played = match serde_json::from_slice(body) {
+            Ok(played) => played,
+            Err(e) => return Err(self.refuse(caller, lease, None, 400, format!("the result is not readable: {e}"))),
+        };
+        let outcome = self.with(|connection, ladder| {
+            // Accepted before? The same result again is harmless; another is refused.
+            let earlier: Option<(i64, i64, Option<String>, String)> = connection
                 .query_row(
                     "SELECT job, worker, result_sha256, state FROM server_leases WHERE id = ?1",
                     [lease],
                     |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
                 )
                 .optional()
-                .map_err(|e| internal(db(e)))
-        })?;
-        if let Some((job, worker, Some(hash), state)) = &earlier
-            && *worker == caller.id
-            && state == "submitted"
-        {
-            if *hash == result_hash {
-                return Ok(Accepted { job: *job, games: 0, duplicate: true });
+                .map_err(|e| internal(db(e)))?;
+            if let Some((job, worker, Some(hash), state)) = earlier
+                && worker == caller.id
+                && state == "submitted"
+            {
+                if hash == result_hash {
+                    return Ok(Ok(Accepted { job, games: 0, duplicate: true }));
+                }
+                let why = format!("lease {lease} has a result already: another one is not counted");
+                return Ok(Err((409, why, Some(job))));
             }
-            let why = format!("lease {lease} has a result already: another one is not counted");
-            return Err(self.refuse(caller, lease, Some(*job), 409, why));
-        }
-        let played: Played = match serde_json::from_slice(body) {
-            Ok(played) => played,
-            Err(e) => return Err(self.refuse(caller, lease, None, 400, format!("the result is not readable: {e}"))),
-        };
-        let outcome = self.with(|connection, ladder| {
             let (job, plan) = match self.live_lease(connection, caller, lease)? {
                 Ok(held) => held,
                 Err(refused) => return Ok(Err(refused)),

@@ -116,10 +116,8 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
     std::fs::create_dir_all(&options.cache)
         .map_err(|e| format!("cannot create the cache {}: {e}", options.cache.display()))?;
     // Absolute, as runners start in folders of their own.
-    let cache = options
-        .cache
-        .canonicalize()
-        .map_err(|e| format!("cannot find the cache {}: {e}", options.cache.display()))?;
+    let cache =
+        options.cache.canonicalize().map_err(|e| format!("cannot find the cache {}: {e}", options.cache.display()))?;
     let options = &WorkerOptions { cache, ..options.clone() };
     let hello = Hello {
         host: std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -143,7 +141,7 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
                 })
             })
             .collect();
-        threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err("a worker thread panicked".to_owned()))).collect()
+        threads.into_iter().try_for_each(|t| t.join().unwrap_or_else(|_| Err("a worker thread panicked".to_owned())))
     })
 }
 

@@ -141,7 +141,7 @@ fn run_job(
 pub enum Planned {
     /// Nothing to play: the job is finished (a placement found precise enough before its pair).
     Finished,
-    Play(Plan),
+    Play(Box<Plan>),
 }
 
 /// Decides what `job` plays (the server's side of every job, for local and remote workers
@@ -171,12 +171,12 @@ pub fn plan_job(
             sha256: file_hash(&config.check_opponent)?,
             path: config.check_opponent.clone(),
         };
-        return Ok(Planned::Play(Plan {
+        return Ok(Planned::Play(Box::new(Plan {
             kind: "check".to_owned(),
             bots: [me, random],
             opening: format_transcript(opening.moves()),
             time_limit_ms,
-        }));
+        })));
     }
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
     if job.kind == JobKind::Pair
@@ -217,12 +217,12 @@ pub fn plan_job(
         .openings(job.number as usize + 1, config.seed ^ entry_id as u64)
         .pop()
         .expect("one opening per pair");
-    Ok(Planned::Play(Plan {
+    Ok(Planned::Play(Box::new(Plan {
         kind: if job.kind == JobKind::Refresh { "refresh" } else { "pair" }.to_owned(),
         bots: [PlannedBot::of_entry(&entry), PlannedBot::of_entry(&pool[index].entry)],
         opening: format_transcript(opening.moves()),
         time_limit_ms,
-    }))
+    })))
 }
 
 /// Records game `slot` of a pair unless the job recorded it already (a pair played again after

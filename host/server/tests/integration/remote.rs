@@ -148,7 +148,7 @@ fn count(server: &TestServer, sql: &str) -> i64 {
 
 fn refusals(server: &TestServer) -> Vec<String> {
     let db = othello_server::store::open(&server.ladder()).unwrap();
-    othello_server::remote::refusals(&db).unwrap().into_iter().map(|r| r.3).collect()
+    othello_server::remote::refusals(&db).unwrap().into_iter().map(|r| r.reason).collect()
 }
 
 /// Each job's games are recorded once, and every game of an entrant's bot belongs to a job.
