@@ -189,11 +189,13 @@ fn three_remote_workers_rate_the_bots_of_a_server_that_plays_nothing_itself() {
             (token, id)
         })
         .collect();
+    let mut remote_ratings = Vec::new();
     for (token, id) in &entrants {
         let bot = server.wait_for_status(token, *id, &["rated", "rejected"]);
         assert_eq!(bot["status"], "rated", "{bot}");
         assert_eq!(bot["report"]["games"].as_array().unwrap().len(), 2, "checked by a worker: {bot}");
         assert!(bot["games"].as_u64().unwrap() >= 6, "placed by the workers: {bot}");
+        remote_ratings.push((bot["rating"].as_f64().unwrap(), bot["error"].as_f64().unwrap()));
     }
     for worker in workers {
         worker.stop().unwrap();
@@ -214,6 +216,20 @@ fn three_remote_workers_rate_the_bots_of_a_server_that_plays_nothing_itself() {
     let listed = listed.as_array().unwrap();
     assert!(listed.iter().all(|w| w["cores"].as_u64().unwrap() >= 1 && w["last_seen"].is_number()), "{listed:?}");
     assert!(refusals(&server).is_empty(), "honest workers are never refused: {:?}", refusals(&server));
+
+    // The same bots on a server that plays its games itself get the same ratings, within their
+    // intervals.
+    let local = TestServer::start();
+    for ((name, (rating, error)), index) in ["Ann", "Ben", "Cid"].iter().zip(remote_ratings).zip(1..) {
+        let token = local.add_entrant(name);
+        let id = local.upload_file(&token, &named_bot(&format!("remote-{name}"), &format!("{name}'s bot")));
+        let bot = local.wait_for_status(&token, id, &["rated", "rejected"]);
+        let (local_rating, local_error) = (bot["rating"].as_f64().unwrap(), bot["error"].as_f64().unwrap());
+        assert!(
+            (local_rating - rating).abs() <= local_error + error,
+            "bot {index}: {rating:.0} ± {error:.0} with remote workers, {local_rating:.0} ± {local_error:.0} locally"
+        );
+    }
 }
 
 #[test]
