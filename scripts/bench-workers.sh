@@ -12,6 +12,8 @@
 #   WORKERS="1 2 4"     numbers of worker processes (each --concurrency 1)
 #   WINDOW=20           seconds measured, once every bot is placed
 #   TIME_MS=100         --time-ms of the games
+#   MODE=local          the same games played by the server's own workers (`--workers N`, no
+#                       worker process), for comparison: its CPU per game then includes the games
 #   OTHELLO=…           the othello program [default: target/debug/othello, built first]
 #   BUILD=0             do not build first
 set -euo pipefail
@@ -20,6 +22,7 @@ cd "$(dirname "$0")/.."
 RUNS=${1:-3}
 WORKERS=${WORKERS:-"1 2 4"}
 WINDOW=${WINDOW:-20}
+MODE=${MODE:-remote}
 TIME_MS=${TIME_MS:-100}
 if [ "${BUILD:-1}" = 1 ] && [ -z "${OTHELLO:-}" ]; then
     cargo build -p othello-cli >&2
@@ -54,7 +57,7 @@ for n in $WORKERS; do
         (cd "$dir" && "$OTHELLO" ladder --ladder contest.sqlite3 --seed-pool plugins/librandom.so plugins/libbot1.so \
             >/dev/null 2>&1)
         entrant=$(cd "$dir" && "$OTHELLO" serve entrant add Bench --ladder contest.sqlite3 | tail -1)
-        (cd "$dir" && exec "$OTHELLO" serve --ladder contest.sqlite3 --listen 127.0.0.1:0 --workers 0 --allow-weak-sandbox \
+        (cd "$dir" && exec "$OTHELLO" serve --ladder contest.sqlite3 --listen 127.0.0.1:0 --workers "$([ "$MODE" = local ] && echo "$n" || echo 0)" --allow-weak-sandbox \
             --plugins plugins --time-ms "$TIME_MS" --error 400 --max-games 4 >"$dir/server.out" 2>"$dir/server.err") &
         server=$!
         pids+=("$server")
@@ -65,7 +68,7 @@ for n in $WORKERS; do
             curl -sf -H "Authorization: Bearer $entrant" -F "bot=@$scratch/libbot$bot.so" "$address/api/bots" >/dev/null
         done
         workers=()
-        for i in $(seq "$n"); do
+        for i in $(seq "$([ "$MODE" = local ] && echo 0 || echo "$n")"); do
             token=$(cd "$dir" && "$OTHELLO" serve worker add "w$i" --ladder contest.sqlite3 | tail -1)
             OTHELLO_WORKER_TOKEN=$token "$OTHELLO" worker --server "$address" --concurrency 1 --cache "$dir/cache-$i" \
                 --allow-weak-sandbox 2>"$dir/worker-$i.err" &
@@ -77,19 +80,20 @@ for n in $WORKERS; do
                 sleep 0.2
             done
         done
-        for i in $(seq "$n"); do wc -l <"$dir/worker-$i.err" >"$dir/mark-$i"; done
+        for i in $(seq "${#workers[@]}"); do wc -l <"$dir/worker-$i.err" >"$dir/mark-$i"; done
         g0=$(games "$dir"); c0=$(cpu_ticks "$server_pid")
         sleep "$WINDOW"
         g1=$(games "$dir"); c1=$(cpu_ticks "$server_pid")
         overheads=$dir/overheads
         : >"$overheads"
-        for i in $(seq "$n"); do
+        for i in $(seq "${#workers[@]}"); do
             tail -n +"$(($(cat "$dir/mark-$i") + 1))" "$dir/worker-$i.err" |
                 sed -n 's/.* \([0-9]*\) ms from claim to submit, \([0-9]*\) ms of it playing.*/\1 \2/p' |
                 awk '{ print $1 - $2 }' >>"$overheads"
         done
         kill "${workers[@]}" "$server" 2>/dev/null || true
         wait "${workers[@]}" "$server" 2>/dev/null || true
+        workers=()
         python3 - "$n" "$run" "$g0" "$g1" "$c0" "$c1" "$(getconf CLK_TCK)" "$WINDOW" "$overheads" <<'EOF' | tee -a "$results"
 import statistics, sys
 n, run, g0, g1, c0, c1, tck, window = (int(x) for x in sys.argv[1:9])
