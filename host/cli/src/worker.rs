@@ -29,6 +29,10 @@ pub struct WorkerArgs {
     /// Run even when a sandbox layer is missing on this machine (the bots are strangers').
     #[arg(long)]
     pub allow_weak_sandbox: bool,
+    /// Trust the certificate authorities of this PEM file instead of the public ones (a server
+    /// whose TLS certificate the organiser made).
+    #[arg(long, value_name = "PEM")]
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// `othello worker …`.
@@ -76,6 +80,7 @@ pub fn worker(global: &GlobalOptions, args: WorkerArgs) -> Result<(), String> {
         concurrency: concurrency.max(1),
         cache,
         seating: Seating { isolation: Isolation::Isolated(runner), options },
+        ca_certificates: args.ca_cert,
     };
     eprintln!(
         "Working for {} with {} game(s) at once (cache {}); Ctrl-C stops",

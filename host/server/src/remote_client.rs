@@ -27,6 +27,9 @@ pub struct WorkerOptions {
     pub cache: PathBuf,
     /// How bots are run (isolated, in the sandbox).
     pub seating: Seating,
+    /// A PEM file of the certificate authorities to trust instead of the public ones (a server
+    /// whose TLS certificate is the organiser's own).
+    pub ca_certificates: Option<PathBuf>,
 }
 
 /// Most bytes of a library download (the server's upload limit is smaller).
@@ -42,19 +45,43 @@ struct Client {
     authorization: String,
 }
 
+/// The certificate authorities of a PEM file.
+fn certificate_authorities(path: &Path) -> Result<ureq::tls::RootCerts, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut certificates = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        match item.map_err(|e| format!("{}: {e}", path.display()))? {
+            ureq::tls::PemItem::Certificate(certificate) => certificates.push(certificate),
+            ureq::tls::PemItem::PrivateKey(_) => {
+                return Err(format!("{} holds a private key: give the certificate alone", path.display()));
+            }
+            _ => {} // whatever else a PEM file may hold is not a certificate authority
+        }
+    }
+    if certificates.is_empty() {
+        return Err(format!("{} holds no PEM certificate", path.display()));
+    }
+    Ok(ureq::tls::RootCerts::new_with_certs(&certificates))
+}
+
 impl Client {
-    fn new(options: &WorkerOptions) -> Client {
+    fn new(options: &WorkerOptions) -> Result<Client, String> {
+        let mut tls = ureq::tls::TlsConfig::builder();
+        if let Some(path) = &options.ca_certificates {
+            tls = tls.root_certs(certificate_authorities(path)?);
+        }
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(300)))
             .timeout_connect(Some(Duration::from_secs(20)))
+            .tls_config(tls.build())
             .build()
             .into();
-        Client {
+        Ok(Client {
             agent,
             base: options.server.trim_end_matches('/').to_owned(),
             authorization: format!("Bearer {}", options.token.trim()),
-        }
+        })
     }
 
     fn url(&self, path: &str) -> String {
@@ -119,6 +146,7 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
     let cache =
         options.cache.canonicalize().map_err(|e| format!("cannot find the cache {}: {e}", options.cache.display()))?;
     let options = &WorkerOptions { cache, ..options.clone() };
+    Client::new(options)?; // a bad certificate file is said once, before any thread starts
     let hello = Hello {
         host: std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_owned())
@@ -147,7 +175,7 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
 
 /// One thread: claim, play, submit, until stopped.
 fn slot(index: usize, options: &WorkerOptions, hello: &[u8], stop: &AtomicBool) -> Result<(), String> {
-    let client = Client::new(options);
+    let client = Client::new(options)?;
     while !stop.load(Ordering::SeqCst) {
         let asked = std::time::Instant::now();
         let (status, body) = match client.post("/api/worker/claim", hello) {

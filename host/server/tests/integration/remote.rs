@@ -33,6 +33,7 @@ impl TestWorker {
             concurrency,
             cache: cache.path().to_path_buf(),
             seating: othello_testkit::isolated_seating(),
+            ca_certificates: None,
         };
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
@@ -370,4 +371,101 @@ fn worker_and_entrant_tokens_are_scoped_and_a_revoked_worker_loses_its_leases() 
     assert_eq!(status, 401, "a revoked worker's token: {body}");
     let listed = othello_server::workers(&server.ladder()).unwrap();
     assert!(listed[0].revoked && listed[0].host.as_deref() == Some("test-host") && listed[0].cores == Some(3));
+}
+
+/// A TLS terminator in front of the server, as Caddy or nginx would be on a real contest: TLS on a
+/// loopback port with a certificate for `localhost` signed by the test authority
+/// (`tests/data/tls`, made with openssl), each connection's bytes passed on to `backend`.
+/// Returns its port.
+fn tls_proxy(backend: std::net::SocketAddr) -> u16 {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tls");
+    let chain: Vec<CertificateDer> =
+        CertificateDer::pem_file_iter(data.join("localhost.pem")).unwrap().collect::<Result<_, _>>().unwrap();
+    let key = PrivateKeyDer::from_pem_file(data.join("localhost.key")).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap();
+    let config = Arc::new(config);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let config = config.clone();
+            std::thread::spawn(move || relay(client, config, backend));
+        }
+    });
+    port
+}
+
+/// Passes bytes both ways between a TLS client and the plain backend until either side closes.
+fn relay(client: std::net::TcpStream, config: Arc<rustls::ServerConfig>, backend: std::net::SocketAddr) {
+    use std::io::{ErrorKind, Read, Write};
+    let Ok(mut server) = std::net::TcpStream::connect(backend) else { return };
+    // Short read timeouts let one thread serve both directions.
+    let poll = Some(Duration::from_millis(5));
+    client.set_read_timeout(poll).unwrap();
+    server.set_read_timeout(poll).unwrap();
+    let mut tls = rustls::StreamOwned::new(rustls::ServerConnection::new(config).unwrap(), client);
+    let mut buffer = vec![0; 64 << 10];
+    let idle = |e: &std::io::Error| matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut);
+    loop {
+        match tls.read(&mut buffer) {
+            Ok(0) => return,
+            Ok(n) => {
+                if server.write_all(&buffer[..n]).is_err() {
+                    return;
+                }
+            }
+            Err(e) if idle(&e) => {}
+            Err(_) => return,
+        }
+        match server.read(&mut buffer) {
+            Ok(0) => return,
+            Ok(n) => {
+                if tls.write_all(&buffer[..n]).and_then(|()| tls.flush()).is_err() {
+                    return;
+                }
+            }
+            Err(e) if idle(&e) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+#[test]
+fn a_worker_reaches_a_server_behind_a_tls_proxy_that_it_trusts() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let port = tls_proxy(server.server.as_ref().unwrap().addr);
+    let token = othello_server::add_worker(&server.ladder(), "remote").unwrap();
+    let ca = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tls/ca.pem");
+
+    // Without the organiser's authority, the certificate is refused: no claim gets through.
+    let public_roots: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let refused = public_roots.post(format!("https://localhost:{port}/api/worker/claim")).send_empty();
+    assert!(refused.is_err(), "a certificate no public authority signed: {refused:?}");
+
+    let cache = tempfile::tempdir().unwrap();
+    let options = WorkerOptions {
+        server: format!("https://localhost:{port}"),
+        token,
+        concurrency: 1,
+        cache: cache.path().to_path_buf(),
+        seating: othello_testkit::isolated_seating(),
+        ca_certificates: Some(ca),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let worker = std::thread::spawn(move || run(&options, &flag));
+    let entrant = server.add_entrant("Gil");
+    let id = server.upload_file(&entrant, &named_bot("tls", "Gil's bot"));
+    let bot = server.wait_for_status(&entrant, id, &["rated", "rejected"]);
+    assert_eq!(bot["status"], "rated", "checked and placed through TLS: {bot}");
+    stop.store(true, Ordering::SeqCst);
+    worker.join().unwrap().unwrap();
+    assert!(count(&server, "SELECT games FROM server_workers") >= 8, "its games went through the proxy");
 }
