@@ -78,6 +78,9 @@ pub enum Command {
     /// Run the contest and ladder server: entrants upload bots in a browser (or over its JSON
     /// API) and see them checked, rated and played; `serve entrant add NAME` adds an entrant.
     Serve(crate::serve::ServeArgs),
+    /// Play a contest server's games on this machine: claims jobs over HTTP, downloads the bots
+    /// (hash checked, cached), plays them in the sandbox and sends each game back.
+    Worker(crate::worker::WorkerArgs),
 }
 
 #[derive(Debug, Args)]
@@ -129,6 +132,7 @@ pub fn main() -> i32 {
         Some(Command::Rate(args)) => crate::rate::rate_bot(&cli.global, args),
         Some(Command::Ladder(args)) => crate::ladder::ladder(&cli.global, args),
         Some(Command::Serve(args)) => crate::serve::serve(&cli.global, args),
+        Some(Command::Worker(args)) => crate::worker::worker(&cli.global, args),
     };
     match result {
         Ok(()) => 0,

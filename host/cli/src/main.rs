@@ -12,6 +12,7 @@ mod progress;
 mod rate;
 mod report;
 mod serve;
+mod worker;
 
 fn main() {
     // Bots run in child processes started as `othello runner …` (see `cli::runner_command`): serve

@@ -24,9 +24,14 @@ pub struct ServeArgs {
     /// Address to listen on; localhost by default (put a TLS reverse proxy in front for a public contest).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Rating workers, i.e. games played at once [default: processors − 1, at least 1].
+    /// Rating workers on this machine, i.e. games played at once [default: processors − 1, at
+    /// least 1]; 0 leaves every game to remote workers (`othello worker`).
     #[arg(long, value_name = "N")]
     pub workers: Option<usize>,
+    /// A remote worker's lease on a job lapses (and the job goes back to the queue) unless the
+    /// worker renews it within this many seconds.
+    #[arg(long, value_name = "S", default_value_t = othello_server::remote::DEFAULT_LEASE.as_secs_f64())]
+    pub lease_secs: f64,
     /// Run even when a sandbox layer is missing on this machine (every page then says so).
     #[arg(long)]
     pub allow_weak_sandbox: bool,
@@ -57,6 +62,11 @@ pub enum ServeCommand {
     Entrant {
         #[command(subcommand)]
         command: EntrantCommand,
+    },
+    /// Remote workers: machines that play this server's games (`othello worker`).
+    Worker {
+        #[command(subcommand)]
+        command: WorkerCommand,
     },
     /// Open or close submissions (`open` or `close`): while closed, uploads are refused (403).
     Submissions {
@@ -91,10 +101,32 @@ pub enum EntrantCommand {
     },
 }
 
+#[derive(Debug, Subcommand)]
+pub enum WorkerCommand {
+    /// Add a worker: prints its token (alone on the last line) for `othello worker --token`.
+    Add {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// List the workers: host, cores, games played, last seen, what each plays now.
+    List {
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// Revoke a worker's token and drop its leases (their jobs go back to the queue).
+    Revoke {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+}
+
 /// `othello serve …`.
 pub fn serve(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     match args.command {
         Some(ServeCommand::Entrant { command }) => entrant(command),
+        Some(ServeCommand::Worker { command }) => worker(command),
         Some(ServeCommand::Submissions { state, location }) => {
             let open = state == "open";
             othello_server::set_submissions_open(&location.path()?, open)?;
@@ -126,6 +158,43 @@ fn entrant(command: EntrantCommand) -> Result<(), String> {
         EntrantCommand::Revoke { name, location } => {
             othello_server::revoke_entrant(&location.path()?, &name)?;
             outln!("Entrant `{name}` revoked.");
+        }
+    }
+    Ok(())
+}
+
+fn worker(command: WorkerCommand) -> Result<(), String> {
+    match command {
+        WorkerCommand::Add { name, location } => {
+            let token = othello_server::add_worker(&location.path()?, &name)?;
+            outln!("Worker `{}` added. On its machine (the token is shown only this once):", name.trim());
+            outln!("  OTHELLO_WORKER_TOKEN=<the token below> othello worker --server URL");
+            outln!("{token}");
+        }
+        WorkerCommand::List { location } => {
+            let workers = othello_server::workers(&location.path()?)?;
+            if workers.is_empty() {
+                outln!("No workers yet: `othello serve worker add NAME` adds one.");
+            }
+            for worker in workers {
+                let state = if worker.revoked { "revoked" } else { "active" };
+                let seen = worker.last_seen.map_or_else(
+                    || "never seen".to_owned(),
+                    |t| format!("last seen {}", othello_arena::ggf::format_date(t)),
+                );
+                let playing = if worker.playing.is_empty() { "idle".to_owned() } else { worker.playing.join("; ") };
+                outln!(
+                    "{}\t{state}\t{}\t{} cores\t{} games\t{seen}\t{playing}",
+                    worker.name,
+                    worker.host.as_deref().unwrap_or("-"),
+                    worker.cores.map_or_else(|| "?".to_owned(), |c| c.to_string()),
+                    worker.games
+                );
+            }
+        }
+        WorkerCommand::Revoke { name, location } => {
+            let requeued = othello_server::revoke_worker(&location.path()?, &name)?;
+            outln!("Worker `{name}` revoked; {requeued} job(s) it held went back to the queue.");
         }
     }
     Ok(())
@@ -164,7 +233,11 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     let config = Config {
         ladder: ladder.clone(),
         listen: args.listen,
-        workers: workers.max(1),
+        workers,
+        lease_duration: Duration::try_from_secs_f64(args.lease_secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or("--lease-secs must be a positive number of seconds")?,
         time_limit: (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms)),
         runner,
         seat_options: options,
@@ -180,7 +253,7 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     };
     let server = Server::start(config)?;
     eprintln!(
-        "Serving the ladder {} on http://{} with {workers} rating worker(s); Ctrl-C stops",
+        "Serving the ladder {} on http://{} with {workers} local rating worker(s); Ctrl-C stops",
         ladder.display(),
         server.addr
     );

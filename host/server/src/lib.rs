@@ -7,6 +7,8 @@
 //! ([`othello_ladder`]); [`worker`] threads play the queued jobs through the arena's seats.
 
 pub mod inspect;
+pub mod remote;
+pub mod remote_client;
 pub mod service;
 pub mod store;
 pub mod web;
@@ -39,8 +41,11 @@ pub struct Config {
     /// The ladder's SQLite file; uploads are kept in `uploads/` beside it.
     pub ladder: PathBuf,
     pub listen: SocketAddr,
-    /// Rating workers (games played at once).
+    /// Rating workers on this machine (games played at once); 0 leaves every game to remote
+    /// workers (`othello worker`).
     pub workers: usize,
+    /// A remote worker's lease on a job lapses unless renewed within this time.
+    pub lease_duration: Duration,
     /// Time per move of rating games (`None` = no limit).
     pub time_limit: Option<Duration>,
     /// Starts the bots' runners (`othello runner`).
@@ -205,7 +210,7 @@ impl Server {
         let config = Arc::new(config);
         let shared = Arc::new(Shared::new(weak_sandbox));
         let service = Arc::new(service::Service::new(config.clone(), shared.clone(), db, addr)?);
-        let workers = (0..config.workers.max(1))
+        let workers = (0..config.workers)
             .map(|index| {
                 let (config, shared) = (config.clone(), shared.clone());
                 std::thread::Builder::new()
@@ -305,3 +310,19 @@ pub fn set_submissions_open(ladder: &std::path::Path, open: bool) -> Result<(), 
 
 /// Re-exported for the command line's defaults.
 pub use session::MIN_GAMES;
+
+/// `othello serve worker add NAME`: adds a remote worker; returns its token.
+pub fn add_worker(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+    remote::add_worker(&store::open(ladder)?, name)
+}
+
+/// `othello serve worker list`.
+pub fn workers(ladder: &std::path::Path) -> Result<Vec<remote::WorkerInfo>, String> {
+    remote::workers(&store::open(ladder)?)
+}
+
+/// `othello serve worker revoke NAME`: its token stops working and its leases are dropped (their
+/// jobs go back to the queue). Returns how many jobs went back.
+pub fn revoke_worker(ladder: &std::path::Path, name: &str) -> Result<usize, String> {
+    remote::revoke_worker(&mut store::open(ladder)?, name)
+}

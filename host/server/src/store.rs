@@ -72,6 +72,8 @@ CREATE TABLE server_job_games (
 pub fn open(path: &Path) -> Result<Connection, String> {
     let mut connection = othello_ladder::schema::open(path)?;
     migrate(&mut connection, path)?;
+    crate::remote::migrate(&connection)
+        .map_err(|e| format!("cannot set up the workers' tables in {}: {e}", path.display()))?;
     Ok(connection)
 }
 
@@ -385,9 +387,24 @@ pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
         .map_err(db)
 }
 
-/// Claims the next job for `lease` (checks first, then pairs, oldest first).
+/// Claims the next job for `lease` (checks first, then pairs, oldest first), held until it is
+/// finished or the server stops (a local worker's).
 pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
+    claim_job_until(connection, lease, None)
+}
+
+/// [`claim_job`] with a lease that lapses at `expires` (Unix milliseconds) unless renewed: a
+/// remote worker's. Jobs whose leases have lapsed go back to the queue first.
+pub fn claim_job_until(connection: &mut Connection, lease: &str, expires: Option<i64>) -> Result<Option<Job>, String> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    transaction
+        .execute(
+            "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL
+             WHERE state = 'running' AND lease_expires IS NOT NULL AND lease_expires < ?1",
+            [now_ms],
+        )
+        .map_err(db)?;
     let job = transaction
         .query_row(
             "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued'
@@ -411,8 +428,9 @@ pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>
     if let Some(job) = &job {
         transaction
             .execute(
-                "UPDATE server_jobs SET state = 'running', lease = ?2, attempts = attempts + 1 WHERE id = ?1",
-                params![job.id, lease],
+                "UPDATE server_jobs SET state = 'running', lease = ?2, lease_expires = ?3, attempts = attempts + 1
+                 WHERE id = ?1",
+                params![job.id, lease, expires],
             )
             .map_err(db)?;
     }

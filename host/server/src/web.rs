@@ -83,9 +83,15 @@ pub fn router(service: Arc<Service>) -> Router {
             get(|| async { asset("text/css; charset=utf-8", include_str!("../assets/style.css")) }),
         )
         .merge(uploads)
+        .merge(crate::remote::router(service.clone()))
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
         .with_state(service)
+}
+
+/// A page of the site's layout (for the pages of other modules).
+pub(crate) fn page(service: &Service, title: &str, body: maud::Markup) -> maud::Markup {
+    pages::layout(service, None, title, body)
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {

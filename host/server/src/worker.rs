@@ -4,6 +4,7 @@
 //! pairing picks, until the placement is precise enough ([`crate::Config::target_error`]).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -12,15 +13,17 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use othello_arena::event::openings::OpeningSource;
-use othello_arena::plugins::{PluginStatus, probe};
+use othello_arena::plugins::{PluginInfo, PluginStatus, probe};
 use othello_arena::record::GameRecord;
-use othello_ladder::identity::{library_identity, still_matches};
+use othello_arena::referee::Opening;
+use othello_arena::seat::{Isolation, Seating};
+use othello_ladder::identity::{Identity, Kind, file_hash, library_identity, still_matches};
 use othello_ladder::play::{Player, play_pair_with};
 use othello_ladder::session::{
     GIVE_UP_AFTER_FAILED_GAMES, MIN_GAMES, OPENING_PLIES, current_ratings, lost_by_failure, pick_opponent,
 };
 use othello_ladder::{Entry, Ladder};
-use othello_sdk::Color;
+use othello_sdk::{Color, format_transcript};
 
 use crate::store::{self, Job, JobKind, Next, Status, Upload};
 use crate::{Config, Shared};
@@ -112,24 +115,184 @@ fn run_job(
     ladder: &mut Ladder,
     db: &mut Connection,
 ) -> Result<(), String> {
-    let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
-    match job.kind {
-        JobKind::Check => check(job, &upload, config, shared, ladder, db),
-        JobKind::Pair | JobKind::Refresh => pair(job, &upload, config, shared, ladder, db),
-    }
+    let Planned::Play(plan) = plan_job(job, config, shared, ladder, db, false)? else {
+        return Ok(());
+    };
+    let recorded = [store::job_game(db, job.id, 0)?, store::job_game(db, job.id, 1)?];
+    // A pair cut short by a crash whose two games are both recorded needs no game more.
+    let played = if !plan.is_check() && recorded.iter().all(Option::is_some) {
+        Played { probe: None, games: Vec::new() }
+    } else {
+        let paths = [plan.bots[0].path.clone(), plan.bots[1].path.clone()];
+        play_plan(&plan, [&paths[0], &paths[1]], &config.seating(), &mut |slot, game| {
+            if shared.stop.load(Ordering::SeqCst) {
+                return Err("the server is stopping".to_owned());
+            }
+            if !plan.is_check() && record_slot(job, slot, &plan, game, ladder, db)? {
+                shared.changed();
+            }
+            Ok(())
+        })?
+    };
+    complete_job(job, &plan, &played, config, shared, ladder, db)
 }
 
-fn check(
+/// What a claimed job needs next.
+pub enum Planned {
+    /// Nothing to play: the job is finished (a placement found precise enough before its pair).
+    Finished,
+    Play(Box<Plan>),
+}
+
+/// Decides what `job` plays (the server's side of every job, for local and remote workers
+/// alike): the bots, the opening, the colours and the time limit. `libraries_only` leaves out
+/// opponents that are NBoard engines (a remote worker receives libraries only).
+pub fn plan_job(
     job: &Job,
-    upload: &Upload,
+    config: &Config,
+    shared: &Shared,
+    ladder: &mut Ladder,
+    db: &mut Connection,
+    libraries_only: bool,
+) -> Result<Planned, String> {
+    let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
+    let time_limit_ms = config.time_limit.map(|t| t.as_millis() as u64);
+    if job.kind == JobKind::Check {
+        store::set_status(db, upload.id, Status::Checking, None)?;
+        shared.changed();
+        let opening =
+            OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ upload.id as u64).remove(0);
+        let stem = Path::new(&upload.file_name).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into());
+        let me = PlannedBot { entry: 0, name: stem, level: None, sha256: upload.sha256.clone(), path: upload.path };
+        let random = PlannedBot {
+            entry: 0,
+            name: "random".to_owned(),
+            level: None,
+            sha256: file_hash(&config.check_opponent)?,
+            path: config.check_opponent.clone(),
+        };
+        return Ok(Planned::Play(Box::new(Plan {
+            kind: "check".to_owned(),
+            bots: [me, random],
+            opening: format_transcript(opening.moves()),
+            time_limit_ms,
+        })));
+    }
+    let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
+    if job.kind == JobKind::Pair
+        && let Some(reason) = placement_done(ladder, entry_id, config)?
+    {
+        finish_placement(job, &reason, ladder, db)?;
+        return Ok(Planned::Finished);
+    }
+    let entries = ladder.entries()?;
+    let entry = entries.iter().find(|e| e.id == entry_id).ok_or("the upload's ladder entry is gone")?.clone();
+    let seating = config.seating();
+    let pool: Vec<Player> = entries
+        .into_iter()
+        .filter(|e| e.id != entry_id && still_matches(&e.identity))
+        .filter(|e| !libraries_only || e.identity.kind == Kind::Library)
+        .map(|e| Player::new(e, &seating))
+        .collect();
+    let (ratings, _) = current_ratings(ladder)?;
+    let already = [store::job_game(db, job.id, 0)?, store::job_game(db, job.id, 1)?];
+    // A pair cut short by a crash is finished against the opponent it began with.
+    let began_against = match already.iter().flatten().next() {
+        Some(&game) => ladder.game(game)?.map(|g| if g.black == entry_id { g.white } else { g.black }),
+        None => None,
+    };
+    let index = match began_against.and_then(|id| pool.iter().position(|p| p.entry.id == id)) {
+        Some(index) => index,
+        None => {
+            // Pairs met so far, one per game with the bot as black (each pair has one).
+            let mut met: HashMap<i64, u32> = HashMap::new();
+            for game in ladder.games_of(entry_id)?.into_iter().filter(|g| g.black == entry_id) {
+                *met.entry(game.white).or_default() += 1;
+            }
+            pick_opponent(&pool, &ratings, ratings.get(&entry_id).copied(), &met)
+                .ok_or("the ladder has no opponent to play")?
+        }
+    };
+    let opening = OpeningSource::Random { plies: OPENING_PLIES }
+        .openings(job.number as usize + 1, config.seed ^ entry_id as u64)
+        .pop()
+        .expect("one opening per pair");
+    Ok(Planned::Play(Box::new(Plan {
+        kind: if job.kind == JobKind::Refresh { "refresh" } else { "pair" }.to_owned(),
+        bots: [PlannedBot::of_entry(&entry), PlannedBot::of_entry(&pool[index].entry)],
+        opening: format_transcript(opening.moves()),
+        time_limit_ms,
+    })))
+}
+
+/// Records game `slot` of a pair unless the job recorded it already (a pair played again after
+/// a crash or an expired lease counts each game once). Returns whether it recorded it.
+pub fn record_slot(
+    job: &Job,
+    slot: usize,
+    plan: &Plan,
+    game: &GameRecord,
+    ladder: &mut Ladder,
+    db: &Connection,
+) -> Result<bool, String> {
+    if store::job_game(db, job.id, slot)?.is_some() {
+        return Ok(false);
+    }
+    let (black, white) = if slot == 0 { (&plan.bots[0], &plan.bots[1]) } else { (&plan.bots[1], &plan.bots[0]) };
+    let mut game = game.clone();
+    // The ladder's names, whoever played it.
+    game.black = black.label();
+    game.white = white.label();
+    ladder.record_game_with(black.entry, white.entry, &game, |transaction, id| {
+        store::note_job_game(transaction, job.id, slot, id)
+    })?;
+    Ok(true)
+}
+
+/// Takes what playing `plan` gave (the server's side again): a check's report and its entry on
+/// the ladder, or a pair's games recorded once each; then the job is finished and what follows
+/// is queued.
+pub fn complete_job(
+    job: &Job,
+    plan: &Plan,
+    played: &Played,
     config: &Config,
     shared: &Shared,
     ladder: &mut Ladder,
     db: &mut Connection,
 ) -> Result<(), String> {
-    store::set_status(db, upload.id, Status::Checking, None)?;
-    shared.changed();
-    let info = probe(&upload.path, &config.runner, &config.seat_options);
+    let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
+    if job.kind == JobKind::Check {
+        return complete_check(job, &upload, played, shared, ladder, db);
+    }
+    for (slot, game) in played.games.iter().enumerate() {
+        if record_slot(job, slot, plan, game, ladder, db)? {
+            shared.changed();
+        }
+    }
+    if job.kind == JobKind::Refresh {
+        return store::finish_job(db, job, Status::Rated, None, Next::Nothing);
+    }
+    let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
+    match placement_done(ladder, entry_id, config)? {
+        Some(reason) => finish_placement(job, &reason, ladder, db),
+        None => {
+            store::finish_job(db, job, Status::Rating, None, Next::Pair(job.number + 1))?;
+            shared.work_added();
+            Ok(())
+        }
+    }
+}
+
+fn complete_check(
+    job: &Job,
+    upload: &Upload,
+    played: &Played,
+    shared: &Shared,
+    ladder: &mut Ladder,
+    db: &mut Connection,
+) -> Result<(), String> {
+    let info = played.probe.as_ref().ok_or("a check's result has no probe of the library")?;
     let mut report = CheckReport {
         platform: crate::inspect::accepted_platform(),
         loads: info.is_ok(),
@@ -150,14 +313,7 @@ fn check(
     }
     let identity = library_identity(&upload.path, &info.name, None)?;
     let entry = ladder.entry_for(&identity)?;
-    let me = Player::new(entry.clone(), &config.seating());
-    let opponent = Player::new(
-        Entry { id: 0, identity: library_identity(&config.check_opponent, "random", None)?, added_at: 0 },
-        &config.seating(),
-    );
-    let opening = OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ upload.id as u64).remove(0);
-    let games = play_pair_with(&me, &opponent, &opening, config.time_limit, &mut |_, _, _, _| Ok(()))?;
-    for (game, color) in games.iter().zip([Color::Black, Color::White]) {
+    for (game, color) in played.games.iter().zip([Color::Black, Color::White]) {
         report.games.push(check_game(game, color));
     }
     let json = serde_json::to_string(&report).expect("reports serialize");
@@ -209,87 +365,119 @@ fn placement_done(ladder: &Ladder, entry: i64, config: &Config) -> Result<Option
     })
 }
 
-fn pair(
-    job: &Job,
-    upload: &Upload,
-    config: &Config,
-    shared: &Shared,
-    ladder: &mut Ladder,
-    db: &mut Connection,
-) -> Result<(), String> {
-    let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
-    let refresh = job.kind == JobKind::Refresh;
-    if !refresh && let Some(reason) = placement_done(ladder, entry_id, config)? {
-        return finish_placement(job, &reason, ladder, db);
-    }
-    let seating = config.seating();
-    let entries = ladder.entries()?;
-    let entry = entries.iter().find(|e| e.id == entry_id).ok_or("the upload's ladder entry is gone")?.clone();
-    let me = Player::new(entry, &seating);
-    let pool: Vec<Player> = entries
-        .into_iter()
-        .filter(|e| e.id != entry_id && still_matches(&e.identity))
-        .map(|e| Player::new(e, &seating))
-        .collect();
-    let (ratings, _) = current_ratings(ladder)?;
-    let already = [store::job_game(db, job.id, 0)?, store::job_game(db, job.id, 1)?];
-    // A pair cut short by a crash is finished against the opponent it began with.
-    let began_against = match already.iter().flatten().next() {
-        Some(&game) => ladder.game(game)?.map(|g| if g.black == entry_id { g.white } else { g.black }),
-        None => None,
-    };
-    let index = match began_against.and_then(|id| pool.iter().position(|p| p.entry.id == id)) {
-        Some(index) => index,
-        None => {
-            // Pairs met so far, one per game with the bot as black (each pair has one).
-            let mut met: HashMap<i64, u32> = HashMap::new();
-            for game in ladder.games_of(entry_id)?.into_iter().filter(|g| g.black == entry_id) {
-                *met.entry(game.white).or_default() += 1;
-            }
-            pick_opponent(&pool, &ratings, ratings.get(&entry_id).copied(), &met)
-                .ok_or("the ladder has no opponent to play")?
-        }
-    };
-    let opening = OpeningSource::Random { plies: OPENING_PLIES }
-        .openings(job.number as usize + 1, config.seed ^ entry_id as u64)
-        .pop()
-        .expect("one opening per pair");
-    // A pair cut short by a crash is played again whole, but the game it had recorded is not
-    // recorded again: each game is noted under its job and slot in the game's own transaction.
-    if already.iter().any(Option::is_none) {
-        play_pair_with(&me, &pool[index], &opening, config.time_limit, &mut |slot, black, white, game| {
-            if shared.stop.load(Ordering::SeqCst) {
-                return Err("the server is stopping".to_owned());
-            }
-            if already[slot].is_some() {
-                return Ok(());
-            }
-            ladder.record_game_with(black.entry.id, white.entry.id, game, |transaction, id| {
-                store::note_job_game(transaction, job.id, slot, id)
-            })?;
-            shared.changed();
-            Ok(())
-        })?;
-    }
-    if refresh {
-        store::finish_job(db, job, Status::Rated, None, Next::Nothing)?;
-        return Ok(());
-    }
-    match placement_done(ladder, entry_id, config)? {
-        Some(reason) => finish_placement(job, &reason, ladder, db),
-        None => {
-            store::finish_job(db, job, Status::Rating, None, Next::Pair(job.number + 1))?;
-            shared.work_added();
-            Ok(())
-        }
-    }
-}
-
 fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Connection) -> Result<(), String> {
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
     ladder.save_snapshot(&entries, &fit, &format!("placed upload {}", job.upload))?;
     store::finish_job(db, job, Status::Rated, Some(reason), Next::Nothing)
+}
+
+/// One bot of a [`Plan`]: its ladder entry, who it is and the SHA-256 of its library (what a
+/// remote worker downloads and checks). The server's own path to the library is not sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedBot {
+    /// Its ladder entry (0 for a bot that is not on the ladder: the upload being checked, and
+    /// the check games' `random`).
+    pub entry: i64,
+    /// The bot's own name (an upload being checked: the file's stem until its check names it).
+    pub name: String,
+    pub level: Option<u32>,
+    pub sha256: String,
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+impl PlannedBot {
+    fn of_entry(entry: &Entry) -> PlannedBot {
+        PlannedBot {
+            entry: entry.id,
+            name: entry.identity.name.clone(),
+            level: entry.identity.level,
+            sha256: entry.identity.hash.clone(),
+            path: PathBuf::from(&entry.identity.locator),
+        }
+    }
+
+    /// `Name` or `Name@LEVEL`, as the ladder's games name it.
+    pub fn label(&self) -> String {
+        othello_ladder::identity::label(&self.name, self.level)
+    }
+}
+
+/// What the server decided a job plays: two games on one opening, `bots[0]` with black in the
+/// first and with white in the second, at the server's time limit. Workers, local or remote,
+/// play exactly this; they choose nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// `check` (first probe `bots[0]`, then the games), `pair` or `refresh`.
+    pub kind: String,
+    pub bots: [PlannedBot; 2],
+    /// The opening's moves from the standard start, e.g. `f5d6c3d3c4`.
+    pub opening: String,
+    pub time_limit_ms: Option<u64>,
+}
+
+impl Plan {
+    pub fn opening(&self) -> Result<Opening, String> {
+        Opening::parse(&self.opening).map_err(|e| format!("the plan's opening `{}`: {e}", self.opening))
+    }
+
+    pub fn time_limit(&self) -> Option<Duration> {
+        self.time_limit_ms.map(Duration::from_millis)
+    }
+
+    pub fn is_check(&self) -> bool {
+        self.kind == "check"
+    }
+}
+
+/// What playing a [`Plan`] gave: the probe of the checked library (checks only) and the games
+/// in the plan's order. A library that does not load plays no check games.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Played {
+    #[serde(default)]
+    pub probe: Option<PluginInfo>,
+    pub games: Vec<GameRecord>,
+}
+
+/// Plays `plan` with the libraries at `paths` (the same order as its bots), through `seating`'s
+/// seats; `record(slot, game)` is called as soon as each game ends (an error stops the pair).
+/// Local and remote workers both play every job through here.
+pub fn play_plan(
+    plan: &Plan,
+    paths: [&Path; 2],
+    seating: &Seating,
+    record: &mut dyn FnMut(usize, &GameRecord) -> Result<(), String>,
+) -> Result<Played, String> {
+    let opening = plan.opening()?;
+    let mut names = [plan.bots[0].name.clone(), plan.bots[1].name.clone()];
+    let mut probed = None;
+    if plan.is_check() {
+        let Isolation::Isolated(runner) = &seating.isolation else {
+            return Err("checks run isolated bots only".to_owned());
+        };
+        let info = probe(paths[0], runner, &seating.options);
+        if !info.is_ok() {
+            return Ok(Played { probe: Some(info), games: Vec::new() });
+        }
+        names[0] = info.name.clone();
+        probed = Some(info);
+    }
+    let player = |index: usize| -> Result<Player, String> {
+        let bot = &plan.bots[index];
+        let identity = Identity {
+            kind: Kind::Library,
+            name: names[index].clone(),
+            level: bot.level,
+            hash: bot.sha256.clone(),
+            locator: paths[index].to_string_lossy().into_owned(),
+        };
+        Ok(Player::new(Entry { id: bot.entry, identity, added_at: 0 }, seating))
+    };
+    let (first, second) = (player(0)?, player(1)?);
+    let games =
+        play_pair_with(&first, &second, &opening, plan.time_limit(), &mut |slot, _, _, game| record(slot, game))?;
+    Ok(Played { probe: probed, games: games.into() })
 }
 
 /// How long an idle worker sleeps before looking at the queue again even without a wake-up (a

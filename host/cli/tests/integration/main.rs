@@ -8,3 +8,4 @@ mod nboard_hint;
 mod nboard_sample_bots;
 mod scale;
 mod serve;
+mod workers;

@@ -5,6 +5,7 @@ mod abuse;
 mod browser;
 mod contest;
 mod pages;
+mod remote;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -32,6 +33,7 @@ pub fn config(dir: &Path) -> Config {
         ladder: dir.join("contest.sqlite3"),
         listen: "127.0.0.1:0".parse().unwrap(),
         workers: 2,
+        lease_duration: othello_server::remote::DEFAULT_LEASE,
         time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
         runner: othello_testkit::runner_command(),
         seat_options: othello_testkit::seat_options(),

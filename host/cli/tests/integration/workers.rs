@@ -1,0 +1,225 @@
+//! `othello worker` processes playing for an `othello serve --workers 0` server, each in a folder
+//! of its own as on other machines: one is killed with `kill -9` in the middle of a job, its
+//! lease lapses, another plays the job, and every game counts once.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use othello_testkit::{fixture, fixture_with, random_bot};
+
+const DEADLINE: Duration = Duration::from_secs(300);
+
+fn othello_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_othello"))
+}
+
+fn othello(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(output.status.success(), "othello {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A child killed if the test fails before it ends it.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn start_worker(dir: &Path, address: &str, token: &str) -> Process {
+    std::fs::create_dir_all(dir).unwrap();
+    let child = Command::new(othello_exe())
+        .current_dir(dir)
+        .args(["worker", "--server", &format!("http://{address}"), "--concurrency", "1", "--cache", "cache"])
+        .arg("--allow-weak-sandbox")
+        .env("OTHELLO_WORKER_TOKEN", token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    Process(child)
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().http_status_as_error(false).build().into()
+}
+
+fn get_json(address: &str, path: &str, token: Option<&str>) -> serde_json::Value {
+    let mut request = agent().get(format!("http://{address}{path}"));
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    let mut response = request.call().unwrap();
+    serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap()
+}
+
+fn upload(address: &str, token: &str, name: &str, bytes: &[u8]) -> serde_json::Value {
+    let boundary = "workersboundary";
+    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"{name}\"\r\n\r\n")
+        .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let mut response = agent()
+        .post(format!("http://{address}/api/bots"))
+        .header("Authorization", format!("Bearer {token}"))
+        .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
+        .send(&body[..])
+        .unwrap();
+    let text = response.body_mut().read_to_string().unwrap();
+    assert_eq!(response.status().as_u16(), 201, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
+    db.query_row(sql, [], |row| row.get(0)).unwrap()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < DEADLINE, "waited {DEADLINE:?} for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let server_dir = root.path().join("server");
+    let plugins = server_dir.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
+    std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
+    let ladder = ["--ladder", "contest.sqlite3"];
+    othello(
+        &server_dir,
+        &[&["ladder"][..], &ladder, &["--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"]].concat(),
+    );
+    let entrant = othello(&server_dir, &[&["serve", "entrant", "add", "Kim"][..], &ladder].concat())
+        .lines()
+        .last()
+        .unwrap()
+        .to_owned();
+    let tokens: Vec<String> = ["one", "two", "three"]
+        .iter()
+        .map(|name| {
+            let out = othello(&server_dir, &[&["serve", "worker", "add", name][..], &ladder].concat());
+            let token = out.lines().last().unwrap().to_owned();
+            assert_eq!(token.len(), 64, "the token alone on the last line: {out}");
+            token
+        })
+        .collect();
+
+    let mut server = Command::new(othello_exe())
+        .current_dir(&server_dir)
+        .args([
+            "serve",
+            "--ladder",
+            "contest.sqlite3",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "0",
+            "--lease-secs",
+            "3",
+        ])
+        .args(["--allow-weak-sandbox", "--plugins", "plugins", "--time-ms", "200", "--error", "1", "--max-games", "8"])
+        .arg("--no-continuous-games")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let server = Process(server);
+    let address = line.trim().strip_prefix("listening on http://").unwrap().to_owned();
+
+    // The first worker's copy of the gated bot waits before each move while `hold` lies beside it:
+    // its first job is held in the middle by construction, and the worker is killed there.
+    let gated = std::fs::read(fixture_with("gated", "worker-kill9", &[("NAME", "\"Gated\"".to_owned())])).unwrap();
+    let held = root.path().join("one/cache").join(othello_server::store::sha256_hex(&gated));
+    std::fs::create_dir_all(&held).unwrap();
+    std::fs::write(held.join("hold"), b"").unwrap();
+    let mut one = start_worker(&root.path().join("one"), &address, &tokens[0]);
+    let first = upload(&address, &entrant, "libgated.so", &gated)["id"].as_i64().unwrap();
+    wait_until("worker one to be playing the check", || {
+        let workers = get_json(&address, "/api/workers", None);
+        workers.as_array().unwrap().iter().any(|w| w["name"] == "one" && !w["playing"].as_array().unwrap().is_empty())
+    });
+    one.0.kill().unwrap(); // SIGKILL: no release, no clean-up
+    one.0.wait().unwrap();
+    std::fs::remove_file(held.join("hold")).unwrap();
+
+    let others: Vec<Process> = [("two", &tokens[1]), ("three", &tokens[2])]
+        .iter()
+        .map(|(name, token)| start_worker(&root.path().join(name), &address, token))
+        .collect();
+    let mut ids = vec![first];
+    for (tag, name) in [("worker-a", "Alpha"), ("worker-b", "Beta")] {
+        let bot = std::fs::read(fixture_with("named", tag, &[("NAME", format!("\"{name}\""))])).unwrap();
+        ids.push(upload(&address, &entrant, &format!("lib{tag}.so"), &bot)["id"].as_i64().unwrap());
+    }
+    for id in &ids {
+        wait_until("every bot placed", || {
+            let bot = get_json(&address, &format!("/api/bots/{id}"), Some(&entrant));
+            assert_ne!(bot["status"], "rejected", "{bot}");
+            bot["status"] == "rated"
+        });
+    }
+    for mut worker in others {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(worker.0.id() as i32), nix::sys::signal::Signal::SIGTERM)
+            .unwrap();
+        assert!(worker.0.wait().unwrap().success(), "a worker stops cleanly on SIGTERM");
+    }
+    drop(server);
+
+    let db = rusqlite::Connection::open(server_dir.join("contest.sqlite3")).unwrap();
+    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
+             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
+        ),
+        0,
+        "each pair job has both its games once"
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads)
+             OR white IN (SELECT entry FROM server_uploads)) AND id NOT IN (SELECT game FROM server_job_games)"
+        ),
+        0,
+        "every game of the uploaded bots belongs to a job, once"
+    );
+    for id in &ids {
+        let entry: i64 =
+            db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [id], |row| row.get(0)).unwrap();
+        assert_eq!(count(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}")) % 2, 0);
+    }
+    assert!(
+        count(
+            &db,
+            "SELECT attempts FROM server_jobs WHERE kind = 'check' AND upload = (SELECT min(id) FROM server_uploads)"
+        ) >= 2,
+        "the killed worker's job was claimed again"
+    );
+    assert_eq!(
+        count(&db, "SELECT games FROM server_workers WHERE name = 'one'"),
+        0,
+        "the killed worker counted nothing"
+    );
+    let listed = othello(&server_dir, &[&["serve", "worker", "list"][..], &ladder].concat());
+    assert!(listed.contains("two") && listed.contains("three"), "{listed}");
+}

@@ -1,0 +1,832 @@
+//! Workers on other machines: the worker API under `/api/worker/…` (token in
+//! `Authorization: Bearer`), its tables, and the checks a result passes before it counts.
+//!
+//! A remote worker claims a job and gets a lease (an id and an expiry), the plan the server
+//! decided (bots as SHA-256 hashes with their download URLs, the opening, the colours, the time
+//! limit), heartbeats to extend the lease while it plays, and submits the games under the lease.
+//! A lease not renewed in time lapses and its job goes back to the queue (at the next claim of
+//! any worker); a result under a lapsed, released or foreign lease is refused (409) and never
+//! counted; the same accepted result sent again is answered 200 and counted once. Every move of
+//! a submitted game is replayed, its score and its times checked, before it counts.
+//!
+//! Workers never touch the database: only the server does, here.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use maud::html;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde::{Deserialize, Serialize};
+
+use othello_arena::record::{End, Outcome, unix_now};
+use othello_ladder::Ladder;
+use othello_ladder::identity::{Kind, file_hash};
+
+use crate::service::{Refusal, Service};
+use crate::store::{self, Job, JobKind, Next, Status, sha256_hex};
+use crate::worker::{Plan, Planned, Played, complete_job, plan_job};
+
+/// Default lease of a remote worker's job: lapses unless a heartbeat renews it within this time.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+
+/// Most bytes of one submitted result (two games' moves, times and failures).
+const MAX_RESULT_BYTES: usize = 4 << 20;
+
+const WORKER_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS server_workers (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL UNIQUE,           -- SHA-256 of the token, hex, as for entrants
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER,
+    host TEXT,                                 -- what the worker said at its last claim
+    cores INTEGER,
+    last_seen INTEGER,
+    games INTEGER NOT NULL DEFAULT 0           -- games it played that counted
+);
+-- One claim of a job by a remote worker. The job's own `lease` and `lease_expires` (Unix ms)
+-- name the lease holding it now; a job given to another worker no longer names this one.
+CREATE TABLE IF NOT EXISTS server_leases (
+    id TEXT PRIMARY KEY,
+    job INTEGER NOT NULL REFERENCES server_jobs(id),
+    worker INTEGER NOT NULL REFERENCES server_workers(id),
+    plan TEXT NOT NULL,                        -- what the server decided the job plays, JSON
+    issued_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,               -- Unix ms
+    state TEXT NOT NULL DEFAULT 'active'
+        CHECK (state IN ('active', 'submitted', 'released', 'refused', 'dropped')),
+    result_sha256 TEXT                         -- of the accepted result: the same one again is harmless
+);
+CREATE INDEX IF NOT EXISTS server_leases_by_worker ON server_leases(worker, state);
+-- Results refused (forged, late, under another's lease), for the organiser.
+CREATE TABLE IF NOT EXISTS server_worker_refusals (
+    id INTEGER PRIMARY KEY,
+    worker INTEGER REFERENCES server_workers(id),
+    lease TEXT,
+    job INTEGER,
+    reason TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+";
+
+/// Creates the workers' tables when they are missing (called by [`store::open`]).
+pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
+    connection.execute_batch(WORKER_SCHEMA)
+}
+
+fn db(e: rusqlite::Error) -> String {
+    format!("database: {e}")
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A remote worker as the organiser sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkerInfo {
+    pub id: i64,
+    pub name: String,
+    pub created_at: u64,
+    pub revoked: bool,
+    pub host: Option<String>,
+    pub cores: Option<u32>,
+    pub last_seen: Option<u64>,
+    pub games: u64,
+    /// What it is playing now: one line per live lease (`check: Bot vs random`).
+    pub playing: Vec<String>,
+}
+
+/// Adds a worker; returns its token (only its hash is stored).
+pub fn add_worker(connection: &Connection, name: &str) -> Result<String, String> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > store::MAX_ENTRANT_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(format!(
+            "a worker's name is 1 to {} characters, without control characters",
+            store::MAX_ENTRANT_NAME_CHARS
+        ));
+    }
+    let token = store::new_token();
+    match connection.execute(
+        "INSERT INTO server_workers (name, token_hash, created_at) VALUES (?1, ?2, ?3)",
+        params![name, sha256_hex(token.as_bytes()), unix_now() as i64],
+    ) {
+        Ok(_) => Ok(token),
+        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
+            Err(format!("there is a worker `{name}` already (revoke it, or choose another name)"))
+        }
+        Err(e) => Err(db(e)),
+    }
+}
+
+/// Every worker, with what each is playing now.
+pub fn workers(connection: &Connection) -> Result<Vec<WorkerInfo>, String> {
+    let mut statement = connection
+        .prepare(
+            "SELECT id, name, created_at, revoked_at, host, cores, last_seen, games FROM server_workers ORDER BY id",
+        )
+        .map_err(db)?;
+    let mut workers: Vec<WorkerInfo> = statement
+        .query_map([], |row| {
+            Ok(WorkerInfo {
+                id: row.get(0)?,
+                name: row.get(1)?,
+                created_at: row.get::<_, i64>(2)? as u64,
+                revoked: row.get::<_, Option<i64>>(3)?.is_some(),
+                host: row.get(4)?,
+                cores: row.get::<_, Option<i64>>(5)?.map(|c| c as u32),
+                last_seen: row.get::<_, Option<i64>>(6)?.map(|t| t as u64),
+                games: row.get::<_, i64>(7)? as u64,
+                playing: Vec::new(),
+            })
+        })
+        .map_err(db)?
+        .collect::<Result<_, _>>()
+        .map_err(db)?;
+    let mut live = connection
+        .prepare(
+            "SELECT l.worker, l.plan FROM server_leases l JOIN server_jobs j ON j.id = l.job AND j.lease = l.id
+             WHERE l.state = 'active' AND j.state = 'running' AND l.expires_at >= ?1 ORDER BY l.issued_at",
+        )
+        .map_err(db)?;
+    let rows = live
+        .query_map([now_ms()], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))
+        .map_err(db)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(db)?;
+    for (worker, plan) in rows {
+        let Ok(plan) = serde_json::from_str::<Plan>(&plan) else { continue };
+        if let Some(info) = workers.iter_mut().find(|w| w.id == worker) {
+            info.playing.push(format!("{}: {} vs {}", plan.kind, plan.bots[0].label(), plan.bots[1].label()));
+        }
+    }
+    Ok(workers)
+}
+
+/// Revokes a worker's token and drops its leases: their jobs go back to the queue at once, and
+/// whatever it still submits under them is refused.
+pub fn revoke_worker(connection: &mut Connection, name: &str) -> Result<usize, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let id: Option<i64> = transaction
+        .query_row("SELECT id FROM server_workers WHERE name = ?1 AND revoked_at IS NULL", [name], |row| row.get(0))
+        .optional()
+        .map_err(db)?;
+    let Some(id) = id else { return Err(format!("no worker `{name}` with a valid token")) };
+    transaction
+        .execute("UPDATE server_workers SET revoked_at = ?2 WHERE id = ?1", params![id, unix_now() as i64])
+        .map_err(db)?;
+    let requeued = transaction
+        .execute(
+            "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL
+             WHERE state = 'running' AND lease IN (SELECT id FROM server_leases WHERE worker = ?1 AND state = 'active')",
+            [id],
+        )
+        .map_err(db)?;
+    transaction
+        .execute("UPDATE server_leases SET state = 'dropped' WHERE worker = ?1 AND state = 'active'", [id])
+        .map_err(db)?;
+    transaction.commit().map_err(db)?;
+    Ok(requeued)
+}
+
+/// A result the server refused, as logged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusedResult {
+    pub worker: String,
+    pub lease: Option<String>,
+    pub job: Option<i64>,
+    pub reason: String,
+    /// Unix seconds.
+    pub at: u64,
+}
+
+/// Refused results, newest first.
+pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
+    let mut statement = connection
+        .prepare(
+            "SELECT coalesce(w.name, ''), r.lease, r.job, r.reason, r.at FROM server_worker_refusals r
+             LEFT JOIN server_workers w ON w.id = r.worker ORDER BY r.id DESC",
+        )
+        .map_err(db)?;
+    let rows = statement
+        .query_map([], |row| {
+            Ok(RefusedResult {
+                worker: row.get(0)?,
+                lease: row.get(1)?,
+                job: row.get(2)?,
+                reason: row.get(3)?,
+                at: row.get::<_, i64>(4)? as u64,
+            })
+        })
+        .map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}
+
+/// A worker that sent a valid token.
+#[derive(Debug, Clone)]
+struct Caller {
+    id: i64,
+    name: String,
+}
+
+fn worker_by_token(connection: &Connection, token: &str) -> Result<Option<Caller>, String> {
+    connection
+        .query_row(
+            "SELECT id, name FROM server_workers WHERE token_hash = ?1 AND revoked_at IS NULL",
+            [sha256_hex(token.trim().as_bytes())],
+            |row| Ok(Caller { id: row.get(0)?, name: row.get(1)? }),
+        )
+        .optional()
+        .map_err(db)
+}
+
+/// A job with its state (`queued`, `running`, `done`) and the lease holding it.
+type JobState = (Job, String, Option<String>);
+
+fn job_by_id(connection: &Connection, id: i64) -> Result<Option<JobState>, String> {
+    connection
+        .query_row("SELECT id, kind, upload, number, state, lease FROM server_jobs WHERE id = ?1", [id], |row| {
+            Ok((
+                Job {
+                    id: row.get(0)?,
+                    kind: match row.get::<_, String>(1)?.as_str() {
+                        "check" => JobKind::Check,
+                        "pair" => JobKind::Pair,
+                        _ => JobKind::Refresh,
+                    },
+                    upload: row.get(2)?,
+                    number: row.get::<_, i64>(3)? as u32,
+                },
+                row.get(4)?,
+                row.get(5)?,
+            ))
+        })
+        .optional()
+        .map_err(db)
+}
+
+/// A live lease's job and plan, or why the lease is not live: the status, the reason and the
+/// job it was for.
+type LeaseCheck = Result<(Job, Plan), (u16, String, Option<i64>)>;
+
+/// What a worker says of itself when it claims.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Hello {
+    #[serde(default)]
+    pub host: String,
+    #[serde(default)]
+    pub cores: u32,
+}
+
+/// A claimed job, as the claim answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claimed {
+    /// Send it with every heartbeat and with the result.
+    pub lease: String,
+    /// The lease lapses this long after the claim or the last heartbeat.
+    pub lease_ms: u64,
+    pub job: i64,
+    pub plan: Plan,
+    /// Where each of the plan's bots' libraries is downloaded (same order as its bots).
+    pub libraries: [String; 2],
+}
+
+/// What the server answers an accepted result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Accepted {
+    pub job: i64,
+    /// Games that counted.
+    pub games: usize,
+    /// The same result was accepted before: nothing was counted again.
+    pub duplicate: bool,
+}
+
+/// The worker API's side of the server: its own connection to the ladder, one request at a
+/// time (every request is short: the games are played on the workers).
+pub struct Remote {
+    service: Arc<Service>,
+    state: Mutex<Option<(Connection, Ladder)>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn internal(message: String) -> Refusal {
+    Refusal::new(500, message)
+}
+
+impl Remote {
+    pub fn new(service: Arc<Service>) -> Remote {
+        Remote { service, state: Mutex::new(None) }
+    }
+
+    /// Runs `work` with the connection and the ladder, opened on first use.
+    fn with<T>(&self, work: impl FnOnce(&mut Connection, &mut Ladder) -> Result<T, Refusal>) -> Result<T, Refusal> {
+        let mut state = lock(&self.state);
+        if state.is_none() {
+            let path = &self.service.config.ladder;
+            *state = Some((store::open(path).map_err(internal)?, Ladder::open(path).map_err(internal)?));
+        }
+        let (connection, ladder) = state.as_mut().expect("opened above");
+        work(connection, ladder)
+    }
+
+    /// The worker of `token`: 401 for an unknown or revoked one, 403 for an entrant's.
+    fn caller(&self, token: Option<String>) -> Result<Caller, Refusal> {
+        let Some(token) = token else {
+            return Err(Refusal::new(401, "a worker sends its token as `Authorization: Bearer TOKEN`"));
+        };
+        self.with(|connection, _| {
+            if let Some(caller) = worker_by_token(connection, &token).map_err(internal)? {
+                connection
+                    .execute("UPDATE server_workers SET last_seen = ?2 WHERE id = ?1", params![caller.id, unix_now() as i64])
+                    .map_err(|e| internal(db(e)))?;
+                return Ok(caller);
+            }
+            if store::entrant_by_token(connection, &token).map_err(internal)?.is_some() {
+                return Err(Refusal::new(
+                    403,
+                    "this is an entrant's token: it cannot claim jobs (the organiser gives each worker a token of its own)",
+                ));
+            }
+            Err(Refusal::new(401, "this worker token is not valid (unknown or revoked): ask the organiser for one"))
+        })
+    }
+
+    fn refuse(&self, caller: &Caller, lease: &str, job: Option<i64>, status: u16, reason: String) -> Refusal {
+        eprintln!("worker {}: result refused (lease {lease}): {reason}", caller.name);
+        let _ = self.with(|connection, _| {
+            connection
+                .execute(
+                    "INSERT INTO server_worker_refusals (worker, lease, job, reason, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![caller.id, lease, job, reason, unix_now() as i64],
+                )
+                .map_err(|e| internal(db(e)))
+        });
+        Refusal::new(status, reason)
+    }
+
+    /// Claims the next job for `caller`, if one waits: decides what it plays and leases it.
+    fn claim(&self, caller: &Caller, hello: &Hello) -> Result<Option<Claimed>, Refusal> {
+        let config = self.service.config.clone();
+        let shared = self.service.shared.clone();
+        let lease_ms = config.lease_duration.as_millis() as u64;
+        self.with(|connection, ladder| {
+            connection
+                .execute(
+                    "UPDATE server_workers SET host = ?2, cores = ?3 WHERE id = ?1",
+                    params![caller.id, hello.host.chars().take(200).collect::<String>(), hello.cores],
+                )
+                .map_err(|e| internal(db(e)))?;
+            let mut refreshed = false;
+            loop {
+                let lease = store::new_token();
+                let issued = now_ms();
+                let expires = issued + lease_ms as i64;
+                let Some(job) = store::claim_job_until(connection, &lease, Some(expires)).map_err(internal)? else {
+                    if config.continuous_games && !refreshed && store::queue_refresh(connection).map_err(internal)? {
+                        refreshed = true;
+                        continue;
+                    }
+                    return Ok(None);
+                };
+                let planned = plan_job(&job, &config, &shared, ladder, connection, true);
+                let plan = match planned {
+                    Ok(Planned::Play(plan)) => *plan,
+                    Ok(Planned::Finished) => {
+                        shared.changed();
+                        continue;
+                    }
+                    Err(why) => {
+                        eprintln!("job {} cannot be planned: {why}", job.id);
+                        let reason = format!("the server could not finish its work on this bot: {why}");
+                        let _ = store::finish_job(connection, &job, Status::Rejected, Some(&reason), Next::Nothing);
+                        shared.changed();
+                        continue;
+                    }
+                };
+                connection
+                    .execute(
+                        "INSERT INTO server_leases (id, job, worker, plan, issued_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![lease, job.id, caller.id, serde_json::to_string(&plan).expect("plans serialize"), issued, expires],
+                    )
+                    .map_err(|e| internal(db(e)))?;
+                shared.changed();
+                let libraries = [0, 1].map(|i| format!("/api/worker/libraries/{}", plan.bots[i].sha256));
+                return Ok(Some(Claimed { lease, lease_ms, job: job.id, plan, libraries }));
+            }
+        })
+    }
+
+    /// The caller's live lease `lease`: its job and plan, or 409 (foreign, lapsed, released).
+    fn live_lease(&self, connection: &Connection, caller: &Caller, lease: &str) -> Result<LeaseCheck, Refusal> {
+        let row: Option<(i64, i64, String, i64, String)> = connection
+            .query_row("SELECT job, worker, plan, expires_at, state FROM server_leases WHERE id = ?1", [lease], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            })
+            .optional()
+            .map_err(|e| internal(db(e)))?;
+        let Some((job_id, worker, plan, expires_at, state)) = row else {
+            return Ok(Err((409, format!("there is no lease {lease}"), None)));
+        };
+        if worker != caller.id {
+            return Ok(Err((409, format!("lease {lease} is another worker's"), Some(job_id))));
+        }
+        let job = job_by_id(connection, job_id).map_err(internal)?;
+        let held = matches!(&job, Some((_, job_state, Some(holder))) if job_state == "running" && holder == lease);
+        if state != "active" || !held || expires_at < now_ms() {
+            let why = match state.as_str() {
+                "dropped" => "was dropped (the worker was revoked)",
+                "released" => "was released",
+                "refused" => "ended with a refused result",
+                _ => "expired (not renewed in time): its job went back to the queue",
+            };
+            return Ok(Err((409, format!("lease {lease} {why}"), Some(job_id))));
+        }
+        let plan: Plan = serde_json::from_str(&plan).map_err(|e| internal(format!("lease {lease}'s plan: {e}")))?;
+        Ok(Ok((job.expect("held above").0, plan)))
+    }
+
+    fn heartbeat(&self, caller: &Caller, lease: &str) -> Result<u64, Refusal> {
+        let lease_ms = self.service.config.lease_duration.as_millis() as u64;
+        self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
+            Err((status, why, _)) => Err(Refusal::new(status, why)),
+            Ok((job, _)) => {
+                let expires = now_ms() + lease_ms as i64;
+                connection
+                    .execute("UPDATE server_leases SET expires_at = ?2 WHERE id = ?1", params![lease, expires])
+                    .and_then(|_| {
+                        connection.execute(
+                            "UPDATE server_jobs SET lease_expires = ?2 WHERE id = ?1",
+                            params![job.id, expires],
+                        )
+                    })
+                    .map_err(|e| internal(db(e)))?;
+                Ok(lease_ms)
+            }
+        })
+    }
+
+    /// Gives a lease back unplayed (a worker stopping): its job goes back to the queue at once.
+    fn release(&self, caller: &Caller, lease: &str) -> Result<(), Refusal> {
+        self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
+            Err((status, why, _)) => Err(Refusal::new(status, why)),
+            Ok((job, _)) => {
+                connection
+                    .execute(
+                        "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1",
+                        [job.id],
+                    )
+                    .and_then(|_| {
+                        connection.execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease])
+                    })
+                    .map_err(|e| internal(db(e)))?;
+                Ok(())
+            }
+        })?;
+        self.service.shared.work_added();
+        self.service.shared.changed();
+        Ok(())
+    }
+
+    fn submit(&self, caller: &Caller, lease: &str, body: &[u8]) -> Result<Accepted, Refusal> {
+        let result_hash = sha256_hex(body);
+        let config = self.service.config.clone();
+        let shared = self.service.shared.clone();
+        let played: Played = match serde_json::from_slice(body) {
+            Ok(played) => played,
+            Err(e) => return Err(self.refuse(caller, lease, None, 400, format!("the result is not readable: {e}"))),
+        };
+        let outcome = self.with(|connection, ladder| {
+            // Accepted before? The same result again is harmless; another is refused.
+            let earlier: Option<(i64, i64, Option<String>, String)> = connection
+                .query_row(
+                    "SELECT job, worker, result_sha256, state FROM server_leases WHERE id = ?1",
+                    [lease],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+                )
+                .optional()
+                .map_err(|e| internal(db(e)))?;
+            if let Some((job, worker, Some(hash), state)) = earlier
+                && worker == caller.id
+                && state == "submitted"
+            {
+                if hash == result_hash {
+                    return Ok(Ok(Accepted { job, games: 0, duplicate: true }));
+                }
+                let why = format!("lease {lease} has a result already: another one is not counted");
+                return Ok(Err((409, why, Some(job))));
+            }
+            let (job, plan) = match self.live_lease(connection, caller, lease)? {
+                Ok(held) => held,
+                Err(refused) => return Ok(Err(refused)),
+            };
+            if let Err(why) = check_result(&plan, &played, &config) {
+                // The job goes back to the queue for an honest worker.
+                connection
+                    .execute(
+                        "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1",
+                        [job.id],
+                    )
+                    .and_then(|_| {
+                        connection.execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease])
+                    })
+                    .map_err(|e| internal(db(e)))?;
+                return Ok(Err((422, why, Some(job.id))));
+            }
+            if let Err(why) = complete_job(&job, &plan, &played, &config, &shared, ladder, connection) {
+                eprintln!("worker {}: job {} failed: {why}", caller.name, job.id);
+                let reason = format!("the server could not finish its work on this bot: {why}");
+                let _ = store::finish_job(connection, &job, Status::Rejected, Some(&reason), Next::Nothing);
+            }
+            let games = if plan.is_check() { 0 } else { played.games.len() };
+            connection
+                .execute(
+                    "UPDATE server_leases SET state = 'submitted', result_sha256 = ?2 WHERE id = ?1",
+                    params![lease, result_hash],
+                )
+                .and_then(|_| {
+                    connection.execute(
+                        "UPDATE server_workers SET games = games + ?2 WHERE id = ?1",
+                        params![caller.id, played.games.len() as i64],
+                    )
+                })
+                .map_err(|e| internal(db(e)))?;
+            Ok(Ok(Accepted { job: job.id, games, duplicate: false }))
+        })?;
+        shared.changed();
+        match outcome {
+            Ok(accepted) => Ok(accepted),
+            Err((status, why, job)) => Err(self.refuse(caller, lease, job, status, why)),
+        }
+    }
+
+    /// The library with this SHA-256, if the ladder or an upload has it.
+    fn library(&self, sha256: &str) -> Result<Vec<u8>, Refusal> {
+        if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Refusal::new(400, "a library is named by its SHA-256, 64 hex digits"));
+        }
+        let sha256 = sha256.to_ascii_lowercase();
+        let check_opponent = self.service.config.check_opponent.clone();
+        let path: Option<PathBuf> = self.with(|connection, ladder| {
+            let upload: Option<String> = connection
+                .query_row("SELECT path FROM server_uploads WHERE sha256 = ?1 LIMIT 1", [&sha256], |row| row.get(0))
+                .optional()
+                .map_err(|e| internal(db(e)))?;
+            if let Some(path) = upload {
+                return Ok(Some(PathBuf::from(path)));
+            }
+            let entries = ladder.entries().map_err(internal)?;
+            if let Some(entry) = entries.iter().find(|e| e.identity.kind == Kind::Library && e.identity.hash == sha256)
+            {
+                return Ok(Some(PathBuf::from(&entry.identity.locator)));
+            }
+            Ok((file_hash(&check_opponent).ok().as_deref() == Some(sha256.as_str())).then_some(check_opponent))
+        })?;
+        let path = path.ok_or_else(|| Refusal::new(404, format!("no library {sha256} here")))?;
+        let bytes = std::fs::read(&path).map_err(|e| internal(format!("cannot read {}: {e}", path.display())))?;
+        if sha256_hex(&bytes) != sha256 {
+            return Err(internal(format!("{} changed since it was rated", path.display())));
+        }
+        Ok(bytes)
+    }
+
+    /// The workers, for the pages.
+    pub fn workers(&self) -> Result<Vec<WorkerInfo>, Refusal> {
+        self.with(|connection, _| workers(connection).map_err(internal))
+    }
+}
+
+/// Checks a submitted result against the plan before it counts: the games of the plan, from its
+/// opening and at its time limit, every move legal and by the side to move, every move's time
+/// within the limit and its grace, and the result the one the moves lead to (a game that ends
+/// early is lost by the side to move, by the failure the worker's referee recorded).
+pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Result<(), String> {
+    let expected = if plan.is_check() {
+        match &played.probe {
+            None => return Err("a check's result has no probe of the library".to_owned()),
+            Some(probe) if !probe.is_ok() => 0,
+            Some(_) => 2,
+        }
+    } else {
+        2
+    };
+    if played.games.len() != expected {
+        return Err(format!("{} game(s) where the plan has {expected}", played.games.len()));
+    }
+    let opening = plan.opening()?;
+    let limit = plan.time_limit();
+    for (slot, game) in played.games.iter().enumerate() {
+        let which = format!("game {}", slot + 1);
+        if game.opening != opening.moves() || game.start != opening.position() {
+            return Err(format!("{which} is not from the plan's opening {}", plan.opening));
+        }
+        if game.time_limit_ms != plan.time_limit_ms {
+            return Err(format!("{which} was played at another time limit than the plan's"));
+        }
+        let mut position = game.start;
+        for (ply, record) in game.moves.iter().enumerate() {
+            if position.is_game_over() {
+                return Err(format!("{which}: move {} ({}) comes after the end of the game", ply + 1, record.mv));
+            }
+            if record.color != position.side_to_move() {
+                return Err(format!("{which}: move {} ({}) is not by the side to move", ply + 1, record.mv));
+            }
+            if let Err(why) = position.check(record.mv) {
+                return Err(format!("{which}: move {} ({}) is illegal: {why}", ply + 1, record.mv));
+            }
+            if let Some(limit) = limit {
+                let allowed = limit + config.seat_options.grace_for(limit);
+                if record.elapsed > allowed {
+                    return Err(format!(
+                        "{which}: move {} ({}) took {} ms, over the limit of {} ms and its grace",
+                        ply + 1,
+                        record.mv,
+                        record.elapsed.as_millis(),
+                        limit.as_millis()
+                    ));
+                }
+            }
+            position.play_unchecked(record.mv);
+        }
+        let expected = if position.is_game_over() {
+            Outcome::normal(&position)
+        } else {
+            match &game.result.end {
+                End::Forfeit { loser, failure } if *loser == position.side_to_move() || game.moves.is_empty() => {
+                    Outcome::forfeit(*loser, failure.clone())
+                }
+                _ => {
+                    return Err(format!(
+                        "{which} ends after {} moves without a finished board or a failure of the side to move",
+                        game.moves.len()
+                    ));
+                }
+            }
+        };
+        if game.result != expected {
+            return Err(format!(
+                "{which}'s result ({} {}–{}) is not what its moves give ({} {}–{})",
+                game.result.winner_str(),
+                game.result.discs[0],
+                game.result.discs[1],
+                expected.winner_str(),
+                expected.discs[0],
+                expected.discs[1]
+            ));
+        }
+    }
+    Ok(())
+}
+
+type RemoteState = Arc<Remote>;
+
+/// The worker API's routes and the `/workers` page.
+pub fn router<S>(service: Arc<Service>) -> Router<S> {
+    let remote = Arc::new(Remote::new(service));
+    Router::new()
+        .route("/api/worker/claim", post(api_claim))
+        .route("/api/worker/leases/{lease}/heartbeat", post(api_heartbeat))
+        .route("/api/worker/leases/{lease}/release", post(api_release))
+        .route("/api/worker/leases/{lease}/result", post(api_submit))
+        .route("/api/worker/libraries/{sha256}", get(api_library))
+        .route("/api/workers", get(api_workers))
+        .route("/workers", get(page_workers))
+        .layer(DefaultBodyLimit::max(MAX_RESULT_BYTES))
+        .with_state(remote)
+}
+
+fn json_refusal(refusal: Refusal) -> Response {
+    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, axum::Json(serde_json::json!({ "error": refusal.message }))).into_response()
+}
+
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+}
+
+/// Runs blocking work (SQLite, the ladder's fit) off the async threads, as the caller's worker.
+async fn as_worker<T: Send + 'static>(
+    remote: &RemoteState,
+    headers: &HeaderMap,
+    work: impl FnOnce(&Remote, &Caller) -> Result<T, Refusal> + Send + 'static,
+) -> Result<T, Refusal> {
+    let remote = remote.clone();
+    let token = bearer(headers);
+    tokio::task::spawn_blocking(move || {
+        let caller = remote.caller(token)?;
+        work(&remote, &caller)
+    })
+    .await
+    .unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}"))))
+}
+
+async fn api_claim(State(remote): State<RemoteState>, headers: HeaderMap, body: Bytes) -> Response {
+    let hello: Hello = serde_json::from_slice(&body).unwrap_or_default();
+    let seen = remote.service.shared.work_generation();
+    let first = {
+        let hello = hello.clone();
+        as_worker(&remote, &headers, move |remote, caller| remote.claim(caller, &hello)).await
+    };
+    let claimed = match first {
+        // Nothing waits: wait a little for work (long polling), then look once more.
+        Ok(None) => {
+            let waiting = remote.clone();
+            let _ = tokio::task::spawn_blocking(move || waiting.service.shared.wait_for_work(seen)).await;
+            as_worker(&remote, &headers, move |remote, caller| remote.claim(caller, &hello)).await
+        }
+        other => other,
+    };
+    match claimed {
+        Ok(Some(claimed)) => axum::Json(claimed).into_response(),
+        Ok(None) => StatusCode::NO_CONTENT.into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_heartbeat(State(remote): State<RemoteState>, headers: HeaderMap, Path(lease): Path<String>) -> Response {
+    match as_worker(&remote, &headers, move |remote, caller| remote.heartbeat(caller, &lease)).await {
+        Ok(lease_ms) => axum::Json(serde_json::json!({ "lease_ms": lease_ms })).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_release(State(remote): State<RemoteState>, headers: HeaderMap, Path(lease): Path<String>) -> Response {
+    match as_worker(&remote, &headers, move |remote, caller| remote.release(caller, &lease)).await {
+        Ok(()) => axum::Json(serde_json::json!({ "released": true })).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_submit(
+    State(remote): State<RemoteState>,
+    headers: HeaderMap,
+    Path(lease): Path<String>,
+    body: Bytes,
+) -> Response {
+    match as_worker(&remote, &headers, move |remote, caller| remote.submit(caller, &lease, &body)).await {
+        Ok(accepted) => axum::Json(accepted).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_library(State(remote): State<RemoteState>, headers: HeaderMap, Path(sha256): Path<String>) -> Response {
+    match as_worker(&remote, &headers, move |remote, _| remote.library(&sha256)).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_workers(State(remote): State<RemoteState>) -> Response {
+    let listed = tokio::task::spawn_blocking(move || remote.workers()).await;
+    match listed.unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}")))) {
+        Ok(workers) => axum::Json(workers).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn page_workers(State(remote): State<RemoteState>) -> Response {
+    let service = remote.service.clone();
+    let listed = tokio::task::spawn_blocking(move || remote.workers()).await;
+    let workers = match listed.unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}")))) {
+        Ok(workers) => workers,
+        Err(refusal) => return json_refusal(refusal),
+    };
+    let local = service.config.workers;
+    let body = html! {
+        h1 { "Workers" }
+        p.note {
+            "This server plays " (local) " game(s) at once itself; the workers below play on other machines and send each game back, checked before it counts."
+        }
+        @if workers.is_empty() {
+            p { "No remote worker yet: " code { "othello serve worker add NAME" } " gives one a token." }
+        } @else {
+            table #workers {
+                thead { tr { th { "Worker" } th { "Host" } th { "Cores" } th { "Games" } th { "Last seen" } th { "Playing" } } }
+                tbody {
+                    @for worker in &workers {
+                        tr {
+                            td.name { (worker.name) @if worker.revoked { " (revoked)" } }
+                            td { (worker.host.as_deref().unwrap_or("–")) }
+                            td { (worker.cores.map(|c| c.to_string()).unwrap_or_else(|| "–".to_owned())) }
+                            td { (worker.games) }
+                            td { (worker.last_seen.map(othello_arena::ggf::format_date).unwrap_or_else(|| "never".to_owned())) }
+                            td { @if worker.playing.is_empty() { "–" } @else { @for line in &worker.playing { div { (line) } } } }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    Html(crate::web::page(&service, "Workers", body).into_string()).into_response()
+}

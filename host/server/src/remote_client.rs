@@ -1,0 +1,351 @@
+//! `othello worker`: a worker on another machine. It claims jobs from a server over HTTP,
+//! downloads the libraries each names (checked against their SHA-256, kept in a
+//! content-addressed cache), plays them through the arena's seats in its own sandbox while it
+//! renews the lease, submits the games, and repeats. It never touches the server's database.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use othello_arena::seat::Seating;
+use othello_ladder::identity::file_hash;
+
+use crate::remote::{Accepted, Claimed, Hello};
+use crate::store::sha256_hex;
+use crate::worker::play_plan;
+
+/// How a worker runs.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// The server's address, e.g. `https://ladder.example` or `http://127.0.0.1:8080`.
+    pub server: String,
+    pub token: String,
+    /// Jobs played at once.
+    pub concurrency: usize,
+    /// Where downloaded libraries are kept, each in a folder named by its SHA-256.
+    pub cache: PathBuf,
+    /// How bots are run (isolated, in the sandbox).
+    pub seating: Seating,
+    /// A PEM file of the certificate authorities to trust instead of the public ones (a server
+    /// whose TLS certificate is the organiser's own).
+    pub ca_certificates: Option<PathBuf>,
+}
+
+/// Most bytes of a library download (the server's upload limit is smaller).
+const MAX_LIBRARY_BYTES: u64 = 256 << 20;
+/// Pause after a failed request before the next (the server may be restarting).
+const RETRY_PAUSE: Duration = Duration::from_secs(2);
+/// Attempts at sending a result (it is idempotent, so a retry after a lost answer is safe).
+const SUBMIT_ATTEMPTS: u32 = 5;
+
+struct Client {
+    agent: ureq::Agent,
+    base: String,
+    authorization: String,
+}
+
+/// The certificate authorities of a PEM file.
+fn certificate_authorities(path: &Path) -> Result<ureq::tls::RootCerts, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut certificates = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        match item.map_err(|e| format!("{}: {e}", path.display()))? {
+            ureq::tls::PemItem::Certificate(certificate) => certificates.push(certificate),
+            ureq::tls::PemItem::PrivateKey(_) => {
+                return Err(format!("{} holds a private key: give the certificate alone", path.display()));
+            }
+            _ => {} // whatever else a PEM file may hold is not a certificate authority
+        }
+    }
+    if certificates.is_empty() {
+        return Err(format!("{} holds no PEM certificate", path.display()));
+    }
+    Ok(ureq::tls::RootCerts::new_with_certs(&certificates))
+}
+
+impl Client {
+    fn new(options: &WorkerOptions) -> Result<Client, String> {
+        let mut tls = ureq::tls::TlsConfig::builder();
+        if let Some(path) = &options.ca_certificates {
+            tls = tls.root_certs(certificate_authorities(path)?);
+        }
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(300)))
+            .timeout_connect(Some(Duration::from_secs(20)))
+            .tls_config(tls.build())
+            .build()
+            .into();
+        Ok(Client {
+            agent,
+            base: options.server.trim_end_matches('/').to_owned(),
+            authorization: format!("Bearer {}", options.token.trim()),
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        if path.starts_with("http://") || path.starts_with("https://") {
+            path.to_owned()
+        } else {
+            format!("{}{path}", self.base)
+        }
+    }
+
+    fn read(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Result<(u16, Vec<u8>), String> {
+        let mut response = response.map_err(|e| format!("no answer: {e}"))?;
+        let status = response.status().as_u16();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_LIBRARY_BYTES)
+            .read_to_vec()
+            .map_err(|e| format!("the answer broke off: {e}"))?;
+        Ok((status, body))
+    }
+
+    fn post(&self, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>), String> {
+        let request = self
+            .agent
+            .post(self.url(path))
+            .header("Authorization", &self.authorization)
+            .header("Content-Type", "application/json");
+        Self::read(request.send(body))
+    }
+
+    fn get(&self, path: &str) -> Result<(u16, Vec<u8>), String> {
+        Self::read(self.agent.get(self.url(path)).header("Authorization", &self.authorization).call())
+    }
+}
+
+/// The server's `{"error": …}`, or the body as text.
+fn error_text(body: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned())
+}
+
+/// Waits `pause` unless `stop` is set first.
+fn pause_unless_stopped(stop: &AtomicBool, pause: Duration) {
+    let step = Duration::from_millis(50);
+    let mut waited = Duration::ZERO;
+    while waited < pause && !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(step);
+        waited += step;
+    }
+}
+
+/// Plays the server's jobs with `options.concurrency` threads until `stop` is set (each thread
+/// then finishes the game it is playing, gives its lease back and ends its runners) or the
+/// server refuses the token.
+pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
+    std::fs::create_dir_all(&options.cache)
+        .map_err(|e| format!("cannot create the cache {}: {e}", options.cache.display()))?;
+    // Absolute, as runners start in folders of their own.
+    let cache =
+        options.cache.canonicalize().map_err(|e| format!("cannot find the cache {}: {e}", options.cache.display()))?;
+    let options = &WorkerOptions { cache, ..options.clone() };
+    Client::new(options)?; // a bad certificate file is said once, before any thread starts
+    let hello = Hello {
+        host: std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_owned())
+            .or_else(|_| std::env::var("HOSTNAME"))
+            .or_else(|_| std::env::var("COMPUTERNAME"))
+            .unwrap_or_else(|_| "unknown".to_owned()),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+    };
+    let hello = serde_json::to_vec(&hello).expect("a hello serializes");
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..options.concurrency.max(1))
+            .map(|index| {
+                let hello = &hello;
+                scope.spawn(move || {
+                    let result = slot(index, options, hello, stop);
+                    if result.is_err() {
+                        stop.store(true, Ordering::SeqCst); // a refused token stops every thread
+                    }
+                    result
+                })
+            })
+            .collect();
+        threads.into_iter().try_for_each(|t| t.join().unwrap_or_else(|_| Err("a worker thread panicked".to_owned())))
+    })
+}
+
+/// One thread: claim, play, submit, until stopped.
+fn slot(index: usize, options: &WorkerOptions, hello: &[u8], stop: &AtomicBool) -> Result<(), String> {
+    let client = Client::new(options)?;
+    while !stop.load(Ordering::SeqCst) {
+        let asked = std::time::Instant::now();
+        let (status, body) = match client.post("/api/worker/claim", hello) {
+            Ok(answer) => answer,
+            Err(why) => {
+                eprintln!("worker {index}: cannot reach {}: {why}", client.base);
+                pause_unless_stopped(stop, RETRY_PAUSE);
+                continue;
+            }
+        };
+        match status {
+            200 => {
+                let claimed: Claimed = serde_json::from_slice(&body)
+                    .map_err(|e| format!("the server's claim answer is not understood: {e}"))?;
+                play_claimed(index, &client, options, &claimed, asked, stop);
+            }
+            204 => {} // nothing to play now (the server waited a little already)
+            401 | 403 => return Err(format!("the server refuses this worker: {}", error_text(&body))),
+            _ => {
+                eprintln!("worker {index}: claim answered {status}: {}", error_text(&body));
+                pause_unless_stopped(stop, RETRY_PAUSE);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The library `sha256` in the cache, downloaded from `url` when it is not there (or no longer
+/// matches its hash).
+fn library(client: &Client, cache: &Path, url: &str, sha256: &str) -> Result<PathBuf, String> {
+    if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("`{sha256}` is not a SHA-256"));
+    }
+    let folder = cache.join(sha256);
+    let path = folder.join(format!("bot.{}", std::env::consts::DLL_EXTENSION));
+    if path.is_file() && file_hash(&path).ok().as_deref() == Some(sha256) {
+        return Ok(path);
+    }
+    let (status, bytes) = client.get(url)?;
+    if status != 200 {
+        return Err(format!("download of {sha256} answered {status}: {}", error_text(&bytes)));
+    }
+    let got = sha256_hex(&bytes);
+    if got != sha256 {
+        return Err(format!("the library downloaded for {sha256} has the hash {got}: refused"));
+    }
+    std::fs::create_dir_all(&folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    // Under a name of this thread's own, then renamed: another thread or a crash never leaves
+    // half a library where a runner would load it.
+    let partial = folder.join(format!(".partial-{:?}", std::thread::current().id()).replace(['(', ')'], ""));
+    std::fs::write(&partial, &bytes)
+        .and_then(|()| std::fs::rename(&partial, &path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+fn play_claimed(
+    index: usize,
+    client: &Client,
+    options: &WorkerOptions,
+    claimed: &Claimed,
+    claimed_at: std::time::Instant,
+    stop: &AtomicBool,
+) {
+    let plan = &claimed.plan;
+    let what = format!("job {} ({}: {} vs {})", claimed.job, plan.kind, plan.bots[0].label(), plan.bots[1].label());
+    let lease = &claimed.lease;
+    let release = || {
+        let _ = client.post(&format!("/api/worker/leases/{lease}/release"), b"");
+    };
+    let paths = (0..2)
+        .map(|i| library(client, &options.cache, &claimed.libraries[i], &plan.bots[i].sha256))
+        .collect::<Result<Vec<_>, _>>();
+    let paths = match paths {
+        Ok(paths) => paths,
+        Err(why) => {
+            eprintln!("worker {index}: {what}: {why}; the job is given back");
+            release();
+            pause_unless_stopped(stop, RETRY_PAUSE);
+            return;
+        }
+    };
+    let lost = AtomicBool::new(false);
+    let playing = std::time::Instant::now();
+    let played = std::thread::scope(|scope| {
+        let (done, finished) = mpsc::channel::<()>();
+        let every = Duration::from_millis((claimed.lease_ms / 3).max(50));
+        let (lost, what) = (&lost, &what);
+        scope.spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(every) {
+                match client.post(&format!("/api/worker/leases/{lease}/heartbeat"), b"") {
+                    Ok((200, _)) => {}
+                    Ok((409, body)) => {
+                        eprintln!("worker {index}: {what}: the lease is lost: {}", error_text(&body));
+                        lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    Ok((status, body)) => {
+                        eprintln!("worker {index}: heartbeat answered {status}: {}", error_text(&body))
+                    }
+                    Err(why) => eprintln!("worker {index}: heartbeat: {why}"),
+                }
+            }
+        });
+        let played = play_plan(plan, [&paths[0], &paths[1]], &options.seating, &mut |_, _| {
+            if stop.load(Ordering::SeqCst) {
+                Err("the worker is stopping".to_owned())
+            } else if lost.load(Ordering::SeqCst) {
+                Err("the lease is lost".to_owned())
+            } else {
+                Ok(())
+            }
+        });
+        drop(done);
+        played
+    });
+    let played = match played {
+        Ok(played) => played,
+        Err(why) => {
+            eprintln!("worker {index}: {what}: not finished: {why}");
+            if !lost.load(Ordering::SeqCst) {
+                release();
+            }
+            return;
+        }
+    };
+    let play_ms = playing.elapsed().as_millis();
+    let body = serde_json::to_vec(&played).expect("games serialize");
+    for attempt in 1..=SUBMIT_ATTEMPTS {
+        match client.post(&format!("/api/worker/leases/{lease}/result"), &body) {
+            Ok((200, answer)) => {
+                let accepted: Option<Accepted> = serde_json::from_slice(&answer).ok();
+                let games = accepted.map_or(0, |a| a.games);
+                // From the claim's answer to the result's: what coordination costs beside the games.
+                let total_ms = claimed_at.elapsed().as_millis();
+                eprintln!(
+                    "worker {index}: {what}: done, {games} game(s) counted; {total_ms} ms from claim to submit, \
+                     {play_ms} ms of it playing"
+                );
+                return;
+            }
+            Ok((status, answer)) if status < 500 => {
+                eprintln!("worker {index}: {what}: the result was refused ({status}): {}", error_text(&answer));
+                return;
+            }
+            Ok((status, answer)) => {
+                eprintln!("worker {index}: {what}: submit answered {status}: {}", error_text(&answer))
+            }
+            Err(why) => eprintln!("worker {index}: {what}: submit (attempt {attempt}): {why}"),
+        }
+        pause_unless_stopped(&AtomicBool::new(false), RETRY_PAUSE);
+    }
+}
+
+/// [`run`] until Ctrl-C or SIGTERM (then each thread finishes its game, gives its lease back and
+/// ends its runners).
+pub fn run_until_signal(options: &WorkerOptions) -> Result<(), String> {
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let watcher = stop.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    std::thread::Builder::new()
+        .name("signals".to_owned())
+        .spawn(move || {
+            runtime.block_on(crate::shutdown_signal());
+            eprintln!("Stopping: the games being played finish first");
+            watcher.store(true, Ordering::SeqCst);
+        })
+        .map_err(|e| format!("cannot watch for signals: {e}"))?;
+    run(options, &stop)
+}
