@@ -383,10 +383,13 @@ impl RunnerCgroup {
     /// cgroup v2 where the `cpu` controller is delegated (`cpu.max`), else in v1's `cpu`
     /// hierarchy (`cpu.cfs_quota_us`). Call it before the runner starts (it joins the folder).
     ///
-    /// Its cost is the task group itself, not the quota: the scheduler's wake-ups of the runner go
-    /// through one more level (measured with the `throughput` example on a 2-core machine: the
-    /// `think` round trip 3.3 → 4.6 µs, two pinned pairs 7,100 → 3,200 games/s; the same with the
-    /// group and no quota).
+    /// Its cost is the task group, not the quota: the scheduler's wake-ups of the runner go through
+    /// one more level (measured with the `throughput` example on a 2-core machine, pinned: the
+    /// `think` round trip 3.2 → 3.3 µs idle, → 3.7 µs while other work shares the processor; the
+    /// same with the group and no quota). Where `cpu` and `cpuacct` share a v1 hierarchy, and in
+    /// v2 once the `cpu` controller is delegated, the runner's cgroup is such a task group anyway.
+    /// Reading `cpu.stat` costs about half a microsecond: the seats read it only after moves that
+    /// took long enough to matter (`Jail::throttled_since_last`).
     pub(crate) fn limit_cpu(&mut self, threads: u32) -> Result<Version, String> {
         let quota = u64::from(threads.max(1)) * CPU_PERIOD_US;
         let v2 = self.v2_folder.clone().filter(|folder| {

@@ -29,7 +29,7 @@ pub struct JailOptions<'a> {
     /// Bound of the scratch folder in MiB (0: none; see [`SandboxArgs::scratch_mb`]).
     pub scratch_mb: u64,
     /// The CPUs the process tree may use at once, its CPU share (0: none; the share's cgroup costs
-    /// about a microsecond and a half per move round trip, see `cgroup::RunnerCgroup::limit_cpu`).
+    /// about 0.1 µs per move round trip, see `cgroup::RunnerCgroup::limit_cpu`).
     pub threads: u32,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
@@ -38,6 +38,13 @@ pub struct JailOptions<'a> {
 /// How long a sandboxed runner's keeper gets to end its jail and exit when asked, before it is
 /// killed (it needs about a millisecond).
 pub const KEEPER_EXIT_WAIT: Duration = Duration::from_secs(2);
+/// Spans (moves, a game's start) shorter than this do not read the CPU share's throttle counter:
+/// a read costs about half a microsecond, which is what the share cost a µs-fast bot (two reads a
+/// move made its `think` round trip 3.2 → 4.4 µs; the share's task group itself about 0.1 µs),
+/// while a span cannot have been held back for longer than it lasted. What a shorter span was
+/// held back for is counted by the next read.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const THROTTLE_READ_AFTER: Duration = Duration::from_millis(1);
 /// Poll step while waiting for a child to exit where no pidfd can be had.
 #[cfg(target_os = "linux")]
 const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
@@ -51,6 +58,9 @@ pub struct Jail {
     has_keeper: bool,
     /// The tree's CPU time when last read (each move is charged what was used since).
     cpu_mark: Option<Duration>,
+    /// The CPU share's throttle counter when last read (it starts at zero with the cgroup).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    throttle_mark: Duration,
     /// The cgroup (memory and process limits over the whole tree); removed after the process,
     /// killing anything left in it.
     #[cfg(target_os = "linux")]
@@ -143,6 +153,7 @@ impl Jail {
             // Only the Linux runner has a keeper (elsewhere the runner is the bot's process).
             has_keeper: cfg!(target_os = "linux") && options.mode != Mode::Off,
             cpu_mark: None,
+            throttle_mark: Duration::ZERO,
             #[cfg(target_os = "linux")]
             cgroup,
             scratch,
@@ -158,6 +169,7 @@ impl Jail {
             freeze: !options.ponder,
             has_keeper: false,
             cpu_mark: None,
+            throttle_mark: Duration::ZERO,
             #[cfg(target_os = "linux")]
             cgroup: None,
             scratch: None,
@@ -233,13 +245,21 @@ impl Jail {
         since
     }
 
-    /// How long the tree was held back by its CPU share so far (`None` without one): more threads
-    /// than `--threads` wanted the CPU.
-    pub fn throttled(&self) -> Option<Duration> {
+    /// How long the tree was held back by its CPU share (more threads than `--threads` wanted the
+    /// CPU) since the last read, read at the end of a span (a move, a game's start) that lasted
+    /// `span`. `None` without a share, and when the span was too short to read the counter
+    /// ([`THROTTLE_READ_AFTER`]): what it was held back for is then counted by the next read.
+    pub fn throttled_since_last(&mut self, span: Duration) -> Option<Duration> {
         #[cfg(target_os = "linux")]
-        if let Some(cgroup) = &self.cgroup {
-            return cgroup.throttled();
+        if let Some(cgroup) = &self.cgroup
+            && span >= THROTTLE_READ_AFTER
+        {
+            let now = cgroup.throttled()?;
+            let since = now.saturating_sub(self.throttle_mark);
+            self.throttle_mark = now;
+            return Some(since);
         }
+        let _ = span;
         None
     }
 

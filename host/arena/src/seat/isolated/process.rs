@@ -206,9 +206,11 @@ impl Runner {
         self.jail.freeze_soon();
     }
 
-    /// How long the runner's tree was held back by its CPU share so far (`None` without one).
-    pub fn throttled(&self) -> Option<Duration> {
-        self.jail.throttled()
+    /// How long the runner's tree was held back by its CPU share since the last read, read at the
+    /// end of a span (a move, a game's start) of `span` (`None` without a share, or for a span too
+    /// short to read it: see [`Jail::throttled_since_last`]).
+    pub fn throttled_since_last(&mut self, span: Duration) -> Option<Duration> {
+        self.jail.throttled_since_last(span)
     }
 
     /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
