@@ -58,9 +58,9 @@ pub struct Jail {
     has_keeper: bool,
     /// The tree's CPU time when last read (each move is charged what was used since).
     cpu_mark: Option<Duration>,
-    /// The CPU share's throttle counter when last read (it starts at zero with the cgroup).
+    /// The CPU share's throttle counter as last read.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-    throttle_mark: Duration,
+    throttled: ThrottleCount,
     /// The cgroup (memory and process limits over the whole tree); removed after the process,
     /// killing anything left in it.
     #[cfg(target_os = "linux")]
@@ -153,7 +153,7 @@ impl Jail {
             // Only the Linux runner has a keeper (elsewhere the runner is the bot's process).
             has_keeper: cfg!(target_os = "linux") && options.mode != Mode::Off,
             cpu_mark: None,
-            throttle_mark: Duration::ZERO,
+            throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup,
             scratch,
@@ -169,7 +169,7 @@ impl Jail {
             freeze: !options.ponder,
             has_keeper: false,
             cpu_mark: None,
-            throttle_mark: Duration::ZERO,
+            throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup: None,
             scratch: None,
@@ -251,13 +251,8 @@ impl Jail {
     /// ([`THROTTLE_READ_AFTER`]): what it was held back for is then counted by the next read.
     pub fn throttled_since_last(&mut self, span: Duration) -> Option<Duration> {
         #[cfg(target_os = "linux")]
-        if let Some(cgroup) = &self.cgroup
-            && span >= THROTTLE_READ_AFTER
-        {
-            let now = cgroup.throttled()?;
-            let since = now.saturating_sub(self.throttle_mark);
-            self.throttle_mark = now;
-            return Some(since);
+        if let Some(cgroup) = &self.cgroup {
+            return self.throttled.since_last(span, || cgroup.throttled());
         }
         let _ = span;
         None
@@ -270,6 +265,30 @@ impl Jail {
             return cgroup.hit_memory_limit();
         }
         false
+    }
+}
+
+/// A CPU share's throttle counter (it starts at zero with the cgroup), read at the end of spans.
+#[derive(Debug, Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct ThrottleCount {
+    /// The counter when last read.
+    mark: Duration,
+}
+
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+impl ThrottleCount {
+    /// What the counter (`read`) gained since the last read, at the end of a span of `span`;
+    /// `None` without a reading, and for a span too short to be worth one
+    /// ([`THROTTLE_READ_AFTER`]), whose gain the next read counts.
+    fn since_last(&mut self, span: Duration, read: impl FnOnce() -> Option<Duration>) -> Option<Duration> {
+        if span < THROTTLE_READ_AFTER {
+            return None;
+        }
+        let now = read()?;
+        let since = now.saturating_sub(self.mark);
+        self.mark = now;
+        Some(since)
     }
 }
 
@@ -339,4 +358,26 @@ pub fn wait_for_exit(pid: libc::pid_t, limit: Duration) -> bool {
 #[cfg(not(target_os = "linux"))]
 pub fn wait_for_exit(_pid: libc::pid_t, _limit: Duration) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A µs-fast move costs no read of the throttle counter, and the time it was held back is not
+    /// lost: the next move long enough to read counts it.
+    #[test]
+    fn short_moves_leave_the_throttle_count_to_the_next_read() {
+        let mut count = ThrottleCount::default();
+        let fast = Duration::from_micros(3);
+        assert_eq!(count.since_last(fast, || panic!("a 3 µs move read the counter")), None);
+        let slow = THROTTLE_READ_AFTER * 5;
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(4))), Some(Duration::from_millis(4)));
+        assert_eq!(count.since_last(fast, || panic!("read")), None);
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(7))), Some(Duration::from_millis(3)));
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(7))), Some(Duration::ZERO));
+        // An unreadable counter gives nothing and keeps the mark.
+        assert_eq!(count.since_last(slow, || None), None);
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(9))), Some(Duration::from_millis(2)));
+    }
 }
