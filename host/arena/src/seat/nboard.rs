@@ -510,7 +510,6 @@ impl Engine {
     /// The engine answered: it is frozen at once with a clock running (`time_limit`), else a
     /// moment later (unless pondering is allowed). Returns the CPU time it used since it was last
     /// idle, where it can be read.
-
     fn idle(&mut self, time_limit: Option<Duration>) -> Option<Duration> {
         #[cfg(unix)]
         {
