@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::Mode;
 use crate::args::SandboxArgs;
@@ -33,7 +33,22 @@ pub struct JailOptions<'a> {
     pub threads: u32,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
+    /// The caller holds the tree to its CPU share on demand: it calls
+    /// [`Jail::hold_to_cpu_share`] once a span the tree runs in lasts [`CPU_SHARE_AFTER`], and
+    /// [`Jail::cpu_since_last`] after each move. Where the share is a cgroup of its own and the
+    /// tree is frozen while idle, the runner then starts outside it (a bot that answers in
+    /// microseconds never pays for its task group).
+    pub cpu_share_on_demand: bool,
 }
+
+/// How long a span (a move, a game's start, the library's loading) of a tree outside its CPU share
+/// may last before the tree is moved into it (see [`JailOptions::cpu_share_on_demand`]): threads
+/// beyond the share run free for at most this long, once per runner.
+pub const CPU_SHARE_AFTER: Duration = Duration::from_millis(1);
+/// How much more CPU time than its share a tree outside it may have used, summed over moves
+/// (a bot that answers at once and computes in the background), before it is moved in.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const OVERUSE_SLACK: Duration = Duration::from_millis(1);
 
 /// How long a sandboxed runner's keeper gets to end its jail and exit when asked, before it is
 /// killed (it needs about a millisecond).
@@ -58,6 +73,11 @@ pub struct Jail {
     has_keeper: bool,
     /// The tree's CPU time when last read (each move is charged what was used since).
     cpu_mark: Option<Duration>,
+    /// The CPUs of the tree's share (`--threads`), and how far a tree not in it yet has used more.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    threads: u32,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    overuse: Overuse,
     /// The CPU share's throttle counter as last read.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     throttled: ThrottleCount,
@@ -104,7 +124,7 @@ impl Jail {
             Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok().map(|mut cgroup| {
                 // Without a share the bot's threads may take the machine (the report says why).
                 if options.threads > 0 {
-                    let _ = cgroup.limit_cpu(options.threads);
+                    let _ = cgroup.limit_cpu(options.threads, on_demand(options, &cgroup));
                 }
                 cgroup
             }),
@@ -120,7 +140,10 @@ impl Jail {
                     return Err(strict("cgroup", why));
                 }
                 if options.threads > 0 {
-                    cgroup.limit_cpu(options.threads).map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
+                    let on_demand = on_demand(options, &cgroup);
+                    cgroup
+                        .limit_cpu(options.threads, on_demand)
+                        .map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
                 }
                 Some(cgroup)
             }
@@ -153,6 +176,8 @@ impl Jail {
             // Only the Linux runner has a keeper (elsewhere the runner is the bot's process).
             has_keeper: cfg!(target_os = "linux") && options.mode != Mode::Off,
             cpu_mark: None,
+            threads: options.threads,
+            overuse: Overuse::default(),
             throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup,
@@ -169,6 +194,8 @@ impl Jail {
             freeze: !options.ponder,
             has_keeper: false,
             cpu_mark: None,
+            threads: options.threads,
+            overuse: Overuse::default(),
             throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup: None,
@@ -242,7 +269,33 @@ impl Jail {
         let now = (!self.has_keeper).then(|| process_cpu_time(pid)).flatten();
         let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
         self.cpu_mark = now;
+        #[cfg(target_os = "linux")]
+        if self.cgroup.as_ref().is_some_and(RunnerCgroup::cpu_share_pending)
+            && self.overuse.exceeds(since, Instant::now(), self.threads)
+        {
+            self.hold_to_cpu_share();
+        }
         since
+    }
+
+    /// Whether the tree is not in its CPU share yet (see [`JailOptions::cpu_share_on_demand`]).
+    pub fn cpu_share_pending(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            return cgroup.cpu_share_pending();
+        }
+        false
+    }
+
+    /// Moves the tree into its CPU share (nothing when it is there or has none); a tree that
+    /// keeps starting processes outside it is killed.
+    pub fn hold_to_cpu_share(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &mut self.cgroup
+            && cgroup.join_cpu_share().is_err()
+        {
+            cgroup.kill_all();
+        }
     }
 
     /// How long the tree was held back by its CPU share (more threads than `--threads` wanted the
@@ -265,6 +318,35 @@ impl Jail {
             return cgroup.hit_memory_limit();
         }
         false
+    }
+}
+
+/// Whether the tree's CPU share is joined on demand: when the caller asks for it and the tree is
+/// frozen while idle (a pondering tree may compute at any time, unwatched).
+#[cfg(target_os = "linux")]
+fn on_demand(options: &JailOptions<'_>, cgroup: &RunnerCgroup) -> bool {
+    options.cpu_share_on_demand && !options.ponder && cgroup.freezer().is_some()
+}
+
+/// How much more CPU time than its share a tree has used, summed over the spans between reads of
+/// its CPU clock, never below zero (a quiet spell gives no credit for a later burst).
+#[derive(Debug, Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Overuse {
+    excess: Duration,
+    /// When the clock was last read.
+    read_at: Option<Instant>,
+}
+
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+impl Overuse {
+    /// Adds `cpu`, used since the last read, at `now`: whether the tree has used more than
+    /// `threads` CPUs by more than [`OVERUSE_SLACK`].
+    fn exceeds(&mut self, cpu: Option<Duration>, now: Instant, threads: u32) -> bool {
+        let share = self.read_at.map_or(Duration::ZERO, |then| now.saturating_duration_since(then) * threads.max(1));
+        self.read_at = Some(now);
+        self.excess = (self.excess + cpu.unwrap_or_default()).saturating_sub(share);
+        self.excess > OVERUSE_SLACK
     }
 }
 
@@ -363,6 +445,32 @@ pub fn wait_for_exit(_pid: libc::pid_t, _limit: Duration) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tree outside its share is moved in once it has used more CPUs than its share by more than
+    /// the slack, summed over moves; a single thread never gets there, however long it runs.
+    #[test]
+    fn overuse_sums_what_a_tree_used_beyond_its_share() {
+        let (start, ms) = (Instant::now(), Duration::from_millis);
+        let mut single = Overuse::default();
+        assert!(!single.exceeds(None, start, 1), "the first read only starts the count");
+        for n in 1..=100 {
+            assert!(!single.exceeds(Some(ms(10)), start + ms(10) * n, 1), "one CPU for {n} × 10 ms");
+        }
+        // Two CPUs' worth in short spans: each is small, their sum is not.
+        let mut burner = Overuse::default();
+        burner.exceeds(None, start, 1);
+        let spans: Vec<bool> = (1..=10).map(|n| burner.exceeds(Some(ms(2) / 5), start + ms(1) / 5 * n, 1)).collect();
+        assert_eq!(spans.iter().position(|&over| over), Some(5), "{spans:?}");
+        // A quiet spell gives no credit for a later burst.
+        let mut bursty = Overuse::default();
+        bursty.exceeds(None, start, 1);
+        assert!(!bursty.exceeds(Some(Duration::ZERO), start + ms(1000), 1));
+        assert!(bursty.exceeds(Some(ms(12)), start + ms(1010), 1));
+        // Two CPUs are the share of `--threads 2`.
+        let mut two = Overuse::default();
+        two.exceeds(None, start, 2);
+        assert!(!two.exceeds(Some(ms(20)), start + ms(10), 2));
+    }
 
     /// A µs-fast move costs no read of the throttle counter, and the time it was held back is not
     /// lost: the next move long enough to read counts it.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
-use othello_sandbox::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
+use othello_sandbox::jail::{CPU_SHARE_AFTER, Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use othello_sandbox::{RunnerArgs, ServeArgs};
 
 use super::super::runner_command::RunnerCommand;
@@ -72,7 +72,9 @@ impl Runner {
     ) -> std::io::Result<Runner> {
         let mut command_line = Command::new(command.program());
         command_line.args(command.args());
-        let (mut jail, sandbox) = Jail::prepare(&mut command_line, &options.jail(), true)?;
+        // The runner's waits hold it to its CPU share (`receive`) when it may use more.
+        let jail_options = othello_sandbox::jail::JailOptions { cpu_share_on_demand: true, ..options.jail() };
+        let (mut jail, sandbox) = Jail::prepare(&mut command_line, &jail_options, true)?;
         let args = RunnerArgs::Serve(ServeArgs { sandbox, library: library.to_path_buf() });
         let mut child = command_line
             .args(args.to_args())
@@ -102,8 +104,21 @@ impl Runner {
         requests.write_all(&request.encode()).map_err(|_| ChannelError::Closed)
     }
 
-    /// The next answer, if it arrives before `deadline`.
+    /// The next answer, if it arrives before `deadline`. A runner not in its CPU share yet is
+    /// moved into it once the wait lasts [`CPU_SHARE_AFTER`]: a bot that answers at once never
+    /// pays for the share, and one that computes longer has it.
     pub fn receive(&mut self, deadline: Instant) -> Result<Response, ChannelError> {
+        if self.jail.cpu_share_pending() {
+            let moment = (Instant::now() + CPU_SHARE_AFTER).min(deadline);
+            match self.receive_by(moment) {
+                Err(ChannelError::Timeout) if moment < deadline => self.jail.hold_to_cpu_share(),
+                answer => return answer,
+            }
+        }
+        self.receive_by(deadline)
+    }
+
+    fn receive_by(&mut self, deadline: Instant) -> Result<Response, ChannelError> {
         loop {
             if self.buffer.len() >= HEADER {
                 let len = body_length(self.buffer[..HEADER].try_into().expect("header"));
