@@ -33,20 +33,20 @@ pub struct JailOptions<'a> {
     pub threads: u32,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
-    /// The caller holds the tree to its CPU share on demand: it calls
-    /// [`Jail::hold_to_cpu_share`] once a span the tree runs in lasts [`CPU_SHARE_AFTER`], and
+    /// The caller watches the tree's CPU use: [`Jail::watch_cpu_share`] every
+    /// [`CPU_SHARE_WATCH`] while it waits for the tree (doubling up to the second value), and
     /// [`Jail::cpu_since_last`] after each move. Where the share is a cgroup of its own and the
-    /// tree is frozen while idle, the runner then starts outside it (a bot that answers in
-    /// microseconds never pays for its task group).
+    /// tree is frozen while idle, the runner then starts outside it and is moved in only once it
+    /// used more than its share: a single-threaded bot never pays for the share's task group.
     pub cpu_share_on_demand: bool,
 }
 
-/// How long a span (a move, a game's start, the library's loading) of a tree outside its CPU share
-/// may last before the tree is moved into it (see [`JailOptions::cpu_share_on_demand`]): threads
-/// beyond the share run free for at most this long, once per runner.
-pub const CPU_SHARE_AFTER: Duration = Duration::from_millis(1);
-/// How much more CPU time than its share a tree outside it may have used, summed over moves
-/// (a bot that answers at once and computes in the background), before it is moved in.
+/// How often a caller with [`JailOptions::cpu_share_on_demand`] looks at a tree outside its
+/// share while it waits for it: first after this, then at twice the step each time, up to the
+/// second value (threads beyond the share run free for about that long, once per runner).
+pub const CPU_SHARE_WATCH: (Duration, Duration) = (Duration::from_millis(1), Duration::from_millis(16));
+/// How much more CPU time than its share a tree outside it may have used, summed over the spans
+/// between looks (never below zero: a quiet spell gives no credit), before it is moved in.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const OVERUSE_SLACK: Duration = Duration::from_millis(1);
 
@@ -177,7 +177,7 @@ impl Jail {
             has_keeper: cfg!(target_os = "linux") && options.mode != Mode::Off,
             cpu_mark: None,
             threads: options.threads,
-            overuse: Overuse::default(),
+            overuse: Overuse::new(),
             throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup,
@@ -195,7 +195,7 @@ impl Jail {
             has_keeper: false,
             cpu_mark: None,
             threads: options.threads,
-            overuse: Overuse::default(),
+            overuse: Overuse::new(),
             throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup: None,
@@ -270,12 +270,29 @@ impl Jail {
         let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
         self.cpu_mark = now;
         #[cfg(target_os = "linux")]
+        if let Some(cpu) = now.filter(|_| self.cgroup.is_some()) {
+            self.watch(cpu);
+        }
+        since
+    }
+
+    /// Moves a tree outside its CPU share into it once it used more than its share (see
+    /// [`JailOptions::cpu_share_on_demand`]): one read of its CPU clock.
+    pub fn watch_cpu_share(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(cpu) = self.cgroup.as_ref().filter(|c| c.cpu_share_pending()).and_then(RunnerCgroup::cpu_time) {
+            self.watch(cpu);
+        }
+    }
+
+    /// [`Jail::watch_cpu_share`] with the tree's CPU time `cpu`, read just now.
+    #[cfg(target_os = "linux")]
+    fn watch(&mut self, cpu: Duration) {
         if self.cgroup.as_ref().is_some_and(RunnerCgroup::cpu_share_pending)
-            && self.overuse.exceeds(since, Instant::now(), self.threads)
+            && self.overuse.exceeds(cpu, Instant::now(), self.threads)
         {
             self.hold_to_cpu_share();
         }
-        since
     }
 
     /// Whether the tree is not in its CPU share yet (see [`JailOptions::cpu_share_on_demand`]).
@@ -289,7 +306,7 @@ impl Jail {
 
     /// Moves the tree into its CPU share (nothing when it is there or has none); a tree that
     /// keeps starting processes outside it is killed.
-    pub fn hold_to_cpu_share(&mut self) {
+    fn hold_to_cpu_share(&mut self) {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &mut self.cgroup
             && cgroup.join_cpu_share().is_err()
@@ -328,24 +345,30 @@ fn on_demand(options: &JailOptions<'_>, cgroup: &RunnerCgroup) -> bool {
     options.cpu_share_on_demand && !options.ponder && cgroup.freezer().is_some()
 }
 
-/// How much more CPU time than its share a tree has used, summed over the spans between reads of
+/// How much more CPU time than its share a tree has used, summed over the spans between looks at
 /// its CPU clock, never below zero (a quiet spell gives no credit for a later burst).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Overuse {
     excess: Duration,
-    /// When the clock was last read.
-    read_at: Option<Instant>,
+    /// The tree's CPU time at the last look, and when that was.
+    cpu: Duration,
+    looked_at: Instant,
 }
 
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 impl Overuse {
-    /// Adds `cpu`, used since the last read, at `now`: whether the tree has used more than
-    /// `threads` CPUs by more than [`OVERUSE_SLACK`].
-    fn exceeds(&mut self, cpu: Option<Duration>, now: Instant, threads: u32) -> bool {
-        let share = self.read_at.map_or(Duration::ZERO, |then| now.saturating_duration_since(then) * threads.max(1));
-        self.read_at = Some(now);
-        self.excess = (self.excess + cpu.unwrap_or_default()).saturating_sub(share);
+    /// From a clock that starts at zero now (a new cgroup's).
+    fn new() -> Overuse {
+        Overuse { excess: Duration::ZERO, cpu: Duration::ZERO, looked_at: Instant::now() }
+    }
+
+    /// Looks at the tree's CPU time `cpu` at `now`: whether it has used more than `threads` CPUs
+    /// by more than [`OVERUSE_SLACK`].
+    fn exceeds(&mut self, cpu: Duration, now: Instant, threads: u32) -> bool {
+        let share = now.saturating_duration_since(self.looked_at) * threads.max(1);
+        self.excess = (self.excess + cpu.saturating_sub(self.cpu)).saturating_sub(share);
+        (self.cpu, self.looked_at) = (cpu.max(self.cpu), now);
         self.excess > OVERUSE_SLACK
     }
 }
@@ -447,29 +470,29 @@ mod tests {
     use super::*;
 
     /// A tree outside its share is moved in once it has used more CPUs than its share by more than
-    /// the slack, summed over moves; a single thread never gets there, however long it runs.
+    /// the slack, summed over looks; a single thread never gets there, however long it runs.
     #[test]
     fn overuse_sums_what_a_tree_used_beyond_its_share() {
-        let (start, ms) = (Instant::now(), Duration::from_millis);
-        let mut single = Overuse::default();
-        assert!(!single.exceeds(None, start, 1), "the first read only starts the count");
+        let ms = Duration::from_millis;
+        let mut single = Overuse::new();
+        let start = single.looked_at;
         for n in 1..=100 {
-            assert!(!single.exceeds(Some(ms(10)), start + ms(10) * n, 1), "one CPU for {n} × 10 ms");
+            assert!(!single.exceeds(ms(10) * n, start + ms(10) * n, 1), "one CPU for {n} × 10 ms");
         }
         // Two CPUs' worth in short spans: each is small, their sum is not.
-        let mut burner = Overuse::default();
-        burner.exceeds(None, start, 1);
-        let spans: Vec<bool> = (1..=10).map(|n| burner.exceeds(Some(ms(2) / 5), start + ms(1) / 5 * n, 1)).collect();
-        assert_eq!(spans.iter().position(|&over| over), Some(5), "{spans:?}");
+        let mut burner = Overuse::new();
+        let start = burner.looked_at;
+        let looks: Vec<bool> = (1..=10).map(|n| burner.exceeds(ms(2) / 5 * n, start + ms(1) / 5 * n, 1)).collect();
+        assert_eq!(looks.iter().position(|&over| over), Some(5), "{looks:?}");
         // A quiet spell gives no credit for a later burst.
-        let mut bursty = Overuse::default();
-        bursty.exceeds(None, start, 1);
-        assert!(!bursty.exceeds(Some(Duration::ZERO), start + ms(1000), 1));
-        assert!(bursty.exceeds(Some(ms(12)), start + ms(1010), 1));
+        let mut bursty = Overuse::new();
+        let start = bursty.looked_at;
+        assert!(!bursty.exceeds(Duration::ZERO, start + ms(1000), 1));
+        assert!(bursty.exceeds(ms(12), start + ms(1010), 1));
         // Two CPUs are the share of `--threads 2`.
-        let mut two = Overuse::default();
-        two.exceeds(None, start, 2);
-        assert!(!two.exceeds(Some(ms(20)), start + ms(10), 2));
+        let mut two = Overuse::new();
+        let start = two.looked_at;
+        assert!(!two.exceeds(ms(20), start + ms(10), 2));
     }
 
     /// A µs-fast move costs no read of the throttle counter, and the time it was held back is not

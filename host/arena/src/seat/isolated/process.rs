@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
-use othello_sandbox::jail::{CPU_SHARE_AFTER, Jail, KEEPER_EXIT_WAIT, wait_for_exit};
+use othello_sandbox::jail::{CPU_SHARE_WATCH, Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use othello_sandbox::{RunnerArgs, ServeArgs};
 
 use super::super::runner_command::RunnerCommand;
@@ -105,15 +105,17 @@ impl Runner {
     }
 
     /// The next answer, if it arrives before `deadline`. A runner not in its CPU share yet is
-    /// moved into it once the wait lasts [`CPU_SHARE_AFTER`]: a bot that answers at once never
-    /// pays for the share, and one that computes longer has it.
+    /// looked at while it is waited for ([`CPU_SHARE_WATCH`]), and moved into its share once it
+    /// used more: a single-threaded bot never pays for the share.
     pub fn receive(&mut self, deadline: Instant) -> Result<Response, ChannelError> {
-        if self.jail.cpu_share_pending() {
-            let moment = (Instant::now() + CPU_SHARE_AFTER).min(deadline);
-            match self.receive_by(moment) {
-                Err(ChannelError::Timeout) if moment < deadline => self.jail.hold_to_cpu_share(),
+        let (mut step, longest) = CPU_SHARE_WATCH;
+        while self.jail.cpu_share_pending() {
+            let look = (Instant::now() + step).min(deadline);
+            match self.receive_by(look) {
+                Err(ChannelError::Timeout) if look < deadline => self.jail.watch_cpu_share(),
                 answer => return answer,
             }
+            step = (step * 2).min(longest);
         }
         self.receive_by(deadline)
     }
