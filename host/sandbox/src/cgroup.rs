@@ -392,10 +392,11 @@ impl RunnerCgroup {
     /// Its cost is the task group, not the quota: the scheduler's wake-ups of the runner go through
     /// one more level (measured with the `throughput` example on a 2-core machine, pinned: the
     /// `think` round trip 3.2 → 3.3 µs idle, → 3.7 µs while other work shares the processor; the
-    /// same with the group and no quota). Where `cpu` and `cpuacct` share a v1 hierarchy, and in
-    /// v2 once the `cpu` controller is delegated, the runner's cgroup is such a task group anyway.
-    /// Reading `cpu.stat` costs about half a microsecond: the seats read it only after moves that
-    /// took long enough to matter (`Jail::throttled_since_last`).
+    /// same with the group and no quota), more when other work shares the processor; hence
+    /// `on_demand`. Where `cpu` and `cpuacct` share a v1 hierarchy, and in v2 once the `cpu`
+    /// controller is delegated, the runner's cgroup is such a task group anyway. Reading
+    /// `cpu.stat` costs about half a microsecond: the seats read it only after moves that took
+    /// long enough to matter (`Jail::throttled_since_last`).
     ///
     /// `on_demand`: where the share's folder is a folder of its own (v1, `cpu` mounted apart from
     /// `cpuacct`), the runner does not join it before exec: the caller moves the tree in with

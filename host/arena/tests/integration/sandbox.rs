@@ -468,7 +468,7 @@ fn a_bot_with_many_threads_gets_its_cpu_share_only() {
         let black = record.moves.iter().filter(|mv| mv.color == othello_sdk::Color::Black);
         let used: Duration = black.map(|mv| mv.cpu.expect("CPU time")).sum();
         let wall = started.elapsed();
-        assert!(used <= wall + Duration::from_millis(20), "{used:?} of CPU in {wall:?} outside its share of 1 CPU");
+        assert!(used <= wall + Duration::from_millis(40), "{used:?} of CPU in {wall:?} outside its share of 1 CPU");
     }
     let period = Duration::from_millis(100);
     for mv in record.moves.iter().filter(|mv| mv.color == othello_sdk::Color::Black).take(4) {
@@ -481,7 +481,8 @@ fn a_bot_with_many_threads_gets_its_cpu_share_only() {
 /// background (issue 25, 3) gets its CPU share all the same: where the share is joined on
 /// demand, its runner is moved in once the tree used more than one CPU by a moment summed over
 /// its moves. Either its runner holds the quota by the end, or its tree never used more than one
-/// CPU (its cgroup's CPU time within the wall time since it started, plus a few ms of slack):
+/// CPU (its cgroup's CPU time within the wall time since it started, plus the slack the watch
+/// allows and its clock's lag):
 /// whatever the load on the machine, its games never took more than its share.
 #[test]
 fn a_bot_computing_in_the_background_gets_its_cpu_share_only() {
@@ -500,7 +501,7 @@ fn a_bot_computing_in_the_background_gets_its_cpu_share_only() {
     }
     if cpu_quota(runner) != Some(1.0) {
         let (used, wall) = (tree_cpu_time(runner).expect("the tree's CPU time"), started.elapsed());
-        assert!(used <= wall + Duration::from_millis(20), "{used:?} of CPU in {wall:?} outside its share of 1 CPU");
+        assert!(used <= wall + Duration::from_millis(40), "{used:?} of CPU in {wall:?} outside its share of 1 CPU");
     }
     assert_eq!(bad.runner_id(), Some(runner), "the runner was replaced");
 }
