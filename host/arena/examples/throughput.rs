@@ -6,7 +6,8 @@
 //! --concurrency 2` plays), the median `think` round trip to a runner and the
 //! set-up time of one runner, in both sandbox modes. Then the same with the
 //! sandbox on and each pair's thread (and so its runners) pinned to a processor
-//! of its own, as `othello match --affinity` plays.
+//! of its own, as `othello match --affinity` plays. Last, the cost of the CPU share (`--threads
+//! 1`, the default, against `--threads 0`): pinned games/s and round trips, the two alternated.
 //!
 //! `cargo run --release -p othello-arena --example throughput [SECONDS]`
 //!
@@ -150,6 +151,56 @@ fn main() {
             let _ = pin_current_thread(0);
             let mut seat = open_seat(&on).expect("the random bot loads");
             print_round_trips(seat.as_mut(), "sandbox auto, pinned");
+        });
+    });
+    print_cpu_share_cost(&bot, budget);
+}
+
+/// Games/s, `think` round trips and runner set-up of one pair pinned to a processor with the
+/// default CPU share (`--threads 1`) and without one (`--threads 0`), in alternated slices so that
+/// other work on the machine hits both alike.
+fn print_cpu_share_cost(bot: &std::path::Path, budget: Duration) {
+    let spec = |threads| {
+        SeatSpec::isolated(bot, runner()).with_options(SeatOptions {
+            sandbox: SandboxMode::Auto,
+            threads,
+            ..SeatOptions::default()
+        })
+    };
+    let specs = [spec(0), spec(1)];
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let _ = pin_current_thread(0);
+            let open = |spec: &SeatSpec| [open_seat(spec).expect("the random bot loads"), open_seat(spec).expect("the random bot loads")];
+            let mut pairs = [open(&specs[0]), open(&specs[1])];
+            let (mut rates, mut trips, mut setups) = ([vec![], vec![]], [vec![], vec![]], [vec![], vec![]]);
+            for _ in 0..SLICES {
+                for (i, pair) in pairs.iter_mut().enumerate() {
+                    rates[i].push(games_per_second(pair, budget / SLICES));
+                    let seat = pair[0].as_mut();
+                    seat.new_game().expect("init");
+                    for _ in 0..ROUND_TRIPS / SLICES as usize {
+                        let started = Instant::now();
+                        seat.think(&Position::start(), None).expect("think");
+                        trips[i].push(started.elapsed());
+                    }
+                    for _ in 0..SETUPS / SLICES as usize {
+                        let started = Instant::now();
+                        let seat = open_seat(&specs[i]).expect("the random bot loads");
+                        setups[i].push(started.elapsed());
+                        drop(seat);
+                    }
+                }
+            }
+            for (i, threads) in [0, 1].into_iter().enumerate() {
+                println!(
+                    "isolated, sandbox auto, pinned, --threads {threads}: {:>6.0} games/s (one pair), untimed think round \
+                     trip median {:.2} µs, runner set-up median {:.2} ms (alternated)",
+                    median(&mut rates[i]),
+                    median_and_p99(&mut trips[i]).0 * 1e6,
+                    median_and_p99(&mut setups[i]).0 * 1e3,
+                );
+            }
         });
     });
 }

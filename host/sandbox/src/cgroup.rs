@@ -33,6 +33,9 @@ use std::time::{Duration, Instant};
 const MEMORY_SLACK: u64 = 64 * 1024 * 1024;
 /// The period of a CPU share's quota (the kernel's default).
 const CPU_PERIOD_US: u64 = 100_000;
+/// Rounds of moving a tree's processes into its CPU share before giving up on one that keeps
+/// starting processes outside it.
+const JOIN_ROUNDS: usize = 50;
 /// Processes and threads of one runner's tree (the runner's own keeper and init included).
 const MAX_PIDS: u64 = 300;
 /// How long the processes of an ended runner may take to die before the cgroup is removed.
@@ -156,6 +159,8 @@ pub(crate) struct RunnerCgroup {
     freezer: Option<Arc<Freezer>>,
     cpu: Option<CpuClock>,
     cpu_share: Option<CpuShare>,
+    /// The share's folder, while the tree is not in it yet ([`RunnerCgroup::join_cpu_share`]).
+    cpu_share_pending: Option<PathBuf>,
     /// The runner's v2 folder (its `cgroup.kill` ends the whole tree at once).
     v2_folder: Option<PathBuf>,
 }
@@ -181,7 +186,7 @@ pub fn availability() -> Result<String, String> {
 /// not.
 pub fn cpu_share_availability() -> Result<String, String> {
     let mut probe = RunnerCgroup::create(1, None)?;
-    let version = probe.limit_cpu(1)?;
+    let version = probe.limit_cpu(1, false)?;
     Ok(format!(
         "cgroup v{}: each runner's tree gets --threads CPUs (default 1): more threads slow only their own bot",
         version.number()
@@ -247,6 +252,7 @@ impl RunnerCgroup {
             freezer: None,
             cpu: None,
             cpu_share: None,
+            cpu_share_pending: None,
             v2_folder: None,
         };
         // A failure part-way drops `cgroup`, which removes what was made.
@@ -383,11 +389,20 @@ impl RunnerCgroup {
     /// cgroup v2 where the `cpu` controller is delegated (`cpu.max`), else in v1's `cpu`
     /// hierarchy (`cpu.cfs_quota_us`). Call it before the runner starts (it joins the folder).
     ///
-    /// Its cost is the task group itself, not the quota: the scheduler's wake-ups of the runner go
-    /// through one more level (measured with the `throughput` example on a 2-core machine: the
-    /// `think` round trip 3.3 → 4.6 µs, two pinned pairs 7,100 → 3,200 games/s; the same with the
-    /// group and no quota).
-    pub(crate) fn limit_cpu(&mut self, threads: u32) -> Result<Version, String> {
+    /// Its cost is the task group, not the quota: the scheduler's wake-ups of the runner go through
+    /// one more level (measured with the `throughput` example on a 2-core machine, pinned: the
+    /// `think` round trip 3.2 → 3.3 µs idle, → 3.7 µs while other work shares the processor; the
+    /// same with the group and no quota), more when other work shares the processor; hence
+    /// `on_demand`. Where `cpu` and `cpuacct` share a v1 hierarchy, and in v2 once the `cpu`
+    /// controller is delegated, the runner's cgroup is such a task group anyway. Reading
+    /// `cpu.stat` costs about half a microsecond: the seats read it only after moves that took
+    /// long enough to matter (`Jail::throttled_since_last`).
+    ///
+    /// `on_demand`: where the share's folder is a folder of its own (v1, `cpu` mounted apart from
+    /// `cpuacct`), the runner does not join it before exec: the caller moves the tree in with
+    /// [`RunnerCgroup::join_cpu_share`] once it may use more than its share, so that a bot that
+    /// answers in microseconds never pays for the task group.
+    pub(crate) fn limit_cpu(&mut self, threads: u32, on_demand: bool) -> Result<Version, String> {
         let quota = u64::from(threads.max(1)) * CPU_PERIOD_US;
         let v2 = self.v2_folder.clone().filter(|folder| {
             let parent = folder.parent().map(|p| p.join("cgroup.subtree_control"));
@@ -412,7 +427,10 @@ impl RunnerCgroup {
                     .ok_or(no_v1)?;
                 let folder = root.join(own.trim_start_matches('/')).join(&self.name);
                 if !self.folders.contains(&folder) {
-                    self.add(folder.clone(), true)?;
+                    self.add(folder.clone(), !on_demand)?;
+                    if on_demand {
+                        self.cpu_share_pending = Some(folder.clone());
+                    }
                 }
                 write(&folder.join("cpu.cfs_period_us"), &CPU_PERIOD_US.to_string())?;
                 write(&folder.join("cpu.cfs_quota_us"), &quota.to_string())?;
@@ -422,6 +440,41 @@ impl RunnerCgroup {
         let stat = File::open(folder.join("cpu.stat")).map_err(|e| format!("cgroup: cannot open cpu.stat: {e}"))?;
         self.cpu_share = Some(CpuShare { version, stat });
         Ok(version)
+    }
+
+    /// Whether the tree is not in its CPU share's folder yet (see [`RunnerCgroup::limit_cpu`]).
+    pub(crate) fn cpu_share_pending(&self) -> bool {
+        self.cpu_share_pending.is_some()
+    }
+
+    /// Moves every process of the tree into its CPU share's folder (nothing once it is there).
+    /// Processes started meanwhile by one not moved yet are caught by the next round; an error
+    /// when a tree keeps starting processes faster than that.
+    pub(crate) fn join_cpu_share(&mut self) -> Result<(), String> {
+        let Some(folder) = self.cpu_share_pending.take() else { return Ok(()) };
+        let procs = |folder: &Path| -> Vec<libc::pid_t> {
+            let text = std::fs::read_to_string(folder.join("cgroup.procs")).unwrap_or_default();
+            text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+        };
+        for _ in 0..JOIN_ROUNDS {
+            let inside = procs(&folder);
+            let outside: Vec<libc::pid_t> = self
+                .folders
+                .iter()
+                .filter(|f| **f != folder)
+                .flat_map(|f| procs(f))
+                .filter(|pid| !inside.contains(pid))
+                .collect();
+            if outside.is_empty() {
+                return Ok(());
+            }
+            for pid in outside {
+                // A process that ended meanwhile cannot be moved (and need not be).
+                let _ = std::fs::write(folder.join("cgroup.procs"), pid.to_string());
+            }
+        }
+        self.cpu_share_pending = Some(folder);
+        Err(format!("the bot kept starting processes outside its CPU share ({JOIN_ROUNDS} rounds)"))
     }
 
     /// How long the tree was held back by its CPU share so far (`None` without one).
@@ -660,9 +713,14 @@ mod tests {
     /// A shell spinning forever, joined to the cgroup's limits and clock, and moved into its
     /// freezer as the runner's keeper would.
     fn spinner(cgroup: &RunnerCgroup) -> Child {
+        running(cgroup, "while :; do :; done")
+    }
+
+    /// A shell running `script`, joined and moved like [`spinner`].
+    fn running(cgroup: &RunnerCgroup, script: &str) -> Child {
         use std::os::unix::process::CommandExt;
         let mut command = Command::new("sh");
-        command.args(["-c", "while :; do :; done"]);
+        command.args(["-c", script]);
         // SAFETY: the joiner only makes async-signal-safe calls (see `join_self`).
         unsafe { command.pre_exec(cgroup.joiner()) };
         let child = command.spawn().expect("sh starts");
@@ -751,7 +809,7 @@ mod tests {
             Ok(cgroup) => cgroup,
             Err(why) => return eprintln!("not tested: no writable cgroup here ({why})"),
         };
-        let version = match cgroup.limit_cpu(1) {
+        let version = match cgroup.limit_cpu(1, false) {
             Ok(version) => version,
             Err(why) => return eprintln!("not tested: no cpu controller here ({why})"),
         };
@@ -763,6 +821,37 @@ mod tests {
         }
         let mut child = spinner(&cgroup);
         wait_for("the spinner being throttled", || cgroup.throttled().is_some_and(|t| !t.is_zero()));
+        cgroup.kill_all();
+        let _ = child.wait();
+    }
+
+    /// A share made on demand holds nothing until the tree is moved in: then every process of the
+    /// running tree is in it (a child the shell started too), and the quota holds them back.
+    #[test]
+    fn an_on_demand_cpu_share_takes_in_the_whole_running_tree() {
+        let mut cgroup = match RunnerCgroup::create(64, None) {
+            Ok(cgroup) => cgroup,
+            Err(why) => return eprintln!("not tested: no writable cgroup here ({why})"),
+        };
+        if let Err(why) = cgroup.limit_cpu(1, true) {
+            return eprintln!("not tested: no cpu controller here ({why})");
+        }
+        if !cgroup.cpu_share_pending() {
+            return eprintln!("not tested: the share's cgroup is the runner's own here (joined before exec)");
+        }
+        let share = cgroup.folders.iter().find(|f| f.join("cpu.cfs_quota_us").exists()).unwrap().clone();
+        let in_share = || std::fs::read_to_string(share.join("cgroup.procs")).unwrap();
+        let mut child = running(&cgroup, "sh -c 'while :; do :; done' & while :; do :; done");
+        wait_for("the shell's child", || cgroup.members().iter().collect::<std::collections::BTreeSet<_>>().len() >= 2);
+        assert_eq!(in_share(), "", "the tree joined its share before it was asked to");
+        cgroup.join_cpu_share().expect("the tree moves in");
+        assert!(!cgroup.cpu_share_pending());
+        let joined: Vec<libc::pid_t> = in_share().lines().map(|l| l.parse().unwrap()).collect();
+        for pid in cgroup.members() {
+            assert!(joined.contains(&pid), "process {pid} of the tree is not in its share ({joined:?})");
+        }
+        write(&share.join("cpu.cfs_quota_us"), "1000").unwrap();
+        wait_for("the tree being throttled", || cgroup.throttled().is_some_and(|t| !t.is_zero()));
         cgroup.kill_all();
         let _ = child.wait();
     }

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::Mode;
 use crate::args::SandboxArgs;
@@ -29,15 +29,40 @@ pub struct JailOptions<'a> {
     /// Bound of the scratch folder in MiB (0: none; see [`SandboxArgs::scratch_mb`]).
     pub scratch_mb: u64,
     /// The CPUs the process tree may use at once, its CPU share (0: none; the share's cgroup costs
-    /// about a microsecond and a half per move round trip, see `cgroup::RunnerCgroup::limit_cpu`).
+    /// about 0.1 µs per move round trip, see `cgroup::RunnerCgroup::limit_cpu`).
     pub threads: u32,
     /// The process may compute while its seat is not on move (never frozen).
     pub ponder: bool,
+    /// The caller watches the tree's CPU use: [`Jail::watch_cpu_share`] every
+    /// [`CPU_SHARE_WATCH`] while it waits for the tree (doubling up to the second value), and
+    /// [`Jail::cpu_since_last`] after each move. Where the share is a cgroup of its own and the
+    /// tree is frozen while idle, the runner then starts outside it and is moved in only once it
+    /// used more than its share: a single-threaded bot never pays for the share's task group.
+    pub cpu_share_on_demand: bool,
 }
+
+/// How often a caller with [`JailOptions::cpu_share_on_demand`] looks at a tree outside its
+/// share while it waits for it: first after this, then at twice the step each time, up to the
+/// second value (threads beyond the share run free for about that long, once per runner).
+pub const CPU_SHARE_WATCH: (Duration, Duration) = (Duration::from_millis(1), Duration::from_millis(16));
+/// How much more CPU time than its share a tree outside it may have used, summed over the spans
+/// between looks (never below zero: a quiet spell gives no credit), before it is moved in. More
+/// than the clock can lag (the time of a running task is counted at the scheduler's ticks, up to
+/// 10 ms apart) and than a runner's start-up uses on two processors at once (measured: up to
+/// 1.6 ms), so that a single-threaded bot is never moved in.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const OVERUSE_SLACK: Duration = Duration::from_millis(10);
 
 /// How long a sandboxed runner's keeper gets to end its jail and exit when asked, before it is
 /// killed (it needs about a millisecond).
 pub const KEEPER_EXIT_WAIT: Duration = Duration::from_secs(2);
+/// Spans (moves, a game's start) shorter than this do not read the CPU share's throttle counter:
+/// a read costs about half a microsecond, which is what the share cost a µs-fast bot (two reads a
+/// move made its `think` round trip 3.2 → 4.4 µs; the share's task group itself about 0.1 µs),
+/// while a span cannot have been held back for longer than it lasted. What a shorter span was
+/// held back for is counted by the next read.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const THROTTLE_READ_AFTER: Duration = Duration::from_millis(1);
 /// Poll step while waiting for a child to exit where no pidfd can be had.
 #[cfg(target_os = "linux")]
 const EXIT_POLL_STEP: Duration = Duration::from_millis(1);
@@ -51,6 +76,14 @@ pub struct Jail {
     has_keeper: bool,
     /// The tree's CPU time when last read (each move is charged what was used since).
     cpu_mark: Option<Duration>,
+    /// The CPUs of the tree's share (`--threads`), and how far a tree not in it yet has used more.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    threads: u32,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    overuse: Overuse,
+    /// The CPU share's throttle counter as last read.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    throttled: ThrottleCount,
     /// The cgroup (memory and process limits over the whole tree); removed after the process,
     /// killing anything left in it.
     #[cfg(target_os = "linux")]
@@ -94,7 +127,7 @@ impl Jail {
             Mode::Auto => RunnerCgroup::create(options.memory_limit_mb, None).ok().map(|mut cgroup| {
                 // Without a share the bot's threads may take the machine (the report says why).
                 if options.threads > 0 {
-                    let _ = cgroup.limit_cpu(options.threads);
+                    let _ = cgroup.limit_cpu(options.threads, on_demand(options, &cgroup));
                 }
                 cgroup
             }),
@@ -110,7 +143,10 @@ impl Jail {
                     return Err(strict("cgroup", why));
                 }
                 if options.threads > 0 {
-                    cgroup.limit_cpu(options.threads).map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
+                    let on_demand = on_demand(options, &cgroup);
+                    cgroup
+                        .limit_cpu(options.threads, on_demand)
+                        .map_err(|why| strict(crate::layer::CPU_SHARE, &why))?;
                 }
                 Some(cgroup)
             }
@@ -143,6 +179,9 @@ impl Jail {
             // Only the Linux runner has a keeper (elsewhere the runner is the bot's process).
             has_keeper: cfg!(target_os = "linux") && options.mode != Mode::Off,
             cpu_mark: None,
+            threads: options.threads,
+            overuse: Overuse::new(),
+            throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup,
             scratch,
@@ -158,6 +197,9 @@ impl Jail {
             freeze: !options.ponder,
             has_keeper: false,
             cpu_mark: None,
+            threads: options.threads,
+            overuse: Overuse::new(),
+            throttled: ThrottleCount::default(),
             #[cfg(target_os = "linux")]
             cgroup: None,
             scratch: None,
@@ -230,16 +272,62 @@ impl Jail {
         let now = (!self.has_keeper).then(|| process_cpu_time(pid)).flatten();
         let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
         self.cpu_mark = now;
+        #[cfg(target_os = "linux")]
+        if let Some(cpu) = now.filter(|_| self.cgroup.is_some()) {
+            self.watch(cpu);
+        }
         since
     }
 
-    /// How long the tree was held back by its CPU share so far (`None` without one): more threads
-    /// than `--threads` wanted the CPU.
-    pub fn throttled(&self) -> Option<Duration> {
+    /// Moves a tree outside its CPU share into it once it used more than its share (see
+    /// [`JailOptions::cpu_share_on_demand`]): one read of its CPU clock.
+    pub fn watch_cpu_share(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(cpu) = self.cgroup.as_ref().filter(|c| c.cpu_share_pending()).and_then(RunnerCgroup::cpu_time) {
+            self.watch(cpu);
+        }
+    }
+
+    /// [`Jail::watch_cpu_share`] with the tree's CPU time `cpu`, read just now.
+    #[cfg(target_os = "linux")]
+    fn watch(&mut self, cpu: Duration) {
+        if self.cgroup.as_ref().is_some_and(RunnerCgroup::cpu_share_pending)
+            && self.overuse.exceeds(cpu, Instant::now(), self.threads)
+        {
+            self.hold_to_cpu_share();
+        }
+    }
+
+    /// Whether the tree is not in its CPU share yet (see [`JailOptions::cpu_share_on_demand`]).
+    pub fn cpu_share_pending(&self) -> bool {
         #[cfg(target_os = "linux")]
         if let Some(cgroup) = &self.cgroup {
-            return cgroup.throttled();
+            return cgroup.cpu_share_pending();
         }
+        false
+    }
+
+    /// Moves the tree into its CPU share (nothing when it is there or has none); a tree that
+    /// keeps starting processes outside it is killed.
+    fn hold_to_cpu_share(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &mut self.cgroup
+            && cgroup.join_cpu_share().is_err()
+        {
+            cgroup.kill_all();
+        }
+    }
+
+    /// How long the tree was held back by its CPU share (more threads than `--threads` wanted the
+    /// CPU) since the last read, read at the end of a span (a move, a game's start) that lasted
+    /// `span`. `None` without a share, and when the span was too short to read the counter
+    /// ([`THROTTLE_READ_AFTER`]): what it was held back for is then counted by the next read.
+    pub fn throttled_since_last(&mut self, span: Duration) -> Option<Duration> {
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            return self.throttled.since_last(span, || cgroup.throttled());
+        }
+        let _ = span;
         None
     }
 
@@ -250,6 +338,65 @@ impl Jail {
             return cgroup.hit_memory_limit();
         }
         false
+    }
+}
+
+/// Whether the tree's CPU share is joined on demand: when the caller asks for it and the tree is
+/// frozen while idle (a pondering tree may compute at any time, unwatched).
+#[cfg(target_os = "linux")]
+fn on_demand(options: &JailOptions<'_>, cgroup: &RunnerCgroup) -> bool {
+    options.cpu_share_on_demand && !options.ponder && cgroup.freezer().is_some()
+}
+
+/// How much more CPU time than its share a tree has used, summed over the spans between looks at
+/// its CPU clock, never below zero (a quiet spell gives no credit for a later burst).
+#[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Overuse {
+    excess: Duration,
+    /// The tree's CPU time at the last look, and when that was.
+    cpu: Duration,
+    looked_at: Instant,
+}
+
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+impl Overuse {
+    /// From a clock that starts at zero now (a new cgroup's).
+    fn new() -> Overuse {
+        Overuse { excess: Duration::ZERO, cpu: Duration::ZERO, looked_at: Instant::now() }
+    }
+
+    /// Looks at the tree's CPU time `cpu` at `now`: whether it has used more than `threads` CPUs
+    /// by more than [`OVERUSE_SLACK`].
+    fn exceeds(&mut self, cpu: Duration, now: Instant, threads: u32) -> bool {
+        let share = now.saturating_duration_since(self.looked_at) * threads.max(1);
+        self.excess = (self.excess + cpu.saturating_sub(self.cpu)).saturating_sub(share);
+        (self.cpu, self.looked_at) = (cpu.max(self.cpu), now);
+        self.excess > OVERUSE_SLACK
+    }
+}
+
+/// A CPU share's throttle counter (it starts at zero with the cgroup), read at the end of spans.
+#[derive(Debug, Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct ThrottleCount {
+    /// The counter when last read.
+    mark: Duration,
+}
+
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+impl ThrottleCount {
+    /// What the counter (`read`) gained since the last read, at the end of a span of `span`;
+    /// `None` without a reading, and for a span too short to be worth one
+    /// ([`THROTTLE_READ_AFTER`]), whose gain the next read counts.
+    fn since_last(&mut self, span: Duration, read: impl FnOnce() -> Option<Duration>) -> Option<Duration> {
+        if span < THROTTLE_READ_AFTER {
+            return None;
+        }
+        let now = read()?;
+        let since = now.saturating_sub(self.mark);
+        self.mark = now;
+        Some(since)
     }
 }
 
@@ -319,4 +466,60 @@ pub fn wait_for_exit(pid: libc::pid_t, limit: Duration) -> bool {
 #[cfg(not(target_os = "linux"))]
 pub fn wait_for_exit(_pid: libc::pid_t, _limit: Duration) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree outside its share is moved in once it has used more CPUs than its share by more than
+    /// the slack, summed over looks; a single thread never gets there, however long it runs.
+    #[test]
+    fn overuse_sums_what_a_tree_used_beyond_its_share() {
+        let ms = Duration::from_millis;
+        let mut single = Overuse::new();
+        let start = single.looked_at;
+        for n in 1..=100 {
+            assert!(!single.exceeds(ms(10) * n, start + ms(10) * n, 1), "one CPU for {n} × 10 ms");
+        }
+        // A clock that lags (counted at ticks) does not add up to an excess.
+        let mut lagging = Overuse::new();
+        let start = lagging.looked_at;
+        for n in 1..=100 {
+            let counted = ms(1) * (n / 10 * 10);
+            assert!(!lagging.exceeds(counted, start + ms(1) * n, 1), "one CPU for {n} ms, counted {counted:?}");
+        }
+        // Two CPUs' worth in short spans: each is small, their sum is not.
+        let mut burner = Overuse::new();
+        let start = burner.looked_at;
+        let looks: Vec<bool> = (1..=50).map(|n| burner.exceeds(ms(2) * n, start + ms(1) * n, 1)).collect();
+        let slack = OVERUSE_SLACK.as_millis() as usize;
+        assert_eq!(looks.iter().position(|&over| over), Some(slack), "{looks:?}");
+        // A quiet spell gives no credit for a later burst.
+        let mut bursty = Overuse::new();
+        let start = bursty.looked_at;
+        assert!(!bursty.exceeds(Duration::ZERO, start + ms(1000), 1));
+        assert!(bursty.exceeds(OVERUSE_SLACK + ms(12), start + ms(1010), 1));
+        // Two CPUs are the share of `--threads 2`.
+        let mut two = Overuse::new();
+        let start = two.looked_at;
+        assert!(!two.exceeds(ms(20), start + ms(10), 2));
+    }
+
+    /// A µs-fast move costs no read of the throttle counter, and the time it was held back is not
+    /// lost: the next move long enough to read counts it.
+    #[test]
+    fn short_moves_leave_the_throttle_count_to_the_next_read() {
+        let mut count = ThrottleCount::default();
+        let fast = Duration::from_micros(3);
+        assert_eq!(count.since_last(fast, || panic!("a 3 µs move read the counter")), None);
+        let slow = THROTTLE_READ_AFTER * 5;
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(4))), Some(Duration::from_millis(4)));
+        assert_eq!(count.since_last(fast, || panic!("read")), None);
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(7))), Some(Duration::from_millis(3)));
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(7))), Some(Duration::ZERO));
+        // An unreadable counter gives nothing and keeps the mark.
+        assert_eq!(count.since_last(slow, || None), None);
+        assert_eq!(count.since_last(slow, || Some(Duration::from_millis(9))), Some(Duration::from_millis(2)));
+    }
 }

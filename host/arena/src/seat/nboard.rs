@@ -236,13 +236,17 @@ impl Seat for NboardSeat {
     }
 
     fn new_game(&mut self) -> Result<(), Failure> {
+        let started = Instant::now();
         self.engine_position = None;
         if self.engine.is_none() {
             self.start_engine()?;
         }
         self.synchronise()?;
-        // Idle until its first move: frozen a moment from now (unless pondering is allowed).
-        self.engine.as_mut().expect("an engine is running").idle(None);
+        // Idle until its first move: frozen a moment from now (unless pondering is allowed). Its
+        // first move's time held back by its CPU share counts from here.
+        let engine = self.engine.as_mut().expect("an engine is running");
+        engine.idle(None);
+        engine.throttled_since_last(started.elapsed());
         Ok(())
     }
 
@@ -263,7 +267,6 @@ impl Seat for NboardSeat {
         let grace = time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t));
         let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + grace);
         let started = Instant::now();
-        let throttled_before = engine.throttled();
         let commands = match self.engine_position.and_then(|from| moves_between(from, *position)) {
             Some(moves) => moves.into_iter().map(|mv| format!("move {}", format_move(mv))).collect(),
             None => vec![format_set_game(position, "black", "white", time_limit)],
@@ -282,11 +285,7 @@ impl Seat for NboardSeat {
                 let info = (info != SearchInfo::default()).then_some(info);
                 let engine = self.engine.as_mut().expect("an engine is running");
                 let cpu = engine.idle(time_limit);
-                let throttled = engine
-                    .throttled()
-                    .zip(throttled_before)
-                    .map(|(now, then)| now.saturating_sub(then))
-                    .filter(|time| !time.is_zero());
+                let throttled = engine.throttled_since_last(elapsed).filter(|time| !time.is_zero());
                 Ok(Reply { byte: mv.to_byte(), elapsed, info, cpu, throttled })
             }
             Err(failure) if failure.termination == Termination::Timeout => {
@@ -494,21 +493,23 @@ impl Engine {
         Ok(engine)
     }
 
-    /// The engine answered: it is frozen at once with a clock running (`time_limit`), else a
-    /// moment later (unless pondering is allowed). Returns the CPU time it used since it was last
-    /// idle, where it can be read.
-    /// Time the engine's CPU share has held it back so far, where it has one.
-    fn throttled(&self) -> Option<Duration> {
+    /// Time the engine's CPU share has held it back since the last read, at the end of a span
+    /// (a move, a game's start) of `span`, where it has one (see `Jail::throttled_since_last`).
+    fn throttled_since_last(&mut self, span: Duration) -> Option<Duration> {
         #[cfg(unix)]
         {
-            self.jail.throttled()
+            self.jail.throttled_since_last(span)
         }
         #[cfg(not(unix))]
         {
+            let _ = span;
             None
         }
     }
 
+    /// The engine answered: it is frozen at once with a clock running (`time_limit`), else a
+    /// moment later (unless pondering is allowed). Returns the CPU time it used since it was last
+    /// idle, where it can be read.
     fn idle(&mut self, time_limit: Option<Duration>) -> Option<Duration> {
         #[cfg(unix)]
         {

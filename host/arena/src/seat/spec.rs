@@ -86,6 +86,8 @@ impl SeatOptions {
             scratch_mb: self.scratch_mb,
             threads: self.threads,
             ponder: self.ponder,
+            // Only an isolated seat's runner watches its spans (an engine's share is joined at once).
+            cpu_share_on_demand: false,
         }
     }
 

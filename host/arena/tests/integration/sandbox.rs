@@ -437,11 +437,13 @@ fn a_bot_filling_its_scratch_folder_stops_at_the_bound() {
 }
 
 /// A bot thinking with 4 threads (issue 25, 3) gets its CPU share of `--threads` CPUs, 1 by
-/// default, so a bot in another match keeps its cores: its runner's cgroup holds a quota of one
-/// CPU per period, and on each move its whole tree used no more CPU time than the move's wall
-/// time (plus one quota period). The CPU time is the cgroup's count, an upper bound that no load
-/// on the machine can push up; that the kernel holds the tree to the quota is
-/// `the_cpu_share_throttles_the_tree_and_counts_it` (othello-sandbox).
+/// default, so a bot in another match keeps its cores: on each move its whole tree used no more
+/// CPU time than the move's wall time (plus one quota period), and its runner's cgroup holds a
+/// quota of one CPU per period (where the share is joined on demand, unless its threads never
+/// got more than one CPU between them). The CPU time is the cgroup's count, an upper bound that no load on the machine can
+/// push up; that the kernel holds the tree to the quota is
+/// `the_cpu_share_throttles_the_tree_and_counts_it` (othello-sandbox), that a running tree is
+/// moved in whole `an_on_demand_cpu_share_takes_in_the_whole_running_tree`.
 #[test]
 fn a_bot_with_many_threads_gets_its_cpu_share_only() {
     if !sandbox_has_layers("thread_burner", &["cpu-share", "cgroup"]) {
@@ -449,21 +451,86 @@ fn a_bot_with_many_threads_gets_its_cpu_share_only() {
     }
     let burner = fixture_with("thread_burner", "4", &[("THREADS", "4".to_owned()), ("BURN_MS", "200".to_owned())]);
     let mut bad = IsolatedSeat::open(&isolated(&burner), &runner_command()).expect("the burner loads");
-    let share = cpu_quota(bad.runner_id().expect("a runner"));
-    assert_eq!(share, Some(1.0), "the runner's cgroup gives it one CPU");
     // `--threads 0`: no CPU share (and none of its cost).
     let unlimited = othello_arena::seat::SeatOptions { threads: 0, ..seat_options() };
-    let free = IsolatedSeat::open(&isolated(&burner).with_options(unlimited), &runner_command()).unwrap();
+    let mut free = IsolatedSeat::open(&isolated(&burner).with_options(unlimited), &runner_command()).unwrap();
+    use othello_arena::seat::Seat as _;
+    free.new_game().unwrap();
+    free.think(&othello_sdk::Position::start(), None).unwrap();
     assert_eq!(cpu_quota(free.runner_id().expect("a runner")), None, "--threads 0 still limited it");
     drop(free);
     let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let started = std::time::Instant::now();
     let record = play_game(&mut bad, good.as_mut(), &Opening::none(), None);
     assert_played_out(&record);
+    let runner = bad.runner_id().expect("a runner");
+    if cpu_quota(runner) != Some(1.0) {
+        let black = record.moves.iter().filter(|mv| mv.color == othello_sdk::Color::Black);
+        let used: Duration = black.map(|mv| mv.cpu.expect("CPU time")).sum();
+        let wall = started.elapsed();
+        assert!(used <= wall + Duration::from_millis(40), "{used:?} of CPU in {wall:?} outside its share of 1 CPU");
+    }
     let period = Duration::from_millis(100);
     for mv in record.moves.iter().filter(|mv| mv.color == othello_sdk::Color::Black).take(4) {
         let cpu = mv.cpu.unwrap_or_else(|| panic!("no CPU time for {mv:?}"));
         assert!(cpu <= mv.elapsed + period, "{cpu:?} of CPU in {:?}: more than its share of 1 CPU", mv.elapsed);
     }
+}
+
+/// A bot that answers every move at once while 4 threads it started in `init` compute in the
+/// background (issue 25, 3) gets its CPU share all the same: where the share is joined on
+/// demand, its runner is moved in once the tree used more than one CPU by a moment summed over
+/// its moves. Either its runner holds the quota by the end, or its tree never used more than one
+/// CPU (its cgroup's CPU time within the wall time since it started, plus the slack the watch
+/// allows and its clock's lag):
+/// whatever the load on the machine, its games never took more than its share.
+#[test]
+fn a_bot_computing_in_the_background_gets_its_cpu_share_only() {
+    if !sandbox_has_layers("thread_burner", &["cpu-share", "cgroup"]) {
+        return;
+    }
+    let burner =
+        fixture_with("thread_burner", "background", &[("THREADS", "4".to_owned()), ("BACKGROUND", "1".to_owned())]);
+    let started = std::time::Instant::now();
+    let mut bad = IsolatedSeat::open(&isolated(&burner), &runner_command()).expect("the burner loads");
+    let runner = bad.runner_id().expect("a runner");
+    let mut good = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    // Games until it is held to its share, or long enough that one more CPU would show.
+    while cpu_quota(runner) != Some(1.0) && started.elapsed() < Duration::from_millis(300) {
+        assert_played_out(&play_game(&mut bad, good.as_mut(), &Opening::none(), None));
+    }
+    if cpu_quota(runner) != Some(1.0) {
+        let (used, wall) = (tree_cpu_time(runner).expect("the tree's CPU time"), started.elapsed());
+        assert!(used <= wall + Duration::from_millis(40), "{used:?} of CPU in {wall:?} outside its share of 1 CPU");
+    }
+    assert_eq!(bad.runner_id(), Some(runner), "the runner was replaced");
+}
+
+/// The CPU time of the whole tree of process `pid`, from its cgroup's clock (v1 `cpuacct` or v2
+/// `cpu.stat`).
+fn tree_cpu_time(pid: u32) -> Option<Duration> {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    for line in cgroups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?.trim_start_matches('/'));
+        if controllers.split(',').any(|c| c == "cpuacct") {
+            let usage = ["cpuacct", "cpu,cpuacct"].iter().find_map(|c| {
+                std::fs::read_to_string(Path::new("/sys/fs/cgroup").join(c).join(path).join("cpuacct.usage")).ok()
+            });
+            if let Some(ns) = usage.and_then(|u| u.trim().parse().ok()) {
+                return Some(Duration::from_nanos(ns));
+            }
+        } else if controllers.is_empty() {
+            let stat = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+                .iter()
+                .find_map(|root| std::fs::read_to_string(Path::new(root).join(path).join("cpu.stat")).ok());
+            let usec = stat.and_then(|s| s.lines().find_map(|l| l.strip_prefix("usage_usec ")?.trim().parse().ok()));
+            if let Some(us) = usec {
+                return Some(Duration::from_micros(us));
+            }
+        }
+    }
+    None
 }
 
 /// The CPUs the cgroup of process `pid` may use at once (its quota over its period), from

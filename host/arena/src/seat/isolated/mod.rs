@@ -109,15 +109,18 @@ impl IsolatedSeat {
     fn start_game(&mut self) -> Result<(), Failure> {
         let budget = self.memory_budget();
         let runner = self.runner.as_mut().expect("a runner is running");
-        let deadline = Instant::now() + self.spec.options.load_timeout;
+        let started = Instant::now();
+        let deadline = started + self.spec.options.load_timeout;
         // The request waits in the pipe while the bot is thawed: it wakes once, to read it.
         let sent = runner.send(&Request::NewGame { level: self.spec.level });
         runner.set_frozen(false);
         let answer = sent.and_then(|()| runner.receive(deadline));
         if answer.is_ok() {
             runner.freeze_soon();
-            // The first move's CPU time counts from here, not from the library's loading.
+            // The first move's CPU time (and time held back) counts from here, not from the
+            // library's loading.
             runner.cpu_since_last();
+            runner.throttled_since_last(started.elapsed());
         }
         let result = match answer {
             Ok(Response::Started { name: Some(name), .. }) => {
@@ -190,7 +193,6 @@ impl Seat for IsolatedSeat {
         // The seat's processes run only while it is on move (a freezer, where the machine has
         // one). The request is written first, so the thawed bot wakes once, to read it.
         let started = Instant::now();
-        let throttled_before = runner.throttled();
         let sent = runner.send(&Request::Think { board });
         runner.set_frozen(false);
         let answer = sent.and_then(|()| runner.receive(started + allowed));
@@ -207,8 +209,7 @@ impl Seat for IsolatedSeat {
         let cpu = runner.cpu_since_last();
         // Its own threads competing for its CPU share: recorded with the move, and said in a
         // loss on time, since it is the user's to raise.
-        let held_back = runner.throttled().zip(throttled_before).map(|(now, then)| now.saturating_sub(then));
-        let throttled = held_back.filter(|time| !time.is_zero());
+        let throttled = runner.throttled_since_last(elapsed).filter(|time| !time.is_zero());
         let failure = match answer {
             Ok(Response::Moved { byte, info, error }) => {
                 if byte != OTHELLO_MOVE_ERROR {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
-use othello_sandbox::jail::{Jail, KEEPER_EXIT_WAIT, wait_for_exit};
+use othello_sandbox::jail::{CPU_SHARE_WATCH, Jail, KEEPER_EXIT_WAIT, wait_for_exit};
 use othello_sandbox::{RunnerArgs, ServeArgs};
 
 use super::super::runner_command::RunnerCommand;
@@ -72,7 +72,9 @@ impl Runner {
     ) -> std::io::Result<Runner> {
         let mut command_line = Command::new(command.program());
         command_line.args(command.args());
-        let (mut jail, sandbox) = Jail::prepare(&mut command_line, &options.jail(), true)?;
+        // The runner's waits hold it to its CPU share (`receive`) when it may use more.
+        let jail_options = othello_sandbox::jail::JailOptions { cpu_share_on_demand: true, ..options.jail() };
+        let (mut jail, sandbox) = Jail::prepare(&mut command_line, &jail_options, true)?;
         let args = RunnerArgs::Serve(ServeArgs { sandbox, library: library.to_path_buf() });
         let mut child = command_line
             .args(args.to_args())
@@ -102,8 +104,23 @@ impl Runner {
         requests.write_all(&request.encode()).map_err(|_| ChannelError::Closed)
     }
 
-    /// The next answer, if it arrives before `deadline`.
+    /// The next answer, if it arrives before `deadline`. A runner not in its CPU share yet is
+    /// looked at while it is waited for ([`CPU_SHARE_WATCH`]), and moved into its share once it
+    /// used more: a single-threaded bot never pays for the share.
     pub fn receive(&mut self, deadline: Instant) -> Result<Response, ChannelError> {
+        let (mut step, longest) = CPU_SHARE_WATCH;
+        while self.jail.cpu_share_pending() {
+            let look = (Instant::now() + step).min(deadline);
+            match self.receive_by(look) {
+                Err(ChannelError::Timeout) if look < deadline => self.jail.watch_cpu_share(),
+                answer => return answer,
+            }
+            step = (step * 2).min(longest);
+        }
+        self.receive_by(deadline)
+    }
+
+    fn receive_by(&mut self, deadline: Instant) -> Result<Response, ChannelError> {
         loop {
             if self.buffer.len() >= HEADER {
                 let len = body_length(self.buffer[..HEADER].try_into().expect("header"));
@@ -206,9 +223,11 @@ impl Runner {
         self.jail.freeze_soon();
     }
 
-    /// How long the runner's tree was held back by its CPU share so far (`None` without one).
-    pub fn throttled(&self) -> Option<Duration> {
-        self.jail.throttled()
+    /// How long the runner's tree was held back by its CPU share since the last read, read at the
+    /// end of a span (a move, a game's start) of `span` (`None` without a share, or for a span too
+    /// short to read it: see [`Jail::throttled_since_last`]).
+    pub fn throttled_since_last(&mut self, span: Duration) -> Option<Duration> {
+        self.jail.throttled_since_last(span)
     }
 
     /// Whether the runner's tree hit the memory limit of its cgroup (false without one).
