@@ -76,6 +76,23 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     };
     while !shared.stop.load(Ordering::SeqCst) {
         let seen = shared.work_generation();
+        // The final's games come before the ladder's jobs.
+        match crate::final_round::claim(&mut db, &lease) {
+            Ok(crate::final_round::Claim::Game(game)) => {
+                if let Err(why) = crate::final_round::play(&game, &lease, &config, &shared, &mut ladder) {
+                    if shared.stop.load(Ordering::SeqCst) {
+                        break; // the game stays running: it is queued again on the next start
+                    }
+                    eprintln!("worker {index}: game {} of the final failed: {why}", game.id);
+                    let _ = crate::final_round::release(&db, game.id);
+                }
+                shared.changed();
+                continue;
+            }
+            Ok(crate::final_round::Claim::Finished) => shared.changed(),
+            Ok(crate::final_round::Claim::Nothing) => {}
+            Err(why) => eprintln!("worker {index}: {why}"),
+        }
         match store::claim_job(&mut db, &lease) {
             Ok(Some(job)) => {
                 if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
@@ -156,7 +173,8 @@ fn check(
         &config.seating(),
     );
     let opening = OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ upload.id as u64).remove(0);
-    let games = play_pair_with(&me, &opponent, &opening, config.time_limit, &mut |_, _, _, _| Ok(()))?;
+    let time_limit = crate::admin::time_limit(db, config)?;
+    let games = play_pair_with(&me, &opponent, &opening, time_limit, &mut |_, _, _, _| Ok(()))?;
     for (game, color) in games.iter().zip([Color::Black, Color::White]) {
         report.games.push(check_game(game, color));
     }
@@ -257,7 +275,8 @@ fn pair(
     // A pair cut short by a crash is played again whole, but the game it had recorded is not
     // recorded again: each game is noted under its job and slot in the game's own transaction.
     if already.iter().any(Option::is_none) {
-        play_pair_with(&me, &pool[index], &opening, config.time_limit, &mut |slot, black, white, game| {
+        let time_limit = crate::admin::time_limit(db, config)?;
+        play_pair_with(&me, &pool[index], &opening, time_limit, &mut |slot, black, white, game| {
             if shared.stop.load(Ordering::SeqCst) {
                 return Err("the server is stopping".to_owned());
             }

@@ -5,7 +5,7 @@ use maud::{DOCTYPE, Markup, html};
 use crate::service::{BoardRow, BotView, GameSummary, Replay, Service};
 use crate::store::Entrant;
 
-fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Markup) -> Markup {
+pub(super) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -22,6 +22,7 @@ fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Marku
                     nav {
                         a href="/" { "Leaderboard" }
                         a href="/arena" { "Arena screen" }
+                        a href="/final" { "Final" }
                         @if let Some(entrant) = entrant {
                             a href="/me" { "My bots" }
                             span.who { "Logged in as " b { (entrant.name) } }

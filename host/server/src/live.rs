@@ -1,0 +1,160 @@
+//! The games being played now, move by move, for the arena screen: each worker's current game
+//! (kept after it ends until the worker starts another, so the screen can show its result).
+//! A move bumps [`Live::moves`], which the event stream sends as a `live` event; it does not
+//! touch the change counter, so the leaderboard is not recomputed for every move.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use othello_arena::record::{GameRecord, MoveRecord};
+use othello_sdk::{Color, Position};
+
+/// One move as the arena shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveMove {
+    pub color: char,
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The mover's time, in milliseconds.
+    pub ms: f64,
+    /// The mover's evaluation in discs, when the bot gave one.
+    pub eval: Option<f64>,
+    /// Its search depth, when the bot gave one.
+    pub depth: Option<u32>,
+}
+
+impl LiveMove {
+    pub fn of(record: &MoveRecord) -> LiveMove {
+        LiveMove {
+            color: if record.color == Color::Black { 'X' } else { 'O' },
+            mv: record.mv.to_string(),
+            ms: (record.elapsed.as_secs_f64() * 1e4).round() / 10.0,
+            eval: record.info.as_ref().and_then(|i| i.eval),
+            depth: record.info.as_ref().and_then(|i| i.depth),
+        }
+    }
+}
+
+/// A game being played (or just ended) on one worker.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveGame {
+    /// Unique while the server runs: the screen notices a new game by it.
+    pub live_id: u64,
+    /// What the game is (`Final, game 3`, `Placement`, …).
+    pub title: String,
+    /// A game of the final (the arena screen prefers them).
+    pub in_final: bool,
+    pub black: String,
+    pub white: String,
+    /// The board before each move and after the last (as the replay's).
+    pub positions: Vec<String>,
+    pub moves: Vec<LiveMove>,
+    pub time_limit_ms: Option<u64>,
+    /// Thinking time so far, black then white, in milliseconds.
+    pub used_ms: [f64; 2],
+    /// `None` while it is being played.
+    pub result: Option<String>,
+    /// Its ladder game once recorded (`/games/{id}`).
+    pub game: Option<i64>,
+}
+
+/// Every worker's current game.
+pub struct Live {
+    games: Mutex<BTreeMap<String, LiveGame>>,
+    next_id: AtomicU64,
+    /// Bumped at every move, start and end of a live game.
+    pub moves: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Live {
+    fn default() -> Live {
+        Live { games: Mutex::new(BTreeMap::new()), next_id: AtomicU64::new(1), moves: tokio::sync::watch::Sender::new(0) }
+    }
+}
+
+impl Live {
+    fn update(&self, change: impl FnOnce(&mut BTreeMap<String, LiveGame>)) {
+        change(&mut self.games.lock().unwrap_or_else(|p| p.into_inner()));
+        self.moves.send_modify(|n| *n += 1);
+    }
+
+    /// A game starts on `worker`; returns its live id.
+    pub fn start(
+        &self,
+        worker: &str,
+        title: &str,
+        in_final: bool,
+        [black, white]: [String; 2],
+        position: &Position,
+        time_limit: Option<Duration>,
+    ) -> u64 {
+        let live_id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let game = LiveGame {
+            live_id,
+            title: title.to_owned(),
+            in_final,
+            black,
+            white,
+            positions: vec![position.to_board_string()],
+            moves: Vec::new(),
+            time_limit_ms: time_limit.map(|t| t.as_millis() as u64),
+            used_ms: [0.0; 2],
+            result: None,
+            game: None,
+        };
+        self.update(|games| {
+            games.insert(worker.to_owned(), game);
+        });
+        live_id
+    }
+
+    fn with_game(&self, live_id: u64, change: impl FnOnce(&mut LiveGame)) {
+        self.update(|games| {
+            if let Some(game) = games.values_mut().find(|g| g.live_id == live_id) {
+                change(game);
+            }
+        });
+    }
+
+    pub fn moved(&self, live_id: u64, mv: LiveMove, position: &Position) {
+        self.with_game(live_id, |game| {
+            game.used_ms[usize::from(mv.color == 'O')] += mv.ms;
+            game.moves.push(mv);
+            game.positions.push(position.to_board_string());
+        });
+    }
+
+    pub fn finished(&self, live_id: u64, record: &GameRecord, game_id: i64) {
+        let result = format!(
+            "{} ({}–{}){}",
+            match record.result.winner {
+                Some(Color::Black) => "1-0",
+                Some(Color::White) => "0-1",
+                None => "½-½",
+            },
+            record.result.discs[0],
+            record.result.discs[1],
+            match record.result.termination().as_str() {
+                "normal" => String::new(),
+                other => format!(", {other}"),
+            }
+        );
+        self.with_game(live_id, |game| {
+            game.result = Some(result);
+            game.game = Some(game_id);
+        });
+    }
+
+    /// The games, those being played first, the final's first among them, then the newest.
+    pub fn games(&self) -> Vec<LiveGame> {
+        let mut games: Vec<LiveGame> = self.games.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect();
+        games.sort_by(|a, b| {
+            a.result.is_some().cmp(&b.result.is_some()).then(b.in_final.cmp(&a.in_final)).then(b.live_id.cmp(&a.live_id))
+        });
+        games
+    }
+}
