@@ -155,6 +155,12 @@ function arena() {
     else moveText.textContent = "From the opening…";
   }
 
+  let holdTimer = null;
+  function lookAgainIn(ms) {
+    if (holdTimer !== null) return;
+    holdTimer = setTimeout(() => { holdTimer = null; live(); }, ms);
+  }
+
   async function live() {
     const response = await fetch("/api/live");
     if (!response.ok) return;
@@ -162,16 +168,17 @@ function arena() {
     const now = Date.now();
     let current = shown ? games.find((g) => g.live_id === shown.live_id) : undefined;
     if (current && current.result) {
-      if (!endedAt) { endedAt = now; setTimeout(live, HOLD_MS + 100); }
+      if (!endedAt) endedAt = now;
       const playing = games.find((g) => !g.result);
       if (now - endedAt >= HOLD_MS && playing) current = undefined;
+      else lookAgainIn(Math.max(0, HOLD_MS - (now - endedAt)) + 100);
     }
     if (!current) {
       const next = games.find((g) => !g.result) || games[0];
       if (!next) { if (replayGame === null) newestReplay(); return; }
       current = next;
       endedAt = 0;
-      if (current.result) { endedAt = now; }
+      if (current.result) { endedAt = now; lookAgainIn(HOLD_MS + 100); }
     }
     shown = current;
     replayGame = null;

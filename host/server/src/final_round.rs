@@ -12,9 +12,7 @@
 //! round before is decided, in the transaction of the claim that finds it so.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -22,7 +20,7 @@ use serde::Serialize;
 
 use othello_arena::event::openings::OpeningSource;
 use othello_arena::record::{GameRecord, unix_now};
-use othello_arena::referee::{GameEvent, Opening, Referee, play_game_observed};
+use othello_arena::referee::Opening;
 use othello_arena::seat::open_seat;
 use othello_ladder::play::Player;
 use othello_ladder::session::{OPENING_PLIES, lost_by_failure};
@@ -30,7 +28,6 @@ use othello_ladder::{Ladder, leaderboard};
 use othello_sdk::Color;
 
 use crate::Shared;
-use crate::live::LiveMove;
 
 /// The final's tables (created with the server's schema version 2).
 pub const SCHEMA: &str = "
@@ -538,64 +535,22 @@ pub fn play(
         Format::RoundRobin => format!("Final, game {}", claimed.number + 1),
         Format::Knockout => format!("Final, round {}, game {}", claimed.round, claimed.number + 1),
     };
-    let live = shared.live.start(
-        lease,
-        &title,
-        true,
-        [black.label(), white.label()],
-        &claimed.opening.position(),
-        claimed.time_limit,
-    );
     let mut black_seat = open_seat(&black.spec);
     let mut white_seat = open_seat(&white.spec);
-    let mut record = match (&mut black_seat, &mut white_seat) {
-        (Ok(b), Ok(w)) => {
-            let observed = play_game_observed(
-                b.as_mut(),
-                w.as_mut(),
-                &claimed.opening,
-                claimed.time_limit,
-                &mut |event| {
-                    if shared.stop.load(Ordering::SeqCst) {
-                        return ControlFlow::Break(());
-                    }
-                    if let GameEvent::Moved { record, position } = event {
-                        shared.live.moved(live, LiveMove::of(record), position);
-                    }
-                    ControlFlow::Continue(())
-                },
-            );
-            observed.map_err(|_| "the server is stopping".to_owned())?
-        }
-        (black_seat, white_seat) => forfeit(&claimed.opening, black_seat, white_seat, &black, &white, claimed),
-    };
-    record.black = black.label();
-    record.white = white.label();
+    let (record, live) = crate::live::play_one(
+        shared,
+        &title,
+        true,
+        (&black, &mut black_seat),
+        (&white, &mut white_seat),
+        &claimed.opening,
+        claimed.time_limit,
+    )?;
     let game = ladder.record_game_with(black.entry.id, white.entry.id, &record, |transaction, game| {
         note_played(transaction, claimed, lease, game, &record)
     })?;
-    shared.live.finished(live, &record, game);
+    shared.live.finished(live, &record, Some(game));
     Ok(game)
-}
-
-/// A game lost by a bot whose seat could not be opened (black's failure first, as the referee
-/// starts black's seat first).
-fn forfeit(
-    opening: &Opening,
-    black_seat: &Result<Box<dyn othello_arena::seat::Seat>, othello_arena::seat::Failure>,
-    white_seat: &Result<Box<dyn othello_arena::seat::Seat>, othello_arena::seat::Failure>,
-    black: &Player,
-    white: &Player,
-    claimed: &ClaimedGame,
-) -> GameRecord {
-    let mut referee = Referee::new(opening);
-    if let Err(failure) = black_seat {
-        referee.forfeit(Color::Black, failure.clone());
-    }
-    if let Err(failure) = white_seat {
-        referee.forfeit(Color::White, failure.clone());
-    }
-    referee.into_record([black.label(), white.label()], claimed.time_limit, unix_now()).expect("a forfeit ends it")
 }
 
 /// Marks the claimed row done with its game, inside the game's own transaction; refuses (and so

@@ -310,7 +310,7 @@ pub fn set_submissions_open(ladder: &std::path::Path, open: bool) -> Result<(), 
 }
 
 /// `othello serve final start`: starts a final of every entrant's latest version (a running
-/// server plays it at once, before the ladder's jobs).
+/// server takes it up within seconds, before the ladder's jobs).
 pub fn start_final(
     ladder: &std::path::Path,
     options: final_round::FinalOptions,

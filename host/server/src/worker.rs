@@ -15,7 +15,7 @@ use othello_arena::event::openings::OpeningSource;
 use othello_arena::plugins::{PluginStatus, probe};
 use othello_arena::record::GameRecord;
 use othello_ladder::identity::{library_identity, still_matches};
-use othello_ladder::play::{Player, play_pair_with};
+use othello_ladder::play::Player;
 use othello_ladder::session::{
     GIVE_UP_AFTER_FAILED_GAMES, MIN_GAMES, OPENING_PLIES, current_ratings, lost_by_failure, pick_opponent,
 };
@@ -174,7 +174,7 @@ fn check(
     );
     let opening = OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ upload.id as u64).remove(0);
     let time_limit = crate::admin::time_limit(db, config)?;
-    let games = play_pair_with(&me, &opponent, &opening, time_limit, &mut |_, _, _, _| Ok(()))?;
+    let games = crate::live::play_pair(shared, "Check", &me, &opponent, &opening, time_limit, &mut |_, _, _, _| Ok(()))?;
     for (game, color) in games.iter().zip([Color::Black, Color::White]) {
         report.games.push(check_game(game, color));
     }
@@ -276,7 +276,8 @@ fn pair(
     // recorded again: each game is noted under its job and slot in the game's own transaction.
     if already.iter().any(Option::is_none) {
         let time_limit = crate::admin::time_limit(db, config)?;
-        play_pair_with(&me, &pool[index], &opening, time_limit, &mut |slot, black, white, game| {
+        let title = if refresh { "Ladder" } else { "Placement" };
+        crate::live::play_pair(shared, title, &me, &pool[index], &opening, time_limit, &mut |slot, black, white, game| {
             if shared.stop.load(Ordering::SeqCst) {
                 return Err("the server is stopping".to_owned());
             }
