@@ -148,7 +148,10 @@ function arena() {
     title.textContent = game.title;
     players.textContent = "● " + game.black + "  –  ○ " + game.white;
     let clock = "● " + seconds(game.used_ms[0]) + "    ○ " + seconds(game.used_ms[1]);
-    if (game.time_limit_ms) clock += "    (" + game.time_limit_ms + " ms a move)";
+    if (game.time_limit_ms) {
+      const limit = game.time_limit_ms;
+      clock += "    (" + (limit >= 10000 && limit % 1000 === 0 ? limit / 1000 + " s" : limit + " ms") + " a move)";
+    }
     clocks.textContent = clock;
     if (game.result) moveText.textContent = game.result;
     else if (last) moveText.textContent = ply + ". " + (last.color === "X" ? "● " : "○ ") + last.move + "  " + last.ms + " ms" + evalText(last);

@@ -229,7 +229,7 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     let mut uploads = Vec::new();
     for (entrant, library) in [
         ("Ann", named_bot("arena-ann", "Ann's bot")),
-        ("Ben", named_bot("arena-ben", "Ben's bot")),
+        ("Ben", crate::compile_test_bot("crashes_always", server.dir.path())),
         ("Max", othello_testkit::fixture_with("gated", "arena-held", &[("NAME", "\"Held\"".to_owned())])),
     ] {
         let token = server.add_entrant(entrant);
@@ -259,6 +259,7 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     .unwrap();
 
     let browser = Browser::start();
+    browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1600, "height": 1000})));
     browser.go(&format!("{}/arena", server.url));
     let text_of = |b: &Browser, id: &str| {
         b.script(&format!("return document.getElementById('{id}').textContent;")).as_str().unwrap_or("").to_owned()
@@ -280,7 +281,7 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     let board = |b: &Browser| b.script("return document.getElementById('board-svg').dataset.board;").as_str().unwrap_or("").to_owned();
     let held_board = board(&browser);
     assert_eq!(held_board.len(), 66, "a board string: {held_board:?}");
-    assert!(text_of(&browser, "arena-clocks").contains("600000 ms a move"), "{}", text_of(&browser, "arena-clocks"));
+    assert!(text_of(&browser, "arena-clocks").contains("600 s a move"), "{}", text_of(&browser, "arena-clocks"));
     browser.screenshot("contest-arena");
 
     std::fs::remove_file(&hold).unwrap();
@@ -294,6 +295,8 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     browser.wait_for("the final's results", |b| b.text().contains("6 of 6 games played"));
     let rows = browser.script("return document.querySelectorAll('#final-standings tbody tr').length;").as_u64().unwrap();
     assert_eq!(rows, 3);
+    let crasher = browser.script("return document.querySelector('#final-standings tbody tr:last-child').textContent;");
+    assert!(crasher.as_str().unwrap().contains("Crasher"), "the bot that crashes every game is last: {crasher}");
     browser.screenshot("contest-final");
     browser.click("#final-games a");
     browser.wait_for("a game of the final replayed", |b| b.url().contains("/games/"));
