@@ -20,10 +20,7 @@ fn db(e: rusqlite::Error) -> String {
 }
 
 fn setting(connection: &Connection, key: &str) -> Result<Option<String>, String> {
-    connection
-        .query_row("SELECT value FROM settings WHERE key = ?1", [key], |row| row.get(0))
-        .optional()
-        .map_err(db)
+    connection.query_row("SELECT value FROM settings WHERE key = ?1", [key], |row| row.get(0)).optional().map_err(db)
 }
 
 fn set_setting(connection: &Connection, key: &str, value: &str) -> Result<(), String> {

@@ -167,8 +167,7 @@ pub struct FinalInfo {
 /// placed is in), seeded by ladder rating. Refused while another final runs, with fewer than two
 /// such bots, or with an odd or zero number of games per pairing.
 pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Vec<FinalBot>), String> {
-    if options.games_per_pair == 0 || options.games_per_pair % 2 == 1 || options.games_per_pair > MAX_GAMES_PER_PAIR
-    {
+    if options.games_per_pair == 0 || options.games_per_pair % 2 == 1 || options.games_per_pair > MAX_GAMES_PER_PAIR {
         return Err(format!(
             "games per pairing: an even number from 2 to {MAX_GAMES_PER_PAIR} (each opening is played with colours swapped)"
         ));
@@ -193,9 +192,8 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
                  ORDER BY u.id",
             )
             .map_err(db)?;
-        let rows = statement
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))
-            .map_err(db)?;
+        let rows =
+            statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))).map_err(db)?;
         rows.collect::<Result<_, _>>().map_err(db)?
     };
     if candidates.len() < 2 {
@@ -227,7 +225,13 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
     let bots: Vec<FinalBot> = candidates
         .into_iter()
         .enumerate()
-        .map(|(index, (upload, entry, name, entrant))| FinalBot { seed: index as u32 + 1, upload, entry, name, entrant })
+        .map(|(index, (upload, entry, name, entrant))| FinalBot {
+            seed: index as u32 + 1,
+            upload,
+            entry,
+            name,
+            entrant,
+        })
         .collect();
     for bot in &bots {
         transaction
@@ -337,7 +341,8 @@ fn final_info(connection: &Connection, id: i64) -> Result<Option<FinalInfo>, Str
 
 /// The newest final, if there was one.
 pub fn latest(connection: &Connection) -> Result<Option<FinalInfo>, String> {
-    let id: Option<i64> = connection.query_row("SELECT max(id) FROM server_finals", [], |row| row.get(0)).map_err(db)?;
+    let id: Option<i64> =
+        connection.query_row("SELECT max(id) FROM server_finals", [], |row| row.get(0)).map_err(db)?;
     match id {
         Some(id) => final_info(connection, id),
         None => Ok(None),
@@ -448,7 +453,10 @@ pub fn claim(connection: &mut Connection, lease: &str) -> Result<Claim, String> 
         }
         if next.is_none() {
             transaction
-                .execute("UPDATE server_finals SET finished_at = ?2 WHERE id = ?1", params![final_id, unix_now() as i64])
+                .execute(
+                    "UPDATE server_finals SET finished_at = ?2 WHERE id = ?1",
+                    params![final_id, unix_now() as i64],
+                )
                 .map_err(db)?;
             transaction.commit().map_err(db)?;
             return Ok(Claim::Finished);
@@ -844,7 +852,13 @@ mod tests {
             state: "done".to_owned(),
             game: Some(id),
             black_score: Some(score),
-            discs: Some(if score > 0.5 { [40, 24] } else if score < 0.5 { [24, 40] } else { [32, 32] }),
+            discs: Some(if score > 0.5 {
+                [40, 24]
+            } else if score < 0.5 {
+                [24, 40]
+            } else {
+                [32, 32]
+            }),
             failed: None,
         }
     }

@@ -84,7 +84,10 @@ pub struct Live {
 impl Default for Live {
     fn default() -> Live {
         Live {
-            games: Mutex::new((BTreeMap::new(), std::collections::VecDeque::new())), next_id: AtomicU64::new(1), moves: tokio::sync::watch::Sender::new(0) }
+            games: Mutex::new((BTreeMap::new(), std::collections::VecDeque::new())),
+            next_id: AtomicU64::new(1),
+            moves: tokio::sync::watch::Sender::new(0),
+        }
     }
 }
 
@@ -172,7 +175,11 @@ impl Live {
         let mut games: Vec<LiveGame> = guard.0.values().chain(guard.1.iter()).cloned().collect();
         drop(guard);
         games.sort_by(|a, b| {
-            a.result.is_some().cmp(&b.result.is_some()).then(b.in_final.cmp(&a.in_final)).then(b.live_id.cmp(&a.live_id))
+            a.result
+                .is_some()
+                .cmp(&b.result.is_some())
+                .then(b.in_final.cmp(&a.in_final))
+                .then(b.live_id.cmp(&a.live_id))
         });
         games
     }

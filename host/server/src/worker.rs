@@ -174,7 +174,8 @@ fn check(
     );
     let opening = OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ upload.id as u64).remove(0);
     let time_limit = crate::admin::time_limit(db, config)?;
-    let games = crate::live::play_pair(shared, "Check", &me, &opponent, &opening, time_limit, &mut |_, _, _, _| Ok(()))?;
+    let games =
+        crate::live::play_pair(shared, "Check", &me, &opponent, &opening, time_limit, &mut |_, _, _, _| Ok(()))?;
     for (game, color) in games.iter().zip([Color::Black, Color::White]) {
         report.games.push(check_game(game, color));
     }
@@ -277,19 +278,27 @@ fn pair(
     if already.iter().any(Option::is_none) {
         let time_limit = crate::admin::time_limit(db, config)?;
         let title = if refresh { "Ladder" } else { "Placement" };
-        crate::live::play_pair(shared, title, &me, &pool[index], &opening, time_limit, &mut |slot, black, white, game| {
-            if shared.stop.load(Ordering::SeqCst) {
-                return Err("the server is stopping".to_owned());
-            }
-            if already[slot].is_some() {
-                return Ok(());
-            }
-            ladder.record_game_with(black.entry.id, white.entry.id, game, |transaction, id| {
-                store::note_job_game(transaction, job.id, slot, id)
-            })?;
-            shared.changed();
-            Ok(())
-        })?;
+        crate::live::play_pair(
+            shared,
+            title,
+            &me,
+            &pool[index],
+            &opening,
+            time_limit,
+            &mut |slot, black, white, game| {
+                if shared.stop.load(Ordering::SeqCst) {
+                    return Err("the server is stopping".to_owned());
+                }
+                if already[slot].is_some() {
+                    return Ok(());
+                }
+                ladder.record_game_with(black.entry.id, white.entry.id, game, |transaction, id| {
+                    store::note_job_game(transaction, job.id, slot, id)
+                })?;
+                shared.changed();
+                Ok(())
+            },
+        )?;
     }
     if refresh {
         store::finish_job(db, job, Status::Rated, None, Next::Nothing)?;

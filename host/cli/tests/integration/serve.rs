@@ -255,7 +255,10 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     std::fs::write(&hold, b"").unwrap();
     let held_upload = upload(&address, &tokens[2], "libbot.so", &held)["id"].as_i64().unwrap();
     wait_until("Max's bot checked", || {
-        count(&db, &format!("SELECT count(*) FROM server_uploads WHERE id = {held_upload} AND status IN ('rating', 'rated')")) == 1
+        count(
+            &db,
+            &format!("SELECT count(*) FROM server_uploads WHERE id = {held_upload} AND status IN ('rating', 'rated')"),
+        ) == 1
     });
     let last_game_before_final = count(&db, "SELECT max(id) FROM games");
     let started = othello(
@@ -278,7 +281,9 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     std::fs::remove_file(&hold).unwrap();
 
     let (mut server, _) = start_server(dir.path());
-    wait_until("the final to end", || count(&db, "SELECT count(*) FROM server_finals WHERE finished_at IS NOT NULL") == 1);
+    wait_until("the final to end", || {
+        count(&db, "SELECT count(*) FROM server_finals WHERE finished_at IS NOT NULL") == 1
+    });
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.0.id() as i32), nix::sys::signal::Signal::SIGTERM)
         .unwrap();
     assert!(server.0.wait().unwrap().success(), "a clean stop on SIGTERM");

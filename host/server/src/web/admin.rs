@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use othello_arena::ggf;
 
-use super::{Shared, blocking, bearer, json_refusal, page_entrant, page_refusal, pages, same_origin};
+use super::{Shared, bearer, blocking, json_refusal, page_entrant, page_refusal, pages, same_origin};
 use crate::final_round::{self, FinalOptions, FinalView, Format, Slot};
 use crate::service::{Refusal, Service};
 
@@ -47,7 +47,10 @@ fn admin_cookie(headers: &HeaderMap) -> Option<String> {
 /// another one (an entrant's included).
 async fn organiser(service: &Shared, headers: &HeaderMap) -> Result<(), Refusal> {
     let Some(token) = bearer(headers).or_else(|| admin_cookie(headers)) else {
-        return Err(Refusal::new(401, "this page is the organiser's: log in at /admin/login with the organiser's token"));
+        return Err(Refusal::new(
+            401,
+            "this page is the organiser's: log in at /admin/login with the organiser's token",
+        ));
     };
     let valid = blocking(service, move |s| s.with_db(|db| crate::admin::is_admin_token(db, &token))).await?;
     if valid {
@@ -180,7 +183,11 @@ struct TokenForm {
     token: String,
 }
 
-async fn admin_login(State(service): State<Shared>, headers: HeaderMap, axum::Form(form): axum::Form<TokenForm>) -> Response {
+async fn admin_login(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<TokenForm>,
+) -> Response {
     if let Err(refusal) = same_origin(&headers) {
         return page_refusal(&service, None, refusal);
     }
@@ -289,10 +296,12 @@ async fn admin_time_control(
         return response;
     }
     let result = match parse_ms(&form.time_ms) {
-        Ok(ms) => blocking(&service, move |s| {
-            s.with_db(|db| crate::admin::set_time_ms(db, ms)).map_err(|r| Refusal::new(400, r.message))
-        })
-        .await,
+        Ok(ms) => {
+            blocking(&service, move |s| {
+                s.with_db(|db| crate::admin::set_time_ms(db, ms)).map_err(|r| Refusal::new(400, r.message))
+            })
+            .await
+        }
         Err(refusal) => Err(refusal),
     };
     after_form(&service, result).await
@@ -305,7 +314,11 @@ struct FinalForm {
     time_ms: String,
 }
 
-async fn admin_final(State(service): State<Shared>, headers: HeaderMap, axum::Form(form): axum::Form<FinalForm>) -> Response {
+async fn admin_final(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<FinalForm>,
+) -> Response {
     if let Err(response) = organiser_form(&service, &headers).await {
         return response;
     }

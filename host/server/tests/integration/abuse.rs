@@ -196,13 +196,15 @@ fn the_organisers_page_refuses_entrants_and_cross_site_forms() {
     // The organiser, from this site: logs in from the token, closes submissions, sets the clock.
     let (code, location, _) = server.post_form("/admin/login", &format!("token={admin}"), None, Some(&server.url));
     assert_eq!((code, location.as_str()), (303, "/admin"));
-    let (code, location, _) = server.post_form("/admin/submissions", "state=close", Some(&admin_cookie), Some(&server.url));
+    let (code, location, _) =
+        server.post_form("/admin/submissions", "state=close", Some(&admin_cookie), Some(&server.url));
     assert_eq!((code, location.as_str()), (303, "/admin"));
     let library = std::fs::read(named_bot("admin-closed", "Late bot")).unwrap();
     assert_eq!(server.upload(Some(&mallory), "late.so", &library).0, 403, "submissions are closed");
     let (code, _, _) = server.post_form("/admin/submissions", "state=open", Some(&admin_cookie), Some(&server.url));
     assert_eq!(code, 303);
-    let (code, _, page) = server.post_form("/admin/time-control", "time_ms=lots", Some(&admin_cookie), Some(&server.url));
+    let (code, _, page) =
+        server.post_form("/admin/time-control", "time_ms=lots", Some(&admin_cookie), Some(&server.url));
     assert_eq!(code, 400, "{page}");
     let (code, _, _) = server.post_form("/admin/time-control", "time_ms=2000", Some(&admin_cookie), Some(&server.url));
     assert_eq!(code, 303);

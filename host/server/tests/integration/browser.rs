@@ -265,7 +265,9 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
         b.script(&format!("return document.getElementById('{id}').textContent;")).as_str().unwrap_or("").to_owned()
     };
     let start = Instant::now();
-    while !(text_of(&browser, "arena-title").starts_with("Final") && text_of(&browser, "arena-players").contains("Held")) {
+    while !(text_of(&browser, "arena-title").starts_with("Final")
+        && text_of(&browser, "arena-players").contains("Held"))
+    {
         assert!(
             start.elapsed() < DEADLINE,
             "no live game of the final on the arena screen: title {:?}, players {:?}; /api/live: {}",
@@ -278,7 +280,9 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     browser.wait_for("the final's standings beside it", |b| {
         text_of(b, "arena-standings-title").starts_with("Final") && text_of(b, "arena-standings").contains("Ann's bot")
     });
-    let board = |b: &Browser| b.script("return document.getElementById('board-svg').dataset.board;").as_str().unwrap_or("").to_owned();
+    let board = |b: &Browser| {
+        b.script("return document.getElementById('board-svg').dataset.board;").as_str().unwrap_or("").to_owned()
+    };
     let held_board = board(&browser);
     assert_eq!(held_board.len(), 66, "a board string: {held_board:?}");
     assert!(text_of(&browser, "arena-clocks").contains("600 s a move"), "{}", text_of(&browser, "arena-clocks"));
@@ -293,7 +297,8 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
 
     browser.go(&format!("{}/final", server.url));
     browser.wait_for("the final's results", |b| b.text().contains("6 of 6 games played"));
-    let rows = browser.script("return document.querySelectorAll('#final-standings tbody tr').length;").as_u64().unwrap();
+    let rows =
+        browser.script("return document.querySelectorAll('#final-standings tbody tr').length;").as_u64().unwrap();
     assert_eq!(rows, 3);
     let crasher = browser.script("return document.querySelector('#final-standings tbody tr:last-child').textContent;");
     assert!(crasher.as_str().unwrap().contains("Crasher"), "the bot that crashes every game is last: {crasher}");

@@ -111,7 +111,10 @@ fn rated_bots_keep_playing_when_nothing_waits() {
 
 /// The standings a final's games give, recomputed from the games' replays (the ladder's records):
 /// per bot name, (points, wins, draws, losses, disc difference, failures).
-fn standings_from_replays(server: &TestServer, view: &serde_json::Value) -> HashMap<String, (f64, u32, u32, u32, i64, u32)> {
+fn standings_from_replays(
+    server: &TestServer,
+    view: &serde_json::Value,
+) -> HashMap<String, (f64, u32, u32, u32, i64, u32)> {
     let mut lines: HashMap<String, (f64, u32, u32, u32, i64, u32)> = HashMap::new();
     for game in view["games"].as_array().unwrap() {
         let id = game["game"].as_i64().unwrap_or_else(|| panic!("every game of an ended final was played: {game}"));
@@ -217,7 +220,10 @@ fn a_final_among_three_entrants_completes_with_standings_that_match_its_games() 
     // The results page needs no script: the standings and the games' links are in the HTML.
     let (code, page) = server.get("/final", None);
     assert_eq!(code, 200);
-    assert!(page.contains("id=\"final-standings\"") && (page.contains("Ann&#39;s bot") || page.contains("Ann's bot")), "{page}");
+    assert!(
+        page.contains("id=\"final-standings\"") && (page.contains("Ann&#39;s bot") || page.contains("Ann's bot")),
+        "{page}"
+    );
     for game in games {
         assert!(page.contains(&format!("href=\"/games/{}\"", game["game"])), "game {} linked", game["game"]);
     }

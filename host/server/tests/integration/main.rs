@@ -102,11 +102,15 @@ impl TestServer {
 
     /// `POST path` of a form (`a=1&b=2`), as a browser sends it from `origin` with `cookie`;
     /// returns the status, the `Location` header (redirects are not followed) and the body.
-    pub fn post_form(&self, path: &str, form: &str, cookie: Option<&str>, origin: Option<&str>) -> (u16, String, String) {
-        let mut request = self
-            .agent
-            .post(format!("{}{path}", self.url))
-            .header("Content-Type", "application/x-www-form-urlencoded");
+    pub fn post_form(
+        &self,
+        path: &str,
+        form: &str,
+        cookie: Option<&str>,
+        origin: Option<&str>,
+    ) -> (u16, String, String) {
+        let mut request =
+            self.agent.post(format!("{}{path}", self.url)).header("Content-Type", "application/x-www-form-urlencoded");
         if let Some(cookie) = cookie {
             request = request.header("Cookie", cookie);
         }
@@ -114,12 +118,7 @@ impl TestServer {
             request = request.header("Origin", origin);
         }
         let mut response = request.send(form.as_bytes()).unwrap();
-        let location = response
-            .headers()
-            .get("location")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
+        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         (response.status().as_u16(), location, response.body_mut().read_to_string().unwrap())
     }
 
