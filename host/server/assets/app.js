@@ -260,6 +260,12 @@ function arena() {
           if (m.games.length > 0) line.textContent += "  " + pointsText(m.points[side]);
           box.appendChild(line);
         });
+        if (m.decided_by === "discs" || m.decided_by === "seed") {
+          const note = document.createElement("div");
+          note.className = "tiebreak";
+          note.textContent = m.decided_by === "discs" ? "level on points: on discs" : "level: the better seed";
+          box.appendChild(note);
+        }
         column.appendChild(box);
       }
       bracket.appendChild(column);

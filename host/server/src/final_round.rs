@@ -644,6 +644,8 @@ pub struct Match {
     /// Discs of `a` and `b` over the match.
     pub discs: [u32; 2],
     pub winner: Option<u32>,
+    /// What decided it: `points`, `discs` (level on points), `seed` (level on both) or `bye`.
+    pub decided_by: Option<&'static str>,
     /// Its games (ids of the final's rows).
     pub games: Vec<i64>,
 }
@@ -682,6 +684,7 @@ pub fn bracket(bots: u32, games_per_pair: u32, games: &[FinalGameRow]) -> Vec<Ve
                     points: [0.0; 2],
                     discs: [0; 2],
                     winner: None,
+                    decided_by: None,
                     games: mine.iter().map(|g| g.id).collect(),
                 };
                 if let (Slot::Bot(a), Slot::Bot(b)) = (m.a, m.b) {
@@ -696,8 +699,16 @@ pub fn bracket(bots: u32, games_per_pair: u32, games: &[FinalGameRow]) -> Vec<Ve
                     let all_done = mine.len() as u32 == games_per_pair && mine.iter().all(|g| g.state == "done");
                     if all_done {
                         let by_points = m.points[0].partial_cmp(&m.points[1]).unwrap_or(std::cmp::Ordering::Equal);
-                        let order = by_points.then(m.discs[0].cmp(&m.discs[1])).then(b.cmp(&a));
+                        let by_discs = m.discs[0].cmp(&m.discs[1]);
+                        let order = by_points.then(by_discs).then(b.cmp(&a));
                         m.winner = Some(if order == std::cmp::Ordering::Less { b } else { a });
+                        m.decided_by = Some(if by_points.is_ne() {
+                            "points"
+                        } else if by_discs.is_ne() {
+                            "discs"
+                        } else {
+                            "seed"
+                        });
                     }
                 } else {
                     m.winner = match (m.a, m.b) {
@@ -705,6 +716,7 @@ pub fn bracket(bots: u32, games_per_pair: u32, games: &[FinalGameRow]) -> Vec<Ve
                         (Slot::Bye, Slot::Bot(b)) => Some(b),
                         _ => None,
                     };
+                    m.decided_by = m.winner.map(|_| "bye");
                 }
                 m
             })
@@ -877,5 +889,6 @@ mod tests {
         let all = [first_round.to_vec(), vec![done(3, 2, 0, 0, 1, 3, 0.5), done(4, 2, 0, 1, 3, 1, 0.5)]].concat();
         let rounds = bracket(3, 2, &all);
         assert_eq!(rounds[1][0].winner, Some(1));
+        assert_eq!(rounds[1][0].decided_by, Some("seed"));
     }
 }

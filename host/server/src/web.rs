@@ -29,6 +29,9 @@ type Shared = Arc<Service>;
 /// page can send it).
 pub const SESSION_COOKIE: &str = "othello_session";
 
+/// The shortest time between two `live` events of one event stream.
+const LIVE_EVENT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Multipart framing allowed over the file's own size limit.
 const MULTIPART_OVERHEAD: usize = 64 << 10;
 
@@ -317,6 +320,9 @@ async fn events(State(service): State<Shared>) -> Sse<impl Stream<Item = Result<
                 }
                 moved = moves.changed() => {
                     moved.ok()?;
+                    // At most ten a second, however many games are played at once: the moves
+                    // of the pause come in one event (the screen fetches the games then).
+                    tokio::time::sleep(LIVE_EVENT_INTERVAL).await;
                     Event::default().event("live").data(moves.borrow_and_update().to_string())
                 }
             };

@@ -470,6 +470,11 @@ pub fn final_body(view: &FinalView, game_link: &dyn Fn(i64) -> String) -> Markup
                                         @if !m.games.is_empty() { span.points { (points(m.points[side])) } }
                                     }
                                 }
+                                @match m.decided_by {
+                                    Some("discs") => div.tiebreak { "level on points: on discs" },
+                                    Some("seed") => div.tiebreak { "level on points and discs: the better seed" },
+                                    _ => {},
+                                }
                             }
                         }
                     }

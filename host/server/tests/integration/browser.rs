@@ -305,4 +305,30 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     browser.screenshot("contest-final");
     browser.click("#final-games a");
     browser.wait_for("a game of the final replayed", |b| b.url().contains("/games/"));
+
+    // A knockout of the same three: the bracket, the best seed's bye, the winner in bold.
+    othello_server::start_final(
+        &server.ladder(),
+        othello_server::final_round::FinalOptions {
+            format: othello_server::final_round::Format::Knockout,
+            games_per_pair: 2,
+            time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+            seed: 4,
+        },
+    )
+    .unwrap();
+    server.wait_for_final();
+    browser.go(&format!("{}/final", server.url));
+    let matches = browser.script("return document.querySelectorAll('#final-bracket .match').length;").as_u64().unwrap();
+    assert_eq!(matches, 3, "two matches in the first round (one a bye), then the last");
+    let bye = browser.script("return document.querySelector('#final-bracket .match').textContent;");
+    assert!(bye.as_str().unwrap().contains("(bye)"), "{bye}");
+    let champion =
+        browser.script("return document.querySelector('#final-bracket .round:last-child .winner').textContent;");
+    let first = browser.script("return document.querySelector('#final-standings tbody td.name').textContent;");
+    assert!(
+        champion.as_str().unwrap().contains(first.as_str().unwrap()),
+        "the winner of the last match ranks first: {champion} {first}"
+    );
+    browser.screenshot("contest-final-knockout");
 }
