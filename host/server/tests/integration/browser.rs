@@ -247,19 +247,25 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     std::fs::write(&hold, b"").unwrap();
     // Lifted whatever happens, or a failing test would wait for the held games' ten minutes.
     let _lift = Lift(hold.clone());
-    othello_server::start_final(
-        &server.ladder(),
-        othello_server::final_round::FinalOptions {
-            format: othello_server::final_round::Format::RoundRobin,
-            games_per_pair: 2,
-            time_limit: Some(std::time::Duration::from_secs(600)),
-            seed: 3,
-        },
-    )
-    .unwrap();
-
     let browser = Browser::start();
     browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1600, "height": 1000})));
+    // The organiser logs in from the link `admin-token` prints and starts the final on the page.
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    browser.go(&format!("{}/admin/login#token={admin}", server.url));
+    browser.wait_for("the token in the form", |b| {
+        b.script("return document.getElementById('token').value;").as_str() == Some(admin.as_str())
+    });
+    browser.click("#admin-login button");
+    browser.wait_for("the organiser's page", |b| b.url().ends_with("/admin"));
+    browser.script(
+        "document.querySelector('#start-final [name=games_per_pair]').value = '2';
+         document.querySelector('#start-final [name=time_ms]').value = '600000';",
+    );
+    browser.screenshot("contest-admin");
+    browser.click("#start-final button");
+    browser.wait_for("the final's page", |b| b.url().ends_with("/final"));
+    assert!(browser.text().contains("Round robin, 2 games a pairing"), "{}", browser.text());
+
     browser.go(&format!("{}/arena", server.url));
     let text_of = |b: &Browser, id: &str| {
         b.script(&format!("return document.getElementById('{id}').textContent;")).as_str().unwrap_or("").to_owned()
