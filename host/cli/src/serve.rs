@@ -75,6 +75,58 @@ pub enum ServeCommand {
         #[command(flatten)]
         location: LadderLocation,
     },
+    /// Make the organiser's token for the organiser's page (/admin): prints a login link and the
+    /// token alone on the last line. The token before it stops working.
+    AdminToken {
+        #[command(flatten)]
+        location: LadderLocation,
+        /// The server's address as the organiser reaches it, for the login link.
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
+        url: String,
+    },
+    /// Set the time per move of rating games from now on (0 = no limit); a running server uses
+    /// it for its next games. It overrides `--time-ms` of the server's command line.
+    TimeControl {
+        #[arg(value_name = "MS")]
+        time_ms: u64,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// The final: a round robin or knockout of every entrant's latest version.
+    Final {
+        #[command(subcommand)]
+        command: FinalCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FinalCommand {
+    /// Start the final (a running server plays it at once, before the ladder's jobs); its time
+    /// per move is `--time-ms`.
+    Start {
+        #[command(flatten)]
+        location: LadderLocation,
+        #[arg(long, value_parser = ["round-robin", "knockout"], default_value = "round-robin")]
+        format: String,
+        /// Games each pairing plays: even, as each opening is played with colours swapped.
+        #[arg(long, value_name = "N", default_value_t = othello_server::final_round::DEFAULT_GAMES_PER_PAIR)]
+        games_per_pair: u32,
+        /// Seed of the openings.
+        #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
+        seed: u64,
+    },
+    /// Show the newest final's standings.
+    Show {
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// Write the newest final's results as one HTML file that needs no server.
+    Export {
+        #[command(flatten)]
+        location: LadderLocation,
+        /// The HTML file to write.
+        out: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -133,8 +185,85 @@ pub fn serve(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
             outln!("Submissions are {}.", if open { "open" } else { "closed" });
             Ok(())
         }
+        Some(ServeCommand::AdminToken { location, url }) => {
+            let token = othello_server::admin::admin_token(&location.path()?)?;
+            outln!("A new organiser's token (the one before no longer works; it is shown only this once):");
+            outln!("  {}/admin/login#token={token}", url.trim_end_matches('/'));
+            outln!("{token}");
+            Ok(())
+        }
+        Some(ServeCommand::TimeControl { time_ms, location }) => {
+            othello_server::admin::set_time_control(&location.path()?, time_ms)?;
+            match time_ms {
+                0 => outln!("Rating games from now on: no time limit."),
+                ms => outln!("Rating games from now on: {ms} ms a move."),
+            }
+            Ok(())
+        }
+        Some(ServeCommand::Final { command }) => final_round(global, command),
         None => run(global, args),
     }
+}
+
+fn final_round(global: &GlobalOptions, command: FinalCommand) -> Result<(), String> {
+    use othello_server::final_round::{FinalOptions, Format};
+    match command {
+        FinalCommand::Start { location, format, games_per_pair, seed } => {
+            let options = FinalOptions {
+                format: Format::parse(&format)?,
+                games_per_pair,
+                time_limit: (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms)),
+                seed,
+            };
+            let (info, bots) = othello_server::start_final(&location.path()?, options)?;
+            outln!(
+                "Final #{} started: {}, {} games a pairing, {} ms a move, {} bots:",
+                info.id,
+                info.format.as_str(),
+                info.games_per_pair,
+                info.time_ms.map_or_else(|| "no limit on".to_owned(), |t| t.to_string()),
+                bots.len()
+            );
+            for bot in bots {
+                outln!("  {}. {} ({})", bot.seed, bot.name, bot.entrant);
+            }
+        }
+        FinalCommand::Show { location } => {
+            let Some(view) = othello_server::final_view(&location.path()?)? else {
+                outln!("No final yet: `othello serve final start` starts one.");
+                return Ok(());
+            };
+            outln!(
+                "Final #{} ({}): {} of {} games played, {}.",
+                view.info.id,
+                view.info.format.as_str(),
+                view.games_done,
+                view.games_total,
+                view.status
+            );
+            outln!("rank\tbot\tentrant\tpoints\tW\tD\tL\tdiscs\tfailures");
+            for line in view.standings {
+                outln!(
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:+}\t{}",
+                    line.rank,
+                    line.name,
+                    line.entrant,
+                    line.points,
+                    line.wins,
+                    line.draws,
+                    line.losses,
+                    line.disc_difference,
+                    line.failures
+                );
+            }
+        }
+        FinalCommand::Export { location, out } => {
+            let html = othello_server::export_final(&location.path()?)?;
+            std::fs::write(&out, html).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+            outln!("The final's results are in {}.", out.display());
+        }
+    }
+    Ok(())
 }
 
 fn entrant(command: EntrantCommand) -> Result<(), String> {

@@ -95,15 +95,194 @@ function drawBoard(svg, board, lastMove) {
   }
 }
 
+// Runs `work` at most once per `ms`, the last call included (bursts of events collapse).
+function throttled(work, ms) {
+  let pending = false;
+  return () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(async () => { pending = false; await work(); }, ms);
+  };
+}
+
+function seconds(ms) {
+  return (ms / 1000).toFixed(1) + " s";
+}
+
+function evalText(move) {
+  if (move.eval === null || move.eval === undefined) return "";
+  let text = "  eval " + (move.eval > 0 ? "+" : "") + move.eval.toFixed(1);
+  if (move.depth !== null && move.depth !== undefined) text += " (depth " + move.depth + ")";
+  return text;
+}
+
+function pointsText(p) {
+  return Number.isInteger(p) ? String(p) : p.toFixed(1);
+}
+
+// The arena screen: the game being played now, move by move (the final's first), switching to
+// another when it ends; the final's standings (or bracket) while a final runs, else the
+// leaderboard. With no game being played it replays the newest recorded one.
 function arena() {
   const svg = document.getElementById("board-svg");
+  const title = document.getElementById("arena-title");
   const players = document.getElementById("arena-players");
+  const clocks = document.getElementById("arena-clocks");
   const moveText = document.getElementById("arena-move");
   const table = document.getElementById("arena-standings");
-  let game = null, ply = 0, waiting = false;
+  const standingsTitle = document.getElementById("arena-standings-title");
+  const bracket = document.getElementById("arena-bracket");
+  const HOLD_MS = 4000; // an ended game stays this long before the screen moves on
+  let shown = null, endedAt = 0;
+  let replayGame = null, replayPly = 0, replayWaiting = false;
+
+  function draw(board, lastMove) {
+    drawBoard(svg, board, lastMove);
+    svg.dataset.board = board;
+  }
+
+  function showLive(game) {
+    const ply = game.positions.length - 1;
+    const last = ply > 0 ? game.moves[ply - 1] : null;
+    draw(game.positions[ply], last ? last.move : null);
+    title.textContent = game.title;
+    players.textContent = "● " + game.black + "  –  ○ " + game.white;
+    let clock = "● " + seconds(game.used_ms[0]) + "    ○ " + seconds(game.used_ms[1]);
+    if (game.time_limit_ms) {
+      const limit = game.time_limit_ms;
+      clock += "    (" + (limit >= 10000 && limit % 1000 === 0 ? limit / 1000 + " s" : limit + " ms") + " a move)";
+    }
+    clocks.textContent = clock;
+    if (game.result) moveText.textContent = game.result;
+    else if (last) moveText.textContent = ply + ". " + (last.color === "X" ? "● " : "○ ") + last.move + "  " + last.ms + " ms" + evalText(last);
+    else moveText.textContent = "From the opening…";
+  }
+
+  let holdTimer = null;
+  function lookAgainIn(ms) {
+    if (holdTimer !== null) return;
+    holdTimer = setTimeout(() => { holdTimer = null; live(); }, ms);
+  }
+
+  async function live() {
+    const response = await fetch("/api/live");
+    if (!response.ok) return;
+    const games = await response.json();
+    const now = Date.now();
+    let current = shown ? games.find((g) => g.live_id === shown.live_id) : undefined;
+    if (current && current.result) {
+      if (!endedAt) endedAt = now;
+      const playing = games.find((g) => !g.result);
+      if (now - endedAt >= HOLD_MS && playing) current = undefined;
+      else lookAgainIn(Math.max(0, HOLD_MS - (now - endedAt)) + 100);
+    }
+    if (!current) {
+      const next = games.find((g) => !g.result) || games[0];
+      if (!next) { if (replayGame === null) newestReplay(); return; }
+      current = next;
+      endedAt = 0;
+      if (current.result) { endedAt = now; lookAgainIn(HOLD_MS + 100); }
+    }
+    shown = current;
+    replayGame = null;
+    showLive(shown);
+  }
+
+  // No game being played: the newest recorded game, replayed move by move.
+  async function newestReplay() {
+    const response = await fetch("/api/games/latest");
+    if (!response.ok || shown !== null) return;
+    const latest = await response.json();
+    if (replayGame === null || latest.id !== replayGame.id) {
+      replayGame = latest;
+      replayPly = 0;
+      title.textContent = "Game #" + latest.id + " (replay)";
+      players.textContent = "● " + latest.black + "  –  ○ " + latest.white;
+      clocks.textContent = "";
+      draw(latest.positions[0], null);
+    }
+  }
+  function replayStep() {
+    if (replayGame === null || replayWaiting || shown !== null) return;
+    if (replayPly < replayGame.positions.length - 1) {
+      replayPly++;
+      const move = replayGame.moves[replayPly - 1];
+      draw(replayGame.positions[replayPly], move.move);
+      moveText.textContent = replayPly + ". " + move.move + "  " + move.ms + " ms" + evalText(move);
+    } else {
+      moveText.textContent = replayGame.result + " (" + replayGame.termination + ")";
+      replayWaiting = true;
+      setTimeout(async () => { await newestReplay(); replayWaiting = false; }, 3000);
+    }
+  }
+
+  function header(names) {
+    const tr = document.createElement("tr");
+    for (const name of names) {
+      const th = document.createElement("th");
+      th.textContent = name;
+      tr.appendChild(th);
+    }
+    table.tHead.replaceChildren(tr);
+  }
+
+  function finalStandings(view) {
+    standingsTitle.textContent = "Final #" + view.id + ": " + view.games_done + " / " + view.games_total + " games";
+    header(["#", "Bot", "Entrant", "Points", "W-D-L", "Discs ±", "Failures"]);
+    const body = document.createElement("tbody");
+    for (const line of view.standings) {
+      const tr = document.createElement("tr");
+      cell(tr, String(line.rank));
+      cell(tr, line.name, "name");
+      cell(tr, line.entrant, "name");
+      cell(tr, pointsText(line.points));
+      cell(tr, line.wins + "-" + line.draws + "-" + line.losses);
+      cell(tr, (line.disc_difference > 0 ? "+" : "") + line.disc_difference);
+      cell(tr, String(line.failures));
+      body.appendChild(tr);
+    }
+    table.replaceChild(body, table.tBodies[0]);
+    bracket.replaceChildren();
+    const name = (seed) => (view.bots.find((b) => b.seed === seed) || { name: "?" }).name;
+    view.rounds.forEach((round, index) => {
+      const column = document.createElement("div");
+      column.className = "round";
+      const h = document.createElement("h3");
+      h.textContent = index === view.rounds.length - 1 ? "Final" : "Round " + (index + 1);
+      column.appendChild(h);
+      for (const m of round) {
+        const box = document.createElement("div");
+        box.className = "match";
+        [m.a, m.b].forEach((slot, side) => {
+          const line = document.createElement("div");
+          line.className = slot.kind === "bot" && m.winner === slot.seed ? "side winner" : "side";
+          line.textContent = slot.kind === "bot" ? name(slot.seed) : slot.kind === "bye" ? "(bye)" : "…";
+          if (m.games.length > 0) line.textContent += "  " + pointsText(m.points[side]);
+          box.appendChild(line);
+        });
+        if (m.decided_by === "discs" || m.decided_by === "seed") {
+          const note = document.createElement("div");
+          note.className = "tiebreak";
+          note.textContent = m.decided_by === "discs" ? "level on points: on discs" : "level: the better seed";
+          box.appendChild(note);
+        }
+        column.appendChild(box);
+      }
+      bracket.appendChild(column);
+    });
+  }
+
   async function standings() {
+    const final = await fetch("/api/final");
+    if (final.ok) {
+      const view = await final.json();
+      if (view.status === "running") { finalStandings(view); return; }
+    }
     const response = await fetch("/api/leaderboard");
     if (!response.ok) return;
+    standingsTitle.textContent = "Leaderboard";
+    header(["#", "Bot", "Entrant", "Rating", "Games"]);
+    bracket.replaceChildren();
     const body = document.createElement("tbody");
     for (const row of (await response.json()).slice(0, 12)) {
       const tr = document.createElement("tr");
@@ -116,36 +295,13 @@ function arena() {
     }
     table.replaceChild(body, table.tBodies[0]);
   }
-  async function newest() {
-    const response = await fetch("/api/games/latest");
-    if (!response.ok) return;
-    const latest = await response.json();
-    if (game === null || latest.id !== game.id) {
-      game = latest;
-      ply = 0;
-      players.textContent = "● " + game.black + "  –  ○ " + game.white;
-      drawBoard(svg, game.positions[0], null);
-    }
-  }
-  function step() {
-    if (game === null || waiting) return;
-    if (ply < game.positions.length - 1) {
-      ply++;
-      const move = game.moves[ply - 1];
-      drawBoard(svg, game.positions[ply], move.move);
-      let text = ply + ". " + move.move + "  " + move.ms + " ms";
-      if (move.eval !== null && move.eval !== undefined) text += "  eval " + move.eval.toFixed(1);
-      moveText.textContent = text;
-    } else {
-      moveText.textContent = game.result + " (" + game.termination + ")";
-      waiting = true;
-      setTimeout(async () => { await newest(); waiting = false; }, 3000);
-    }
-  }
-  follow(standings);
+
+  const source = new EventSource("/api/events");
+  source.addEventListener("change", throttled(async () => { await standings(); if (shown === null) await newestReplay(); }, 300));
+  source.addEventListener("live", throttled(live, 100));
   standings();
-  newest();
-  setInterval(step, 400);
+  live();
+  setInterval(replayStep, 400);
 }
 
 function replay(root) {
@@ -190,6 +346,8 @@ document.addEventListener("DOMContentLoaded", () => {
   const game = document.getElementById("replay");
   if (game) replay(game);
   if (document.getElementById("arena")) arena();
+  // The final's page reloads itself while the final is being played.
+  if (document.getElementById("final-live")) follow(() => location.reload());
   // The login link carries the token after `#token=` (never sent to the server in a URL).
   const token = document.getElementById("token");
   if (token && location.hash.startsWith("#token=")) {

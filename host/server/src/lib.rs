@@ -6,9 +6,12 @@
 //! [`store`] (the server's tables in the ladder's SQLite file) and the ladder itself
 //! ([`othello_ladder`]); [`worker`] threads play the queued jobs through the arena's seats.
 
+pub mod admin;
+pub mod final_round;
 pub mod inspect;
 pub mod remote;
 pub mod remote_client;
+pub mod live;
 pub mod service;
 pub mod store;
 pub mod web;
@@ -92,6 +95,8 @@ pub struct Shared {
     pub changes: tokio::sync::watch::Sender<u64>,
     /// Why the sandbox is weaker than strict, when the organiser allowed it.
     pub weak_sandbox: Option<String>,
+    /// The games being played now, move by move (the arena screen).
+    pub live: live::Live,
 }
 
 impl Shared {
@@ -101,6 +106,7 @@ impl Shared {
             work: (Mutex::new(0), Condvar::new()),
             changes: tokio::sync::watch::Sender::new(0),
             weak_sandbox,
+            live: live::Live::default(),
         }
     }
 
@@ -196,7 +202,7 @@ impl Server {
                 },
             )?;
         }
-        let requeued = store::requeue_interrupted(&db)?;
+        let requeued = store::requeue_interrupted(&db)? + final_round::requeue_interrupted(&db)?;
         if requeued > 0 {
             eprintln!("{requeued} interrupted job(s) put back in the queue");
         }
@@ -306,6 +312,35 @@ pub fn revoke_entrant(ladder: &std::path::Path, name: &str) -> Result<(), String
 /// at once).
 pub fn set_submissions_open(ladder: &std::path::Path, open: bool) -> Result<(), String> {
     store::set_submissions_open(&store::open(ladder)?, open)
+}
+
+/// `othello serve final start`: starts a final of every entrant's latest version (a running
+/// server takes it up within seconds, before the ladder's jobs).
+pub fn start_final(
+    ladder: &std::path::Path,
+    options: final_round::FinalOptions,
+) -> Result<(final_round::FinalInfo, Vec<final_round::FinalBot>), String> {
+    final_round::start(ladder, options)
+}
+
+/// `othello serve final show`: the newest final with its standings.
+pub fn final_view(ladder: &std::path::Path) -> Result<Option<final_round::FinalView>, String> {
+    final_round::view(&store::open(ladder)?)
+}
+
+/// `othello serve final export OUT.html`: the newest final's results as one HTML file that needs
+/// no server (its style inline, each game's moves written out).
+pub fn export_final(ladder: &std::path::Path) -> Result<String, String> {
+    let connection = store::open(ladder)?;
+    let view = final_round::view(&connection)?.ok_or("no final has been started on this ladder")?;
+    let ladder = othello_ladder::Ladder::open(ladder)?;
+    let mut games = Vec::new();
+    for game in view.games.iter().filter_map(|g| g.game) {
+        if let Some(stored) = ladder.game(game)? {
+            games.push((game, stored.ggf));
+        }
+    }
+    Ok(web::export_final(&view, &games).into_string())
 }
 
 /// Re-exported for the command line's defaults.

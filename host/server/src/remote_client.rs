@@ -280,7 +280,7 @@ fn play_claimed(
                 }
             }
         });
-        let played = play_plan(plan, [&paths[0], &paths[1]], &options.seating, &mut |_, _| {
+        let played = play_plan(plan, [&paths[0], &paths[1]], &options.seating, None, &mut |_, _| {
             if stop.load(Ordering::SeqCst) {
                 Err("the worker is stopping".to_owned())
             } else if lost.load(Ordering::SeqCst) {

@@ -362,6 +362,12 @@ impl Service {
         self.replay(latest.ok_or_else(|| Refusal::new(404, "no game has been played yet"))?)
     }
 
+    /// Runs `work` on the server's own connection to the ladder file (the organiser's pages and
+    /// the final read and write their tables through it).
+    pub fn with_db<T>(&self, work: impl FnOnce(&mut Connection) -> Result<T, String>) -> Result<T, Refusal> {
+        work(&mut lock(&self.db)).map_err(Refusal::internal)
+    }
+
     /// Jobs waiting or being played (counted once per change).
     pub fn pending_jobs(&self) -> u64 {
         let version = *self.shared.changes.borrow();

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use othello_arena::record::unix_now;
 
 /// The server's schema version, in the ladder's `settings` table.
-pub const SERVER_SCHEMA_VERSION: i64 = 1;
+pub const SERVER_SCHEMA_VERSION: i64 = 2;
 const SERVER_SCHEMA_KEY: &str = "server_schema";
 
 const SERVER_SCHEMA: &str = "
@@ -93,6 +93,9 @@ fn migrate(connection: &mut Connection, path: &Path) -> Result<(), String> {
     }
     if version < 1 {
         transaction.execute_batch(SERVER_SCHEMA).map_err(error)?;
+    }
+    if version < 2 {
+        transaction.execute_batch(crate::final_round::SCHEMA).map_err(error)?;
     }
     transaction
         .execute(

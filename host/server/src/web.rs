@@ -2,7 +2,10 @@
 //! calls of the [`Service`] and back; every page is HTML rendered here (names escaped by maud),
 //! with a little plain JavaScript served by the binary for the live parts and the replay.
 
+mod admin;
 mod pages;
+
+pub use admin::{ADMIN_COOKIE, export_final};
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -25,6 +28,9 @@ type Shared = Arc<Service>;
 /// The session cookie: the entrant's token, `HttpOnly` and `SameSite=Strict` (so no other site's
 /// page can send it).
 pub const SESSION_COOKIE: &str = "othello_session";
+
+/// The shortest time between two `live` events of one event stream.
+const LIVE_EVENT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Multipart framing allowed over the file's own size limit.
 const MULTIPART_OVERHEAD: usize = 64 << 10;
@@ -84,6 +90,7 @@ pub fn router(service: Arc<Service>) -> Router {
         )
         .merge(uploads)
         .merge(crate::remote::router(service.clone()))
+        .merge(admin::routes())
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
         .with_state(service)
@@ -302,19 +309,34 @@ async fn api_game(State(service): State<Shared>, Path(id): Path<i64>) -> Respons
     }
 }
 
-/// Server-Sent Events: `change` whenever a game ends or a bot's status moves; the pages then
-/// fetch what they show. The stream ends when the server stops.
+/// Server-Sent Events: `change` whenever a game ends or a bot's status moves (the pages then
+/// fetch what they show), and `live` at every move of a game being played (the arena screen
+/// fetches `/api/live`). The stream ends when the server stops.
 async fn events(State(service): State<Shared>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut changes = service.shared.changes.subscribe();
     changes.mark_unchanged();
-    let stream = futures_util::stream::unfold((changes, service), |(mut changes, service)| async move {
-        changes.changed().await.ok()?;
-        if service.shared.stop.load(std::sync::atomic::Ordering::SeqCst) {
-            return None; // the server is stopping: open pages must not hold it up
-        }
-        let count = *changes.borrow_and_update();
-        Some((Ok(Event::default().event("change").data(count.to_string())), (changes, service)))
-    });
+    let mut moves = service.shared.live.moves.subscribe();
+    moves.mark_unchanged();
+    let stream =
+        futures_util::stream::unfold((changes, moves, service), |(mut changes, mut moves, service)| async move {
+            let event = tokio::select! {
+                changed = changes.changed() => {
+                    changed.ok()?;
+                    Event::default().event("change").data(changes.borrow_and_update().to_string())
+                }
+                moved = moves.changed() => {
+                    moved.ok()?;
+                    // At most ten a second, however many games are played at once: the moves
+                    // of the pause come in one event (the screen fetches the games then).
+                    tokio::time::sleep(LIVE_EVENT_INTERVAL).await;
+                    Event::default().event("live").data(moves.borrow_and_update().to_string())
+                }
+            };
+            if service.shared.stop.load(std::sync::atomic::Ordering::SeqCst) {
+                return None; // the server is stopping: open pages must not hold it up
+            }
+            Some((Ok(event), (changes, moves, service)))
+        });
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 

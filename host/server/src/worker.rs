@@ -79,6 +79,23 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     };
     while !shared.stop.load(Ordering::SeqCst) {
         let seen = shared.work_generation();
+        // The final's games come before the ladder's jobs.
+        match crate::final_round::claim(&mut db, &lease) {
+            Ok(crate::final_round::Claim::Game(game)) => {
+                if let Err(why) = crate::final_round::play(&game, &lease, &config, &shared, &mut ladder) {
+                    if shared.stop.load(Ordering::SeqCst) {
+                        break; // the game stays running: it is queued again on the next start
+                    }
+                    eprintln!("worker {index}: game {} of the final failed: {why}", game.id);
+                    let _ = crate::final_round::release(&db, game.id);
+                }
+                shared.changed();
+                continue;
+            }
+            Ok(crate::final_round::Claim::Finished) => shared.changed(),
+            Ok(crate::final_round::Claim::Nothing) => {}
+            Err(why) => eprintln!("worker {index}: {why}"),
+        }
         match store::claim_job(&mut db, &lease) {
             Ok(Some(job)) => {
                 if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
@@ -124,7 +141,7 @@ fn run_job(
         Played { probe: None, games: Vec::new() }
     } else {
         let paths = [plan.bots[0].path.clone(), plan.bots[1].path.clone()];
-        play_plan(&plan, [&paths[0], &paths[1]], &config.seating(), &mut |slot, game| {
+        play_plan(&plan, [&paths[0], &paths[1]], &config.seating(), Some(shared), &mut |slot, game| {
             if shared.stop.load(Ordering::SeqCst) {
                 return Err("the server is stopping".to_owned());
             }
@@ -156,7 +173,8 @@ pub fn plan_job(
     libraries_only: bool,
 ) -> Result<Planned, String> {
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
-    let time_limit_ms = config.time_limit.map(|t| t.as_millis() as u64);
+    // The organiser's time control (admin page or CLI) over the server's --time-ms.
+    let time_limit_ms = crate::admin::time_limit(db, config)?.map(|t| t.as_millis() as u64);
     if job.kind == JobKind::Check {
         store::set_status(db, upload.id, Status::Checking, None)?;
         shared.changed();
@@ -442,11 +460,13 @@ pub struct Played {
 
 /// Plays `plan` with the libraries at `paths` (the same order as its bots), through `seating`'s
 /// seats; `record(slot, game)` is called as soon as each game ends (an error stops the pair).
-/// Local and remote workers both play every job through here.
+/// Local and remote workers both play every job through here; a local worker passes the
+/// server's `shared` state, so that every move is shown live on the arena screen.
 pub fn play_plan(
     plan: &Plan,
     paths: [&Path; 2],
     seating: &Seating,
+    shared: Option<&Shared>,
     record: &mut dyn FnMut(usize, &GameRecord) -> Result<(), String>,
 ) -> Result<Played, String> {
     let opening = plan.opening()?;
@@ -475,8 +495,18 @@ pub fn play_plan(
         Ok(Player::new(Entry { id: bot.entry, identity, added_at: 0 }, seating))
     };
     let (first, second) = (player(0)?, player(1)?);
-    let games =
-        play_pair_with(&first, &second, &opening, plan.time_limit(), &mut |slot, _, _, game| record(slot, game))?;
+    let record = &mut |slot, _: &Player, _: &Player, game: &GameRecord| record(slot, game);
+    let games = match shared {
+        Some(shared) => {
+            let title = match plan.kind.as_str() {
+                "check" => "Check",
+                "pair" => "Placement",
+                _ => "Ladder",
+            };
+            crate::live::play_pair(shared, title, &first, &second, &opening, plan.time_limit(), record)?
+        }
+        None => play_pair_with(&first, &second, &opening, plan.time_limit(), record)?,
+    };
     Ok(Played { probe: probed, games: games.into() })
 }
 

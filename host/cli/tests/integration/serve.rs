@@ -195,3 +195,134 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     );
     assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
 }
+
+/// Uploads `library` as `file_name` for the entrant of `token`; returns the upload's JSON.
+fn upload(address: &str, token: &str, file_name: &str, library: &Path) -> serde_json::Value {
+    let boundary = "xyzboundary";
+    let mut body =
+        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"{file_name}\"\r\n\r\n")
+            .into_bytes();
+    body.extend_from_slice(&std::fs::read(library).unwrap());
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let mut response = agent()
+        .post(format!("http://{address}/api/bots"))
+        .header("Authorization", format!("Bearer {token}"))
+        .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
+        .send(&body[..])
+        .unwrap();
+    let text = response.body_mut().read_to_string().unwrap();
+    assert_eq!(response.status().as_u16(), 201, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
+    std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
+    let seeded = othello(
+        dir.path(),
+        &["ladder", "--ladder", "contest.sqlite3", "--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"],
+    );
+    assert!(seeded.status.success(), "{}", String::from_utf8_lossy(&seeded.stderr));
+    let (mut server, address) = start_server(dir.path());
+    let mut tokens = Vec::new();
+    for entrant in ["Kim", "Lee", "Max"] {
+        let added = othello(dir.path(), &["serve", "entrant", "add", entrant, "--ladder", "contest.sqlite3"]);
+        tokens.push(String::from_utf8(added.stdout).unwrap().lines().last().unwrap().to_owned());
+    }
+    let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
+    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    for (token, tag, name) in [(&tokens[0], "final-kim", "Kim's bot"), (&tokens[1], "final-lee", "Lee's bot")] {
+        upload(&address, token, "libbot.so", &fixture_with("named", tag, &[("NAME", format!("\"{name}\""))]));
+    }
+    wait_until("Kim's and Lee's bots placed", || {
+        count(&db, "SELECT count(*) FROM server_uploads WHERE status = 'rated'") == 2
+    });
+    // Max's bot waits before each move while `hold` lies beside it: held from its upload on, it
+    // loses its placement games on time (so it is seeded last), and in the final, with a long
+    // time a move, its first game cannot end: the kill lands in the middle of the final by
+    // construction, after the first game (seed 1 against seed 2) is recorded.
+    let held = fixture_with("gated", "final-max", &[("NAME", "\"Held\"".to_owned())]);
+    let sha256: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(std::fs::read(&held).unwrap()).iter().map(|b| format!("{b:02x}")).collect()
+    };
+    let hold = dir.path().join("uploads").join(&sha256).join("hold");
+    std::fs::create_dir_all(hold.parent().unwrap()).unwrap();
+    std::fs::write(&hold, b"").unwrap();
+    let held_upload = upload(&address, &tokens[2], "libbot.so", &held)["id"].as_i64().unwrap();
+    wait_until("Max's bot checked", || {
+        count(
+            &db,
+            &format!("SELECT count(*) FROM server_uploads WHERE id = {held_upload} AND status IN ('rating', 'rated')"),
+        ) == 1
+    });
+    let last_game_before_final = count(&db, "SELECT max(id) FROM games");
+    let started = othello(
+        dir.path(),
+        &["serve", "final", "start", "--ladder", "contest.sqlite3", "--games-per-pair", "2", "--time-ms", "600000"],
+    );
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let stdout = String::from_utf8(started.stdout).unwrap();
+    assert!(stdout.contains("3 bots") && stdout.contains("3. Held (Max)"), "the held bot seeded last: {stdout}");
+    wait_until("the held bot's first game of the final", || {
+        count(&db, "SELECT count(*) FROM server_final_games WHERE state = 'running' AND 3 IN (black, white)") > 0
+    });
+    server.0.kill().unwrap(); // SIGKILL: no clean-up at all
+    server.0.wait().unwrap();
+    let interrupted = count(&db, "SELECT id FROM server_final_games WHERE state = 'running'");
+    let done_before = count(&db, "SELECT count(*) FROM server_final_games WHERE state = 'done'");
+    let games_before = count(&db, "SELECT count(*) FROM games");
+    let last_game_before = count(&db, "SELECT max(id) FROM games");
+    assert_eq!(done_before, 1, "killed mid-final, after its first game");
+    std::fs::remove_file(&hold).unwrap();
+
+    let (mut server, _) = start_server(dir.path());
+    wait_until("the final to end", || {
+        count(&db, "SELECT count(*) FROM server_finals WHERE finished_at IS NOT NULL") == 1
+    });
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.0.id() as i32), nix::sys::signal::Signal::SIGTERM)
+        .unwrap();
+    assert!(server.0.wait().unwrap().success(), "a clean stop on SIGTERM");
+
+    assert_eq!(count(&db, "SELECT count(*) FROM server_final_games"), 6, "three pairings of two games");
+    assert_eq!(count(&db, "SELECT count(*) FROM server_final_games WHERE state = 'done' AND game IS NOT NULL"), 6);
+    assert_eq!(count(&db, "SELECT count(DISTINCT game) FROM server_final_games"), 6, "six ladder games, each once");
+    assert_eq!(
+        count(&db, &format!("SELECT attempts FROM server_final_games WHERE id = {interrupted}")),
+        2,
+        "the interrupted game was played again"
+    );
+    assert_eq!(
+        count(&db, &format!("SELECT count(*) FROM games WHERE id <= {last_game_before}")),
+        games_before,
+        "every game recorded before the kill is still there"
+    );
+    assert_eq!(
+        count(
+            &db,
+            &format!(
+                "SELECT count(*) FROM games WHERE id > {last_game_before_final}
+                 AND id NOT IN (SELECT game FROM server_job_games)
+                 AND id NOT IN (SELECT game FROM server_final_games WHERE game IS NOT NULL)"
+            )
+        ),
+        0,
+        "every game since the final began belongs to one job or one game of the final"
+    );
+
+    let shown = othello(dir.path(), &["serve", "final", "show", "--ladder", "contest.sqlite3"]);
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    assert!(shown.contains("6 of 6 games played, finished"), "{shown}");
+    for name in ["Kim's bot", "Lee's bot", "Held"] {
+        assert!(shown.contains(name), "{name} in {shown}");
+    }
+    let exported = othello(dir.path(), &["serve", "final", "export", "--ladder", "contest.sqlite3", "final.html"]);
+    assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+    let html = std::fs::read_to_string(dir.path().join("final.html")).unwrap();
+    assert!(html.contains("Kim's bot") || html.contains("Kim&#39;s bot"), "{html}");
+    assert!(html.contains("id=\"final-standings\"") && !html.contains("<script"));
+}

@@ -23,6 +23,7 @@ pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, 
                         a href="/" { "Leaderboard" }
                         a href="/arena" { "Arena screen" }
                         a href="/workers" { "Workers" }
+                        a href="/final" { "Final" }
                         @if let Some(entrant) = entrant {
                             a href="/me" { "My bots" }
                             span.who { "Logged in as " b { (entrant.name) } }
@@ -205,13 +206,16 @@ pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {
     let body = html! {
         div #arena {
             div.board {
+                p.title #arena-title {}
                 p.players #arena-players { "Waiting for the first game…" }
                 svg #board-svg viewBox="0 0 8 8" width="640" height="640" role="img" aria-label="board" {}
+                p.clocks #arena-clocks {}
                 p #arena-move {}
             }
             div.standings {
-                h2 { "Standings" }
-                table #arena-standings { thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Rating" } th { "Games" } } } tbody {} }
+                h2 #arena-standings-title { "Standings" }
+                table #arena-standings { thead { tr {} } tbody {} }
+                div.bracket #arena-bracket {}
             }
         }
     };

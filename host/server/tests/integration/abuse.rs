@@ -157,3 +157,77 @@ fn uploads_are_refused_while_submissions_are_closed() {
     let (code, json) = server.upload(Some(&token), "late.so", &library);
     assert_eq!(code, 201, "{json}");
 }
+
+#[test]
+fn the_organisers_page_refuses_entrants_and_cross_site_forms() {
+    let server = TestServer::start();
+    let mallory = server.add_entrant("Mallory");
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    let admin_cookie = format!("{}={admin}", othello_server::web::ADMIN_COOKIE);
+    let entrant_as_admin = format!("{}={mallory}", othello_server::web::ADMIN_COOKIE);
+    let entrant_session = format!("{}={mallory}", othello_server::web::SESSION_COOKIE);
+
+    // No token, an entrant's session, an entrant's token where the organiser's goes: refused.
+    assert_eq!(server.get("/admin", None).0, 401);
+    assert_eq!(server.get_with_cookie("/admin", &entrant_session).0, 401);
+    let (code, page) = server.get_with_cookie("/admin", &entrant_as_admin);
+    assert_eq!(code, 403, "{page}");
+    assert!(page.contains("not the organiser"), "{page}");
+    assert_eq!(server.get("/admin", Some(&mallory)).0, 403, "an entrant's bearer token");
+    let (code, _, page) = server.post_form("/admin/login", &format!("token={mallory}"), None, Some(&server.url));
+    assert_eq!(code, 401, "an entrant's token does not log in as the organiser: {page}");
+    for (path, form) in [
+        ("/admin/submissions", "state=close"),
+        ("/admin/time-control", "time_ms=5"),
+        ("/admin/final", "format=round-robin&games_per_pair=2&time_ms=100"),
+    ] {
+        let (code, _, _) = server.post_form(path, form, Some(&entrant_as_admin), Some(&server.url));
+        assert_eq!(code, 403, "{path} with an entrant's token");
+        // The organiser's own cookie, sent by another site's page: refused before anything is done.
+        let (code, _, page) = server.post_form(path, form, Some(&admin_cookie), Some("http://evil.example"));
+        assert_eq!(code, 403, "{path} from another site: {page}");
+        assert!(page.contains("another site"), "{page}");
+    }
+    let (code, page) = server.get_with_cookie("/admin", &admin_cookie);
+    assert_eq!(code, 200, "{page}");
+    assert!(page.contains("id=\"submissions-state\">open<"), "nothing changed: {page}");
+    assert_eq!(server.get_json("/api/final", None).0, 404, "no final was started");
+
+    // The organiser, from this site: logs in from the token, closes submissions, sets the clock.
+    let (code, location, _) = server.post_form("/admin/login", &format!("token={admin}"), None, Some(&server.url));
+    assert_eq!((code, location.as_str()), (303, "/admin"));
+    let (code, location, _) =
+        server.post_form("/admin/submissions", "state=close", Some(&admin_cookie), Some(&server.url));
+    assert_eq!((code, location.as_str()), (303, "/admin"));
+    let library = std::fs::read(named_bot("admin-closed", "Late bot")).unwrap();
+    assert_eq!(server.upload(Some(&mallory), "late.so", &library).0, 403, "submissions are closed");
+    let (code, _, _) = server.post_form("/admin/submissions", "state=open", Some(&admin_cookie), Some(&server.url));
+    assert_eq!(code, 303);
+    let (code, _, page) =
+        server.post_form("/admin/time-control", "time_ms=lots", Some(&admin_cookie), Some(&server.url));
+    assert_eq!(code, 400, "{page}");
+    let (code, _, _) = server.post_form("/admin/time-control", "time_ms=2000", Some(&admin_cookie), Some(&server.url));
+    assert_eq!(code, 303);
+    let (_, page) = server.get_with_cookie("/admin", &admin_cookie);
+    assert!(page.contains("id=\"time-control\">2000 ms a move<"), "{page}");
+    // A final needs two entrants with a checked bot: refused with the reason.
+    let (code, _, page) = server.post_form(
+        "/admin/final",
+        "format=knockout&games_per_pair=2&time_ms=100",
+        Some(&admin_cookie),
+        Some(&server.url),
+    );
+    assert_eq!(code, 409, "{page}");
+    assert!(page.contains("at least two entrants"), "{page}");
+
+    // The workers play new games at the organiser's time control.
+    let (code, json) = server.upload(Some(&mallory), "late.so", &library);
+    assert_eq!(code, 201, "{json}");
+    let id = json["id"].as_i64().unwrap();
+    server.wait_for_status(&mallory, id, &["rated"]);
+    let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&mallory));
+    let first = games[0]["id"].as_i64().unwrap();
+    let (_, replay) = server.get_json(&format!("/api/games/{first}"), None);
+    // (GGF keeps whole seconds: the test's own time control, 200 ms, would read as 1000.)
+    assert_eq!(replay["time_limit_ms"], 2000, "{replay}");
+}

@@ -95,6 +95,15 @@ impl Browser {
         self.script("return document.body.innerText;").as_str().unwrap_or_default().to_owned()
     }
 
+    /// Saves a screenshot of the window as `NAME.png` in the folder `OTHELLO_SCREENSHOTS` names,
+    /// if it names one (the book's screenshots are taken so); does nothing otherwise.
+    fn screenshot(&self, name: &str) {
+        let Some(folder) = std::env::var_os("OTHELLO_SCREENSHOTS") else { return };
+        let encoded = self.call("GET", &self.session_path("/screenshot"), None);
+        let png = base64_decode(encoded.as_str().expect("a screenshot"));
+        std::fs::write(std::path::Path::new(&folder).join(format!("{name}.png")), png).unwrap();
+    }
+
     fn url(&self) -> String {
         self.call("GET", &self.session_path("/url"), None).as_str().unwrap_or_default().to_owned()
     }
@@ -107,6 +116,23 @@ impl Browser {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     }
+}
+
+/// Standard base64, as WebDriver sends screenshots.
+fn base64_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut buffer, mut bits) = (0u32, 0);
+    for c in text.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=') {
+        let value = ALPHABET.iter().position(|&a| a == c).expect("base64") as u32;
+        buffer = (buffer << 6) | value;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((buffer >> bits) as u8);
+        }
+    }
+    bytes
 }
 
 impl Drop for Browser {
@@ -186,4 +212,129 @@ fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() 
     });
     assert!(discs(&browser) >= 4);
     browser.wait_for("the arena's standings", |b| b.text().contains("Other bot"));
+}
+
+/// Removes a hold file when dropped.
+struct Lift(std::path::PathBuf);
+
+impl Drop for Lift {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standings() {
+    let server = TestServer::start();
+    let mut uploads = Vec::new();
+    for (entrant, library) in [
+        ("Ann", named_bot("arena-ann", "Ann's bot")),
+        ("Ben", crate::compile_test_bot("crashes_always", server.dir.path())),
+        ("Max", othello_testkit::fixture_with("gated", "arena-held", &[("NAME", "\"Held\"".to_owned())])),
+    ] {
+        let token = server.add_entrant(entrant);
+        let name = library.file_name().unwrap().to_string_lossy().into_owned();
+        let (code, json) = server.upload(Some(&token), &name, &std::fs::read(&library).unwrap());
+        assert_eq!(code, 201, "{json}");
+        uploads.push((token, json));
+    }
+    for (token, json) in &uploads {
+        server.wait_for_status(token, json["id"].as_i64().unwrap(), &["rated"]);
+    }
+    // The held bot waits before each move while `hold` lies beside it: with a long time a move,
+    // its games of the final stand still on the arena screen until the hold is lifted.
+    let hold = server.dir.path().join("uploads").join(uploads[2].1["sha256"].as_str().unwrap()).join("hold");
+    std::fs::write(&hold, b"").unwrap();
+    // Lifted whatever happens, or a failing test would wait for the held games' ten minutes.
+    let _lift = Lift(hold.clone());
+    let browser = Browser::start();
+    browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1600, "height": 1000})));
+    // The organiser logs in from the link `admin-token` prints and starts the final on the page.
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    browser.go(&format!("{}/admin/login#token={admin}", server.url));
+    browser.wait_for("the token in the form", |b| {
+        b.script("return document.getElementById('token').value;").as_str() == Some(admin.as_str())
+    });
+    browser.click("#admin-login button");
+    browser.wait_for("the organiser's page", |b| b.url().ends_with("/admin"));
+    browser.script(
+        "document.querySelector('#start-final [name=games_per_pair]').value = '2';
+         document.querySelector('#start-final [name=time_ms]').value = '600000';",
+    );
+    browser.screenshot("contest-admin");
+    browser.click("#start-final button");
+    browser.wait_for("the final's page", |b| b.url().ends_with("/final"));
+    assert!(browser.text().contains("Round robin, 2 games a pairing"), "{}", browser.text());
+
+    browser.go(&format!("{}/arena", server.url));
+    let text_of = |b: &Browser, id: &str| {
+        b.script(&format!("return document.getElementById('{id}').textContent;")).as_str().unwrap_or("").to_owned()
+    };
+    let start = Instant::now();
+    while !(text_of(&browser, "arena-title").starts_with("Final")
+        && text_of(&browser, "arena-players").contains("Held"))
+    {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "no live game of the final on the arena screen: title {:?}, players {:?}; /api/live: {}",
+            text_of(&browser, "arena-title"),
+            text_of(&browser, "arena-players"),
+            server.get("/api/live", None).1
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    browser.wait_for("the final's standings beside it", |b| {
+        text_of(b, "arena-standings-title").starts_with("Final") && text_of(b, "arena-standings").contains("Ann's bot")
+    });
+    let board = |b: &Browser| {
+        b.script("return document.getElementById('board-svg').dataset.board;").as_str().unwrap_or("").to_owned()
+    };
+    let held_board = board(&browser);
+    assert_eq!(held_board.len(), 66, "a board string: {held_board:?}");
+    assert!(text_of(&browser, "arena-clocks").contains("600 s a move"), "{}", text_of(&browser, "arena-clocks"));
+    browser.screenshot("contest-arena");
+
+    std::fs::remove_file(&hold).unwrap();
+    browser.wait_for("the live board moving on", |b| board(b) != held_board);
+    let (code, _) = server.get_json("/api/final", None);
+    assert_eq!(code, 200);
+    server.wait_for_final();
+    browser.wait_for("the leaderboard after the final", |b| text_of(b, "arena-standings-title") == "Leaderboard");
+
+    browser.go(&format!("{}/final", server.url));
+    browser.wait_for("the final's results", |b| b.text().contains("6 of 6 games played"));
+    let rows =
+        browser.script("return document.querySelectorAll('#final-standings tbody tr').length;").as_u64().unwrap();
+    assert_eq!(rows, 3);
+    let crasher = browser.script("return document.querySelector('#final-standings tbody tr:last-child').textContent;");
+    assert!(crasher.as_str().unwrap().contains("Crasher"), "the bot that crashes every game is last: {crasher}");
+    browser.screenshot("contest-final");
+    browser.click("#final-games a");
+    browser.wait_for("a game of the final replayed", |b| b.url().contains("/games/"));
+
+    // A knockout of the same three: the bracket, the best seed's bye, the winner in bold.
+    othello_server::start_final(
+        &server.ladder(),
+        othello_server::final_round::FinalOptions {
+            format: othello_server::final_round::Format::Knockout,
+            games_per_pair: 2,
+            time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+            seed: 4,
+        },
+    )
+    .unwrap();
+    server.wait_for_final();
+    browser.go(&format!("{}/final", server.url));
+    let matches = browser.script("return document.querySelectorAll('#final-bracket .match').length;").as_u64().unwrap();
+    assert_eq!(matches, 3, "two matches in the first round (one a bye), then the last");
+    let bye = browser.script("return document.querySelector('#final-bracket .match').textContent;");
+    assert!(bye.as_str().unwrap().contains("(bye)"), "{bye}");
+    let champion =
+        browser.script("return document.querySelector('#final-bracket .round:last-child .winner').textContent;");
+    let first = browser.script("return document.querySelector('#final-standings tbody td.name').textContent;");
+    assert!(
+        champion.as_str().unwrap().contains(first.as_str().unwrap()),
+        "the winner of the last match ranks first: {champion} {first}"
+    );
+    browser.screenshot("contest-final-knockout");
 }

@@ -1,5 +1,7 @@
 //! Two entrants upload bots and see them checked, placed and their games replayable.
 
+use std::collections::HashMap;
+
 use crate::{TestServer, named_bot};
 
 #[test]
@@ -105,4 +107,154 @@ fn rated_bots_keep_playing_when_nothing_waits() {
         assert!(start.elapsed() < crate::DEADLINE, "no refresh games after its placement: {bot}");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+}
+
+/// The standings a final's games give, recomputed from the games' replays (the ladder's records):
+/// per bot name, (points, wins, draws, losses, disc difference, failures).
+fn standings_from_replays(
+    server: &TestServer,
+    view: &serde_json::Value,
+) -> HashMap<String, (f64, u32, u32, u32, i64, u32)> {
+    let mut lines: HashMap<String, (f64, u32, u32, u32, i64, u32)> = HashMap::new();
+    for game in view["games"].as_array().unwrap() {
+        let id = game["game"].as_i64().unwrap_or_else(|| panic!("every game of an ended final was played: {game}"));
+        let (code, replay) = server.get_json(&format!("/api/games/{id}"), None);
+        assert_eq!(code, 200, "{replay}");
+        // "1-0 (40–24)": the result, then black's and white's discs.
+        let result = replay["result"].as_str().unwrap();
+        let (score, discs) = result.split_once(" (").unwrap();
+        let (black_discs, white_discs) = discs.trim_end_matches(')').split_once('–').unwrap();
+        let (black_discs, white_discs): (i64, i64) = (black_discs.parse().unwrap(), white_discs.parse().unwrap());
+        let black_score = match score {
+            "1-0" => 1.0,
+            "0-1" => 0.0,
+            _ => 0.5,
+        };
+        let failure = replay["termination"] != "normal";
+        for (name, mine, mine_discs, theirs_discs) in [
+            (replay["black"].as_str().unwrap(), black_score, black_discs, white_discs),
+            (replay["white"].as_str().unwrap(), 1.0 - black_score, white_discs, black_discs),
+        ] {
+            let line = lines.entry(name.to_owned()).or_default();
+            line.0 += mine;
+            match mine {
+                1.0 => line.1 += 1,
+                0.0 => line.3 += 1,
+                _ => line.2 += 1,
+            }
+            line.4 += mine_discs - theirs_discs;
+            if failure && mine == 0.0 {
+                line.5 += 1;
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn a_final_among_three_entrants_completes_with_standings_that_match_its_games() {
+    let server = TestServer::start();
+    let ann = server.add_entrant("Ann");
+    let ben = server.add_entrant("Ben");
+    let cid = server.add_entrant("Cid");
+    let crasher = crate::compile_test_bot("crashes_always", server.dir.path());
+    let bots = [
+        (&ann, server.upload_file(&ann, &named_bot("final-ann", "Ann's bot"))),
+        (&ben, server.upload_file(&ben, &named_bot("final-ben", "Ben's bot"))),
+        (&cid, server.upload_file(&cid, &crasher)),
+    ];
+    for (token, id) in bots {
+        server.wait_for_status(token, id, &["rating", "rated"]);
+    }
+
+    // The organiser starts a round robin from the organiser's page.
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    let cookie = format!("{}={admin}", othello_server::web::ADMIN_COOKIE);
+    let (code, location, body) = server.post_form(
+        "/admin/final",
+        "format=round-robin&games_per_pair=4&time_ms=200",
+        Some(&cookie),
+        Some(&server.url),
+    );
+    assert_eq!((code, location.as_str()), (303, "/final"), "{body}");
+    let view = server.wait_for_final();
+    assert_eq!(view["format"], "round-robin");
+    assert_eq!(view["games_total"], 12, "three pairings of four games: {view}");
+    assert_eq!(view["games_done"], 12);
+    let games = view["games"].as_array().unwrap();
+    assert_eq!(games.len(), 12);
+    // Colours swapped on each opening: in each pairing each bot has black twice.
+    for pairing in 0..3 {
+        let mine: Vec<_> = games.iter().filter(|g| g["match_no"] == pairing).collect();
+        assert_eq!(mine.len(), 4);
+        for pair in mine.chunks(2) {
+            assert_eq!((&pair[0]["black"], &pair[0]["white"]), (&pair[1]["white"], &pair[1]["black"]), "{pair:?}");
+        }
+    }
+
+    let standings = view["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 3);
+    let expected = standings_from_replays(&server, &view);
+    let mut total = 0.0;
+    for line in standings {
+        let name = line["name"].as_str().unwrap();
+        let (points, wins, draws, losses, discs, failures) = expected[name];
+        assert_eq!(line["points"].as_f64().unwrap(), points, "{line}");
+        assert_eq!(
+            (line["wins"].as_u64().unwrap(), line["draws"].as_u64().unwrap(), line["losses"].as_u64().unwrap()),
+            (wins as u64, draws as u64, losses as u64),
+            "{line}"
+        );
+        assert_eq!(line["games"], 8, "each bot plays two pairings of four: {line}");
+        assert_eq!(line["disc_difference"].as_i64().unwrap(), discs, "{line}");
+        assert_eq!(line["failures"].as_u64().unwrap(), failures as u64, "{line}");
+        total += points;
+    }
+    assert_eq!(total, 12.0, "one point a game");
+    let points: Vec<f64> = standings.iter().map(|l| l["points"].as_f64().unwrap()).collect();
+    assert!(points.windows(2).all(|w| w[0] >= w[1]), "ranked by points: {points:?}");
+    let last = standings.last().unwrap();
+    assert_eq!(last["entrant"], "Cid", "the crasher is last: {view}");
+    assert_eq!((last["points"].as_f64().unwrap(), last["failures"].as_u64().unwrap()), (0.0, 8), "{last}");
+
+    // The results page needs no script: the standings and the games' links are in the HTML.
+    let (code, page) = server.get("/final", None);
+    assert_eq!(code, 200);
+    assert!(
+        page.contains("id=\"final-standings\"") && (page.contains("Ann&#39;s bot") || page.contains("Ann's bot")),
+        "{page}"
+    );
+    for game in games {
+        assert!(page.contains(&format!("href=\"/games/{}\"", game["game"])), "game {} linked", game["game"]);
+    }
+    // The static export: one file, no script, every game written out.
+    let export = othello_server::export_final(&server.ladder()).unwrap();
+    assert!(!export.contains("<script"), "no script");
+    for game in games {
+        assert!(export.contains(&format!("id=\"game-{}\"", game["game"])), "game {} in the export", game["game"]);
+    }
+
+    // Then a knockout of the same three: the best seed has a bye, two matches of two games.
+    let (info, seeded) = othello_server::start_final(
+        &server.ladder(),
+        othello_server::final_round::FinalOptions {
+            format: othello_server::final_round::Format::Knockout,
+            games_per_pair: 2,
+            time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+            seed: 7,
+        },
+    )
+    .unwrap();
+    assert_eq!(seeded.len(), 3);
+    let view = server.wait_for_final();
+    assert_eq!(view["id"], info.id);
+    assert_eq!((view["games_total"].as_u64(), view["games_done"].as_u64()), (Some(4), Some(4)), "{view}");
+    let rounds = view["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(rounds[0][0]["b"]["kind"], "bye", "{view}");
+    assert_eq!(rounds[0][0]["winner"], 1, "the first seed goes through its bye");
+    let champion = rounds[1][0]["winner"].as_u64().unwrap();
+    assert_eq!(view["standings"][0]["seed"].as_u64().unwrap(), champion, "the winner of the last match is first");
+    let (_, page) = server.get("/final", None);
+    assert!(page.contains("id=\"final-bracket\""));
 }

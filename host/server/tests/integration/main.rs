@@ -102,6 +102,48 @@ impl TestServer {
         (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("upload: not JSON ({e}): {text}")))
     }
 
+    /// `POST path` of a form (`a=1&b=2`), as a browser sends it from `origin` with `cookie`;
+    /// returns the status, the `Location` header (redirects are not followed) and the body.
+    pub fn post_form(
+        &self,
+        path: &str,
+        form: &str,
+        cookie: Option<&str>,
+        origin: Option<&str>,
+    ) -> (u16, String, String) {
+        let mut request =
+            self.agent.post(format!("{}{path}", self.url)).header("Content-Type", "application/x-www-form-urlencoded");
+        if let Some(cookie) = cookie {
+            request = request.header("Cookie", cookie);
+        }
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        let mut response = request.send(form.as_bytes()).unwrap();
+        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        (response.status().as_u16(), location, response.body_mut().read_to_string().unwrap())
+    }
+
+    /// `GET path` with a cookie.
+    pub fn get_with_cookie(&self, path: &str, cookie: &str) -> (u16, String) {
+        let mut response = self.agent.get(format!("{}{path}", self.url)).header("Cookie", cookie).call().unwrap();
+        (response.status().as_u16(), response.body_mut().read_to_string().unwrap())
+    }
+
+    /// Waits until the newest final has ended; returns `GET /api/final`.
+    pub fn wait_for_final(&self) -> Value {
+        let start = Instant::now();
+        loop {
+            let (code, view) = self.get_json("/api/final", None);
+            assert_eq!(code, 200, "{view}");
+            if view["status"] == "finished" {
+                return view;
+            }
+            assert!(start.elapsed() < DEADLINE, "the final still runs after {DEADLINE:?}: {view}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     pub fn upload_file(&self, token: &str, path: &Path) -> i64 {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let (status, json) = self.upload(Some(token), &name, &std::fs::read(path).unwrap());

@@ -1,0 +1,77 @@
+//! The organiser's settings in the ladder's `settings` table: the organiser's token (stored as
+//! its SHA-256, like the entrants' tokens, and never an entrant's) and the time control of
+//! rating games, which the workers read for every new job.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::store::{new_token, sha256_hex};
+
+const ADMIN_TOKEN_KEY: &str = "server_admin_token";
+const TIME_CONTROL_KEY: &str = "server_time_ms";
+
+/// Longest time per move the organiser may set: ten minutes.
+pub const MAX_TIME_MS: u64 = 600_000;
+
+fn db(e: rusqlite::Error) -> String {
+    format!("database: {e}")
+}
+
+fn setting(connection: &Connection, key: &str) -> Result<Option<String>, String> {
+    connection.query_row("SELECT value FROM settings WHERE key = ?1", [key], |row| row.get(0)).optional().map_err(db)
+}
+
+fn set_setting(connection: &Connection, key: &str, value: &str) -> Result<(), String> {
+    connection
+        .execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// Makes a new organiser token (the one before stops working); returns it. Only its hash is kept.
+pub fn new_admin_token(connection: &Connection) -> Result<String, String> {
+    let token = new_token();
+    set_setting(connection, ADMIN_TOKEN_KEY, &sha256_hex(token.as_bytes()))?;
+    Ok(token)
+}
+
+/// Whether `token` is the organiser's.
+pub fn is_admin_token(connection: &Connection, token: &str) -> Result<bool, String> {
+    Ok(setting(connection, ADMIN_TOKEN_KEY)?.is_some_and(|hash| hash == sha256_hex(token.trim().as_bytes())))
+}
+
+/// The time per move the organiser set (`Some(None)`: no limit), or `None` when it was never set
+/// (the command line's `--time-ms` holds then).
+pub fn stored_time_limit(connection: &Connection) -> Result<Option<Option<Duration>>, String> {
+    Ok(setting(connection, TIME_CONTROL_KEY)?
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|ms| (ms > 0).then(|| Duration::from_millis(ms))))
+}
+
+/// The time per move of new rating games: the organiser's setting, else the command line's.
+pub fn time_limit(connection: &Connection, config: &crate::Config) -> Result<Option<Duration>, String> {
+    Ok(stored_time_limit(connection)?.unwrap_or(config.time_limit))
+}
+
+/// Sets the time per move of rating games from now on (0 = no limit).
+pub fn set_time_ms(connection: &Connection, ms: u64) -> Result<(), String> {
+    if ms > MAX_TIME_MS {
+        return Err(format!("a time per move of at most {MAX_TIME_MS} ms (0 = no limit)"));
+    }
+    set_setting(connection, TIME_CONTROL_KEY, &ms.to_string())
+}
+
+/// `othello serve admin-token`: a new organiser token.
+pub fn admin_token(ladder: &Path) -> Result<String, String> {
+    new_admin_token(&crate::store::open(ladder)?)
+}
+
+/// `othello serve time-control MS`.
+pub fn set_time_control(ladder: &Path, ms: u64) -> Result<(), String> {
+    set_time_ms(&crate::store::open(ladder)?, ms)
+}

@@ -1,0 +1,555 @@
+//! The organiser's page (`/admin`, only with the organiser's token: `othello serve admin-token`),
+//! the final's results (`/final`, `GET /api/final`, and the same as one static HTML file) and the
+//! live games of the arena screen (`GET /api/live`).
+//!
+//! The organiser logs in with the token like an entrant does, into a cookie of its own
+//! (`HttpOnly`, `SameSite=Strict`); an entrant's token is not the organiser's. Every form is
+//! refused when sent from another site ([`super::same_origin`]).
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use serde::Deserialize;
+
+use othello_arena::ggf;
+
+use super::{Shared, bearer, blocking, json_refusal, page_entrant, page_refusal, pages, same_origin};
+use crate::final_round::{self, FinalOptions, FinalView, Format, Slot};
+use crate::service::{Refusal, Service};
+
+/// The organiser's session cookie (the organiser's token; `HttpOnly`, `SameSite=Strict`).
+pub const ADMIN_COOKIE: &str = "othello_admin";
+
+pub fn routes() -> Router<Shared> {
+    Router::new()
+        .route("/admin", get(page_admin))
+        .route("/admin/login", get(page_admin_login).post(admin_login))
+        .route("/admin/logout", post(admin_logout))
+        .route("/admin/submissions", post(admin_submissions))
+        .route("/admin/time-control", post(admin_time_control))
+        .route("/admin/final", post(admin_final))
+        .route("/final", get(page_final))
+        .route("/api/final", get(api_final))
+        .route("/api/live", get(api_live))
+}
+
+fn admin_cookie(headers: &HeaderMap) -> Option<String> {
+    headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
+        let (name, value) = pair.trim().split_once('=')?;
+        (name == ADMIN_COOKIE && !value.is_empty()).then(|| value.to_owned())
+    })
+}
+
+/// Passes the organiser (bearer token or organiser cookie); 401 without a token, 403 with
+/// another one (an entrant's included).
+async fn organiser(service: &Shared, headers: &HeaderMap) -> Result<(), Refusal> {
+    let Some(token) = bearer(headers).or_else(|| admin_cookie(headers)) else {
+        return Err(Refusal::new(
+            401,
+            "this page is the organiser's: log in at /admin/login with the organiser's token",
+        ));
+    };
+    let valid = blocking(service, move |s| s.with_db(|db| crate::admin::is_admin_token(db, &token))).await?;
+    if valid {
+        Ok(())
+    } else {
+        Err(Refusal::new(
+            403,
+            "this is not the organiser's token (an entrant's token does not open this page); \
+             `othello serve admin-token` makes a new one",
+        ))
+    }
+}
+
+/// What the organiser's page shows.
+struct AdminState {
+    submissions_open: bool,
+    /// The organiser's setting, if any.
+    stored_time: Option<Option<std::time::Duration>>,
+    final_view: Option<FinalView>,
+    entrants: Vec<crate::store::Entrant>,
+}
+
+fn admin_state(service: &Service) -> Result<AdminState, Refusal> {
+    service.with_db(|db| {
+        Ok(AdminState {
+            submissions_open: crate::store::submissions_open(db)?,
+            stored_time: crate::admin::stored_time_limit(db)?,
+            final_view: final_round::view(db)?,
+            entrants: crate::store::entrants(db)?,
+        })
+    })
+}
+
+fn time_text(limit: Option<std::time::Duration>) -> String {
+    match limit {
+        Some(t) => format!("{} ms a move", t.as_millis()),
+        None => "no time limit".to_owned(),
+    }
+}
+
+fn admin_page(service: &Service, state: &AdminState, error: Option<&str>) -> Markup {
+    let effective = state.stored_time.unwrap_or(service.config.time_limit);
+    let default_ms = effective.map_or(0, |t| t.as_millis() as u64);
+    let final_running = state.final_view.as_ref().is_some_and(|v| v.status == "running");
+    let body = html! {
+        h1 { "Organiser" }
+        @if let Some(error) = error { p.error #admin-error { (error) } }
+        section #admin-submissions {
+            h2 { "Submissions" }
+            p { "Submissions are " b #submissions-state { (if state.submissions_open { "open" } else { "closed" }) } "." }
+            form method="post" action="/admin/submissions" {
+                input type="hidden" name="state" value=(if state.submissions_open { "close" } else { "open" });
+                button type="submit" { (if state.submissions_open { "Close submissions" } else { "Open submissions" }) }
+            }
+        }
+        section #admin-time {
+            h2 { "Time control of rating games" }
+            p { "Now: " b #time-control { (time_text(effective)) }
+                @if state.stored_time.is_none() { " (from the command line)" } ". New checks and rating games use it; a game being played keeps its own." }
+            form method="post" action="/admin/time-control" {
+                label { "Milliseconds a move (0 = no limit): " input type="number" name="time_ms" min="0" max=(crate::admin::MAX_TIME_MS) value=(default_ms) required; }
+                " " button type="submit" { "Set" }
+            }
+        }
+        section #admin-final {
+            h2 { "The final" }
+            @match &state.final_view {
+                None => p { "No final yet." },
+                Some(view) => p { a href="/final" { "Final #" (view.info.id) } ": " (view.info.format.as_str()) ", "
+                    (view.games_done) " of " (view.games_total) " games played, " (view.status) "." },
+            }
+            @if final_running {
+                p.note { "A final is being played: the next can start when it ends." }
+            } @else {
+                p.note { "Every entrant's latest checked version plays (bots still being placed too), seeded by rating. Its games come before the ladder's and count on the ladder too. Close submissions first." }
+                form #start-final method="post" action="/admin/final" {
+                    label { "Format: " select name="format" {
+                        option value="round-robin" selected { "round robin" }
+                        option value="knockout" { "knockout" }
+                    } } " "
+                    label { "Games a pairing (even): " input type="number" name="games_per_pair" min="2" max=(final_round::MAX_GAMES_PER_PAIR) step="2" value=(final_round::DEFAULT_GAMES_PER_PAIR) required; } " "
+                    label { "Milliseconds a move: " input type="number" name="time_ms" min="0" max=(crate::admin::MAX_TIME_MS) value=(default_ms) required; } " "
+                    button type="submit" { "Start the final" }
+                }
+            }
+        }
+        section #admin-entrants {
+            h2 { "Entrants" }
+            p.note { "Added and revoked on the command line: " code { "othello serve entrant add NAME" } "." }
+            ul { @for entrant in &state.entrants { li { span.name { (entrant.name) } @if entrant.revoked { " (revoked)" } } } }
+        }
+        form.inline method="post" action="/admin/logout" { button type="submit" { "Leave the organiser's page" } }
+    };
+    pages::layout(service, None, "Organiser", body)
+}
+
+async fn render_admin(service: &Shared, status: StatusCode, error: Option<String>) -> Response {
+    match blocking(service, admin_state).await {
+        Ok(state) => (status, Html(admin_page(service, &state, error.as_deref()).into_string())).into_response(),
+        Err(refusal) => page_refusal(service, None, refusal),
+    }
+}
+
+async fn page_admin(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = organiser(&service, &headers).await {
+        let entrant = page_entrant(&service, &headers).await;
+        return page_refusal(&service, entrant.as_ref(), refusal);
+    }
+    render_admin(&service, StatusCode::OK, None).await
+}
+
+fn login_page(service: &Service, error: Option<&str>) -> Markup {
+    let body = html! {
+        h1 { "Organiser's log in" }
+        @if let Some(error) = error { p.error { (error) } }
+        form #admin-login method="post" action="/admin/login" {
+            label { "The organiser's token (" code { "othello serve admin-token" } "): " input #token type="password" name="token" autocomplete="off" required; }
+            button type="submit" { "Log in" }
+        }
+    };
+    pages::layout(service, None, "Organiser", body)
+}
+
+async fn page_admin_login(State(service): State<Shared>) -> Response {
+    Html(login_page(&service, None).into_string()).into_response()
+}
+
+#[derive(Deserialize)]
+struct TokenForm {
+    token: String,
+}
+
+async fn admin_login(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<TokenForm>,
+) -> Response {
+    if let Err(refusal) = same_origin(&headers) {
+        return page_refusal(&service, None, refusal);
+    }
+    let token = form.token.trim().to_owned();
+    let check = token.clone();
+    match blocking(&service, move |s| s.with_db(|db| crate::admin::is_admin_token(db, &check))).await {
+        Ok(true) => {
+            let secure = headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
+            let cookie = format!(
+                "{ADMIN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200{}",
+                if secure { "; Secure" } else { "" }
+            );
+            let mut response = Redirect::to("/admin").into_response();
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().insert(header::SET_COOKIE, value);
+            }
+            response
+        }
+        Ok(false) => (
+            StatusCode::UNAUTHORIZED,
+            Html(login_page(&service, Some("this is not the organiser's token")).into_string()),
+        )
+            .into_response(),
+        Err(refusal) => page_refusal(&service, None, refusal),
+    }
+}
+
+async fn admin_logout(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = same_origin(&headers) {
+        return page_refusal(&service, None, refusal);
+    }
+    let mut response = Redirect::to("/").into_response();
+    let cookie = format!("{ADMIN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a plain header"));
+    response
+}
+
+/// The checks every organiser's form passes: sent from this site, by the organiser.
+async fn organiser_form(service: &Shared, headers: &HeaderMap) -> Result<(), Response> {
+    if let Err(refusal) = same_origin(headers) {
+        return Err(page_refusal(service, None, refusal));
+    }
+    if let Err(refusal) = organiser(service, headers).await {
+        return Err(page_refusal(service, None, refusal));
+    }
+    Ok(())
+}
+
+/// After an organiser's form: back to the page, or the page with the error.
+async fn after_form(service: &Shared, result: Result<(), Refusal>) -> Response {
+    match result {
+        Ok(()) => {
+            service.shared.changed();
+            Redirect::to("/admin").into_response()
+        }
+        Err(refusal) => {
+            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::BAD_REQUEST);
+            render_admin(service, status, Some(refusal.message)).await
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct SubmissionsForm {
+    state: String,
+}
+
+async fn admin_submissions(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<SubmissionsForm>,
+) -> Response {
+    if let Err(response) = organiser_form(&service, &headers).await {
+        return response;
+    }
+    let result = match form.state.as_str() {
+        state @ ("open" | "close") => {
+            let open = state == "open";
+            blocking(&service, move |s| s.with_db(|db| crate::store::set_submissions_open(db, open))).await
+        }
+        other => Err(Refusal::new(400, format!("`{other}`: submissions are `open` or `close`"))),
+    };
+    after_form(&service, result).await
+}
+
+#[derive(Deserialize)]
+struct TimeForm {
+    time_ms: String,
+}
+
+fn parse_ms(text: &str) -> Result<u64, Refusal> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| Refusal::new(400, format!("`{text}`: the time a move is a whole number of milliseconds")))
+}
+
+async fn admin_time_control(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<TimeForm>,
+) -> Response {
+    if let Err(response) = organiser_form(&service, &headers).await {
+        return response;
+    }
+    let result = match parse_ms(&form.time_ms) {
+        Ok(ms) => {
+            blocking(&service, move |s| {
+                s.with_db(|db| crate::admin::set_time_ms(db, ms)).map_err(|r| Refusal::new(400, r.message))
+            })
+            .await
+        }
+        Err(refusal) => Err(refusal),
+    };
+    after_form(&service, result).await
+}
+
+#[derive(Deserialize)]
+struct FinalForm {
+    format: String,
+    games_per_pair: String,
+    time_ms: String,
+}
+
+async fn admin_final(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<FinalForm>,
+) -> Response {
+    if let Err(response) = organiser_form(&service, &headers).await {
+        return response;
+    }
+    let options = (|| {
+        let format = Format::parse(&form.format).map_err(|e| Refusal::new(400, e))?;
+        let games_per_pair = form
+            .games_per_pair
+            .trim()
+            .parse::<u32>()
+            .map_err(|_| Refusal::new(400, "games a pairing: a whole even number"))?;
+        let ms = parse_ms(&form.time_ms)?;
+        if ms > crate::admin::MAX_TIME_MS {
+            return Err(Refusal::new(400, format!("at most {} ms a move", crate::admin::MAX_TIME_MS)));
+        }
+        Ok(FinalOptions {
+            format,
+            games_per_pair,
+            time_limit: (ms > 0).then(|| std::time::Duration::from_millis(ms)),
+            seed: service.config.seed,
+        })
+    })();
+    let result = match options {
+        Ok(options) => {
+            blocking(&service, move |s| {
+                final_round::start(&s.config.ladder, options).map_err(|why| Refusal::new(409, why))?;
+                s.shared.work_added();
+                Ok(())
+            })
+            .await
+        }
+        Err(refusal) => Err(refusal),
+    };
+    if result.is_ok() {
+        service.shared.changed();
+        return Redirect::to("/final").into_response();
+    }
+    after_form(&service, result).await
+}
+
+async fn api_final(State(service): State<Shared>) -> Response {
+    match blocking(&service, |s| s.with_db(|db| final_round::view(db))).await {
+        Ok(Some(view)) => axum::Json(view).into_response(),
+        Ok(None) => json_refusal(Refusal::new(404, "no final has been started")),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+async fn api_live(State(service): State<Shared>) -> Response {
+    axum::Json(service.shared.live.games()).into_response()
+}
+
+async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    match blocking(&service, |s| s.with_db(|db| final_round::view(db))).await {
+        Ok(Some(view)) => {
+            let body = html! {
+                (final_body(&view, &|game| format!("/games/{game}")))
+                @if view.status == "running" { div #final-live data-status=(view.status) {} }
+            };
+            Html(pages::layout(&service, entrant.as_ref(), "Final", body).into_string()).into_response()
+        }
+        Ok(None) => Html(
+            pages::layout(
+                &service,
+                entrant.as_ref(),
+                "Final",
+                html! { h1 { "The final" } p { "No final has been started yet." } },
+            )
+            .into_string(),
+        )
+        .into_response(),
+        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
+    }
+}
+
+fn round_name(round: u32, rounds: usize) -> String {
+    match rounds as u32 - round {
+        0 => "Final".to_owned(),
+        1 => "Semi-finals".to_owned(),
+        2 => "Quarter-finals".to_owned(),
+        _ => format!("Round {round}"),
+    }
+}
+
+fn score_text(black_score: Option<f64>, discs: Option<[u32; 2]>) -> String {
+    match (black_score, discs) {
+        (Some(score), Some([b, w])) => {
+            let result = if score >= 1.0 {
+                "1-0"
+            } else if score <= 0.0 {
+                "0-1"
+            } else {
+                "½-½"
+            };
+            format!("{result} ({b}–{w})")
+        }
+        _ => String::new(),
+    }
+}
+
+fn points(p: f64) -> String {
+    if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
+}
+
+/// The final's results: the standings, a knockout's bracket, and its games, each linked by
+/// `game_link(ladder game id)`. Plain HTML: it needs no script.
+pub fn final_body(view: &FinalView, game_link: &dyn Fn(i64) -> String) -> Markup {
+    let name = |seed: u32| view.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str());
+    let slot = |slot: Slot| match slot {
+        Slot::Bot(seed) => name(seed).to_owned(),
+        Slot::Bye => "(bye)".to_owned(),
+        Slot::Pending => "…".to_owned(),
+    };
+    let knockout = view.info.format == Format::Knockout;
+    html! {
+        h1 { "Final #" (view.info.id) }
+        p #final-status data-status=(view.status) {
+            (if knockout { "Knockout" } else { "Round robin" }) ", " (view.info.games_per_pair) " games a pairing (colours swapped on each opening), "
+            (time_text(view.info.time_ms.map(std::time::Duration::from_millis))) ". "
+            b { (view.games_done) " of " (view.games_total) " games played" }
+            (if view.status == "finished" { " — finished." } else { " — being played." })
+        }
+        h2 { "Standings" }
+        table #final-standings {
+            thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Points" } th { "W" } th { "D" } th { "L" } th { "Discs ±" } th { "Failures" }
+                @if knockout { th { "Reached" } } } }
+            tbody {
+                @for line in &view.standings {
+                    tr {
+                        td { (line.rank) } td.name { (line.name) } td.name { (line.entrant) } td { (points(line.points)) }
+                        td { (line.wins) } td { (line.draws) } td { (line.losses) }
+                        td { (format!("{:+}", line.disc_difference)) } td { (line.failures) }
+                        @if knockout { td { (if line.reached == 0 { String::new() } else { round_name(line.reached, view.rounds.len()) }) } }
+                    }
+                }
+            }
+        }
+        @if knockout {
+            h2 { "Bracket" }
+            div.bracket #final-bracket {
+                @for (index, round) in view.rounds.iter().enumerate() {
+                    div.round {
+                        h3 { (round_name(index as u32 + 1, view.rounds.len())) }
+                        @for m in round {
+                            div.match {
+                                @for (side, s) in [(0, m.a), (1, m.b)] {
+                                    div class=(if matches!(s, Slot::Bot(seed) if m.winner == Some(seed)) { "side winner" } else { "side" }) {
+                                        span.name { (slot(s)) }
+                                        @if !m.games.is_empty() { span.points { (points(m.points[side])) } }
+                                    }
+                                }
+                                @match m.decided_by {
+                                    Some("discs") => div.tiebreak { "level on points: on discs" },
+                                    Some("seed") => div.tiebreak { "level on points and discs: the better seed" },
+                                    _ => {},
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        h2 { "Games" }
+        table #final-games {
+            thead { tr { th { "Game" } @if knockout { th { "Round" } } th { "Black" } th { "White" } th { "Result" } } }
+            tbody {
+                @for game in &view.games {
+                    tr {
+                        td { @if let Some(id) = game.game { a href=(game_link(id)) { "#" (id) } } @else { (game.state) } }
+                        @if knockout { td { (round_name(game.round, view.rounds.len())) } }
+                        td.name { (name(game.black)) } td.name { (name(game.white)) }
+                        td { (score_text(game.black_score, game.discs)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A board as a small SVG, drawn on the server (for the static export, which has no script).
+fn board_svg(board: &str) -> Markup {
+    let squares: Vec<char> = board.chars().take(64).collect();
+    html! {
+        svg.board viewBox="0 0 8 8" width="200" height="200" role="img" aria-label="final position" {
+            rect width="8" height="8" fill="#2e7d4f" {}
+            @for i in 0..=8 {
+                line x1=(i) y1="0" x2=(i) y2="8" stroke="#154a2c" stroke-width="0.03" {}
+                line x1="0" y1=(i) x2="8" y2=(i) stroke="#154a2c" stroke-width="0.03" {}
+            }
+            @for (square, c) in squares.iter().enumerate() {
+                @if *c == 'X' || *c == 'O' {
+                    circle cx=(format!("{}.5", square % 8)) cy=(format!("{}.5", square / 8)) r="0.42"
+                        fill=(if *c == 'X' { "#111" } else { "#f4f4f4" }) {}
+                }
+            }
+        }
+    }
+}
+
+/// The final's results as one HTML file: the style inline, no script, each game's moves and
+/// final position written out below the tables (the tables link to them).
+pub fn export_final(view: &FinalView, games: &[(i64, String)]) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "Final #" (view.info.id) " · Othello contest" }
+                style { (PreEscaped(include_str!("../../assets/style.css"))) }
+            }
+            body {
+                main {
+                    (final_body(view, &|game| format!("#game-{game}")))
+                    h2 { "The games" }
+                    @for (id, text) in games {
+                        @match ggf::read_games(text).ok().and_then(|g| g.into_iter().next()) {
+                            None => p #{"game-" (id)} { "Game #" (id) " cannot be read." },
+                            Some(game) => {
+                                section.game #{"game-" (id)} {
+                                    h3 { "Game #" (id) ": " span.name { (game.black) } " (black) – " span.name { (game.white) } " (white): "
+                                        (game.result.discs[0]) "–" (game.result.discs[1]) ", " (game.result.termination().as_str()) }
+                                    @if let Some(last) = game.positions().last() { (board_svg(&last.to_board_string())) }
+                                    p.moves { (game.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>().join(" ")) }
+                                }
+                            }
+                        }
+                    }
+                }
+                footer { "Exported by othello serve final export." }
+            }
+        }
+    }
+}
