@@ -9,7 +9,7 @@ use othello_sdk::legal_moves;
 
 use crate::board::{CORNERS, frontier_empties};
 use crate::patterns::SHIPPED;
-use crate::stability::edge_stable;
+use crate::stability::edge_stable_difference;
 
 /// Evaluation units per disc of final disc difference.
 pub const EVAL_SCALE: i32 = 100;
@@ -113,7 +113,7 @@ pub fn features(player: u64, opponent: u64) -> [i32; FEATURE_COUNT] {
         count(player & CORNERS) - count(opponent & CORNERS),
         count(player & x_squares) - count(opponent & x_squares),
         count(player & c_squares) - count(opponent & c_squares),
-        count(edge_stable(player, opponent)) - count(edge_stable(opponent, player)),
+        edge_stable_difference(player, opponent),
         if count(empty) % 2 == 1 { 1 } else { -1 },
         count(player) - count(opponent),
     ]

@@ -150,6 +150,42 @@ pub fn edge_stable(player: u64, opponent: u64) -> u64 {
     row_1 | row_8 | column_a | column_h
 }
 
+/// `EDGE_STABLE_DIFFERENCE[edge_index(mine, theirs)]`: the stable discs of
+/// `mine` minus those of `theirs` on that edge, for the evaluation, which
+/// needs only that difference: one lookup per edge instead of two
+/// [`edge_stable`] calls of four each (6.4 KiB).
+static EDGE_STABLE_DIFFERENCE: [i8; EDGE_CONFIGURATIONS] = {
+    let mut table = [0i8; EDGE_CONFIGURATIONS];
+    let mut mine = 0usize;
+    while mine < 256 {
+        let mut theirs = 0usize;
+        while theirs < 256 {
+            if mine & theirs == 0 {
+                let (m, t) = (mine as u8, theirs as u8);
+                table[edge_index(m, t)] =
+                    EDGE_STABLE[edge_index(m, t)].count_ones() as i8 - EDGE_STABLE[edge_index(t, m)].count_ones() as i8;
+            }
+            theirs += 1;
+        }
+        mine += 1;
+    }
+    table
+};
+
+/// `count(edge_stable(player, opponent)) - count(edge_stable(opponent, player))`,
+/// computed with half the lookups (the evaluation's edge-stability feature).
+#[inline(always)]
+pub fn edge_stable_difference(player: u64, opponent: u64) -> i32 {
+    let lookup = |mine: usize, theirs: usize| EDGE_STABLE_DIFFERENCE[edge_index(mine as u8, theirs as u8)] as i32;
+    let edges = lookup((player & 0xFF) as usize, (opponent & 0xFF) as usize)
+        + lookup((player >> 56) as usize, (opponent >> 56) as usize)
+        + lookup(column_a_to_byte(player), column_a_to_byte(opponent))
+        + lookup(column_a_to_byte(player >> 7), column_a_to_byte(opponent >> 7));
+    // An occupied corner is always stable and lies on two edges: counted twice.
+    const CORNERS: u64 = 0x8100_0000_0000_0081;
+    edges - ((player & CORNERS).count_ones() as i32 - (opponent & CORNERS).count_ones() as i32)
+}
+
 /// The squares from which a walk of `steps` squares along `shift` (9: one
 /// row and one column at a time, 7: one row and one column back) towards
 /// lower indices (`towards_lower`) or higher ones leaves the board.
@@ -382,6 +418,20 @@ mod tests {
         assert_eq!(stable_discs(black, white), black);
         // White d1 is not: black e1 would flip it (bracketed by c1).
         assert_eq!(stable_discs(white, black), 0);
+    }
+
+    #[test]
+    fn the_edge_stability_difference_matches_the_edge_stable_discs() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            xorshift(&mut state);
+            let occupied = state | state.rotate_left(23);
+            xorshift(&mut state);
+            let (player, opponent) = (occupied & state, occupied & !state);
+            let expected =
+                edge_stable(player, opponent).count_ones() as i32 - edge_stable(opponent, player).count_ones() as i32;
+            assert_eq!(edge_stable_difference(player, opponent), expected);
+        }
     }
 
     #[test]

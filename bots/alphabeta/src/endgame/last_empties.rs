@@ -269,8 +269,8 @@ impl Solver<'_> {
         }
         match n {
             4 => self.solve_4(player, opponent, alpha, beta, squares, false),
-            3 => self.solve_3(player, opponent, alpha, beta, [squares[0], squares[1], squares[2]], false),
-            2 => self.solve_2(player, opponent, alpha, beta, squares[0], squares[1], false),
+            3 => self.solve_3_or_pass(player, opponent, alpha, beta, [squares[0], squares[1], squares[2]]),
+            2 => self.solve_2_or_pass(player, opponent, alpha, beta, squares[0], squares[1]),
             1 => self.solve_1(player, opponent, squares[0]),
             _ => final_score(player, opponent),
         }
@@ -284,7 +284,7 @@ impl Solver<'_> {
             let flipped = flips_if_adjacent(player, opponent, s[i]);
             if flipped != 0 {
                 let (next_player, next_opponent) = play(player, opponent, s[i], flipped);
-                let score = -self.solve_3(next_player, next_opponent, -beta, -alpha, rest, false);
+                let score = -self.solve_3_or_pass(next_player, next_opponent, -beta, -alpha, rest);
                 if score > best_score {
                     best_score = score;
                     if score > alpha {
@@ -305,7 +305,11 @@ impl Solver<'_> {
         -self.solve_4(opponent, player, -beta, -alpha, s, true)
     }
 
-    fn solve_3(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 3], passed: bool) -> i32 {
+    /// Three empties. Inlined into [`Solver::solve_4`], its most frequent
+    /// caller (a call saved per node); the rare pass goes out of line.
+    /// `None` if `player` has no move.
+    #[inline(always)]
+    fn solve_3(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 3]) -> Option<i32> {
         self.nodes += 1;
         let s = alone_first(s);
         let mut best_score = -SCORE_MAX - 1;
@@ -314,29 +318,44 @@ impl Solver<'_> {
             let flipped = flips_if_adjacent(player, opponent, square);
             if flipped != 0 {
                 let (next_player, next_opponent) = play(player, opponent, square, flipped);
-                let score = -self.solve_2(next_player, next_opponent, -beta, -alpha, a, b, false);
+                let score = -self.solve_2_or_pass(next_player, next_opponent, -beta, -alpha, a, b);
                 if score > best_score {
                     best_score = score;
                     if score > alpha {
                         alpha = score;
                         if alpha >= beta {
-                            return best_score;
+                            return Some(best_score);
                         }
                     }
                 }
             }
         }
-        if best_score > -SCORE_MAX - 1 {
-            return best_score;
-        }
-        if passed {
-            return final_score(player, opponent);
-        }
-        -self.solve_3(opponent, player, -beta, -alpha, s, true)
+        (best_score > -SCORE_MAX - 1).then_some(best_score)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn solve_2(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, a: usize, b: usize, passed: bool) -> i32 {
+    /// Three empties, `player` to move whether or not it can.
+    #[inline(always)]
+    fn solve_3_or_pass(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, s: [usize; 3]) -> i32 {
+        match self.solve_3(player, opponent, alpha, beta, s) {
+            Some(score) => score,
+            None => self.solve_3_passed(player, opponent, alpha, beta, s),
+        }
+    }
+
+    /// Three empties where `player` cannot move: the opponent moves, or the game is over.
+    #[inline(never)]
+    fn solve_3_passed(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, s: [usize; 3]) -> i32 {
+        match self.solve_3(opponent, player, -beta, -alpha, s) {
+            Some(score) => -score,
+            None => final_score(player, opponent),
+        }
+    }
+
+    /// Two empties. Inlined into [`Solver::solve_3`], its most frequent
+    /// caller, which saves a call per node (most of the solver's nodes are
+    /// here); the rare pass goes out of line.
+    #[inline(always)]
+    fn solve_2(&mut self, player: u64, opponent: u64, beta: i32, a: usize, b: usize) -> Option<i32> {
         self.nodes += 1;
         let mut best_score = -SCORE_MAX - 1;
         let flipped = flips_if_adjacent(player, opponent, a);
@@ -344,7 +363,7 @@ impl Solver<'_> {
             let (next_player, next_opponent) = play(player, opponent, a, flipped);
             best_score = -self.solve_1(next_player, next_opponent, b);
             if best_score >= beta {
-                return best_score;
+                return Some(best_score);
             }
         }
         let flipped = flips_if_adjacent(player, opponent, b);
@@ -352,13 +371,26 @@ impl Solver<'_> {
             let (next_player, next_opponent) = play(player, opponent, b, flipped);
             best_score = best_score.max(-self.solve_1(next_player, next_opponent, a));
         }
-        if best_score > -SCORE_MAX - 1 {
-            return best_score;
+        (best_score > -SCORE_MAX - 1).then_some(best_score)
+    }
+
+    /// Two empties, `player` to move whether or not it can.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn solve_2_or_pass(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, a: usize, b: usize) -> i32 {
+        match self.solve_2(player, opponent, beta, a, b) {
+            Some(score) => score,
+            None => self.solve_2_passed(player, opponent, alpha, a, b),
         }
-        if passed {
-            return final_score(player, opponent);
+    }
+
+    /// Two empties where `player` cannot move: the opponent moves, or the game is over.
+    #[inline(never)]
+    fn solve_2_passed(&mut self, player: u64, opponent: u64, alpha: i32, a: usize, b: usize) -> i32 {
+        match self.solve_2(opponent, player, -alpha, a, b) {
+            Some(score) => -score,
+            None => final_score(player, opponent),
         }
-        -self.solve_2(opponent, player, -beta, -alpha, a, b, true)
     }
 
     /// One empty square: the score follows from the number of discs flipped.
