@@ -182,7 +182,25 @@ function replay(root) {
   show(linked ? Number(linked[1]) : 0);
 }
 
+// The rating-history plot is an SVG image drawn by the server: reloaded after changes, at most
+// every few seconds (each reload is a refit on the server's side, cached per change).
+function livePlot(img) {
+  let last = 0;
+  follow(() => {
+    const now = Date.now();
+    if (now - last < 5000) return;
+    last = now;
+    const url = new URL(img.src, location.href);
+    url.searchParams.set("v", String(now));
+    img.src = url.pathname + url.search;
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  for (const id of ["history-plot", "bot-history"]) {
+    const plot = document.getElementById(id);
+    if (plot) livePlot(plot);
+  }
   const board = document.getElementById("board");
   if (board) liveLeaderboard(board);
   const bot = document.getElementById("bot");

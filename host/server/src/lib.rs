@@ -9,6 +9,7 @@
 pub mod inspect;
 pub mod service;
 pub mod store;
+pub mod test_games;
 pub mod web;
 pub mod worker;
 
@@ -58,6 +59,8 @@ pub struct Config {
     pub max_games: u32,
     pub max_upload_bytes: usize,
     pub uploads_per_hour: u32,
+    /// Pairs of unrated test games one entrant may ask for per hour.
+    pub test_games_per_hour: u32,
     /// Seed of the openings.
     pub seed: u64,
     /// When no job waits, play pairs of the entrants' current bots so every rating stays fresh.
@@ -191,7 +194,7 @@ impl Server {
                 },
             )?;
         }
-        let requeued = store::requeue_interrupted(&db)?;
+        let requeued = store::requeue_interrupted(&db)? + test_games::requeue_interrupted(&db)?;
         if requeued > 0 {
             eprintln!("{requeued} interrupted job(s) put back in the queue");
         }
@@ -305,3 +308,4 @@ pub fn set_submissions_open(ladder: &std::path::Path, open: bool) -> Result<(), 
 
 /// Re-exported for the command line's defaults.
 pub use session::MIN_GAMES;
+pub use test_games::DEFAULT_TEST_GAMES_PER_HOUR;

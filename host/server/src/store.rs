@@ -72,6 +72,7 @@ CREATE TABLE server_job_games (
 pub fn open(path: &Path) -> Result<Connection, String> {
     let mut connection = othello_ladder::schema::open(path)?;
     migrate(&mut connection, path)?;
+    crate::test_games::migrate(&connection)?;
     Ok(connection)
 }
 

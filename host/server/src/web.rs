@@ -2,6 +2,7 @@
 //! calls of the [`Service`] and back; every page is HTML rendered here (names escaped by maud),
 //! with a little plain JavaScript served by the binary for the live parts and the replay.
 
+mod entrant;
 mod pages;
 
 use std::convert::Infallible;
@@ -73,6 +74,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/games/{id}", get(api_game))
         .route("/api/games/latest", get(api_latest_game))
         .route("/arena", get(page_arena))
+        .route("/history.svg", get(history_svg))
         .route("/api/events", get(events))
         .route(
             "/assets/app.js",
@@ -83,6 +85,7 @@ pub fn router(service: Arc<Service>) -> Router {
             get(|| async { asset("text/css; charset=utf-8", include_str!("../assets/style.css")) }),
         )
         .merge(uploads)
+        .merge(entrant::routes())
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
         .with_state(service)
@@ -317,6 +320,42 @@ fn page_refusal(service: &Service, entrant: Option<&Entrant>, refusal: Refusal) 
     (status, Html(pages::message(service, entrant, "Not possible", &refusal.message).into_string())).into_response()
 }
 
+#[derive(serde::Deserialize)]
+struct HistoryQuery {
+    /// One ladder entry's history alone (a bot's page); the current bots' by default.
+    entry: Option<i64>,
+}
+
+/// The rating-history plot as an SVG image (names escaped), refreshed with each change.
+async fn history_svg(
+    State(service): State<Shared>,
+    axum::extract::Query(query): axum::extract::Query<HistoryQuery>,
+) -> Response {
+    let result = blocking(&service, move |s| {
+        let entries: Vec<i64> = match query.entry {
+            Some(entry) => vec![entry],
+            None => s.current_bots()?.iter().map(|row| row.entry).collect(),
+        };
+        Ok(s.history()?.plot(&entries))
+    })
+    .await;
+    match result {
+        Ok(svg) => {
+            let svg = if svg.starts_with("<svg") {
+                svg
+            } else {
+                // No history yet: an empty plot that says so, still an image.
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"60\"><text x=\"10\" y=\"30\" \
+                 font-family=\"system-ui, sans-serif\" font-size=\"14\">No rating history yet.</text></svg>"
+                    .to_owned()
+            };
+            ([(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], svg)
+                .into_response()
+        }
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
 async fn page_leaderboard(State(service): State<Shared>, headers: HeaderMap) -> Response {
     let entrant = page_entrant(&service, &headers).await;
     match blocking(&service, |s| s.leaderboard()).await {
@@ -411,9 +450,13 @@ async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): P
         return Redirect::to("/login").into_response();
     };
     let who = entrant.clone();
-    let result = blocking(&service, move |s| Ok((s.bot(&who, id)?, s.bot_games(&who, id)?))).await;
+    let result = blocking(&service, move |s| {
+        let tests = pages::TestGamesPanel { opponents: s.current_bots()?, pending: s.pending_test_games(&who, id)? };
+        Ok((s.bot(&who, id)?, s.bot_games(&who, id)?, tests))
+    })
+    .await;
     match result {
-        Ok((bot, games)) => Html(pages::bot(&service, &entrant, &bot, &games).into_string()).into_response(),
+        Ok((bot, games, tests)) => Html(pages::bot(&service, &entrant, &bot, &games, &tests).into_string()).into_response(),
         Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
     }
 }

@@ -76,6 +76,18 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     };
     while !shared.stop.load(Ordering::SeqCst) {
         let seen = shared.work_generation();
+        // Test games come after the checks and before every ladder job.
+        match crate::test_games::claim(&mut db, &lease) {
+            Ok(Some(test)) => {
+                if let Err(why) = crate::test_games::play(&test, &config, &shared, &ladder, &db) {
+                    eprintln!("worker {index}: test games {}: {why}", test.id);
+                }
+                shared.changed();
+                continue;
+            }
+            Ok(None) => {}
+            Err(why) => eprintln!("worker {index}: {why}"),
+        }
         match store::claim_job(&mut db, &lease) {
             Ok(Some(job)) => {
                 if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
