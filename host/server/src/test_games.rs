@@ -160,11 +160,11 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
     }
     let seating = config.seating();
     let (me, opponent) = (Player::new(me, &seating), Player::new(opponent, &seating));
-    let opening = OpeningSource::Random { plies: OPENING_PLIES }
-        .openings(1, config.seed ^ job.id as u64 ^ 0x7e57)
-        .remove(0);
+    let opening =
+        OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ job.id as u64 ^ 0x7e57).remove(0);
     let recorded: Vec<i64> = {
-        let mut statement = db.prepare("SELECT slot FROM server_test_game_records WHERE test = ?1").map_err(self::db)?;
+        let mut statement =
+            db.prepare("SELECT slot FROM server_test_game_records WHERE test = ?1").map_err(self::db)?;
         let slots = statement.query_map([job.id], |row| row.get(0)).map_err(self::db)?;
         slots.collect::<Result<_, _>>().map_err(self::db)?
     };
@@ -251,11 +251,9 @@ pub fn game(connection: &Connection, id: i64) -> Result<Option<TestGame>, String
 /// Pairs of test games of an upload not played yet (queued or being played).
 pub fn pending_of(connection: &Connection, upload: i64) -> Result<u32, String> {
     connection
-        .query_row(
-            "SELECT count(*) FROM server_test_games WHERE upload = ?1 AND state != 'done'",
-            [upload],
-            |row| row.get::<_, i64>(0),
-        )
+        .query_row("SELECT count(*) FROM server_test_games WHERE upload = ?1 AND state != 'done'", [upload], |row| {
+            row.get::<_, i64>(0)
+        })
         .map(|n| n as u32)
         .map_err(db)
 }

@@ -456,7 +456,9 @@ async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): P
     })
     .await;
     match result {
-        Ok((bot, games, tests)) => Html(pages::bot(&service, &entrant, &bot, &games, &tests).into_string()).into_response(),
+        Ok((bot, games, tests)) => {
+            Html(pages::bot(&service, &entrant, &bot, &games, &tests).into_string()).into_response()
+        }
         Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
     }
 }

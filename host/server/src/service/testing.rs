@@ -29,7 +29,11 @@ impl Service {
     pub fn current_bots(&self) -> Result<Vec<BoardRow>, Refusal> {
         let board = self.leaderboard()?;
         let newest_of = |entrant: &str| {
-            board.iter().filter(|r| r.entrant.as_deref() == Some(entrant) && r.rating.is_some()).filter_map(|r| r.bot).max()
+            board
+                .iter()
+                .filter(|r| r.entrant.as_deref() == Some(entrant) && r.rating.is_some())
+                .filter_map(|r| r.bot)
+                .max()
         };
         Ok(board
             .iter()
@@ -51,7 +55,10 @@ impl Service {
             _ => {
                 return Err(Refusal::new(
                     409,
-                    format!("bot {bot} is {}: only a bot that passed its check plays test games", upload.status.as_str()),
+                    format!(
+                        "bot {bot} is {}: only a bot that passed its check plays test games",
+                        upload.status.as_str()
+                    ),
                 ));
             }
         };
@@ -71,7 +78,9 @@ impl Service {
         if recent >= limit {
             return Err(Refusal::new(
                 429,
-                format!("{recent} pairs of test games asked for in the last hour: the limit is {limit}; try again later"),
+                format!(
+                    "{recent} pairs of test games asked for in the last hour: the limit is {limit}; try again later"
+                ),
             ));
         }
         let id = test_games::request(&db, entrant.id, bot, opponent).map_err(Refusal::internal)?;

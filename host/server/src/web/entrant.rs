@@ -7,7 +7,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 
-use super::{Shared, api_entrant, api_entrant_bearer, blocking, json_refusal, page_entrant, page_refusal, pages, same_origin};
+use super::{
+    Shared, api_entrant, api_entrant_bearer, blocking, json_refusal, page_entrant, page_refusal, pages, same_origin,
+};
 use crate::service::Refusal;
 
 pub fn routes() -> Router<Shared> {
@@ -72,7 +74,9 @@ async fn api_test_games(
                     s.current_bots()?.into_iter().filter(|row| row.name == name).map(|row| row.entry).collect();
                 match matching[..] {
                     [entry] => entry,
-                    [] => return Err(Refusal::new(422, format!("no current bot of the leaderboard is named `{name}`"))),
+                    [] => {
+                        return Err(Refusal::new(422, format!("no current bot of the leaderboard is named `{name}`")));
+                    }
                     _ => {
                         return Err(Refusal::new(
                             422,

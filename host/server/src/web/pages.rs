@@ -3,8 +3,8 @@
 use maud::{DOCTYPE, Markup, html};
 
 use crate::service::{BoardRow, BotView, GameSummary, Replay, Service};
-use crate::store::Status;
 use crate::store::Entrant;
+use crate::store::Status;
 
 fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Markup) -> Markup {
     html! {
@@ -104,7 +104,8 @@ fn versions(bots: &[BotView]) -> Vec<(&BotView, usize)> {
     sorted.sort_by(|a, b| a.name.cmp(&b.name).then(a.upload.id.cmp(&b.upload.id)));
     let mut numbered = Vec::with_capacity(sorted.len());
     for (i, bot) in sorted.iter().enumerate() {
-        let version = if i > 0 && sorted[i - 1].name == bot.name { numbered.last().map_or(1, |&(_, v)| v + 1) } else { 1 };
+        let version =
+            if i > 0 && sorted[i - 1].name == bot.name { numbered.last().map_or(1, |&(_, v)| v + 1) } else { 1 };
         numbered.push((*bot, version));
     }
     // Bots by their newest upload first; each bot's versions newest first.
@@ -161,7 +162,13 @@ pub struct TestGamesPanel {
     pub pending: u32,
 }
 
-pub fn bot(service: &Service, entrant: &Entrant, bot: &BotView, games: &[GameSummary], tests: &TestGamesPanel) -> Markup {
+pub fn bot(
+    service: &Service,
+    entrant: &Entrant,
+    bot: &BotView,
+    games: &[GameSummary],
+    tests: &TestGamesPanel,
+) -> Markup {
     let can_test = bot.upload.entry.is_some() && matches!(bot.upload.status, Status::Rating | Status::Rated);
     let body = html! {
         h1 { "Bot #" (bot.upload.id) ": " span.name { (bot.name.as_deref().unwrap_or(&bot.upload.file_name)) } }
