@@ -156,6 +156,8 @@ pub struct Service {
     pending_cache: Mutex<Option<(u64, u64)>>,
     /// The rating history, as of a change count.
     history_cache: Mutex<Option<(u64, Arc<History>)>>,
+    /// The leaderboard page as a visitor who is not logged in sees it, as of a change count.
+    public_page_cache: Mutex<Option<(u64, Arc<String>)>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -174,6 +176,7 @@ impl Service {
             board_cache: Mutex::new(None),
             pending_cache: Mutex::new(None),
             history_cache: Mutex::new(None),
+            public_page_cache: Mutex::new(None),
         })
     }
 
@@ -227,6 +230,21 @@ impl Service {
         let rows = Arc::new(rows);
         *cache = Some((version, rows.clone()));
         Ok(rows)
+    }
+
+    /// The leaderboard page for a visitor who is not logged in, rendered by `render` once per
+    /// change: 50 visitors cost one refit and one rendering, not 50.
+    pub fn public_leaderboard_page(&self, render: impl FnOnce(&[BoardRow]) -> String) -> Result<Arc<String>, Refusal> {
+        let version = *self.shared.changes.borrow();
+        let mut cache = lock(&self.public_page_cache);
+        if let Some((cached, page)) = cache.as_ref()
+            && *cached == version
+        {
+            return Ok(page.clone());
+        }
+        let page = Arc::new(render(&self.leaderboard()?));
+        *cache = Some((version, page.clone()));
+        Ok(page)
     }
 
     /// Takes an uploaded file: rate limit, then the library check (before anything is stored or

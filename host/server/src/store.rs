@@ -427,6 +427,9 @@ pub enum Next {
     Nothing,
     /// Queue the upload's next placement pair.
     Pair(u32),
+    /// Queue placement pairs `first`, `first + 1` … (`count` of them), played by as many
+    /// workers at once.
+    Pairs { first: u32, count: u32 },
 }
 
 /// Marks `job` done and, in the same transaction, queues what follows and sets the upload's
@@ -452,7 +455,12 @@ pub fn finish_job(
             params![job.upload, status.as_str(), reason],
         )
         .map_err(db)?;
-    if let Next::Pair(number) = next {
+    let numbers = match next {
+        Next::Nothing => 0..0,
+        Next::Pair(number) => number..number + 1,
+        Next::Pairs { first, count } => first..first + count,
+    };
+    for number in numbers {
         transaction
             .execute(
                 "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('pair', ?1, ?2, ?3)

@@ -174,7 +174,8 @@ fn check(
     }
     let json = serde_json::to_string(&report).expect("reports serialize");
     store::save_report(db, upload.id, &json, Some(entry.id))?;
-    store::finish_job(db, job, Status::Rating, None, Next::Pair(0))?;
+    // The placement's pairs in as many chains as there are workers, so all of them play it.
+    store::finish_job(db, job, Status::Rating, None, Next::Pairs { first: 0, count: placement_chains(config) })?;
     shared.work_added();
     Ok(())
 }
@@ -231,6 +232,10 @@ fn pair(
 ) -> Result<(), String> {
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
     let refresh = job.kind == JobKind::Refresh;
+    if !refresh && upload.status == Status::Rated {
+        // Another chain of this placement ended it.
+        return store::finish_job(db, job, Status::Rated, None, Next::Nothing);
+    }
     if !refresh && let Some(reason) = placement_done(ladder, entry_id, config)? {
         return finish_placement(job, &reason, ladder, db);
     }
@@ -290,11 +295,17 @@ fn pair(
     match placement_done(ladder, entry_id, config)? {
         Some(reason) => finish_placement(job, &reason, ladder, db),
         None => {
-            store::finish_job(db, job, Status::Rating, None, Next::Pair(job.number + 1))?;
+            // The next pair of this job's chain (pair numbers are distinct across the chains).
+            store::finish_job(db, job, Status::Rating, None, Next::Pair(job.number + placement_chains(config)))?;
             shared.work_added();
             Ok(())
         }
     }
+}
+
+/// Chains of placement pairs played at once for one upload: one per worker.
+fn placement_chains(config: &Config) -> u32 {
+    config.workers.max(1) as u32
 }
 
 fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Connection) -> Result<(), String> {
