@@ -58,6 +58,8 @@ function liveBot(dl) {
     if (!response.ok) return;
     const bot = await response.json();
     if (bot.status !== dl.dataset.status) { location.reload(); return; }
+    // Test games waiting: the page shows them once played.
+    if (document.getElementById("test-pending")) { location.reload(); return; }
     document.getElementById("rating").textContent = ratingText(bot);
     document.getElementById("games").textContent = String(bot.games);
     document.getElementById("points").textContent = String(bot.points);

@@ -144,7 +144,10 @@ pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db
     match play_pair(job, config, shared, ladder, db) {
         Ok(()) => finish(db, job.id, None),
         Err(_) if shared.stop.load(Ordering::SeqCst) => Ok(()), // queued again on the next start
-        Err(why) => finish(db, job.id, Some(&why)),
+        Err(why) => {
+            eprintln!("test games {}: {why}", job.id);
+            finish(db, job.id, Some(&why))
+        }
     }
 }
 
@@ -256,4 +259,13 @@ pub fn pending_of(connection: &Connection, upload: i64) -> Result<u32, String> {
         })
         .map(|n| n as u32)
         .map_err(db)
+}
+
+/// Pairs of test games of an upload that could not be played: their id and why, newest first.
+pub fn failures_of(connection: &Connection, upload: i64) -> Result<Vec<(i64, String)>, String> {
+    let mut statement = connection
+        .prepare("SELECT id, reason FROM server_test_games WHERE upload = ?1 AND reason IS NOT NULL ORDER BY id DESC")
+        .map_err(db)?;
+    let rows = statement.query_map([upload], |row| Ok((row.get(0)?, row.get(1)?))).map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
 }

@@ -458,7 +458,8 @@ async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): P
     };
     let who = entrant.clone();
     let result = blocking(&service, move |s| {
-        let tests = pages::TestGamesPanel { opponents: s.current_bots()?, pending: s.pending_test_games(&who, id)? };
+        let (pending, failed) = s.pending_test_games(&who, id)?;
+        let tests = pages::TestGamesPanel { opponents: s.current_bots()?, pending, failed };
         Ok((s.bot(&who, id)?, s.bot_games(&who, id)?, tests))
     })
     .await;

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use othello_ladder::session::MIN_GAMES;
 use othello_ladder::store::Snapshot;
 use othello_ladder::{FitOptions, Ladder, Results, Row, fit, leaderboard};
 
@@ -105,7 +106,15 @@ fn compute(ladder: &Ladder, games: &[GameResult]) -> Result<History, String> {
                 taken_at: 0,
                 games: n as u64 + 1,
                 reason: String::new(),
-                ratings: entries.iter().zip(&fitted.ratings).filter_map(|(e, r)| Some((e.id, (*r)?))).collect(),
+                // A bot's first few games place it anywhere: its line starts once it has played
+                // the few games a placement starts with.
+                ratings: entries
+                    .iter()
+                    .zip(&fitted.ratings)
+                    .enumerate()
+                    .filter(|&(i, _)| i == anchor || played[i].0 >= u64::from(MIN_GAMES))
+                    .filter_map(|(_, (e, r))| Some((e.id, (*r)?)))
+                    .collect(),
             });
         }
     }

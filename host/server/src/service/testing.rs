@@ -108,10 +108,13 @@ impl Service {
             .collect())
     }
 
-    /// Pairs of test games of the entrant's upload `bot` waiting or being played.
-    pub fn pending_test_games(&self, entrant: &Entrant, bot: i64) -> Result<u32, Refusal> {
+    /// Pairs of test games of the entrant's upload `bot` waiting or being played, and those
+    /// that could not be played with the reason.
+    pub fn pending_test_games(&self, entrant: &Entrant, bot: i64) -> Result<(u32, Vec<(i64, String)>), Refusal> {
         let upload = self.own_upload(entrant, bot)?;
-        test_games::pending_of(&lock(&self.db), upload.id).map_err(Refusal::internal)
+        let db = lock(&self.db);
+        let pending = test_games::pending_of(&db, upload.id).map_err(Refusal::internal)?;
+        Ok((pending, test_games::failures_of(&db, upload.id).map_err(Refusal::internal)?))
     }
 
     /// A test game for its replay: only its entrant sees it (another's answers as if it did not

@@ -160,6 +160,8 @@ pub struct TestGamesPanel {
     pub opponents: Vec<BoardRow>,
     /// Pairs waiting or being played.
     pub pending: u32,
+    /// Pairs that could not be played: id and why.
+    pub failed: Vec<(i64, String)>,
 }
 
 pub fn bot(
@@ -213,6 +215,7 @@ pub fn bot(
         p.note { "A pair of unrated games (colours swapped) against a current bot of the leaderboard, played after the checks and before the ladder's games; no rating counts them. At most "
             (service.config.test_games_per_hour) " pairs an hour." }
         @if tests.pending > 0 { p #test-pending { (tests.pending) " pair(s) of test games waiting or being played." } }
+        @for (id, why) in &tests.failed { p.error { "Test games #" (id) " could not be played: " (why) } }
         @if !can_test { p { "Test games are open to a bot once it passed its check." } } @else {
             form #test-form method="post" action={ "/bots/" (bot.upload.id) "/test-games" } {
                 label { "Opponent: "
