@@ -449,9 +449,12 @@ pub fn finish_job(
             params![job.id, now],
         )
         .map_err(db)?;
+    // A placement played in several chains is over once one chain ends it: another chain's
+    // job finishing later never puts the bot back to `rating`.
     transaction
         .execute(
-            "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason) WHERE id = ?1",
+            "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason)
+             WHERE id = ?1 AND NOT (status = 'rated' AND ?2 = 'rating')",
             params![job.upload, status.as_str(), reason],
         )
         .map_err(db)?;
@@ -470,6 +473,19 @@ pub fn finish_job(
             .map_err(db)?;
     }
     transaction.commit().map_err(db)
+}
+
+/// Placement pairs of `upload` being played that were claimed before `job` (older ids): the
+/// games they will add count against the game cap before `job`'s.
+pub fn earlier_running_pairs(connection: &Connection, upload: i64, job: i64) -> Result<u32, String> {
+    connection
+        .query_row(
+            "SELECT count(*) FROM server_jobs WHERE upload = ?1 AND kind = 'pair' AND state = 'running' AND id < ?2",
+            params![upload, job],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u32)
+        .map_err(db)
 }
 
 /// Saves a check report and the ladder entry the check found.

@@ -239,6 +239,13 @@ fn pair(
     if !refresh && let Some(reason) = placement_done(ladder, entry_id, config)? {
         return finish_placement(job, &reason, ladder, db);
     }
+    if !refresh {
+        // The placement's other chains: the cap holds with the games of the pairs they play.
+        let games = ladder.records()?.get(&entry_id).map_or(0, |r| r.games) as u32;
+        if games + 2 * store::earlier_running_pairs(db, upload.id, job.id)? >= config.max_games {
+            return store::finish_job(db, job, Status::Rating, None, Next::Nothing);
+        }
+    }
     let seating = config.seating();
     let entries = ladder.entries()?;
     let entry = entries.iter().find(|e| e.id == entry_id).ok_or("the upload's ladder entry is gone")?.clone();
