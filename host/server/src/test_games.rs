@@ -11,7 +11,6 @@ use serde::Serialize;
 use othello_arena::event::openings::OpeningSource;
 use othello_arena::record::unix_now;
 use othello_ladder::Ladder;
-use othello_ladder::identity::still_matches;
 use othello_ladder::play::{Player, play_pair_with};
 use othello_ladder::session::OPENING_PLIES;
 use othello_sdk::Color;
@@ -158,7 +157,7 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
     let find = |id: i64| entries.iter().find(|e| e.id == id).cloned();
     let me = find(mine).ok_or("the bot's ladder entry is gone")?;
     let opponent = find(job.opponent).ok_or("the opponent is no longer on the ladder")?;
-    if !still_matches(&opponent.identity) {
+    if !crate::worker::still_built(&opponent.identity) {
         return Err("the opponent's library is no longer there".to_owned());
     }
     let seating = config.seating();

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use othello_arena::event::openings::OpeningSource;
 use othello_arena::plugins::{PluginStatus, probe};
 use othello_arena::record::GameRecord;
-use othello_ladder::identity::{library_identity, still_matches};
+use othello_ladder::identity::{Identity, Kind, file_hash, library_identity, still_matches};
 use othello_ladder::play::{Player, play_pair_with};
 use othello_ladder::session::{
     GIVE_UP_AFTER_FAILED_GAMES, MIN_GAMES, OPENING_PLIES, current_ratings, lost_by_failure, pick_opponent,
@@ -252,7 +252,7 @@ fn pair(
     let me = Player::new(entry, &seating);
     let pool: Vec<Player> = entries
         .into_iter()
-        .filter(|e| e.id != entry_id && still_matches(&e.identity))
+        .filter(|e| e.id != entry_id && still_built(&e.identity))
         .map(|e| Player::new(e, &seating))
         .collect();
     let (ratings, _) = current_ratings(ladder)?;
@@ -320,6 +320,39 @@ fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Conne
     let fit = ladder.fit(&entries)?;
     ladder.save_snapshot(&entries, &fit, &format!("placed upload {}", job.upload))?;
     store::finish_job(db, job, Status::Rated, Some(reason), Next::Nothing)
+}
+
+thread_local! {
+    /// Each library's SHA-256 as of its size and modification time, per worker thread.
+    static LIBRARY_HASHES: std::cell::RefCell<HashMap<std::path::PathBuf, (u64, std::time::SystemTime, String)>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// [`still_matches`] for every pair without hashing the whole pool each time (megabytes per
+/// library: most of a pair's time in a debug build): a library's hash is computed again only when
+/// its size or modification time changed (a rebuild changes both).
+pub fn still_built(identity: &Identity) -> bool {
+    if identity.kind != Kind::Library {
+        return still_matches(identity);
+    }
+    let path = std::path::PathBuf::from(&identity.locator);
+    let Ok(stamp) = std::fs::metadata(&path).and_then(|m| Ok((m.len(), m.modified()?))) else { return false };
+    LIBRARY_HASHES.with(|hashes| {
+        let mut hashes = hashes.borrow_mut();
+        if let Some((len, modified, hash)) = hashes.get(&path)
+            && (*len, *modified) == stamp
+        {
+            return *hash == identity.hash;
+        }
+        match file_hash(&path) {
+            Ok(hash) => {
+                let matches = hash == identity.hash;
+                hashes.insert(path, (stamp.0, stamp.1, hash));
+                matches
+            }
+            Err(_) => false,
+        }
+    })
 }
 
 /// How long an idle worker sleeps before looking at the queue again even without a wake-up (a
