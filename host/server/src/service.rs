@@ -158,6 +158,8 @@ pub struct Service {
     history_cache: Mutex<Option<(u64, Arc<History>)>>,
     /// The leaderboard page as a visitor who is not logged in sees it, as of a change count.
     public_page_cache: Mutex<Option<(u64, Arc<String>)>>,
+    /// `GET /api/leaderboard`'s JSON, as of a change count.
+    leaderboard_json_cache: Mutex<Option<(u64, Arc<String>)>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -177,6 +179,7 @@ impl Service {
             pending_cache: Mutex::new(None),
             history_cache: Mutex::new(None),
             public_page_cache: Mutex::new(None),
+            leaderboard_json_cache: Mutex::new(None),
         })
     }
 
@@ -245,6 +248,20 @@ impl Service {
         let page = Arc::new(render(&self.leaderboard()?));
         *cache = Some((version, page.clone()));
         Ok(page)
+    }
+
+    /// The leaderboard as JSON, serialized once per change.
+    pub fn leaderboard_json(&self) -> Result<Arc<String>, Refusal> {
+        let version = *self.shared.changes.borrow();
+        let mut cache = lock(&self.leaderboard_json_cache);
+        if let Some((cached, json)) = cache.as_ref()
+            && *cached == version
+        {
+            return Ok(json.clone());
+        }
+        let json = Arc::new(serde_json::to_string(self.leaderboard()?.as_ref()).expect("rows serialize"));
+        *cache = Some((version, json.clone()));
+        Ok(json)
     }
 
     /// Takes an uploaded file: rate limit, then the library check (before anything is stored or

@@ -166,8 +166,8 @@ fn same_origin(headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 async fn api_leaderboard(State(service): State<Shared>) -> Response {
-    match blocking(&service, |s| s.leaderboard()).await {
-        Ok(rows) => axum::Json(rows.as_ref().clone()).into_response(),
+    match blocking(&service, |s| s.leaderboard_json()).await {
+        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json.as_ref().clone()).into_response(),
         Err(refusal) => json_refusal(refusal),
     }
 }
