@@ -32,7 +32,7 @@ pub const DEFAULT_UPLOADS_PER_HOUR: u32 = 20;
 /// Default precision of a placement: the 95 % interval's half-width among its opponents, in Elo.
 pub const DEFAULT_TARGET_ERROR: f64 = 50.0;
 /// Default most placement games of one upload.
-pub const DEFAULT_MAX_GAMES: u32 = 200;
+pub const DEFAULT_MAX_GAMES: u32 = 400;
 
 /// Everything the server needs; the command line fills it in.
 #[derive(Debug, Clone)]

@@ -359,7 +359,8 @@ async fn history_svg(
 async fn page_leaderboard(State(service): State<Shared>, headers: HeaderMap) -> Response {
     let entrant = page_entrant(&service, &headers).await;
     if entrant.is_none() {
-        let page = blocking(&service, |s| s.public_leaderboard_page(|rows| pages::leaderboard(s, None, rows).into_string()));
+        let page =
+            blocking(&service, |s| s.public_leaderboard_page(|rows| pages::leaderboard(s, None, rows).into_string()));
         return match page.await {
             Ok(page) => Html(page.as_ref().clone()).into_response(),
             Err(refusal) => page_refusal(&service, None, refusal),
