@@ -6,11 +6,14 @@ function follow(onChange) {
   // Server-Sent Events: one "change" per game or status change.
   const source = new EventSource("/api/events");
   let pending = false;
-  source.addEventListener("change", () => {
+  const changed = () => {
     if (pending) return;
     pending = true;
     setTimeout(() => { pending = false; onChange(); }, 300);
-  });
+  };
+  source.addEventListener("change", changed);
+  // What changed between the page's rendering and the subscription is caught up once.
+  source.addEventListener("open", changed);
 }
 
 // The server writes ratings in the project's one Elo format; the page shows them as they come.
@@ -59,7 +62,12 @@ function liveBot(dl) {
     const bot = await response.json();
     if (bot.status !== dl.dataset.status) { location.reload(); return; }
     // Test games waiting: the page shows them once played.
-    if (document.getElementById("test-pending")) { location.reload(); return; }
+    if (document.getElementById("test-pending")) {
+      const games = await fetch("/api/bots/" + id + "/games");
+      if (!games.ok) return;
+      const played = (await games.json()).filter((g) => g.kind === "test").length;
+      if (played !== document.querySelectorAll("#games-list tr.test").length) { location.reload(); return; }
+    }
     document.getElementById("rating").textContent = ratingText(bot);
     document.getElementById("games").textContent = String(bot.games);
     document.getElementById("points").textContent = String(bot.points);
