@@ -8,8 +8,9 @@ use clap::Args;
 use serde::Serialize;
 
 use othello_arena::event::stats::format_elo;
+use othello_ladder::session::rate_concurrently;
 use othello_ladder::session::{DEFAULT_MAX_GAMES, DEFAULT_TARGET_ERROR, Progress};
-use othello_ladder::{Placement, RateOptions, leaderboard, rate};
+use othello_ladder::{Placement, RateOptions, leaderboard};
 
 use crate::global::{DEFAULT_SEED, GlobalOptions};
 use crate::ladder::{LadderLocation, SAMPLE_POOL, check_sandbox, identify, seed, table};
@@ -29,6 +30,11 @@ pub struct RateArgs {
     /// Seed of the openings.
     #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// Pairs of games played at once, each on a core of its own [default: processors − 1, at
+    /// least 1]. The same pairs are played and every game counted once; the ladder is written
+    /// from one thread.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
     /// Print the placement as one JSON object (no live line).
     #[arg(long)]
     pub json: bool,
@@ -69,6 +75,10 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
         max_games: args.max_games,
         seed: args.seed,
     };
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1))
+        .max(1);
     let live = !args.json && std::io::stdout().is_terminal();
     if !args.json {
         outln!(
@@ -81,18 +91,20 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
         );
     }
     let stop = AtomicBool::new(false);
-    let placement = rate(&mut ladder, &candidate, &global.seating()?, &options, &stop, &mut |progress| {
-        if args.json {
-            return;
-        }
-        if live {
-            out!("\r\x1b[2K{}", progress_line(progress));
-            let _ = std::io::stdout().flush();
-        } else if progress.games % 2 == 0 {
-            // One line per pair of games when the output is not a terminal.
-            outln!("{}", progress_line(progress));
-        }
-    })?;
+    let seating = global.seating()?;
+    let placement =
+        rate_concurrently(&mut ladder, &candidate, &seating, &options, concurrency, &stop, &mut |progress| {
+            if args.json {
+                return;
+            }
+            if live {
+                out!("\r\x1b[2K{}", progress_line(progress));
+                let _ = std::io::stdout().flush();
+            } else if progress.games % 2 == 0 {
+                // One line per pair of games when the output is not a terminal.
+                outln!("{}", progress_line(progress));
+            }
+        })?;
     if live {
         outln!();
     }

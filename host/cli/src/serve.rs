@@ -9,7 +9,8 @@ use clap::{Args, Subcommand};
 use othello_arena::plugins;
 use othello_ladder::identity::Identity;
 use othello_server::{
-    Config, DEFAULT_MAX_GAMES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_TARGET_ERROR, DEFAULT_UPLOADS_PER_HOUR, Server,
+    Config, DEFAULT_MAX_GAMES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_TARGET_ERROR, DEFAULT_TEST_GAMES_PER_HOUR,
+    DEFAULT_UPLOADS_PER_HOUR, Server,
 };
 
 use crate::global::{DEFAULT_SEED, GlobalOptions, runner_command};
@@ -47,6 +48,9 @@ pub struct ServeArgs {
     /// Uploads one entrant may make per hour.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_UPLOADS_PER_HOUR)]
     pub uploads_per_hour: u32,
+    /// Pairs of unrated test games one entrant may ask for per hour.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_TEST_GAMES_PER_HOUR)]
+    pub test_games_per_hour: u32,
     /// Seed of the openings.
     #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -377,6 +381,7 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
         max_games: args.max_games,
         max_upload_bytes: (args.max_upload_mb as usize) << 20,
         uploads_per_hour: args.uploads_per_hour,
+        test_games_per_hour: args.test_games_per_hour,
         seed: args.seed,
         continuous_games: !args.no_continuous_games,
     };

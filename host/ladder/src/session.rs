@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use othello_arena::event::openings::OpeningSource;
@@ -19,7 +20,7 @@ use othello_sdk::Color;
 use crate::fit::{Rating, expected_score};
 use crate::identity::{Identity, still_matches};
 use crate::leaderboard::{Row, rows};
-use crate::play::{Player, play_pair};
+use crate::play::{Player, play_pair, play_pair_with};
 use crate::store::{Entry, Ladder};
 
 /// Default precision asked for: the 95 % interval's half-width, in Elo.
@@ -154,6 +155,22 @@ pub fn rate(
     stop: &AtomicBool,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Placement, String> {
+    rate_concurrently(ladder, candidate, seating, options, 1, stop, on_progress)
+}
+
+/// [`rate`] with up to `concurrency` pairs of games played at once, each on a thread of its own.
+/// The pairs are chosen as [`rate`] chooses them (the opponents of the pairs still being played
+/// count as met), every game is recorded once, from this thread, as its pair ends; once the
+/// session should stop, no pair is started and the pairs being played are finished and counted.
+pub fn rate_concurrently(
+    ladder: &mut Ladder,
+    candidate: &Identity,
+    seating: &Seating,
+    options: &RateOptions,
+    concurrency: usize,
+    stop: &AtomicBool,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Placement, String> {
     let me = Player::new(ladder.entry_for(candidate)?, seating);
     ladder.set_anchor_if_unset(me.entry.id)?;
     // An entry that failed every game is no opponent: its forfeits say nothing (the fit leaves
@@ -187,21 +204,17 @@ pub fn rate(
         opponent: String::new(),
         entries: pool.len() + 1,
     };
-    let (mut ratings, mut placement_errors) = current_ratings(ladder)?;
+    let (mut ratings, placement_errors) = current_ratings(ladder)?;
     progress.rating = ratings.get(&me.entry.id).copied();
     progress.placement_error = placement_errors.get(&me.entry.id).copied();
+    if concurrency > 1 {
+        let session = Session { me: &me, openings: &openings, options, stop };
+        let reason = session.play_concurrently(ladder, &mut pool, concurrency, &mut met, &mut progress, on_progress)?;
+        return finish(ladder, progress, reason);
+    }
     let reason = loop {
-        if stop.load(Ordering::SeqCst) {
-            break StopReason::Stopped;
-        }
-        if progress.games >= options.max_games {
-            break StopReason::GameCap;
-        }
-        if progress.games >= GIVE_UP_AFTER_FAILED_GAMES && progress.failures == progress.games {
-            break StopReason::Failing;
-        }
-        if progress.games >= MIN_GAMES && progress.placement_error.is_some_and(|e| e <= options.target_error) {
-            break StopReason::Precise;
+        if let Some(reason) = should_stop(&progress, options, stop) {
+            break reason;
         }
         let Some(index) = pick_opponent(&pool, &ratings, progress.rating, &met) else {
             return Err("no opponent left to play: every one failed to load".to_owned());
@@ -211,33 +224,150 @@ pub fn rate(
         let games = play_pair(ladder, &me, opponent, opening, options.time_limit)?;
         *met.entry(opponent.entry.id).or_default() += 1;
         progress.opponent = opponent.label();
+        ratings = count_pair(ladder, &games, &mut progress, on_progress)?;
         // An opponent that could not even load is dropped: its forfeits say nothing more.
-        let opponent_broken = lost_by_failure(&games[0], Color::White) && lost_by_failure(&games[1], Color::Black);
-        for (game, my_color) in games.iter().zip([Color::Black, Color::White]) {
-            progress.games += 1;
-            progress.points += points_of(game, my_color);
-            if lost_by_failure(game, my_color) {
-                progress.failures += 1;
-                let result = &game.result;
-                add_failure_reason(
-                    &mut progress.failure_reasons,
-                    format!("{}: {}", result.termination(), result.detail()),
-                );
-            }
-            if my_color == Color::White {
-                // The pair is complete: refit before reporting it.
-                (ratings, placement_errors) = current_ratings(ladder)?;
-                progress.rating = ratings.get(&me.entry.id).copied();
-                progress.placement_error = placement_errors.get(&me.entry.id).copied();
-                progress.entries = ratings.len().max(progress.entries);
-            }
-            on_progress(&progress);
-        }
-        if opponent_broken && pool.len() > 1 {
+        if opponent_broken(&games) && pool.len() > 1 {
             pool.remove(index);
         }
     };
     finish(ladder, progress, reason)
+}
+
+/// Why the session should stop now, if it should.
+fn should_stop(progress: &Progress, options: &RateOptions, stop: &AtomicBool) -> Option<StopReason> {
+    if stop.load(Ordering::SeqCst) {
+        Some(StopReason::Stopped)
+    } else if progress.games >= options.max_games {
+        Some(StopReason::GameCap)
+    } else if progress.games >= GIVE_UP_AFTER_FAILED_GAMES && progress.failures == progress.games {
+        Some(StopReason::Failing)
+    } else if progress.games >= MIN_GAMES && progress.placement_error.is_some_and(|e| e <= options.target_error) {
+        Some(StopReason::Precise)
+    } else {
+        None
+    }
+}
+
+/// What the pairs of a concurrent session share.
+struct Session<'a> {
+    me: &'a Player,
+    openings: &'a [othello_arena::referee::Opening],
+    options: &'a RateOptions,
+    stop: &'a AtomicBool,
+}
+
+/// A pair played on a worker thread: the opponent and its two games, or why it failed.
+type PairDone = (Player, Result<[GameRecord; 2], String>);
+
+impl Session<'_> {
+    fn play_concurrently(
+        &self,
+        ladder: &mut Ladder,
+        pool: &mut Vec<Player>,
+        concurrency: usize,
+        met: &mut HashMap<i64, u32>,
+        progress: &mut Progress,
+        on_progress: &mut dyn FnMut(&Progress),
+    ) -> Result<StopReason, String> {
+        let (done_tx, done_rx) = mpsc::channel::<PairDone>();
+        std::thread::scope(|scope| {
+            let mut in_flight = 0usize;
+            let mut started = 0usize;
+            let mut stopping: Option<StopReason> = None;
+            let mut failed: Option<String> = None;
+            let (mut ratings, _) = current_ratings(ladder)?;
+            loop {
+                // Start pairs while there is room and the session goes on.
+                while in_flight < concurrency && stopping.is_none() && failed.is_none() {
+                    if let Some(reason) = should_stop(progress, self.options, self.stop) {
+                        // The pairs being played may still change it (their games count).
+                        if in_flight == 0 {
+                            stopping = Some(reason);
+                        }
+                        break;
+                    }
+                    if progress.games + 2 * in_flight as u32 >= self.options.max_games {
+                        break; // the cap is reached once the pairs being played end
+                    }
+                    let Some(index) = pick_opponent(pool, &ratings, progress.rating, met) else {
+                        failed = Some("no opponent left to play: every one failed to load".to_owned());
+                        break;
+                    };
+                    let opponent = pool[index].clone();
+                    *met.entry(opponent.entry.id).or_default() += 1;
+                    let opening = self.openings[started % self.openings.len()].clone();
+                    started += 1;
+                    in_flight += 1;
+                    let (me, time_limit, done) = (self.me, self.options.time_limit, done_tx.clone());
+                    scope.spawn(move || {
+                        let games = play_pair_with(me, &opponent, &opening, time_limit, &mut |_, _, _, _| Ok(()));
+                        let _ = done.send((opponent, games));
+                    });
+                }
+                if in_flight == 0 {
+                    if let Some(why) = failed {
+                        return Err(why);
+                    }
+                    match stopping.or_else(|| should_stop(progress, self.options, self.stop)) {
+                        Some(reason) => return Ok(reason),
+                        None => continue,
+                    }
+                }
+                let (opponent, games) = done_rx.recv().map_err(|_| "a game thread vanished".to_owned())?;
+                in_flight -= 1;
+                let games = match games {
+                    Ok(games) => games,
+                    Err(why) => {
+                        failed.get_or_insert(why);
+                        continue;
+                    }
+                };
+                let (mine, theirs) = (self.me.entry.id, opponent.entry.id);
+                ladder.record_games(&[(mine, theirs, &games[0]), (theirs, mine, &games[1])])?;
+                progress.opponent = opponent.label();
+                ratings = count_pair(ladder, &games, progress, on_progress)?;
+                if opponent_broken(&games) && pool.len() > 1 {
+                    pool.retain(|p| p.entry.id != theirs);
+                }
+            }
+        })
+    }
+}
+
+/// The opponent of a pair (the bot black, then white) could not even load: it lost both games
+/// by a failure.
+fn opponent_broken(games: &[GameRecord; 2]) -> bool {
+    lost_by_failure(&games[0], Color::White) && lost_by_failure(&games[1], Color::Black)
+}
+
+/// Counts a recorded pair (the bot black, then white) in `progress`, refits and reports after
+/// each game (after the second with the refitted rating). Returns the refitted ratings.
+fn count_pair(
+    ladder: &Ladder,
+    games: &[GameRecord; 2],
+    progress: &mut Progress,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<HashMap<i64, Rating>, String> {
+    let mut refitted = HashMap::new();
+    for (game, my_color) in games.iter().zip([Color::Black, Color::White]) {
+        progress.games += 1;
+        progress.points += points_of(game, my_color);
+        if lost_by_failure(game, my_color) {
+            progress.failures += 1;
+            let result = &game.result;
+            add_failure_reason(&mut progress.failure_reasons, format!("{}: {}", result.termination(), result.detail()));
+        }
+        if my_color == Color::White {
+            // The pair is complete: refit before reporting it.
+            let (ratings, placement_errors) = current_ratings(ladder)?;
+            progress.rating = ratings.get(&progress.entry.id).copied();
+            progress.placement_error = placement_errors.get(&progress.entry.id).copied();
+            progress.entries = ratings.len().max(progress.entries);
+            refitted = ratings;
+        }
+        on_progress(progress);
+    }
+    Ok(refitted)
 }
 
 /// Ends a session: a snapshot of the ladder's ratings and the bot's leaderboard line.

@@ -6,11 +6,14 @@ function follow(onChange) {
   // Server-Sent Events: one "change" per game or status change.
   const source = new EventSource("/api/events");
   let pending = false;
-  source.addEventListener("change", () => {
+  const changed = () => {
     if (pending) return;
     pending = true;
     setTimeout(() => { pending = false; onChange(); }, 300);
-  });
+  };
+  source.addEventListener("change", changed);
+  // What changed between the page's rendering and the subscription is caught up once.
+  source.addEventListener("open", changed);
 }
 
 // The server writes ratings in the project's one Elo format; the page shows them as they come.
@@ -58,6 +61,13 @@ function liveBot(dl) {
     if (!response.ok) return;
     const bot = await response.json();
     if (bot.status !== dl.dataset.status) { location.reload(); return; }
+    // Test games waiting: the page shows them once played.
+    if (document.getElementById("test-pending")) {
+      const games = await fetch("/api/bots/" + id + "/games");
+      if (!games.ok) return;
+      const played = (await games.json()).filter((g) => g.kind === "test").length;
+      if (played !== document.querySelectorAll("#games-list tr.test").length) { location.reload(); return; }
+    }
     document.getElementById("rating").textContent = ratingText(bot);
     document.getElementById("games").textContent = String(bot.games);
     document.getElementById("points").textContent = String(bot.points);
@@ -338,7 +348,25 @@ function replay(root) {
   show(linked ? Number(linked[1]) : 0);
 }
 
+// The rating-history plot is an SVG image drawn by the server: reloaded after changes, at most
+// every few seconds (each reload is a refit on the server's side, cached per change).
+function livePlot(img) {
+  let last = 0;
+  follow(() => {
+    const now = Date.now();
+    if (now - last < 5000) return;
+    last = now;
+    const url = new URL(img.src, location.href);
+    url.searchParams.set("v", String(now));
+    img.src = url.pathname + url.search;
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  for (const id of ["history-plot", "bot-history"]) {
+    const plot = document.getElementById(id);
+    if (plot) livePlot(plot);
+  }
   const board = document.getElementById("board");
   if (board) liveLeaderboard(board);
   const bot = document.getElementById("bot");

@@ -9,11 +9,12 @@
 pub mod admin;
 pub mod final_round;
 pub mod inspect;
+pub mod live;
 pub mod remote;
 pub mod remote_client;
-pub mod live;
 pub mod service;
 pub mod store;
+pub mod test_games;
 pub mod web;
 pub mod worker;
 
@@ -36,7 +37,7 @@ pub const DEFAULT_UPLOADS_PER_HOUR: u32 = 20;
 /// Default precision of a placement: the 95 % interval's half-width among its opponents, in Elo.
 pub const DEFAULT_TARGET_ERROR: f64 = 50.0;
 /// Default most placement games of one upload.
-pub const DEFAULT_MAX_GAMES: u32 = 200;
+pub const DEFAULT_MAX_GAMES: u32 = 400;
 
 /// Everything the server needs; the command line fills it in.
 #[derive(Debug, Clone)]
@@ -66,6 +67,8 @@ pub struct Config {
     pub max_games: u32,
     pub max_upload_bytes: usize,
     pub uploads_per_hour: u32,
+    /// Pairs of unrated test games one entrant may ask for per hour.
+    pub test_games_per_hour: u32,
     /// Seed of the openings.
     pub seed: u64,
     /// When no job waits, play pairs of the entrants' current bots so every rating stays fresh.
@@ -202,7 +205,9 @@ impl Server {
                 },
             )?;
         }
-        let requeued = store::requeue_interrupted(&db)? + final_round::requeue_interrupted(&db)?;
+        let requeued = store::requeue_interrupted(&db)?
+            + final_round::requeue_interrupted(&db)?
+            + test_games::requeue_interrupted(&db)?;
         if requeued > 0 {
             eprintln!("{requeued} interrupted job(s) put back in the queue");
         }
@@ -361,3 +366,4 @@ pub fn workers(ladder: &std::path::Path) -> Result<Vec<remote::WorkerInfo>, Stri
 pub fn revoke_worker(ladder: &std::path::Path, name: &str) -> Result<usize, String> {
     remote::revoke_worker(&mut store::open(ladder)?, name)
 }
+pub use test_games::DEFAULT_TEST_GAMES_PER_HOUR;

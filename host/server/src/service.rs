@@ -18,6 +18,12 @@ use crate::store::{self, Entrant, Status, Upload};
 use crate::worker::CheckReport;
 use crate::{Config, Shared};
 
+mod history;
+mod testing;
+
+pub use history::History;
+pub use testing::TestRequested;
+
 /// A refusal, with the HTTP status it is answered with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
@@ -88,7 +94,10 @@ pub struct BotView {
 /// One game in a list.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GameSummary {
+    /// A ladder game's id (`/games/{id}`), or a test game's (`/test-games/{id}`).
     pub id: i64,
+    /// `rated` (a ladder game) or `test` (an unrated test game).
+    pub kind: &'static str,
     pub black: String,
     pub white: String,
     /// `1-0`, `0-1` or `½-½`.
@@ -145,6 +154,12 @@ pub struct Service {
     board_cache: Mutex<Option<(u64, Arc<Vec<BoardRow>>)>>,
     /// Jobs waiting or running, as of a change count (every page's footer shows it).
     pending_cache: Mutex<Option<(u64, u64)>>,
+    /// The rating history, as of a change count.
+    history_cache: Mutex<Option<(u64, Arc<History>)>>,
+    /// The leaderboard page as a visitor who is not logged in sees it, as of a change count.
+    public_page_cache: Mutex<Option<(u64, Arc<String>)>>,
+    /// `GET /api/leaderboard`'s JSON, as of a change count.
+    leaderboard_json_cache: Mutex<Option<(u64, Arc<String>)>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -162,6 +177,9 @@ impl Service {
             ladder: Mutex::new(ladder),
             board_cache: Mutex::new(None),
             pending_cache: Mutex::new(None),
+            history_cache: Mutex::new(None),
+            public_page_cache: Mutex::new(None),
+            leaderboard_json_cache: Mutex::new(None),
         })
     }
 
@@ -173,7 +191,10 @@ impl Service {
     /// The leaderboard, best first (computed once per change).
     pub fn leaderboard(&self) -> Result<Arc<Vec<BoardRow>>, Refusal> {
         let version = *self.shared.changes.borrow();
-        if let Some((cached, rows)) = lock(&self.board_cache).as_ref()
+        // Held while computing: requests arriving meanwhile wait for this one's result instead
+        // of each refitting the ladder.
+        let mut cache = lock(&self.board_cache);
+        if let Some((cached, rows)) = cache.as_ref()
             && *cached == version
         {
             return Ok(rows.clone());
@@ -210,8 +231,37 @@ impl Service {
             })
             .collect();
         let rows = Arc::new(rows);
-        *lock(&self.board_cache) = Some((version, rows.clone()));
+        *cache = Some((version, rows.clone()));
         Ok(rows)
+    }
+
+    /// The leaderboard page for a visitor who is not logged in, rendered by `render` once per
+    /// change: 50 visitors cost one refit and one rendering, not 50.
+    pub fn public_leaderboard_page(&self, render: impl FnOnce(&[BoardRow]) -> String) -> Result<Arc<String>, Refusal> {
+        let version = *self.shared.changes.borrow();
+        let mut cache = lock(&self.public_page_cache);
+        if let Some((cached, page)) = cache.as_ref()
+            && *cached == version
+        {
+            return Ok(page.clone());
+        }
+        let page = Arc::new(render(&self.leaderboard()?));
+        *cache = Some((version, page.clone()));
+        Ok(page)
+    }
+
+    /// The leaderboard as JSON, serialized once per change.
+    pub fn leaderboard_json(&self) -> Result<Arc<String>, Refusal> {
+        let version = *self.shared.changes.borrow();
+        let mut cache = lock(&self.leaderboard_json_cache);
+        if let Some((cached, json)) = cache.as_ref()
+            && *cached == version
+        {
+            return Ok(json.clone());
+        }
+        let json = Arc::new(serde_json::to_string(self.leaderboard()?.as_ref()).expect("rows serialize"));
+        *cache = Some((version, json.clone()));
+        Ok(json)
     }
 
     /// Takes an uploaded file: rate limit, then the library check (before anything is stored or
@@ -294,8 +344,16 @@ impl Service {
         uploads.into_iter().map(|u| self.view(u)).collect()
     }
 
-    /// The games of the entrant's upload `id`, newest first.
+    /// The games of the entrant's upload `id`, its test games among them, newest first.
     pub fn bot_games(&self, entrant: &Entrant, id: i64) -> Result<Vec<GameSummary>, Refusal> {
+        let mut games = self.rated_games(entrant, id)?;
+        games.extend(self.test_games_of(entrant, id)?);
+        games.sort_by(|a, b| b.played_at.cmp(&a.played_at).then(b.id.cmp(&a.id)));
+        Ok(games)
+    }
+
+    /// The ladder games of the entrant's upload `id`, newest first.
+    fn rated_games(&self, entrant: &Entrant, id: i64) -> Result<Vec<GameSummary>, Refusal> {
         let upload = self.own_upload(entrant, id)?;
         let Some(entry) = upload.entry else { return Ok(Vec::new()) };
         let ladder = lock(&self.ladder);
@@ -307,6 +365,7 @@ impl Service {
             .into_iter()
             .map(|g| GameSummary {
                 id: g.id,
+                kind: "rated",
                 black: name(g.black),
                 white: name(g.white),
                 result: result_text(g.black_score),
@@ -322,7 +381,12 @@ impl Service {
         let Some(ggf_text) = stored.map(|g| g.ggf) else {
             return Err(Refusal::new(404, format!("there is no game {id}")));
         };
-        let game = ggf::read_games(&ggf_text)
+        self.replay_of(id, &ggf_text)
+    }
+
+    /// A game's record (one GGF game) for the replay page.
+    fn replay_of(&self, id: i64, ggf_text: &str) -> Result<Replay, Refusal> {
+        let game = ggf::read_games(ggf_text)
             .map_err(|e| Refusal::internal(format!("game {id} cannot be read: {e}")))?
             .into_iter()
             .next()

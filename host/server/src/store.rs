@@ -74,6 +74,7 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     migrate(&mut connection, path)?;
     crate::remote::migrate(&connection)
         .map_err(|e| format!("cannot set up the workers' tables in {}: {e}", path.display()))?;
+    crate::test_games::migrate(&connection)?;
     Ok(connection)
 }
 
@@ -447,6 +448,9 @@ pub enum Next {
     Nothing,
     /// Queue the upload's next placement pair.
     Pair(u32),
+    /// Queue placement pairs `first`, `first + 1` … (`count` of them), played by as many
+    /// workers at once.
+    Pairs { first: u32, count: u32 },
 }
 
 /// Marks `job` done and, in the same transaction, queues what follows and sets the upload's
@@ -466,13 +470,21 @@ pub fn finish_job(
             params![job.id, now],
         )
         .map_err(db)?;
+    // A placement played in several chains is over once one chain ends it: another chain's
+    // job finishing later never puts the bot back to `rating`.
     transaction
         .execute(
-            "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason) WHERE id = ?1",
+            "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason)
+             WHERE id = ?1 AND NOT (status = 'rated' AND ?2 = 'rating')",
             params![job.upload, status.as_str(), reason],
         )
         .map_err(db)?;
-    if let Next::Pair(number) = next {
+    let numbers = match next {
+        Next::Nothing => 0..0,
+        Next::Pair(number) => number..number + 1,
+        Next::Pairs { first, count } => first..first + count,
+    };
+    for number in numbers {
         transaction
             .execute(
                 "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('pair', ?1, ?2, ?3)
@@ -482,6 +494,19 @@ pub fn finish_job(
             .map_err(db)?;
     }
     transaction.commit().map_err(db)
+}
+
+/// Placement pairs of `upload` being played that were claimed before `job` (older ids): the
+/// games they will add count against the game cap before `job`'s.
+pub fn earlier_running_pairs(connection: &Connection, upload: i64, job: i64) -> Result<u32, String> {
+    connection
+        .query_row(
+            "SELECT count(*) FROM server_jobs WHERE upload = ?1 AND kind = 'pair' AND state = 'running' AND id < ?2",
+            params![upload, job],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u32)
+        .map_err(db)
 }
 
 /// Saves a check report and the ladder entry the check found.

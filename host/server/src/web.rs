@@ -3,6 +3,7 @@
 //! with a little plain JavaScript served by the binary for the live parts and the replay.
 
 mod admin;
+mod entrant;
 mod pages;
 
 pub use admin::{ADMIN_COOKIE, export_final};
@@ -79,6 +80,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/games/{id}", get(api_game))
         .route("/api/games/latest", get(api_latest_game))
         .route("/arena", get(page_arena))
+        .route("/history.svg", get(history_svg))
         .route("/api/events", get(events))
         .route(
             "/assets/app.js",
@@ -91,6 +93,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .merge(uploads)
         .merge(crate::remote::router(service.clone()))
         .merge(admin::routes())
+        .merge(entrant::routes())
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
         .with_state(service)
@@ -176,8 +179,8 @@ fn same_origin(headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 async fn api_leaderboard(State(service): State<Shared>) -> Response {
-    match blocking(&service, |s| s.leaderboard()).await {
-        Ok(rows) => axum::Json(rows.as_ref().clone()).into_response(),
+    match blocking(&service, |s| s.leaderboard_json()).await {
+        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json.as_ref().clone()).into_response(),
         Err(refusal) => json_refusal(refusal),
     }
 }
@@ -345,8 +348,52 @@ fn page_refusal(service: &Service, entrant: Option<&Entrant>, refusal: Refusal) 
     (status, Html(pages::message(service, entrant, "Not possible", &refusal.message).into_string())).into_response()
 }
 
+#[derive(serde::Deserialize)]
+struct HistoryQuery {
+    /// One ladder entry's history alone (a bot's page); the current bots' by default.
+    entry: Option<i64>,
+}
+
+/// The rating-history plot as an SVG image (names escaped), refreshed with each change.
+async fn history_svg(
+    State(service): State<Shared>,
+    axum::extract::Query(query): axum::extract::Query<HistoryQuery>,
+) -> Response {
+    let result = blocking(&service, move |s| {
+        let entries: Vec<i64> = match query.entry {
+            Some(entry) => vec![entry],
+            None => s.current_bots()?.iter().map(|row| row.entry).collect(),
+        };
+        Ok(s.history()?.plot(&entries))
+    })
+    .await;
+    match result {
+        Ok(svg) => {
+            let svg = if svg.starts_with("<svg") {
+                svg
+            } else {
+                // No history yet: an empty plot that says so, still an image.
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"60\"><text x=\"10\" y=\"30\" \
+                 font-family=\"system-ui, sans-serif\" font-size=\"14\">No rating history yet.</text></svg>"
+                    .to_owned()
+            };
+            ([(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], svg)
+                .into_response()
+        }
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
 async fn page_leaderboard(State(service): State<Shared>, headers: HeaderMap) -> Response {
     let entrant = page_entrant(&service, &headers).await;
+    if entrant.is_none() {
+        let page =
+            blocking(&service, |s| s.public_leaderboard_page(|rows| pages::leaderboard(s, None, rows).into_string()));
+        return match page.await {
+            Ok(page) => Html(page.as_ref().clone()).into_response(),
+            Err(refusal) => page_refusal(&service, None, refusal),
+        };
+    }
     match blocking(&service, |s| s.leaderboard()).await {
         Ok(rows) => Html(pages::leaderboard(&service, entrant.as_ref(), &rows).into_string()).into_response(),
         Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
@@ -439,9 +486,16 @@ async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): P
         return Redirect::to("/login").into_response();
     };
     let who = entrant.clone();
-    let result = blocking(&service, move |s| Ok((s.bot(&who, id)?, s.bot_games(&who, id)?))).await;
+    let result = blocking(&service, move |s| {
+        let (pending, failed) = s.pending_test_games(&who, id)?;
+        let tests = pages::TestGamesPanel { opponents: s.current_bots()?, pending, failed };
+        Ok((s.bot(&who, id)?, s.bot_games(&who, id)?, tests))
+    })
+    .await;
     match result {
-        Ok((bot, games)) => Html(pages::bot(&service, &entrant, &bot, &games).into_string()).into_response(),
+        Ok((bot, games, tests)) => {
+            Html(pages::bot(&service, &entrant, &bot, &games, &tests).into_string()).into_response()
+        }
         Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
     }
 }

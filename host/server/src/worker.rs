@@ -96,6 +96,18 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
             Ok(crate::final_round::Claim::Nothing) => {}
             Err(why) => eprintln!("worker {index}: {why}"),
         }
+        // Test games come after the checks and before every ladder job.
+        match crate::test_games::claim(&mut db, &lease) {
+            Ok(Some(test)) => {
+                if let Err(why) = crate::test_games::play(&test, &config, &shared, &ladder, &db) {
+                    eprintln!("worker {index}: test games {}: {why}", test.id);
+                }
+                shared.changed();
+                continue;
+            }
+            Ok(None) => {}
+            Err(why) => eprintln!("worker {index}: {why}"),
+        }
         match store::claim_job(&mut db, &lease) {
             Ok(Some(job)) => {
                 if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
@@ -197,18 +209,29 @@ pub fn plan_job(
         })));
     }
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
-    if job.kind == JobKind::Pair
-        && let Some(reason) = placement_done(ladder, entry_id, config)?
-    {
-        finish_placement(job, &reason, ladder, db)?;
-        return Ok(Planned::Finished);
+    if job.kind == JobKind::Pair {
+        if upload.status == Status::Rated {
+            // Another chain of this placement ended it.
+            store::finish_job(db, job, Status::Rated, None, Next::Nothing)?;
+            return Ok(Planned::Finished);
+        }
+        if let Some(reason) = placement_done(ladder, entry_id, config)? {
+            finish_placement(job, &reason, ladder, db)?;
+            return Ok(Planned::Finished);
+        }
+        // The placement's other chains: the cap holds with the games of the pairs they play.
+        let games = ladder.records()?.get(&entry_id).map_or(0, |r| r.games) as u32;
+        if games + 2 * store::earlier_running_pairs(db, upload.id, job.id)? >= config.max_games {
+            store::finish_job(db, job, Status::Rating, None, Next::Nothing)?;
+            return Ok(Planned::Finished);
+        }
     }
     let entries = ladder.entries()?;
     let entry = entries.iter().find(|e| e.id == entry_id).ok_or("the upload's ladder entry is gone")?.clone();
     let seating = config.seating();
     let pool: Vec<Player> = entries
         .into_iter()
-        .filter(|e| e.id != entry_id && still_matches(&e.identity))
+        .filter(|e| e.id != entry_id && still_built(&e.identity))
         .filter(|e| !libraries_only || e.identity.kind == Kind::Library)
         .map(|e| Player::new(e, &seating))
         .collect();
@@ -281,7 +304,7 @@ pub fn complete_job(
 ) -> Result<(), String> {
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     if job.kind == JobKind::Check {
-        return complete_check(job, &upload, played, shared, ladder, db);
+        return complete_check(job, &upload, played, config, shared, ladder, db);
     }
     for (slot, game) in played.games.iter().enumerate() {
         if record_slot(job, slot, plan, game, ladder, db)? {
@@ -295,7 +318,8 @@ pub fn complete_job(
     match placement_done(ladder, entry_id, config)? {
         Some(reason) => finish_placement(job, &reason, ladder, db),
         None => {
-            store::finish_job(db, job, Status::Rating, None, Next::Pair(job.number + 1))?;
+            // The next pair of this job's chain (pair numbers are distinct across the chains).
+            store::finish_job(db, job, Status::Rating, None, Next::Pair(job.number + placement_chains(config)))?;
             shared.work_added();
             Ok(())
         }
@@ -306,6 +330,7 @@ fn complete_check(
     job: &Job,
     upload: &Upload,
     played: &Played,
+    config: &Config,
     shared: &Shared,
     ladder: &mut Ladder,
     db: &mut Connection,
@@ -336,7 +361,8 @@ fn complete_check(
     }
     let json = serde_json::to_string(&report).expect("reports serialize");
     store::save_report(db, upload.id, &json, Some(entry.id))?;
-    store::finish_job(db, job, Status::Rating, None, Next::Pair(0))?;
+    // The placement's pairs in as many chains as there are workers, so all of them play it.
+    store::finish_job(db, job, Status::Rating, None, Next::Pairs { first: 0, count: placement_chains(config) })?;
     shared.work_added();
     Ok(())
 }
@@ -380,6 +406,44 @@ fn placement_done(ladder: &Ladder, entry: i64, config: &Config) -> Result<Option
         Some(format!("its rating is known to ±{error:.0} Elo among its opponents"))
     } else {
         None
+    })
+}
+
+/// Chains of placement pairs played at once for one upload: one per local worker.
+fn placement_chains(config: &Config) -> u32 {
+    config.workers.max(1) as u32
+}
+
+thread_local! {
+    /// Each library's SHA-256 as of its size and modification time, per worker thread.
+    static LIBRARY_HASHES: std::cell::RefCell<HashMap<std::path::PathBuf, (u64, std::time::SystemTime, String)>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// [`still_matches`] for every pair without hashing the whole pool each time (megabytes per
+/// library: most of a pair's time in a debug build): a library's hash is computed again only when
+/// its size or modification time changed (a rebuild changes both).
+pub fn still_built(identity: &Identity) -> bool {
+    if identity.kind != Kind::Library {
+        return still_matches(identity);
+    }
+    let path = std::path::PathBuf::from(&identity.locator);
+    let Ok(stamp) = std::fs::metadata(&path).and_then(|m| Ok((m.len(), m.modified()?))) else { return false };
+    LIBRARY_HASHES.with(|hashes| {
+        let mut hashes = hashes.borrow_mut();
+        if let Some((len, modified, hash)) = hashes.get(&path)
+            && (*len, *modified) == stamp
+        {
+            return *hash == identity.hash;
+        }
+        match file_hash(&path) {
+            Ok(hash) => {
+                let matches = hash == identity.hash;
+                hashes.insert(path, (stamp.0, stamp.1, hash));
+                matches
+            }
+            Err(_) => false,
+        }
     })
 }
 

@@ -274,3 +274,69 @@ fn an_nboard_engine_is_rated_under_its_command_and_program() {
     assert!(row["locator"].as_str().unwrap().starts_with("nboard:"), "{row}");
     assert_eq!(rows.last().unwrap()["kind"], "engine", "at the bottom: {rows:?}");
 }
+
+/// The openings of a bot's games in the ladder (each game's first plies, which a pair shares),
+/// sorted, and the opponents met.
+fn openings_and_opponents(dir: &Path, bot: &str, name: &str) -> (Vec<String>, std::collections::BTreeSet<String>) {
+    let ggf = stdout(&othello(dir, &["ladder", "--games", bot]));
+    let mut openings = Vec::new();
+    let mut opponents = std::collections::BTreeSet::new();
+    for line in ggf.lines() {
+        let tag = |key: &str| {
+            line.split(&format!("{key}[")).nth(1).and_then(|rest| rest.split(']').next()).map(str::to_owned)
+        };
+        let (black, white) = (tag("PB").unwrap(), tag("PW").unwrap());
+        opponents.insert(if black == name { white } else { black });
+        // The moves follow the starting board `BO[8 … *]`.
+        let after_board = line.split_once("BO[").unwrap().1.split_once(']').unwrap().1;
+        let moves: Vec<&str> =
+            after_board.split(['B', 'W']).filter_map(|part| part.strip_prefix('[')).map(|m| &m[..2]).take(6).collect();
+        assert_eq!(moves.len(), 6, "{line}");
+        openings.push(moves.join(" "));
+    }
+    openings.sort();
+    (openings, opponents)
+}
+
+#[test]
+fn rate_with_concurrency_plays_the_same_pool_and_records_every_game_once() {
+    let mut runs = Vec::new();
+    for concurrency in ["1", "2"] {
+        let dir = workspace(&[]);
+        seed(dir.path());
+        let before: u64 = rows(dir.path()).iter().map(|r| r["games"].as_u64().unwrap()).sum::<u64>() / 2;
+        let output = othello(
+            dir.path(),
+            &[
+                "rate",
+                "corners",
+                "--in-process",
+                "--max-games",
+                "16",
+                "--seed",
+                "5",
+                "--concurrency",
+                concurrency,
+                "--json",
+            ],
+        );
+        let placement: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+        assert_eq!(placement["session_games"], 16, "--concurrency {concurrency}: {placement}");
+        let rows_after = rows(dir.path());
+        let after: u64 = rows_after.iter().map(|r| r["games"].as_u64().unwrap()).sum::<u64>() / 2;
+        assert_eq!(after, before + 16, "--concurrency {concurrency}: every game recorded, once");
+        assert_eq!(row(&rows_after, "Corners")["games"], 16);
+        let (openings, opponents) = openings_and_opponents(dir.path(), "corners", "Corners");
+        assert_eq!(openings.len(), 16);
+        runs.push((openings, opponents, row(&rows_after, "Corners")["rating"].as_f64().unwrap()));
+    }
+    let (serial, concurrent) = (&runs[0], &runs[1]);
+    assert_eq!(concurrent.0, serial.0, "the same openings, each played with both colours");
+    assert_eq!(concurrent.1, serial.1, "the same pool of opponents");
+    assert!(
+        serial.2 > 100.0 && concurrent.2 > 100.0,
+        "both place Corners above the pool: {} {}",
+        serial.2,
+        concurrent.2
+    );
+}

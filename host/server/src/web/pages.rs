@@ -4,6 +4,7 @@ use maud::{DOCTYPE, Markup, html};
 
 use crate::service::{BoardRow, BotView, GameSummary, Replay, Service};
 use crate::store::Entrant;
+use crate::store::Status;
 
 pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Markup) -> Markup {
     html! {
@@ -76,6 +77,11 @@ pub fn leaderboard(service: &Service, entrant: Option<&Entrant>, rows: &[BoardRo
                 }
             }
         }
+        section #history {
+            h2 { "Rating history" }
+            p.note { "Each current bot's rating as the ladder's games accumulated (refitted from the games up to each point)." }
+            img #history-plot src="/history.svg" alt="The rating of each current bot over the ladder's games" width="960" height="420";
+        }
     };
     layout(service, entrant, "Leaderboard", body)
 }
@@ -93,7 +99,28 @@ pub fn login(service: &Service, entrant: Option<&Entrant>, error: Option<&str>) 
     layout(service, entrant, "Log in", body)
 }
 
+/// The entrant's uploads grouped by the bot's name, each with its version number among the
+/// uploads of that name (1 = the first), newest first within a name.
+fn versions(bots: &[BotView]) -> Vec<(&BotView, usize)> {
+    let mut sorted: Vec<&BotView> = bots.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name).then(a.upload.id.cmp(&b.upload.id)));
+    let mut numbered = Vec::with_capacity(sorted.len());
+    for (i, bot) in sorted.iter().enumerate() {
+        let version =
+            if i > 0 && sorted[i - 1].name == bot.name { numbered.last().map_or(1, |&(_, v)| v + 1) } else { 1 };
+        numbered.push((*bot, version));
+    }
+    // Bots by their newest upload first; each bot's versions newest first.
+    numbered.sort_by(|a, b| {
+        let newest = |bot: &BotView| bots.iter().filter(|o| o.name == bot.name).map(|o| o.upload.id).max();
+        newest(b.0).cmp(&newest(a.0)).then(b.1.cmp(&a.1))
+    });
+    numbered
+}
+
 pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<&str>) -> Markup {
+    // The entrant's current bot: its newest rated upload.
+    let current = bots.iter().filter(|b| b.upload.status == Status::Rated).map(|b| b.upload.id).max();
     let body = html! {
         h1 { "Your bots" }
         @if let Some(error) = error { p.error #upload-error { (error) } }
@@ -103,17 +130,22 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
             button type="submit" { "Upload" }
         }
         @if bots.is_empty() { p { "No bot yet." } } @else {
-            table {
-                thead { tr { th { "Upload" } th { "File" } th { "Bot" } th { "Status" } th { "Rating" } th { "Games" } th { "Failures" } } }
+            h2 { "Versions" }
+            p.note { "Each version of your bots side by side, newest first; the current one (your newest rated version) plays the refresh games and the final." }
+            table #versions {
+                thead { tr { th { "Bot" } th { "Version" } th { "Upload" } th { "File" } th { "Uploaded" } th { "Status" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } } }
                 tbody {
-                    @for bot in bots {
-                        tr {
+                    @for (bot, version) in versions(bots) {
+                        tr.current[current == Some(bot.upload.id)] {
+                            td.name { (bot.name.as_deref().unwrap_or("")) }
+                            td { "v" (version) @if current == Some(bot.upload.id) { " " span.badge { "current" } } }
                             td { a href={ "/bots/" (bot.upload.id) } { "#" (bot.upload.id) } }
                             td { (bot.upload.file_name) }
-                            td.name { (bot.name.as_deref().unwrap_or("")) }
+                            td { (othello_arena::ggf::format_date(bot.upload.uploaded_at).replace('_', " ").trim_end_matches(".UTC")) " UTC" }
                             td { (bot.upload.status.as_str()) }
                             td { (bot.rating_text) }
                             td { (bot.games) }
+                            td { (if bot.games > 0 { format!("{:.1} %", 100.0 * bot.points / bot.games as f64) } else { String::new() }) }
                             td { (bot.failures) }
                         }
                     }
@@ -124,7 +156,24 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
     layout(service, Some(entrant), "Your bots", body)
 }
 
-pub fn bot(service: &Service, entrant: &Entrant, bot: &BotView, games: &[GameSummary]) -> Markup {
+/// What the bot page offers for test games.
+pub struct TestGamesPanel {
+    /// The current bots of the leaderboard.
+    pub opponents: Vec<BoardRow>,
+    /// Pairs waiting or being played.
+    pub pending: u32,
+    /// Pairs that could not be played: id and why.
+    pub failed: Vec<(i64, String)>,
+}
+
+pub fn bot(
+    service: &Service,
+    entrant: &Entrant,
+    bot: &BotView,
+    games: &[GameSummary],
+    tests: &TestGamesPanel,
+) -> Markup {
+    let can_test = bot.upload.entry.is_some() && matches!(bot.upload.status, Status::Rating | Status::Rated);
     let body = html! {
         h1 { "Bot #" (bot.upload.id) ": " span.name { (bot.name.as_deref().unwrap_or(&bot.upload.file_name)) } }
         dl #bot data-id=(bot.upload.id) data-status=(bot.upload.status.as_str()) {
@@ -160,14 +209,40 @@ pub fn bot(service: &Service, entrant: &Entrant, bot: &BotView, games: &[GameSum
                 }
             }
         }
+        @if let Some(entry) = bot.upload.entry.filter(|_| bot.games > 0) {
+            h2 { "Rating history" }
+            img #bot-history src={ "/history.svg?entry=" (entry) } alt="This bot's rating over the ladder's games" width="960" height="420";
+        }
+        h2 #test-games { "Test games" }
+        p.note { "A pair of unrated games (colours swapped) against a current bot of the leaderboard, played after the checks and before the ladder's games; no rating counts them. At most "
+            (service.config.test_games_per_hour) " pairs an hour." }
+        @if tests.pending > 0 { p #test-pending { (tests.pending) " pair(s) of test games waiting or being played." } }
+        @for (id, why) in &tests.failed { p.error { "Test games #" (id) " could not be played: " (why) } }
+        @if !can_test { p { "Test games are open to a bot once it passed its check." } } @else {
+            form #test-form method="post" action={ "/bots/" (bot.upload.id) "/test-games" } {
+                label { "Opponent: "
+                    select name="opponent" required {
+                        @for row in tests.opponents.iter().filter(|r| Some(r.entry) != bot.upload.entry) {
+                            option value=(row.entry) { (row.name) " v" (row.version) " (" (row.entrant.as_deref().unwrap_or("pool")) ", " (row.rating_text) ")" }
+                        }
+                    }
+                }
+                " " button type="submit" { "Play 2 test games" }
+            }
+        }
         h2 { "Games" }
-        @if games.is_empty() { p { "No rated game yet." } } @else {
+        @if games.is_empty() { p { "No game yet." } } @else {
             table #games-list {
-                thead { tr { th { "Game" } th { "Black" } th { "White" } th { "Result" } th { "End" } } }
+                thead { tr { th { "Game" } th { "Kind" } th { "Black" } th { "White" } th { "Result" } th { "End" } } }
                 tbody {
                     @for game in games {
-                        tr {
-                            td { a href={ "/games/" (game.id) } { "#" (game.id) } }
+                        tr.test[game.kind == "test"] {
+                            @if game.kind == "test" {
+                                td { a href={ "/test-games/" (game.id) } { "test #" (game.id) } }
+                            } @else {
+                                td { a href={ "/games/" (game.id) } { "#" (game.id) } }
+                            }
+                            td { (game.kind) }
                             td.name { (game.black) } td.name { (game.white) }
                             td { (game.result) } td { (game.termination) }
                         }
@@ -180,9 +255,15 @@ pub fn bot(service: &Service, entrant: &Entrant, bot: &BotView, games: &[GameSum
 }
 
 pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay) -> Markup {
+    game_page(service, entrant, replay, false)
+}
+
+/// A game's replay page; `test` for an unrated test game.
+pub fn game_page(service: &Service, entrant: Option<&Entrant>, replay: &Replay, test: bool) -> Markup {
     let data = serde_json::to_string(replay).expect("replays serialize");
     let body = html! {
-        h1 { "Game #" (replay.id) }
+        h1 { (if test { "Test game #" } else { "Game #" }) (replay.id) }
+        @if test { p.note { "An unrated test game: no rating counts it." } }
         p { span.name { (replay.black) } " (black) – " span.name { (replay.white) } " (white): " (replay.result) ", " (replay.termination)
             @if !replay.detail.is_empty() { " (" (replay.detail) ")" } }
         div #replay data-game=(data) {

@@ -142,6 +142,42 @@ fn html_and_script_in_names_are_shown_as_text() {
     assert!(!page.contains("<script>alert") && !page.contains("<img src=x"), "no markup from names: {page}");
     let (_, board) = server.get_json("/api/leaderboard", None);
     assert!(board.as_array().unwrap().iter().any(|r| r["entrant"] == evil_entrant), "the games table is still there");
+
+    // A second version of the same bot; both side by side on the entrant's page, and the plot.
+    // (Bytes after the end of a library change its hash, not what it does.)
+    let mut rebuilt = std::fs::read(named_bot("evil", "<img src=x onerror=alert(1)>'; DROP TABLE games; --")).unwrap();
+    rebuilt.extend_from_slice(b"version 2");
+    let (code, json) = server.upload(Some(&token), "evil.so", &rebuilt);
+    assert_eq!(code, 201, "{json}");
+    let second = json["id"].as_i64().unwrap();
+    for id in [id, second] {
+        server.wait_for_status(&token, id, &["rated"]);
+    }
+    let (code, plot) = server.get("/history.svg", None);
+    assert_eq!(code, 200);
+    assert!(plot.starts_with("<svg") && plot.contains("<polyline"), "a plot: {plot}");
+    assert!(plot.contains("&lt;img src=x onerror=alert(1)&gt;"), "the bot's name as text in the legend: {plot}");
+    assert!(!plot.contains("<img src=x") && !plot.contains("<script"), "no markup from names: {plot}");
+    let cookie = crate::pages::session_cookie(&server, &token);
+    let mut me = server.agent.get(format!("{}/me", server.url)).header("Cookie", &cookie).call().unwrap();
+    let me = me.body_mut().read_to_string().unwrap();
+    let table = &me[me.find("id=\"versions\"").expect("the versions table")..];
+    assert!(table.contains("&lt;img src=x onerror=alert(1)&gt;") && !me.contains("<img src=x"), "{me}");
+    assert!(me.contains("&lt;script&gt;alert('entrant')&lt;/script&gt;") && !me.contains("<script>alert"), "{me}");
+    let rows: Vec<&str> = table.split("<tr").skip(2).collect();
+    assert_eq!(rows.len(), 2, "one row per version: {table}");
+    assert!(
+        rows[0].contains("class=\"current\"") && rows[0].contains("v2") && rows[0].contains(&format!("#{second}")),
+        "the newest version first, marked current: {}",
+        rows[0]
+    );
+    assert!(rows[1].contains("v1") && !rows[1].contains("current"), "{}", rows[1]);
+    for row in rows {
+        assert!(
+            row.contains("rated") && row.contains(" ± ") && row.contains(" %"),
+            "status, rating ± error, score: {row}"
+        );
+    }
 }
 
 #[test]

@@ -100,8 +100,25 @@ impl Browser {
     fn screenshot(&self, name: &str) {
         let Some(folder) = std::env::var_os("OTHELLO_SCREENSHOTS") else { return };
         let encoded = self.call("GET", &self.session_path("/screenshot"), None);
-        let png = base64_decode(encoded.as_str().expect("a screenshot"));
+        let png =
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, encoded.as_str().expect("a screenshot"))
+                .expect("base64");
         std::fs::write(std::path::Path::new(&folder).join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Saves a PNG of the element `css` as `NAME.png` in the tests' folder of the target
+    /// directory (for a person to look at, and for the book); returns its path.
+    fn element_screenshot(&self, css: &str, name: &str) -> std::path::PathBuf {
+        use base64::Engine;
+        let element = self.find(css);
+        let png = self.call("GET", &self.session_path(&format!("/element/{element}/screenshot")), None);
+        let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, bytes).unwrap();
+        path
     }
 
     fn url(&self) -> String {
@@ -116,23 +133,6 @@ impl Browser {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     }
-}
-
-/// Standard base64, as WebDriver sends screenshots.
-fn base64_decode(text: &str) -> Vec<u8> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut buffer, mut bits) = (0u32, 0);
-    for c in text.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=') {
-        let value = ALPHABET.iter().position(|&a| a == c).expect("base64") as u32;
-        buffer = (buffer << 6) | value;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            bytes.push((buffer >> bits) as u8);
-        }
-    }
-    bytes
 }
 
 impl Drop for Browser {
@@ -176,6 +176,17 @@ fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() 
     let text = browser.text();
     assert!(text.contains("Web bot") && text.contains("Move times (ms)"), "{text}");
 
+    // A pair of test games against a bot of the pool, from the bot's page.
+    let bot_page = browser.url();
+    browser.click("#test-form button");
+    browser.wait_for("the bot's page again", |b| b.url().contains("#test-games"));
+    browser.wait_for("the two test games", |b| {
+        b.script("return document.querySelectorAll('#games-list tr.test').length;").as_u64() == Some(2)
+    });
+    let tests = browser.script("return document.querySelectorAll('#games-list tr.test a')[0].textContent;");
+    assert!(tests.as_str().unwrap().starts_with("test #"), "{tests}");
+    browser.go(&bot_page);
+
     browser.click("#games-list a");
     browser.wait_for("the replay", |b| b.url().contains("/games/"));
     let discs =
@@ -201,6 +212,18 @@ fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() 
         b.script("return document.querySelectorAll('#board tbody tr').length;").as_u64().unwrap() == rows_now + 1
     });
     assert!(browser.text().contains("Other bot"));
+
+    // The rating-history plot under the table: an SVG image drawn by the server, with a legend
+    // (the window made tall enough for the whole page in the screenshot).
+    browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1200, "height": 1400})));
+    browser.wait_for("the history plot", |b| {
+        b.script("const p = document.getElementById('history-plot'); return p.complete && p.naturalWidth;").as_u64()
+            == Some(960)
+    });
+    let shot = browser.element_screenshot("#history", "leaderboard-history");
+    eprintln!("the leaderboard's history plot: {}", shot.display());
+    let shot = browser.element_screenshot("main", "leaderboard");
+    eprintln!("the leaderboard: {}", shot.display());
 
     // The arena screen plays the newest game by itself, with the standings beside it.
     browser.go(&format!("{}/arena", server.url));

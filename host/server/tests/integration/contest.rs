@@ -258,3 +258,100 @@ fn a_final_among_three_entrants_completes_with_standings_that_match_its_games() 
     let (_, page) = server.get("/final", None);
     assert!(page.contains("id=\"final-bracket\""));
 }
+
+/// `POST /api/bots/{id}/test-games` with a JSON body; the answer's status and JSON.
+fn ask_for_test_games(server: &TestServer, token: &str, bot: i64, body: &str) -> (u16, serde_json::Value) {
+    let mut response = server
+        .agent
+        .post(format!("{}/api/bots/{bot}/test-games", server.url))
+        .header("Authorization", format!("Bearer {token}"))
+        .header("Content-Type", "application/json")
+        .send(body)
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().unwrap();
+    (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
+}
+
+#[test]
+fn test_games_are_played_unrated_for_their_entrant_only_and_rate_limited() {
+    let server = TestServer::start();
+    let alice = server.add_entrant("Alice");
+    let mallory = server.add_entrant("Mallory");
+    let id = server.upload_file(&alice, &named_bot("tester", "Tester"));
+    server.wait_for_status(&alice, id, &["rated"]);
+    let (_, board_before) = server.get_json("/api/leaderboard", None);
+    let ladder_games = || othello_ladder::Ladder::open(&server.ladder()).unwrap().game_count().unwrap();
+    let games_before = ladder_games();
+    let opponent =
+        board_before.as_array().unwrap().iter().find(|r| r["name"] == "First legal").unwrap()["entry"].clone();
+
+    // Another entrant cannot start test games with Alice's bot, nor see them.
+    let (code, json) = ask_for_test_games(&server, &mallory, id, &format!("{{\"opponent\": {opponent}}}"));
+    assert_eq!(code, 404, "{json}");
+    // A wrong token is refused.
+    let (code, _) = ask_for_test_games(&server, "not-a-token", id, &format!("{{\"opponent\": {opponent}}}"));
+    assert_eq!(code, 401);
+    let (code, json) = ask_for_test_games(&server, &alice, id, "{\"opponent\": 999999}");
+    assert_eq!(code, 422, "not a current bot: {json}");
+    assert!(json["error"].as_str().unwrap().contains("current bot"), "{json}");
+
+    let (code, json) = ask_for_test_games(&server, &alice, id, &format!("{{\"opponent\": {opponent}}}"));
+    assert_eq!(code, 202, "{json}");
+    assert_eq!(json["opponent_name"], "First legal");
+    let start = std::time::Instant::now();
+    let tests = loop {
+        let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&alice));
+        let tests: Vec<serde_json::Value> =
+            games.as_array().unwrap().iter().filter(|g| g["kind"] == "test").cloned().collect();
+        if tests.len() == 2 {
+            break tests;
+        }
+        assert!(start.elapsed() < crate::DEADLINE, "the test games were not played: {games}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let mut colours: Vec<&str> = tests.iter().map(|g| if g["black"] == "Tester" { "black" } else { "white" }).collect();
+    colours.sort();
+    assert_eq!(colours, ["black", "white"], "a pair with colours swapped: {tests:?}");
+    for game in &tests {
+        assert!([game["black"].as_str(), game["white"].as_str()].contains(&Some("First legal")), "{game}");
+    }
+
+    // Never counted: no ladder game, no rating moved.
+    assert_eq!(ladder_games(), games_before, "test games are not ladder games");
+    let (_, board_after) = server.get_json("/api/leaderboard", None);
+    assert_eq!(board_after, board_before, "no rating, count or score changed");
+
+    // Replayable by their entrant only.
+    let test_game = tests[0]["id"].as_i64().unwrap();
+    let (code, replay) = server.get_json(&format!("/api/test-games/{test_game}"), Some(&alice));
+    assert_eq!(code, 200, "{replay}");
+    assert_eq!(replay["positions"].as_array().unwrap().len(), replay["moves"].as_array().unwrap().len() + 1);
+    let (code, _) = server.get_json(&format!("/api/test-games/{test_game}"), Some(&mallory));
+    assert_eq!(code, 404);
+
+    // The bot page's form: refused from another site's page, taken from the server's own.
+    let cookie = crate::pages::session_cookie(&server, &alice);
+    let form = |origin: &str| {
+        let response = server
+            .agent
+            .post(format!("{}/bots/{id}/test-games", server.url))
+            .header("Cookie", &cookie)
+            .header("Origin", origin)
+            .send_form([("opponent", opponent.to_string())])
+            .unwrap();
+        response.status().as_u16()
+    };
+    assert_eq!(form("http://evil.example"), 403, "a form from another site is refused");
+    assert_eq!(form(&server.url), 303);
+    let mut page = server.agent.get(format!("{}/bots/{id}", server.url)).header("Cookie", &cookie).call().unwrap();
+    let page = page.body_mut().read_to_string().unwrap();
+    assert!(page.contains("id=\"test-form\"") && page.contains(">test #"), "the form and the test games: {page}");
+
+    // The limit (3 pairs an hour in the tests' server), by name this time.
+    let (code, json) = ask_for_test_games(&server, &alice, id, "{\"opponent\": \"First legal\"}");
+    assert_eq!(code, 202, "{json}");
+    let (code, json) = ask_for_test_games(&server, &alice, id, &format!("{{\"opponent\": {opponent}}}"));
+    assert_eq!(code, 429, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("limit is 3"), "the reason: {json}");
+}

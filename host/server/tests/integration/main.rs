@@ -48,6 +48,7 @@ pub fn config(dir: &Path) -> Config {
         max_games: 12,
         max_upload_bytes: 256 << 10,
         uploads_per_hour: 4,
+        test_games_per_hour: 3,
         seed: 1,
         continuous_games: false,
     }

@@ -2,7 +2,7 @@
 
 use crate::{TestServer, multipart, named_bot};
 
-fn session_cookie(server: &TestServer, token: &str) -> String {
+pub fn session_cookie(server: &TestServer, token: &str) -> String {
     let mut response = server
         .agent
         .post(format!("{}/login", server.url))

@@ -1,0 +1,270 @@
+//! Unrated test games: an entrant asks for a pair of games (colours swapped) between one of its
+//! versions and a current bot of the leaderboard. The workers play them after the checks and
+//! before any ladder work; they are kept in tables of their own, never in the ladder's `games`,
+//! so no rating ever counts them.
+
+use std::sync::atomic::Ordering;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde::Serialize;
+
+use othello_arena::event::openings::OpeningSource;
+use othello_arena::record::unix_now;
+use othello_ladder::Ladder;
+use othello_ladder::play::{Player, play_pair_with};
+use othello_ladder::session::OPENING_PLIES;
+use othello_sdk::Color;
+
+use crate::store;
+use crate::{Config, Shared};
+
+/// Default pairs of test games one entrant may ask for per hour.
+pub const DEFAULT_TEST_GAMES_PER_HOUR: u32 = 20;
+
+/// Created when missing on every open (no version: the tables are only ever added to).
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS server_test_games (
+    id INTEGER PRIMARY KEY,
+    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
+    upload INTEGER NOT NULL REFERENCES server_uploads(id),
+    opponent INTEGER NOT NULL REFERENCES entries(id),   -- a ladder entry
+    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
+    lease TEXT,
+    reason TEXT,                                        -- why it could not be played
+    requested_at INTEGER NOT NULL,
+    finished_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS server_test_games_queue ON server_test_games(state, id);
+CREATE INDEX IF NOT EXISTS server_test_games_by_entrant ON server_test_games(entrant, requested_at);
+-- The games themselves (never in the ladder's `games`).
+CREATE TABLE IF NOT EXISTS server_test_game_records (
+    id INTEGER PRIMARY KEY,
+    test INTEGER NOT NULL REFERENCES server_test_games(id),
+    slot INTEGER NOT NULL,
+    black TEXT NOT NULL,
+    white TEXT NOT NULL,
+    black_score REAL NOT NULL,
+    termination TEXT NOT NULL,
+    played_at INTEGER NOT NULL,
+    ggf TEXT NOT NULL,
+    UNIQUE (test, slot)
+);
+";
+
+fn db(e: rusqlite::Error) -> String {
+    format!("database: {e}")
+}
+
+/// Creates the test games' tables when they are missing.
+pub fn migrate(connection: &Connection) -> Result<(), String> {
+    connection.execute_batch(SCHEMA).map_err(|e| format!("cannot set up the test games' tables: {e}"))
+}
+
+/// Puts back in the queue the test games a worker was playing when the server stopped.
+pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
+    connection
+        .execute("UPDATE server_test_games SET state = 'queued', lease = NULL WHERE state = 'running'", [])
+        .map_err(db)
+}
+
+/// Pairs of test games `entrant` asked for since `since` (Unix seconds), for the rate limit.
+pub fn requested_since(connection: &Connection, entrant: i64, since: u64) -> Result<u32, String> {
+    connection
+        .query_row(
+            "SELECT count(*) FROM server_test_games WHERE entrant = ?1 AND requested_at >= ?2",
+            params![entrant, since as i64],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u32)
+        .map_err(db)
+}
+
+/// Queues a pair of test games; returns its id.
+pub fn request(connection: &Connection, entrant: i64, upload: i64, opponent: i64) -> Result<i64, String> {
+    connection
+        .execute(
+            "INSERT INTO server_test_games (entrant, upload, opponent, requested_at) VALUES (?1, ?2, ?3, ?4)",
+            params![entrant, upload, opponent, unix_now() as i64],
+        )
+        .map_err(db)?;
+    Ok(connection.last_insert_rowid())
+}
+
+/// A pair of test games a worker holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestJob {
+    pub id: i64,
+    pub upload: i64,
+    pub opponent: i64,
+}
+
+/// Claims the oldest queued pair of test games for `lease`, unless a check waits (checks come
+/// first; test games then come before every ladder job).
+pub fn claim(connection: &mut Connection, lease: &str) -> Result<Option<TestJob>, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let check_waits: bool = transaction
+        .query_row("SELECT EXISTS (SELECT 1 FROM server_jobs WHERE state = 'queued' AND kind = 'check')", [], |row| {
+            row.get(0)
+        })
+        .map_err(db)?;
+    if check_waits {
+        return Ok(None);
+    }
+    let job = transaction
+        .query_row(
+            "SELECT id, upload, opponent FROM server_test_games WHERE state = 'queued' ORDER BY id LIMIT 1",
+            [],
+            |row| Ok(TestJob { id: row.get(0)?, upload: row.get(1)?, opponent: row.get(2)? }),
+        )
+        .optional()
+        .map_err(db)?;
+    if let Some(job) = &job {
+        transaction
+            .execute("UPDATE server_test_games SET state = 'running', lease = ?2 WHERE id = ?1", params![job.id, lease])
+            .map_err(db)?;
+    }
+    transaction.commit().map_err(db)?;
+    Ok(job)
+}
+
+fn finish(connection: &Connection, id: i64, reason: Option<&str>) -> Result<(), String> {
+    connection
+        .execute(
+            "UPDATE server_test_games SET state = 'done', lease = NULL, reason = ?2, finished_at = ?3 WHERE id = ?1",
+            params![id, reason, unix_now() as i64],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// Plays a claimed pair and records its games in the test tables (a slot recorded before a crash
+/// is not recorded again). A pair that cannot be played is finished with the reason.
+pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Connection) -> Result<(), String> {
+    match play_pair(job, config, shared, ladder, db) {
+        Ok(()) => finish(db, job.id, None),
+        Err(_) if shared.stop.load(Ordering::SeqCst) => Ok(()), // queued again on the next start
+        Err(why) => {
+            eprintln!("test games {}: {why}", job.id);
+            finish(db, job.id, Some(&why))
+        }
+    }
+}
+
+fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Connection) -> Result<(), String> {
+    let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
+    let mine = upload.entry.ok_or("the bot has no ladder entry (it did not pass its check)")?;
+    let entries = ladder.entries()?;
+    let find = |id: i64| entries.iter().find(|e| e.id == id).cloned();
+    let me = find(mine).ok_or("the bot's ladder entry is gone")?;
+    let opponent = find(job.opponent).ok_or("the opponent is no longer on the ladder")?;
+    if !crate::worker::still_built(&opponent.identity) {
+        return Err("the opponent's library is no longer there".to_owned());
+    }
+    let seating = config.seating();
+    let (me, opponent) = (Player::new(me, &seating), Player::new(opponent, &seating));
+    let opening =
+        OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ job.id as u64 ^ 0x7e57).remove(0);
+    let recorded: Vec<i64> = {
+        let mut statement =
+            db.prepare("SELECT slot FROM server_test_game_records WHERE test = ?1").map_err(self::db)?;
+        let slots = statement.query_map([job.id], |row| row.get(0)).map_err(self::db)?;
+        slots.collect::<Result<_, _>>().map_err(self::db)?
+    };
+    play_pair_with(&me, &opponent, &opening, config.time_limit, &mut |slot, _, _, game| {
+        if shared.stop.load(Ordering::SeqCst) {
+            return Err("the server is stopping".to_owned());
+        }
+        if recorded.contains(&(slot as i64)) {
+            return Ok(());
+        }
+        let black_score = match game.result.winner {
+            Some(Color::Black) => 1.0,
+            Some(Color::White) => 0.0,
+            None => 0.5,
+        };
+        db.execute(
+            "INSERT INTO server_test_game_records (test, slot, black, white, black_score, termination, played_at, ggf)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (test, slot) DO NOTHING",
+            params![
+                job.id,
+                slot as i64,
+                game.black,
+                game.white,
+                black_score,
+                game.result.termination().as_str(),
+                game.started_at as i64,
+                othello_arena::ggf::write_game(game)
+            ],
+        )
+        .map_err(self::db)?;
+        shared.changed();
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// One recorded test game.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TestGame {
+    pub id: i64,
+    /// The pair it belongs to.
+    pub test: i64,
+    pub upload: i64,
+    pub entrant: i64,
+    pub black: String,
+    pub white: String,
+    pub black_score: f64,
+    pub termination: String,
+    pub played_at: u64,
+    #[serde(skip)]
+    pub ggf: String,
+}
+
+const GAME_COLUMNS: &str = "r.id, r.test, t.upload, t.entrant, r.black, r.white, r.black_score, r.termination,
+    r.played_at, r.ggf FROM server_test_game_records r JOIN server_test_games t ON t.id = r.test";
+
+fn game_row(row: &rusqlite::Row) -> rusqlite::Result<TestGame> {
+    Ok(TestGame {
+        id: row.get(0)?,
+        test: row.get(1)?,
+        upload: row.get(2)?,
+        entrant: row.get(3)?,
+        black: row.get(4)?,
+        white: row.get(5)?,
+        black_score: row.get(6)?,
+        termination: row.get(7)?,
+        played_at: row.get::<_, i64>(8)? as u64,
+        ggf: row.get(9)?,
+    })
+}
+
+/// The test games of an upload, newest first.
+pub fn games_of(connection: &Connection, upload: i64) -> Result<Vec<TestGame>, String> {
+    let mut statement =
+        connection.prepare(&format!("SELECT {GAME_COLUMNS} WHERE t.upload = ?1 ORDER BY r.id DESC")).map_err(db)?;
+    let rows = statement.query_map([upload], game_row).map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}
+
+pub fn game(connection: &Connection, id: i64) -> Result<Option<TestGame>, String> {
+    connection.query_row(&format!("SELECT {GAME_COLUMNS} WHERE r.id = ?1"), [id], game_row).optional().map_err(db)
+}
+
+/// Pairs of test games of an upload not played yet (queued or being played).
+pub fn pending_of(connection: &Connection, upload: i64) -> Result<u32, String> {
+    connection
+        .query_row("SELECT count(*) FROM server_test_games WHERE upload = ?1 AND state != 'done'", [upload], |row| {
+            row.get::<_, i64>(0)
+        })
+        .map(|n| n as u32)
+        .map_err(db)
+}
+
+/// Pairs of test games of an upload that could not be played: their id and why, newest first.
+pub fn failures_of(connection: &Connection, upload: i64) -> Result<Vec<(i64, String)>, String> {
+    let mut statement = connection
+        .prepare("SELECT id, reason FROM server_test_games WHERE upload = ?1 AND reason IS NOT NULL ORDER BY id DESC")
+        .map_err(db)?;
+    let rows = statement.query_map([upload], |row| Ok((row.get(0)?, row.get(1)?))).map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}

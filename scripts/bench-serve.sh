@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The contest server's speed goals (issue 26), on a copy of one seeded ladder per run:
+#
+#   scripts/bench-serve.sh placement [RUNS]   upload → end of placement of a bot of `weighted`
+#                                             strength (a rebuilt libweighted: new hash, same play)
+#   scripts/bench-serve.sh latency [RUNS]     GET / and /api/leaderboard with 50 clients (wrk)
+#                                             while the workers play that placement
+#   scripts/bench-serve.sh match              `othello match` of weighted against the pool's
+#                                             alpha-beta levels, games per second, for comparison
+#
+# Settings (environment): WORKERS (default 1), TIME_MS (20), ERROR (50), MAX_GAMES (200),
+# DURATION of each wrk run (20s), BASE (a seeded ladder to reuse), BUILD=0 not to build first, OTHELLO (the binary; debug build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODE=${1:?placement, latency or match}
+RUNS=${2:-3}
+WORKERS=${WORKERS:-1}
+TIME_MS=${TIME_MS:-20}
+ERROR=${ERROR:-50}
+MAX_GAMES=${MAX_GAMES:-200}
+DURATION=${DURATION:-20s}
+if [ "${BUILD:-1}" = 1 ]; then
+    cargo build -p othello-cli -p othello-runner -p bot-random -p bot-weighted -p bot-alphabeta -p bot-mcts >&2
+fi
+OTHELLO=${OTHELLO:-$PWD/target/debug/othello}
+scratch=$(mktemp -d)
+server=
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+# Starts `othello serve` on LADDER with more options; sets $server and $url.
+start_server() {
+    local ladder=$1
+    shift
+    "$OTHELLO" serve --ladder "$ladder" --listen 127.0.0.1:0 --time-ms "$TIME_MS" --error "$ERROR" \
+        --max-games "$MAX_GAMES" --workers "$WORKERS" "$@" >"$scratch/serve.out" 2>"$scratch/serve.err" &
+    server=$!
+    until grep -q '^listening on ' "$scratch/serve.out" 2>/dev/null; do
+        kill -0 "$server" 2>/dev/null || { cat "$scratch/serve.err" >&2; exit 1; }
+        sleep 0.2
+    done
+    url=$(sed -n 's/^listening on //p' "$scratch/serve.out")
+}
+
+stop_server() {
+    kill -INT "$server"
+    wait "$server" || true
+    server=
+}
+
+json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+
+# The seeded ladder every run starts from (seeded once: a minute or two; BASE=FILE keeps it for
+# the next invocation).
+base=${BASE:-$scratch/base.sqlite3}
+if [ ! -f "$base" ]; then
+    echo "seeding the sample pool…" >&2
+    start_server "$base" --no-continuous-games
+    stop_server
+fi
+# A bot of weighted strength that is not the pool's own weighted (bytes after the library's end
+# change its hash, not its play).
+cp "$(dirname "$OTHELLO")/libweighted.so" "$scratch/libweighted.so"
+printf 'rebuilt' >>"$scratch/libweighted.so"
+
+# Copies the base ladder to a run's own file, starts the server on it, adds an entrant and uploads
+# the bot; sets $token and $bot and $uploaded (seconds since the epoch, with fractions).
+start_run() {
+    local ladder=$scratch/run-$1/contest.sqlite3
+    mkdir -p "$(dirname "$ladder")"
+    python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d)" "$base" "$ladder"
+    start_server "$ladder" "${@:2}"
+    token=$("$OTHELLO" serve entrant add Bench --ladder "$ladder" | tail -1)
+    uploaded=$(date +%s.%N)
+    bot=$(curl -sf -H "Authorization: Bearer $token" -F "bot=@$scratch/libweighted.so" "$url/api/bots" | json_field '["id"]')
+}
+
+wait_rated() {
+    while :; do
+        local status
+        status=$(curl -sf -H "Authorization: Bearer $token" "$url/api/bots/$bot" | json_field '["status"]')
+        case $status in rated | rejected) break ;; esac
+        sleep 0.5
+    done
+}
+
+case $MODE in
+placement)
+    for run in $(seq "$RUNS"); do
+        start_run "$run" --no-continuous-games
+        wait_rated
+        done_at=$(date +%s.%N)
+        curl -sf -H "Authorization: Bearer $token" "$url/api/bots/$bot" |
+            python3 -c "import json,sys; b=json.load(sys.stdin); print(f'run $run: {$done_at - $uploaded:.1f} s, {b[\"games\"]} games, {b[\"rating_text\"]}, {b[\"reason\"]}')"
+        stop_server
+    done
+    ;;
+latency)
+    for run in $(seq "$RUNS"); do
+        start_run "$run"
+        # The placement is under way (the workers play) during both measurements.
+        for path in / /api/leaderboard; do
+            printf 'run %s GET %s: ' "$run" "$path"
+            wrk -t2 -c50 -d"$DURATION" --latency "$url$path" |
+                awk '/Requests\/sec/ {rps=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print "p50 " p50 ", p99 " p99 ", " rps " requests/s"}'
+        done
+        status=$(curl -sf -H "Authorization: Bearer $token" "$url/api/bots/$bot" | json_field '["status"]')
+        echo "run $run: the bot was still $status at the end (the workers were playing)"
+        stop_server
+    done
+    ;;
+match)
+    for level in 1 2 4; do
+        start=$(date +%s.%N)
+        "$OTHELLO" match "$scratch/libweighted.so" "alphabeta@$level" --games 40 --openings random:6 \
+            --time-ms "$TIME_MS" --concurrency "$WORKERS" >/dev/null
+        echo "match weighted vs alphabeta@$level: $(python3 -c "print(f'{40 / ($(date +%s.%N) - $start):.2f}')") games/s"
+    done
+    ;;
+*)
+    echo "unknown mode $MODE: placement, latency or match" >&2
+    exit 2
+    ;;
+esac
