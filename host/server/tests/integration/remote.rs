@@ -174,15 +174,18 @@ fn assert_every_game_counted_once(server: &TestServer) {
     );
 }
 
+/// The entrants of the three-worker test: with the seed pool's two bots, ten bots to rate.
+const ENTRANTS: [&str; 8] = ["Ann", "Ben", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal"];
+
 #[test]
-fn three_remote_workers_rate_the_bots_of_a_server_that_plays_nothing_itself() {
+fn three_remote_workers_rate_ten_bots_of_a_server_that_plays_nothing_itself() {
     let server = remote_server(othello_server::remote::DEFAULT_LEASE);
     let tokens: Vec<String> = ["north", "south", "west"]
         .iter()
         .map(|name| othello_server::add_worker(&server.ladder(), name).unwrap())
         .collect();
     let workers: Vec<TestWorker> = tokens.iter().map(|token| TestWorker::start(&server, token, 1)).collect();
-    let entrants: Vec<(String, i64)> = ["Ann", "Ben", "Cid"]
+    let entrants: Vec<(String, i64)> = ENTRANTS
         .iter()
         .map(|name| {
             let token = server.add_entrant(name);
@@ -221,7 +224,7 @@ fn three_remote_workers_rate_the_bots_of_a_server_that_plays_nothing_itself() {
     // The same bots on a server that plays its games itself get the same ratings, within their
     // intervals.
     let local = TestServer::start();
-    for ((name, (rating, error)), index) in ["Ann", "Ben", "Cid"].iter().zip(remote_ratings).zip(1..) {
+    for ((name, (rating, error)), index) in ENTRANTS.iter().zip(remote_ratings).zip(1..) {
         let token = local.add_entrant(name);
         let id = local.upload_file(&token, &named_bot(&format!("remote-{name}"), &format!("{name}'s bot")));
         let bot = local.wait_for_status(&token, id, &["rated", "rejected"]);
