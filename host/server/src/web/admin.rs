@@ -343,6 +343,14 @@ async fn admin_final(
     let result = match options {
         Ok(options) => {
             blocking(&service, move |s| {
+                if s.config.workers == 0 {
+                    // Nobody would play it: remote workers play checks and rating pairs only.
+                    return Err(Refusal::new(
+                        409,
+                        "this server plays no games itself (--workers 0), and remote workers do not play a \
+                         final's games: restart it with --workers 1 or more to run the final",
+                    ));
+                }
                 final_round::start(&s.config.ladder, options).map_err(|why| Refusal::new(409, why))?;
                 s.shared.work_added();
                 Ok(())

@@ -472,3 +472,21 @@ fn a_worker_reaches_a_server_behind_a_tls_proxy_that_it_trusts() {
     worker.join().unwrap().unwrap();
     assert!(count(&server, "SELECT games FROM server_workers") >= 8, "its games went through the proxy");
 }
+
+/// Remote workers play checks and rating pairs, not a final's games: a server that plays nothing
+/// itself refuses to start a final, with the reason and the fix, instead of a final never played.
+#[test]
+fn a_server_that_plays_nothing_itself_refuses_a_final_and_says_why() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    let cookie = format!("{}={admin}", othello_server::web::ADMIN_COOKIE);
+    let (code, _, page) = server.post_form(
+        "/admin/final",
+        "format=round-robin&games_per_pair=2&time_ms=100",
+        Some(&cookie),
+        Some(&server.url),
+    );
+    assert_eq!(code, 409, "{page}");
+    assert!(page.contains("--workers 0") && page.contains("--workers 1 or more"), "{page}");
+    assert_eq!(count(&server, "SELECT count(*) FROM server_finals"), 0, "no final was started");
+}
