@@ -62,7 +62,7 @@ pub const KEEPER_EXIT_WAIT: Duration = Duration::from_secs(2);
 /// while a span cannot have been held back for longer than it lasted. What a shorter span was
 /// held back for is counted by the next read.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const THROTTLE_READ_AFTER: Duration = Duration::from_millis(1);
+pub const THROTTLE_READ_AFTER: Duration = Duration::from_millis(1);
 /// Poll step while waiting for a child to exit where no pidfd can be had.
 #[cfg(target_os = "linux")]
 const EXIT_POLL_STEP: Duration = Duration::from_millis(1);

@@ -75,7 +75,7 @@ CREATE INDEX server_final_games_queue ON server_final_games(final, state, id);
 ";
 
 /// Tries of one game before the server gives up on it (for its own failures, e.g. the disk).
-const MAX_ATTEMPTS: i64 = 3;
+pub const MAX_ATTEMPTS: i64 = 3;
 
 /// Round robin or knockout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
