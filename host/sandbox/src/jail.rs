@@ -51,7 +51,7 @@ pub const CPU_SHARE_WATCH: (Duration, Duration) = (Duration::from_millis(1), Dur
 /// 10 ms apart) and than a runner's start-up uses on two processors at once (measured: up to
 /// 1.6 ms), so that a single-threaded bot is never moved in.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const OVERUSE_SLACK: Duration = Duration::from_millis(10);
+pub const OVERUSE_SLACK: Duration = Duration::from_millis(10);
 
 /// How long a sandboxed runner's keeper gets to end its jail and exit when asked, before it is
 /// killed (it needs about a millisecond).
