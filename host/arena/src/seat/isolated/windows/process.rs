@@ -219,7 +219,7 @@ impl Runner {
     pub fn freeze_soon(&self) {}
 
     /// No CPU share on Windows: never held back.
-    pub fn throttled(&self) -> Option<Duration> {
+    pub fn throttled_since_last(&mut self, _span: Duration) -> Option<Duration> {
         None
     }
 
