@@ -44,7 +44,13 @@ pub struct JailOptions<'a> {
 /// How often a caller with [`JailOptions::cpu_share_on_demand`] looks at a tree outside its
 /// share while it waits for it: first after this, then at twice the step each time, up to the
 /// second value (threads beyond the share run free for about that long, once per runner).
-pub const CPU_SHARE_WATCH: (Duration, Duration) = (Duration::from_millis(1), Duration::from_millis(16));
+///
+/// The first step is no shorter than the scheduler's tick (10 ms at the lowest common `HZ`, 100):
+/// a wait's timeout that falls before the processor's next tick makes the kernel reprogram its
+/// timer hardware when the wait starts and again when the answer cancels it, a VM exit each on
+/// a virtual machine. With a 1 ms step that cost a bot answering in microseconds about 1 µs a
+/// move, 25 % of its games/s (book: "What the CPU share costs").
+pub const CPU_SHARE_WATCH: (Duration, Duration) = (Duration::from_millis(10), Duration::from_millis(16));
 /// How much more CPU time than its share a tree outside it may have used, summed over the spans
 /// between looks (never below zero: a quiet spell gives no credit), before it is moved in. More
 /// than the clock can lag (the time of a running task is counted at the scheduler's ticks, up to
