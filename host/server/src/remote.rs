@@ -30,7 +30,7 @@ use othello_ladder::Ladder;
 use othello_ladder::identity::{Kind, file_hash};
 
 use crate::service::{Refusal, Service};
-use crate::store::{self, Job, JobKind, Next, Status, sha256_hex};
+use crate::store::{self, Job, Next, Status, TokenHolder, sha256_hex};
 use crate::worker::{Plan, Planned, Played, complete_job, plan_job};
 
 /// Default lease of a remote worker's job: lapses unless a heartbeat renews it within this time.
@@ -106,24 +106,7 @@ pub struct WorkerInfo {
 
 /// Adds a worker; returns its token (only its hash is stored).
 pub fn add_worker(connection: &Connection, name: &str) -> Result<String, String> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > store::MAX_ENTRANT_NAME_CHARS || name.chars().any(char::is_control) {
-        return Err(format!(
-            "a worker's name is 1 to {} characters, without control characters",
-            store::MAX_ENTRANT_NAME_CHARS
-        ));
-    }
-    let token = store::new_token();
-    match connection.execute(
-        "INSERT INTO server_workers (name, token_hash, created_at) VALUES (?1, ?2, ?3)",
-        params![name, sha256_hex(token.as_bytes()), unix_now() as i64],
-    ) {
-        Ok(_) => Ok(token),
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
-            Err(format!("there is a worker `{name}` already (revoke it, or choose another name)"))
-        }
-        Err(e) => Err(db(e)),
-    }
+    store::add_token_holder(connection, TokenHolder::Worker, name)
 }
 
 /// Every worker, with what each is playing now.
@@ -237,14 +220,8 @@ struct Caller {
 }
 
 fn worker_by_token(connection: &Connection, token: &str) -> Result<Option<Caller>, String> {
-    connection
-        .query_row(
-            "SELECT id, name FROM server_workers WHERE token_hash = ?1 AND revoked_at IS NULL",
-            [sha256_hex(token.trim().as_bytes())],
-            |row| Ok(Caller { id: row.get(0)?, name: row.get(1)? }),
-        )
-        .optional()
-        .map_err(db)
+    let holder = store::token_holder(connection, TokenHolder::Worker, token)?;
+    Ok(holder.map(|(id, name, _)| Caller { id, name }))
 }
 
 /// A job with its state (`queued`, `running`, `done`) and the lease holding it.
@@ -253,20 +230,7 @@ type JobState = (Job, String, Option<String>);
 fn job_by_id(connection: &Connection, id: i64) -> Result<Option<JobState>, String> {
     connection
         .query_row("SELECT id, kind, upload, number, state, lease FROM server_jobs WHERE id = ?1", [id], |row| {
-            Ok((
-                Job {
-                    id: row.get(0)?,
-                    kind: match row.get::<_, String>(1)?.as_str() {
-                        "check" => JobKind::Check,
-                        "pair" => JobKind::Pair,
-                        _ => JobKind::Refresh,
-                    },
-                    upload: row.get(2)?,
-                    number: row.get::<_, i64>(3)? as u32,
-                },
-                row.get(4)?,
-                row.get(5)?,
-            ))
+            Ok((store::job_row(row)?, row.get(4)?, row.get(5)?))
         })
         .optional()
         .map_err(db)

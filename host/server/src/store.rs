@@ -135,25 +135,74 @@ pub fn new_token() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Adds an entrant; returns its one-time token (only its hash is stored).
-pub fn add_entrant(connection: &Connection, name: &str) -> Result<String, String> {
+/// Who holds a token, each kind in a table of its own with the same columns (`id`, `name`,
+/// `token_hash`, `created_at`, `revoked_at`): entrants upload bots, workers play jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenHolder {
+    Entrant,
+    Worker,
+}
+
+impl TokenHolder {
+    fn table(self) -> &'static str {
+        match self {
+            TokenHolder::Entrant => "server_entrants",
+            TokenHolder::Worker => "server_workers",
+        }
+    }
+
+    /// `an entrant`, `a worker`, as the messages name one.
+    fn noun(self) -> &'static str {
+        match self {
+            TokenHolder::Entrant => "an entrant",
+            TokenHolder::Worker => "a worker",
+        }
+    }
+}
+
+/// Adds an entrant or a worker; returns its one-time token (only its hash is stored).
+pub fn add_token_holder(connection: &Connection, holder: TokenHolder, name: &str) -> Result<String, String> {
+    let (table, noun) = (holder.table(), holder.noun());
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_ENTRANT_NAME_CHARS || name.chars().any(char::is_control) {
-        return Err(format!(
-            "an entrant's name is 1 to {MAX_ENTRANT_NAME_CHARS} characters, without control characters"
-        ));
+        return Err(format!("{noun}'s name is 1 to {MAX_ENTRANT_NAME_CHARS} characters, without control characters"));
     }
     let token = new_token();
     match connection.execute(
-        "INSERT INTO server_entrants (name, token_hash, created_at) VALUES (?1, ?2, ?3)",
+        &format!("INSERT INTO {table} (name, token_hash, created_at) VALUES (?1, ?2, ?3)"),
         params![name, sha256_hex(token.as_bytes()), unix_now() as i64],
     ) {
         Ok(_) => Ok(token),
         Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
-            Err(format!("there is an entrant `{name}` already (revoke it, or choose another name)"))
+            Err(format!("there is {noun} `{name}` already (revoke it, or choose another name)"))
         }
         Err(e) => Err(db(e)),
     }
+}
+
+/// The id, name and creation time (Unix seconds) of the entrant or worker whose token this is,
+/// unless it is unknown or revoked.
+pub fn token_holder(
+    connection: &Connection,
+    holder: TokenHolder,
+    token: &str,
+) -> Result<Option<(i64, String, u64)>, String> {
+    connection
+        .query_row(
+            &format!(
+                "SELECT id, name, created_at FROM {} WHERE token_hash = ?1 AND revoked_at IS NULL",
+                holder.table()
+            ),
+            [sha256_hex(token.trim().as_bytes())],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64)),
+        )
+        .optional()
+        .map_err(db)
+}
+
+/// Adds an entrant; returns its one-time token (only its hash is stored).
+pub fn add_entrant(connection: &Connection, name: &str) -> Result<String, String> {
+    add_token_holder(connection, TokenHolder::Entrant, name)
 }
 
 pub fn entrants(connection: &Connection) -> Result<Vec<Entrant>, String> {
@@ -188,21 +237,8 @@ pub fn revoke_entrant(connection: &Connection, name: &str) -> Result<(), String>
 
 /// The entrant whose token this is, unless it is unknown or revoked.
 pub fn entrant_by_token(connection: &Connection, token: &str) -> Result<Option<Entrant>, String> {
-    connection
-        .query_row(
-            "SELECT id, name, created_at FROM server_entrants WHERE token_hash = ?1 AND revoked_at IS NULL",
-            [sha256_hex(token.trim().as_bytes())],
-            |row| {
-                Ok(Entrant {
-                    id: row.get(0)?,
-                    name: row.get(1)?,
-                    created_at: row.get::<_, i64>(2)? as u64,
-                    revoked: false,
-                })
-            },
-        )
-        .optional()
-        .map_err(db)
+    let holder = token_holder(connection, TokenHolder::Entrant, token)?;
+    Ok(holder.map(|(id, name, created_at)| Entrant { id, name, created_at, revoked: false }))
 }
 
 /// Where an upload stands.
@@ -380,6 +416,20 @@ pub struct Job {
     pub number: u32,
 }
 
+/// A job from its first four columns: `id, kind, upload, number`.
+pub(crate) fn job_row(row: &rusqlite::Row) -> rusqlite::Result<Job> {
+    Ok(Job {
+        id: row.get(0)?,
+        kind: match row.get::<_, String>(1)?.as_str() {
+            "check" => JobKind::Check,
+            "pair" => JobKind::Pair,
+            _ => JobKind::Refresh,
+        },
+        upload: row.get(2)?,
+        number: row.get::<_, i64>(3)? as u32,
+    })
+}
+
 /// Puts back in the queue every job a worker held when the server stopped (crash or `kill -9`).
 /// Returns how many.
 pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
@@ -414,18 +464,7 @@ pub fn claim_job_until(connection: &mut Connection, lease: &str, expires: Option
             "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued'
              ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
             [],
-            |row| {
-                Ok(Job {
-                    id: row.get(0)?,
-                    kind: match row.get::<_, String>(1)?.as_str() {
-                        "check" => JobKind::Check,
-                        "pair" => JobKind::Pair,
-                        _ => JobKind::Refresh,
-                    },
-                    upload: row.get(2)?,
-                    number: row.get::<_, i64>(3)? as u32,
-                })
-            },
+            job_row,
         )
         .optional()
         .map_err(db)?;

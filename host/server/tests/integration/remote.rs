@@ -347,6 +347,12 @@ fn worker_and_entrant_tokens_are_scoped_and_a_revoked_worker_loses_its_leases() 
     let server = remote_server(othello_server::remote::DEFAULT_LEASE);
     let worker = othello_server::add_worker(&server.ladder(), "scoped").unwrap();
     let entrant = server.add_entrant("Fay");
+    let again = othello_server::add_worker(&server.ladder(), " scoped ").unwrap_err();
+    assert!(again.contains("there is a worker `scoped` already"), "{again}");
+    let unnamed = othello_server::add_worker(&server.ladder(), "  ").unwrap_err();
+    assert!(unnamed.starts_with("a worker's name is 1 to 64 characters"), "{unnamed}");
+    // Workers and entrants have names of their own: a worker may share an entrant's.
+    othello_server::add_worker(&server.ladder(), "Fay").unwrap();
     let (status, body) = post(&server, "/api/worker/claim", &entrant, b"{}");
     assert_eq!(status, 403, "an entrant's token cannot claim: {body}");
     let (status, body) = post(&server, "/api/worker/claim", "not-a-token", b"{}");
