@@ -22,12 +22,13 @@ use othello_arena::event::openings::OpeningSource;
 use othello_arena::record::{GameRecord, unix_now};
 use othello_arena::referee::Opening;
 use othello_arena::seat::open_seat;
-use othello_ladder::play::Player;
+use othello_ladder::play::{Player, play_one};
 use othello_ladder::session::{OPENING_PLIES, lost_by_failure};
 use othello_ladder::{Ladder, leaderboard};
 use othello_sdk::Color;
 
 use crate::Shared;
+use crate::live::LiveObserver;
 
 /// The final's tables (created with the server's schema version 2).
 pub const SCHEMA: &str = "
@@ -545,19 +546,18 @@ pub fn play(
     };
     let mut black_seat = open_seat(&black.spec);
     let mut white_seat = open_seat(&white.spec);
-    let (record, live) = crate::live::play_one(
-        shared,
-        &title,
-        true,
+    let mut observer = LiveObserver::new(shared, &title, true);
+    let record = play_one(
         (&black, &mut black_seat),
         (&white, &mut white_seat),
         &claimed.opening,
         claimed.time_limit,
+        &mut observer,
     )?;
     let game = ladder.record_game_with(black.entry.id, white.entry.id, &record, |transaction, game| {
         note_played(transaction, claimed, lease, game, &record)
     })?;
-    shared.live.finished(live, &record, Some(game));
+    observer.finished(&record, Some(game));
     Ok(game)
 }
 

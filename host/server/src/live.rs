@@ -10,12 +10,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use std::ops::ControlFlow;
-
-use othello_arena::record::{GameRecord, MoveRecord, unix_now};
-use othello_arena::referee::{GameEvent, Opening, Referee, play_game_observed};
-use othello_arena::seat::{Failure, Seat, open_seat};
-use othello_ladder::play::{Player, RecordGame};
+use othello_arena::record::{GameRecord, MoveRecord};
+use othello_arena::referee::{GameEvent, Opening};
+use othello_ladder::play::{Observer, Player};
 use othello_sdk::{Color, Position};
 
 use crate::Shared;
@@ -185,76 +182,54 @@ impl Live {
     }
 }
 
-/// A seat, or why it could not be opened (its games are then lost by that failure).
-pub type Opened = Result<Box<dyn Seat>, Failure>;
-
 /// The worker playing on this thread, as the live games are keyed.
 fn worker_name() -> String {
     std::thread::current().name().unwrap_or("worker").to_owned()
 }
 
-/// Plays one game as the ladder's `play_pair_with` does, every move shown live; stops (an
-/// error, the game unrecorded) when the server stops. Returns the record and its live id (for
-/// [`Live::finished`]).
-pub fn play_one(
-    shared: &Shared,
-    title: &str,
+/// Shows the games a worker plays on the arena screen, every move as it is played, and stops
+/// them (an error, the game unrecorded) when the server stops.
+pub struct LiveObserver<'a> {
+    shared: &'a Shared,
+    title: &'a str,
     in_final: bool,
-    (black, black_seat): (&Player, &mut Opened),
-    (white, white_seat): (&Player, &mut Opened),
-    opening: &Opening,
-    time_limit: Option<Duration>,
-) -> Result<(GameRecord, u64), String> {
-    let live = &shared.live;
-    let live_id =
-        live.start(&worker_name(), title, in_final, [black.label(), white.label()], &opening.position(), time_limit);
-    let mut record = match (black_seat, white_seat) {
-        (Ok(b), Ok(w)) => play_game_observed(b.as_mut(), w.as_mut(), opening, time_limit, &mut |event| {
-            if shared.stop.load(Ordering::SeqCst) {
-                return ControlFlow::Break(());
-            }
-            if let GameEvent::Moved { record, position } = event {
-                live.moved(live_id, LiveMove::of(record), position);
-            }
-            ControlFlow::Continue(())
-        })
-        .map_err(|_| "the server is stopping".to_owned())?,
-        (black_seat, white_seat) => {
-            // Black's failure first, as the referee starts black's seat first.
-            let mut referee = Referee::new(opening);
-            if let Err(failure) = black_seat {
-                referee.forfeit(Color::Black, failure.clone());
-            }
-            if let Err(failure) = white_seat {
-                referee.forfeit(Color::White, failure.clone());
-            }
-            referee.into_record([black.label(), white.label()], time_limit, unix_now()).expect("a forfeit ends it")
-        }
-    };
-    // The ladder's names: the level is part of who played.
-    record.black = black.label();
-    record.white = white.label();
-    Ok((record, live_id))
+    /// The game being played, or the last one.
+    live_id: Option<u64>,
 }
 
-/// The ladder's `play_pair_with`, every move shown live on the arena screen: `first` with black
-/// then with white against `second` from `opening`, each game passed to `record` as it ends.
-pub fn play_pair(
-    shared: &Shared,
-    title: &str,
-    first: &Player,
-    second: &Player,
-    opening: &Opening,
-    time_limit: Option<Duration>,
-    record: &mut RecordGame<'_>,
-) -> Result<[GameRecord; 2], String> {
-    let mut a = open_seat(&first.spec);
-    let mut b = open_seat(&second.spec);
-    let (one, live_one) = play_one(shared, title, false, (first, &mut a), (second, &mut b), opening, time_limit)?;
-    record(0, first, second, &one)?;
-    shared.live.finished(live_one, &one, None);
-    let (two, live_two) = play_one(shared, title, false, (second, &mut b), (first, &mut a), opening, time_limit)?;
-    record(1, second, first, &two)?;
-    shared.live.finished(live_two, &two, None);
-    Ok([one, two])
+impl<'a> LiveObserver<'a> {
+    /// `title` says what the games are (`Placement`, `Final, game 3` …).
+    pub fn new(shared: &'a Shared, title: &'a str, in_final: bool) -> LiveObserver<'a> {
+        LiveObserver { shared, title, in_final, live_id: None }
+    }
+
+    /// The last game ended as `record`, recorded as ladder game `game_id` if it was.
+    pub fn finished(&self, record: &GameRecord, game_id: Option<i64>) {
+        if let Some(live_id) = self.live_id {
+            self.shared.live.finished(live_id, record, game_id);
+        }
+    }
+}
+
+impl Observer for LiveObserver<'_> {
+    fn starting(&mut self, black: &Player, white: &Player, opening: &Opening, time_limit: Option<Duration>) {
+        let players = [black.label(), white.label()];
+        let position = opening.position();
+        self.live_id =
+            Some(self.shared.live.start(&worker_name(), self.title, self.in_final, players, &position, time_limit));
+    }
+
+    fn event(&mut self, event: GameEvent<'_>) -> Result<(), String> {
+        if self.shared.stop.load(Ordering::SeqCst) {
+            return Err("the server is stopping".to_owned());
+        }
+        if let (GameEvent::Moved { record, position }, Some(live_id)) = (event, self.live_id) {
+            self.shared.live.moved(live_id, LiveMove::of(record), position);
+        }
+        Ok(())
+    }
+
+    fn recorded(&mut self, game: &GameRecord) {
+        self.finished(game, None);
+    }
 }

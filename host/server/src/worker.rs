@@ -18,13 +18,14 @@ use othello_arena::record::GameRecord;
 use othello_arena::referee::Opening;
 use othello_arena::seat::{Isolation, Seating};
 use othello_ladder::identity::{Identity, Kind, file_hash, library_identity, still_matches};
-use othello_ladder::play::{Player, play_pair_with};
+use othello_ladder::play::{Player, play_pair_observed, play_pair_with};
 use othello_ladder::session::{
     GIVE_UP_AFTER_FAILED_GAMES, MIN_GAMES, OPENING_PLIES, current_ratings, lost_by_failure, pick_opponent,
 };
 use othello_ladder::{Entry, Ladder};
 use othello_sdk::{Color, format_transcript};
 
+use crate::live::LiveObserver;
 use crate::store::{self, Job, JobKind, Next, Status, Upload};
 use crate::{Config, Shared};
 
@@ -567,7 +568,8 @@ pub fn play_plan(
                 "pair" => "Placement",
                 _ => "Ladder",
             };
-            crate::live::play_pair(shared, title, &first, &second, &opening, plan.time_limit(), record)?
+            let observer = &mut LiveObserver::new(shared, title, false);
+            play_pair_observed(&first, &second, &opening, plan.time_limit(), record, observer)?
         }
         None => play_pair_with(&first, &second, &opening, plan.time_limit(), record)?,
     };
