@@ -29,6 +29,7 @@ use othello_sdk::Color;
 
 use crate::Shared;
 use crate::live::LiveObserver;
+use crate::store::all_rows;
 
 /// The final's tables (created with the server's schema version 2).
 pub const SCHEMA: &str = "
@@ -182,21 +183,17 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
         return Err(format!("final #{running} is still being played: one final at a time"));
     }
     // Each active entrant's newest upload that loaded (it has a ladder entry).
-    let mut candidates: Vec<(i64, i64, String, String)> = {
-        let mut statement = transaction
-            .prepare(
-                "SELECT u.id, u.entry, coalesce(json_extract(u.report, '$.name'), u.file_name), e.name
-                 FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant
-                 WHERE e.revoked_at IS NULL AND u.entry IS NOT NULL AND u.status IN ('rating', 'rated')
-                   AND u.id = (SELECT max(v.id) FROM server_uploads v
-                               WHERE v.entrant = u.entrant AND v.entry IS NOT NULL AND v.status IN ('rating', 'rated'))
-                 ORDER BY u.id",
-            )
-            .map_err(db)?;
-        let rows =
-            statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))).map_err(db)?;
-        rows.collect::<Result<_, _>>().map_err(db)?
-    };
+    let mut candidates: Vec<(i64, i64, String, String)> = all_rows(
+        &transaction,
+        "SELECT u.id, u.entry, coalesce(json_extract(u.report, '$.name'), u.file_name), e.name
+         FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant
+         WHERE e.revoked_at IS NULL AND u.entry IS NOT NULL AND u.status IN ('rating', 'rated')
+           AND u.id = (SELECT max(v.id) FROM server_uploads v
+                       WHERE v.entrant = u.entrant AND v.entry IS NOT NULL AND v.status IN ('rating', 'rated'))
+         ORDER BY u.id",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+    )?;
     if candidates.len() < 2 {
         return Err(format!(
             "a final needs at least two entrants with a checked bot; there {} {}",
@@ -351,11 +348,11 @@ pub fn latest(connection: &Connection) -> Result<Option<FinalInfo>, String> {
 }
 
 pub fn final_bots(connection: &Connection, final_id: i64) -> Result<Vec<FinalBot>, String> {
-    let mut statement = connection
-        .prepare("SELECT seed, upload, entry, name, entrant FROM server_final_bots WHERE final = ?1 ORDER BY seed")
-        .map_err(db)?;
-    let rows = statement
-        .query_map([final_id], |row| {
+    all_rows(
+        connection,
+        "SELECT seed, upload, entry, name, entrant FROM server_final_bots WHERE final = ?1 ORDER BY seed",
+        [final_id],
+        |row| {
             Ok(FinalBot {
                 seed: row.get(0)?,
                 upload: row.get(1)?,
@@ -363,21 +360,17 @@ pub fn final_bots(connection: &Connection, final_id: i64) -> Result<Vec<FinalBot
                 name: row.get(3)?,
                 entrant: row.get(4)?,
             })
-        })
-        .map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+        },
+    )
 }
 
 pub fn final_games(connection: &Connection, final_id: i64) -> Result<Vec<FinalGameRow>, String> {
-    let mut statement = connection
-        .prepare(
-            "SELECT id, round, match_no, number, black, white, state, game, black_score, black_discs, white_discs,
-                    failed
-             FROM server_final_games WHERE final = ?1 ORDER BY id",
-        )
-        .map_err(db)?;
-    let rows = statement
-        .query_map([final_id], |row| {
+    all_rows(
+        connection,
+        "SELECT id, round, match_no, number, black, white, state, game, black_score, black_discs, white_discs, failed
+         FROM server_final_games WHERE final = ?1 ORDER BY id",
+        [final_id],
+        |row| {
             let discs: (Option<u32>, Option<u32>) = (row.get(9)?, row.get(10)?);
             Ok(FinalGameRow {
                 id: row.get(0)?,
@@ -395,9 +388,8 @@ pub fn final_games(connection: &Connection, final_id: i64) -> Result<Vec<FinalGa
                 },
                 failed: row.get(11)?,
             })
-        })
-        .map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+        },
+    )
 }
 
 /// Puts back in the queue every final game a worker held when the server stopped.

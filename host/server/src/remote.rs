@@ -192,14 +192,12 @@ pub struct RefusedResult {
 
 /// Refused results, newest first.
 pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
-    let mut statement = connection
-        .prepare(
-            "SELECT coalesce(w.name, ''), r.lease, r.job, r.reason, r.at FROM server_worker_refusals r
-             LEFT JOIN server_workers w ON w.id = r.worker ORDER BY r.id DESC",
-        )
-        .map_err(db)?;
-    let rows = statement
-        .query_map([], |row| {
+    store::all_rows(
+        connection,
+        "SELECT coalesce(w.name, ''), r.lease, r.job, r.reason, r.at FROM server_worker_refusals r
+         LEFT JOIN server_workers w ON w.id = r.worker ORDER BY r.id DESC",
+        [],
+        |row| {
             Ok(RefusedResult {
                 worker: row.get(0)?,
                 lease: row.get(1)?,
@@ -207,9 +205,8 @@ pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
                 reason: row.get(3)?,
                 at: row.get::<_, i64>(4)? as u64,
             })
-        })
-        .map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+        },
+    )
 }
 
 /// A worker that sent a valid token.

@@ -116,6 +116,18 @@ fn db(e: rusqlite::Error) -> String {
     format!("database: {e}")
 }
 
+/// Every row `sql` selects with `params`, each read by `read`.
+pub(crate) fn all_rows<T>(
+    connection: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+) -> Result<Vec<T>, String> {
+    let mut statement = connection.prepare(sql).map_err(db)?;
+    let rows = statement.query_map(params, read).map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}
+
 /// One entrant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Entrant {
@@ -206,19 +218,14 @@ pub fn add_entrant(connection: &Connection, name: &str) -> Result<String, String
 }
 
 pub fn entrants(connection: &Connection) -> Result<Vec<Entrant>, String> {
-    let mut statement =
-        connection.prepare("SELECT id, name, created_at, revoked_at FROM server_entrants ORDER BY id").map_err(db)?;
-    let rows = statement
-        .query_map([], |row| {
-            Ok(Entrant {
-                id: row.get(0)?,
-                name: row.get(1)?,
-                created_at: row.get::<_, i64>(2)? as u64,
-                revoked: row.get::<_, Option<i64>>(3)?.is_some(),
-            })
+    all_rows(connection, "SELECT id, name, created_at, revoked_at FROM server_entrants ORDER BY id", [], |row| {
+        Ok(Entrant {
+            id: row.get(0)?,
+            name: row.get(1)?,
+            created_at: row.get::<_, i64>(2)? as u64,
+            revoked: row.get::<_, Option<i64>>(3)?.is_some(),
         })
-        .map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+    })
 }
 
 /// Revokes an entrant's token: it no longer logs in nor uploads (its bots stay on the ladder).
@@ -319,18 +326,17 @@ pub fn upload(connection: &Connection, id: i64) -> Result<Option<Upload>, String
 
 /// An entrant's uploads, newest first.
 pub fn uploads_of(connection: &Connection, entrant: i64) -> Result<Vec<Upload>, String> {
-    let mut statement =
-        connection.prepare(&format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 ORDER BY u.id DESC")).map_err(db)?;
-    let rows = statement.query_map([entrant], upload_row).map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+    all_rows(
+        connection,
+        &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 ORDER BY u.id DESC"),
+        [entrant],
+        upload_row,
+    )
 }
 
 /// Every upload that has a ladder entry, by entry id (the leaderboard's entrant column).
 pub fn uploads_by_entry(connection: &Connection) -> Result<Vec<Upload>, String> {
-    let mut statement =
-        connection.prepare(&format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id")).map_err(db)?;
-    let rows = statement.query_map([], upload_row).map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+    all_rows(connection, &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id"), [], upload_row)
 }
 
 /// Uploads of `entrant` since `since` (Unix seconds), for the rate limit.

@@ -15,7 +15,7 @@ use othello_ladder::play::{Player, play_pair_with};
 use othello_ladder::session::OPENING_PLIES;
 use othello_sdk::Color;
 
-use crate::store;
+use crate::store::{self, all_rows};
 use crate::{Config, Shared};
 
 /// Default pairs of test games one entrant may ask for per hour.
@@ -164,12 +164,8 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
     let (me, opponent) = (Player::new(me, &seating), Player::new(opponent, &seating));
     let opening =
         OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ job.id as u64 ^ 0x7e57).remove(0);
-    let recorded: Vec<i64> = {
-        let mut statement =
-            db.prepare("SELECT slot FROM server_test_game_records WHERE test = ?1").map_err(self::db)?;
-        let slots = statement.query_map([job.id], |row| row.get(0)).map_err(self::db)?;
-        slots.collect::<Result<_, _>>().map_err(self::db)?
-    };
+    let recorded: Vec<i64> =
+        all_rows(db, "SELECT slot FROM server_test_game_records WHERE test = ?1", [job.id], |row| row.get(0))?;
     play_pair_with(&me, &opponent, &opening, config.time_limit, &mut |slot, _, _, game| {
         if shared.stop.load(Ordering::SeqCst) {
             return Err("the server is stopping".to_owned());
@@ -240,10 +236,7 @@ fn game_row(row: &rusqlite::Row) -> rusqlite::Result<TestGame> {
 
 /// The test games of an upload, newest first.
 pub fn games_of(connection: &Connection, upload: i64) -> Result<Vec<TestGame>, String> {
-    let mut statement =
-        connection.prepare(&format!("SELECT {GAME_COLUMNS} WHERE t.upload = ?1 ORDER BY r.id DESC")).map_err(db)?;
-    let rows = statement.query_map([upload], game_row).map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+    all_rows(connection, &format!("SELECT {GAME_COLUMNS} WHERE t.upload = ?1 ORDER BY r.id DESC"), [upload], game_row)
 }
 
 pub fn game(connection: &Connection, id: i64) -> Result<Option<TestGame>, String> {
@@ -262,9 +255,10 @@ pub fn pending_of(connection: &Connection, upload: i64) -> Result<u32, String> {
 
 /// Pairs of test games of an upload that could not be played: their id and why, newest first.
 pub fn failures_of(connection: &Connection, upload: i64) -> Result<Vec<(i64, String)>, String> {
-    let mut statement = connection
-        .prepare("SELECT id, reason FROM server_test_games WHERE upload = ?1 AND reason IS NOT NULL ORDER BY id DESC")
-        .map_err(db)?;
-    let rows = statement.query_map([upload], |row| Ok((row.get(0)?, row.get(1)?))).map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+    all_rows(
+        connection,
+        "SELECT id, reason FROM server_test_games WHERE upload = ?1 AND reason IS NOT NULL ORDER BY id DESC",
+        [upload],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
 }
