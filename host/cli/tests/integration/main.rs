@@ -8,4 +8,5 @@ mod nboard_hint;
 mod nboard_sample_bots;
 mod scale;
 mod serve;
+mod serving;
 mod workers;

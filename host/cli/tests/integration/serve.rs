@@ -2,68 +2,21 @@
 //! killed with `kill -9` in the middle of a placement that resumes on restart with no game lost
 //! or counted twice.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use othello_testkit::{fixture, fixture_with, random_bot};
+use othello_testkit::fixture_with;
 
-/// How long the test waits for the server to get somewhere (it waits for states, never a fixed time).
-const DEADLINE: Duration = Duration::from_secs(300);
-
-fn othello_exe() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_othello"))
-}
+use crate::serving::{Process, agent, count, othello_exe, seed_contest, upload, wait_until};
 
 fn othello(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
 }
 
-/// A server child that is killed if the test fails before it stops it.
-struct ServerProcess(Child);
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        if self.0.try_wait().ok().flatten().is_none() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-/// Starts `othello serve` on a free loopback port; returns it and its address.
-fn start_server(dir: &Path) -> (ServerProcess, String) {
-    let mut child = Command::new(othello_exe())
-        .current_dir(dir)
-        .args(["serve", "--ladder", "contest.sqlite3", "--listen", "127.0.0.1:0", "--workers", "1"])
-        .args(["--allow-weak-sandbox", "--plugins", "plugins", "--time-ms", "200", "--error", "1", "--max-games", "30"])
-        .arg("--no-continuous-games")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let address = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("first line: {line:?}"));
-    (ServerProcess(child), address.to_owned())
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder().http_status_as_error(false).build().into()
-}
-
-fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
-    db.query_row(sql, [], |row| row.get(0)).unwrap()
-}
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < DEADLINE, "waited {DEADLINE:?} for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// Starts `othello serve` with one local worker and a placement cap of 30 games.
+fn start_server(dir: &Path) -> (Process, String) {
+    crate::serving::start_server(dir, &["--workers", "1", "--max-games", "30"])
 }
 
 #[test]
@@ -91,35 +44,13 @@ fn entrants_are_added_listed_and_revoked_from_the_command_line() {
 #[test]
 fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
-    std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
-    let seeded = othello(
-        dir.path(),
-        &["ladder", "--ladder", "contest.sqlite3", "--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"],
-    );
-    assert!(seeded.status.success(), "{}", String::from_utf8_lossy(&seeded.stderr));
+    seed_contest(dir.path());
     let added = othello(dir.path(), &["serve", "entrant", "add", "Kim", "--ladder", "contest.sqlite3"]);
     let token = String::from_utf8(added.stdout).unwrap().lines().last().unwrap().to_owned();
 
     let (mut server, address) = start_server(dir.path());
     let bot = std::fs::read(fixture_with("gated", "kill9", &[("NAME", "\"Survivor\"".to_owned())])).unwrap();
-    let boundary = "xyzboundary";
-    let mut body =
-        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"libsurvivor.so\"\r\n\r\n")
-            .into_bytes();
-    body.extend_from_slice(&bot);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let mut response = agent()
-        .post(format!("http://{address}/api/bots"))
-        .header("Authorization", format!("Bearer {token}"))
-        .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
-        .send(&body[..])
-        .unwrap();
-    let text = response.body_mut().read_to_string().unwrap();
-    assert_eq!(response.status().as_u16(), 201, "{text}");
-    let uploaded = serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    let uploaded = upload(&address, &token, "libsurvivor.so", &bot);
     let id = uploaded["id"].as_i64().unwrap();
     // The bot waits before each move while this file lies beside its library.
     let hold = dir.path().join("uploads").join(uploaded["sha256"].as_str().unwrap()).join("hold");
@@ -196,37 +127,10 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
 }
 
-/// Uploads `library` as `file_name` for the entrant of `token`; returns the upload's JSON.
-fn upload(address: &str, token: &str, file_name: &str, library: &Path) -> serde_json::Value {
-    let boundary = "xyzboundary";
-    let mut body =
-        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"{file_name}\"\r\n\r\n")
-            .into_bytes();
-    body.extend_from_slice(&std::fs::read(library).unwrap());
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let mut response = agent()
-        .post(format!("http://{address}/api/bots"))
-        .header("Authorization", format!("Bearer {token}"))
-        .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
-        .send(&body[..])
-        .unwrap();
-    let text = response.body_mut().read_to_string().unwrap();
-    assert_eq!(response.status().as_u16(), 201, "{text}");
-    serde_json::from_str(&text).unwrap()
-}
-
 #[test]
 fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
-    std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
-    let seeded = othello(
-        dir.path(),
-        &["ladder", "--ladder", "contest.sqlite3", "--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"],
-    );
-    assert!(seeded.status.success(), "{}", String::from_utf8_lossy(&seeded.stderr));
+    seed_contest(dir.path());
     let (mut server, address) = start_server(dir.path());
     let mut tokens = Vec::new();
     for entrant in ["Kim", "Lee", "Max"] {
@@ -236,7 +140,8 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
     db.busy_timeout(Duration::from_secs(30)).unwrap();
     for (token, tag, name) in [(&tokens[0], "final-kim", "Kim's bot"), (&tokens[1], "final-lee", "Lee's bot")] {
-        upload(&address, token, "libbot.so", &fixture_with("named", tag, &[("NAME", format!("\"{name}\""))]));
+        let library = std::fs::read(fixture_with("named", tag, &[("NAME", format!("\"{name}\""))])).unwrap();
+        upload(&address, token, "libbot.so", &library);
     }
     wait_until("Kim's and Lee's bots placed", || {
         count(&db, "SELECT count(*) FROM server_uploads WHERE status = 'rated'") == 2
@@ -253,7 +158,7 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     let hold = dir.path().join("uploads").join(&sha256).join("hold");
     std::fs::create_dir_all(hold.parent().unwrap()).unwrap();
     std::fs::write(&hold, b"").unwrap();
-    let held_upload = upload(&address, &tokens[2], "libbot.so", &held)["id"].as_i64().unwrap();
+    let held_upload = upload(&address, &tokens[2], "libbot.so", &std::fs::read(&held).unwrap())["id"].as_i64().unwrap();
     wait_until("Max's bot checked", || {
         count(
             &db,

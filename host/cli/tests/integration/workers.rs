@@ -2,35 +2,18 @@
 //! of its own as on other machines: one is killed with `kill -9` in the middle of a job, its
 //! lease lapses, another plays the job, and every game counts once.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use othello_testkit::{fixture, fixture_with, random_bot};
+use othello_testkit::fixture_with;
 
-const DEADLINE: Duration = Duration::from_secs(300);
-
-fn othello_exe() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_othello"))
-}
+use crate::serving::{Process, agent, count, othello_exe, seed_contest, start_server, upload, wait_until};
 
 fn othello(dir: &Path, args: &[&str]) -> String {
     let output = Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap();
     assert!(output.status.success(), "othello {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
-}
-
-/// A child killed if the test fails before it ends it.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        if self.0.try_wait().ok().flatten().is_none() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
 }
 
 fn start_worker(dir: &Path, address: &str, token: &str) -> Process {
@@ -48,10 +31,6 @@ fn start_worker(dir: &Path, address: &str, token: &str) -> Process {
     Process(child)
 }
 
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder().http_status_as_error(false).build().into()
-}
-
 fn get_json(address: &str, path: &str, token: Option<&str>) -> serde_json::Value {
     let mut request = agent().get(format!("http://{address}{path}"));
     if let Some(token) = token {
@@ -61,48 +40,12 @@ fn get_json(address: &str, path: &str, token: Option<&str>) -> serde_json::Value
     serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap()
 }
 
-fn upload(address: &str, token: &str, name: &str, bytes: &[u8]) -> serde_json::Value {
-    let boundary = "workersboundary";
-    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"bot\"; filename=\"{name}\"\r\n\r\n")
-        .into_bytes();
-    body.extend_from_slice(bytes);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let mut response = agent()
-        .post(format!("http://{address}/api/bots"))
-        .header("Authorization", format!("Bearer {token}"))
-        .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
-        .send(&body[..])
-        .unwrap();
-    let text = response.body_mut().read_to_string().unwrap();
-    assert_eq!(response.status().as_u16(), 201, "{text}");
-    serde_json::from_str(&text).unwrap()
-}
-
-fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
-    db.query_row(sql, [], |row| row.get(0)).unwrap()
-}
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < DEADLINE, "waited {DEADLINE:?} for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     let root = tempfile::tempdir().unwrap();
     let server_dir = root.path().join("server");
-    let plugins = server_dir.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
-    std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
+    seed_contest(&server_dir);
     let ladder = ["--ladder", "contest.sqlite3"];
-    othello(
-        &server_dir,
-        &[&["ladder"][..], &ladder, &["--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"]].concat(),
-    );
     let entrant = othello(&server_dir, &[&["serve", "entrant", "add", "Kim"][..], &ladder].concat())
         .lines()
         .last()
@@ -118,30 +61,7 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
         })
         .collect();
 
-    let mut server = Command::new(othello_exe())
-        .current_dir(&server_dir)
-        .args([
-            "serve",
-            "--ladder",
-            "contest.sqlite3",
-            "--listen",
-            "127.0.0.1:0",
-            "--workers",
-            "0",
-            "--lease-secs",
-            "3",
-        ])
-        .args(["--allow-weak-sandbox", "--plugins", "plugins", "--time-ms", "200", "--error", "1", "--max-games", "8"])
-        .arg("--no-continuous-games")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let server = Process(server);
-    let address = line.trim().strip_prefix("listening on http://").unwrap().to_owned();
+    let (server, address) = start_server(&server_dir, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
 
     // The first worker's copy of the gated bot waits before each move while `hold` lies beside it:
     // its first job is held in the middle by construction, and the worker is killed there.
