@@ -4,6 +4,7 @@
 //! cargo run --release -p bot-alphabeta --example train -- --small
 //! cargo run --release -p bot-alphabeta --example train -- --full [--seed 1] [--threads 2] [--out PATH]
 //! cargo run --release -p bot-alphabeta --example train -- --games 20000 --test 100 --epochs 30
+//! cargo run --release -p bot-alphabeta --example train -- --midgame --games 4000 --threads 2
 //! ```
 //!
 //! 1. Self-play: games of this bot (a random opening of a few moves, then a
@@ -19,7 +20,14 @@
 //! 4. Held-out check: positions with 20–24 empties from games of another
 //!    seed, solved exactly; prints the mean absolute error of the evaluation
 //!    before (hand-written only) and after (with the new patterns).
-//! 5. Writes the weights (default `bots/alphabeta/weights/patterns.bin`);
+//! 5. Midgame phases (30 empties and more), one phase at a time upwards:
+//!    each position of the phase is labelled by a search of
+//!    [`MIDGAME_LABEL_DEPTH`] plies (`--label-depth`) with the weights fitted so far (its leaves
+//!    lie mostly in the phase below, which is already fitted), and the phase's
+//!    tables are fitted to those labels. `--midgame` does this step alone, on
+//!    top of the weights the program was built with (their endgame phases
+//!    kept), from self-play games that need no solving.
+//! 6. Writes the weights (default `bots/alphabeta/weights/patterns.bin`);
 //!    rebuild the bot to ship them.
 //!
 //! Everything follows from `--seed` (and the weights the program was built
@@ -29,13 +37,13 @@
 use std::time::Instant;
 
 use alphabeta::Searcher;
-use alphabeta::eval::{EVAL_SCALE, evaluate, hand_evaluate};
+use alphabeta::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, hand_evaluate};
 use alphabeta::patterns::{
-    EMPTIES_PER_PHASE, PATTERN_COUNT, PHASE_COUNT, PLACEMENTS, PatternWeights, TRAINED_PHASE_COUNT, WEIGHTS_PER_PHASE,
-    pattern_offsets, phase, placement_indices,
+    EMPTIES_PER_PHASE, PATTERN_COUNT, PHASE_COUNT, PLACEMENTS, PatternWeights, SHIPPED, TRAINED_PHASE_COUNT,
+    WEIGHTS_PER_PHASE, pattern_offsets, phase, placement_indices, replace_weights,
 };
 use alphabeta::search::Limits;
-use othello_sdk::{Move, Position};
+use othello_sdk::{Bitboard, Color, Move, Position};
 
 #[path = "shared/fitting.rs"]
 mod fitting;
@@ -62,16 +70,35 @@ const EPOCHS: usize = 12;
 const SELF_PLAY_TABLE_BITS: u32 = 18;
 /// The held-out solves (20–24 empties) need the bot's full-size tables.
 const TEST_TABLE_BITS: u32 = 20;
+/// Depth of the searches that label midgame positions (30 empties and more).
+const MIDGAME_LABEL_DEPTH: u32 = 8;
+/// Passes over the midgame phases: from the second on, the leaves of a label search that stay
+/// in the phase being fitted are evaluated with its weights of the pass before.
+const MIDGAME_PASSES: usize = 2;
+/// Midgame positions labelled per phase, at most (every game's positions of the phase are
+/// thinned evenly to this).
+const MIDGAME_POSITIONS_PER_PHASE: usize = 60_000;
 
 #[derive(Clone, Copy)]
 struct Setting {
     games: u64,
     test_positions: u64,
     epochs: usize,
+    midgame_positions: usize,
+    label_depth: u32,
+    passes: usize,
 }
 
-const SMALL: Setting = Setting { games: 2000, test_positions: 20, epochs: EPOCHS };
-const FULL: Setting = Setting { games: 8000, test_positions: 40, epochs: EPOCHS };
+const SMALL: Setting =
+    Setting { games: 2000, test_positions: 20, epochs: EPOCHS, midgame_positions: 5_000, label_depth: 6, passes: 1 };
+const FULL: Setting = Setting {
+    games: 8000,
+    test_positions: 40,
+    epochs: EPOCHS,
+    midgame_positions: MIDGAME_POSITIONS_PER_PHASE,
+    label_depth: MIDGAME_LABEL_DEPTH,
+    passes: MIDGAME_PASSES,
+};
 
 /// A training or test position with its exact-or-game label (disc difference, mover's view).
 #[derive(Clone, Copy)]
@@ -176,15 +203,70 @@ struct Sample {
 }
 
 fn sample(position: &Labelled) -> Sample {
+    sample_of(position.player, position.opponent, position.label * EVAL_SCALE)
+}
+
+/// The sample of a position whose value is `target` centi-discs.
+fn sample_of(player: u64, opponent: u64, target: i32) -> Sample {
     let offsets = const { pattern_offsets() };
-    let empties = (!(position.player | position.opponent)).count_ones();
-    let slots = placement_indices(position.player, position.opponent)
+    let empties = (!(player | opponent)).count_ones();
+    let slots = placement_indices(player, opponent)
         .iter()
         .zip(PLACEMENTS.iter())
         .map(|(&index, placement)| (offsets[placement.pattern] + index as usize) as u32)
         .collect();
-    let target = (position.label * EVAL_SCALE) as f32;
-    Sample { phase: phase(empties), slots, residual: target - hand_evaluate(position.player, position.opponent) as f32 }
+    Sample { phase: phase(empties), slots, residual: target as f32 - hand_evaluate(player, opponent) as f32 }
+}
+
+/// Fits the midgame phases one at a time upwards on top of `weights` (whose phases below
+/// [`TRAINED_PHASE_COUNT`] are kept): each phase's positions (at most `per_phase`, thinned
+/// evenly) are labelled by searches of `setting.label_depth` plies that evaluate with the weights
+/// fitted so far, then the phase's tables are fitted to the labels.
+fn fit_midgame(weights: &mut PatternWeights, positions: &[(u64, u64)], setting: Setting, threads: usize, seed: u64) {
+    let (per_phase, depth, epochs) = (setting.midgame_positions, setting.label_depth, setting.epochs);
+    let phases = TRAINED_PHASE_COUNT..PHASE_COUNT;
+    for (pass, fitted_phase) in (1..=setting.passes.max(1)).flat_map(|pass| phases.clone().map(move |p| (pass, p))) {
+        let phase_start = Instant::now();
+        replace_weights(PatternWeights::from_values(weights.values.clone()));
+        let of_phase: Vec<(u64, u64)> = positions
+            .iter()
+            .copied()
+            .filter(|&(player, opponent)| phase((!(player | opponent)).count_ones()) == fitted_phase)
+            .collect();
+        let stride = of_phase.len().div_ceil(per_phase.max(1)).max(1);
+        let chosen: Vec<(u64, u64)> = of_phase.iter().copied().step_by(stride).collect();
+        let labels = parallel(chosen.len() as u64, threads, SELF_PLAY_TABLE_BITS, |searcher, i| {
+            let (player, opponent) = chosen[i as usize];
+            let position = Position::from_discs(Bitboard(player), Bitboard(opponent), Color::Black)
+                .expect("a self-play position has no disc on both sides");
+            searcher.search(&position, &Limits::depth(depth)).score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+        });
+        let samples: Vec<Sample> = chosen
+            .iter()
+            .zip(&labels)
+            .map(|(&(player, opponent), &label)| sample_of(player, opponent, label))
+            .collect();
+        println!(
+            "midgame pass {pass}, phase {fitted_phase} ({}-{} empties): {} positions labelled by depth-{depth} searches in {:.1} s",
+            fitted_phase as u32 * EMPTIES_PER_PHASE,
+            fitted_phase as u32 * EMPTIES_PER_PHASE + EMPTIES_PER_PHASE - 1,
+            samples.len(),
+            phase_start.elapsed().as_secs_f64()
+        );
+        let fitted = fit(&samples, seed.wrapping_add(fitted_phase as u64), epochs);
+        let range = fitted_phase * WEIGHTS_PER_PHASE..(fitted_phase + 1) * WEIGHTS_PER_PHASE;
+        for (value, fitted) in weights.values[range.clone()].iter_mut().zip(&fitted[range]) {
+            *value = fitted.round().clamp(i16::MIN as f32, i16::MAX as f32) as i16;
+        }
+        weights.set_used_phases();
+    }
+    replace_weights(PatternWeights::from_values(weights.values.clone()));
+    let start = Position::start();
+    println!(
+        "  the start position now evaluates to {:+.2} discs (hand-written alone {:+.2})",
+        evaluate(start.player().0, start.opponent().0) as f64 / EVAL_SCALE as f64,
+        hand_evaluate(start.player().0, start.opponent().0) as f64 / EVAL_SCALE as f64
+    );
 }
 
 /// Stochastic gradient descent, one table set per phase.
@@ -228,6 +310,7 @@ fn run() -> Result<(), String> {
     let mut setting = SMALL;
     let mut seed = 1u64;
     let mut threads = 1usize;
+    let mut midgame_only = false;
     let mut out = String::from("bots/alphabeta/weights/patterns.bin");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -235,15 +318,24 @@ fn run() -> Result<(), String> {
         match arg.as_str() {
             "--small" => setting = SMALL,
             "--full" => setting = FULL,
+            "--midgame" => midgame_only = true,
             "--games" => setting.games = value("--games")?.parse().map_err(|e| format!("--games: {e}"))?,
             "--test" => setting.test_positions = value("--test")?.parse().map_err(|e| format!("--test: {e}"))?,
             "--epochs" => setting.epochs = value("--epochs")?.parse().map_err(|e| format!("--epochs: {e}"))?,
+            "--midgame-positions" => {
+                setting.midgame_positions =
+                    value("--midgame-positions")?.parse().map_err(|e| format!("--midgame-positions: {e}"))?
+            }
+            "--passes" => setting.passes = value("--passes")?.parse().map_err(|e| format!("--passes: {e}"))?,
+            "--label-depth" => {
+                setting.label_depth = value("--label-depth")?.parse().map_err(|e| format!("--label-depth: {e}"))?
+            }
             "--seed" => seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--threads" => threads = value("--threads")?.parse().map_err(|e| format!("--threads: {e}"))?,
             "--out" => out = value("--out")?,
             other => {
                 return Err(format!(
-                    "unknown argument `{other}` (expected --small | --full, --games N, --test N, --epochs N, --seed N, --threads N, --out PATH)"
+                    "unknown argument `{other}` (expected --small | --full, --midgame, --games N, --test N, --epochs N, --midgame-positions N, --label-depth D, --passes N, --seed N, --threads N, --out PATH)"
                 ));
             }
         }
@@ -251,6 +343,46 @@ fn run() -> Result<(), String> {
     let threads = threads.max(1);
     let start = Instant::now();
 
+    let mut weights = if midgame_only {
+        println!("self-play: {} games, seed {seed}, {threads} thread(s) (midgame phases only)", setting.games);
+        let games = parallel(setting.games, threads, SELF_PLAY_TABLE_BITS, |searcher, i| {
+            self_play(searcher, seed.wrapping_mul(1_000_003) + i)
+        });
+        let positions = midgame_positions(games.iter().flatten().map(|p| (p.player().0, p.opponent().0)));
+        println!("  {} midgame positions in {:.1} s", positions.len(), start.elapsed().as_secs_f64());
+        let mut weights = PatternWeights::from_values(SHIPPED.values.clone());
+        weights.values[TRAINED_PHASE_COUNT * WEIGHTS_PER_PHASE..].fill(0);
+        weights.set_used_phases();
+        fit_midgame(&mut weights, &positions, setting, threads, seed);
+        weights
+    } else {
+        endgame_stage(setting, seed, threads, start)?
+    };
+    weights.set_used_phases();
+
+    let bytes = weights.to_bytes();
+    std::fs::write(&out, &bytes).map_err(|e| format!("cannot write {out}: {e}"))?;
+    let nonzero = weights.values.iter().filter(|&&w| w != 0).count();
+    println!(
+        "wrote {out}: {} bytes, {nonzero} of {} weights non-zero ({PATTERN_COUNT} patterns x {PHASE_COUNT} phases); total {:.1} s",
+        bytes.len(),
+        weights.values.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The positions of the midgame phases (30 empties and more) among `positions`.
+fn midgame_positions(positions: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
+    positions
+        .filter(|&(player, opponent)| phase((!(player | opponent)).count_ones()) >= TRAINED_PHASE_COUNT)
+        .filter(|&(player, opponent)| othello_sdk::legal_moves(player, opponent) != 0)
+        .collect()
+}
+
+/// Steps 1–5: self-play, exact labels, the endgame phases' fit, the held-out check, then the
+/// midgame phases on top.
+fn endgame_stage(setting: Setting, seed: u64, threads: usize, start: Instant) -> Result<PatternWeights, String> {
     println!("self-play and labelling: {} games, seed {seed}, {threads} thread(s)", setting.games);
     let games = parallel(setting.games, threads, SELF_PLAY_TABLE_BITS, |searcher, i| {
         training_game(searcher, seed.wrapping_mul(1_000_003) + i)
@@ -274,40 +406,31 @@ fn run() -> Result<(), String> {
     );
 
     let fit_start = Instant::now();
-    // Only the phases the bot uses (see `TRAINED_PHASE_COUNT`); the others stay zero.
+    // The endgame phases first; the midgame phases are labelled by searches into them below.
     let samples: Vec<Sample> = positions.iter().map(sample).filter(|s| s.phase < TRAINED_PHASE_COUNT).collect();
     println!(
         "fit: {} positions with fewer than {} empties",
         samples.len(),
         TRAINED_PHASE_COUNT as u32 * EMPTIES_PER_PHASE
     );
-    let weights = fit(&samples, seed, setting.epochs);
-    let weights = PatternWeights {
-        values: weights.iter().map(|w| w.round().clamp(i16::MIN as f32, i16::MAX as f32) as i16).collect(),
-    };
+    let fitted = fit(&samples, seed, setting.epochs);
+    let weights = PatternWeights::from_values(
+        fitted.iter().map(|w| w.round().clamp(i16::MIN as f32, i16::MAX as f32) as i16).collect(),
+    );
     println!("fit: {:.1} s", fit_start.elapsed().as_secs_f64());
 
     let hand = |p, o| hand_evaluate(p, o);
     let shipped = |p, o| evaluate(p, o);
-    let new = |p, o| {
-        (hand_evaluate(p, o) + weights.correction(p, o))
-            .clamp(-alphabeta::eval::EVAL_LIMIT, alphabeta::eval::EVAL_LIMIT)
-    };
+    let new = |p, o| (hand_evaluate(p, o) + weights.correction(p, o)).clamp(-EVAL_LIMIT, EVAL_LIMIT);
     println!("held-out mean absolute error (discs), 20-24 empties:");
     println!("  hand-written evaluation only      {:.2}", mean_absolute_error(&test, hand));
     println!("  with the weights built in         {:.2}", mean_absolute_error(&test, shipped));
     println!("  with the new weights              {:.2}", mean_absolute_error(&test, new));
 
-    let bytes = weights.to_bytes();
-    std::fs::write(&out, &bytes).map_err(|e| format!("cannot write {out}: {e}"))?;
-    let nonzero = weights.values.iter().filter(|&&w| w != 0).count();
-    println!(
-        "wrote {out}: {} bytes, {nonzero} of {} weights non-zero ({PATTERN_COUNT} patterns x {PHASE_COUNT} phases); total {:.1} s",
-        bytes.len(),
-        weights.values.len(),
-        start.elapsed().as_secs_f64()
-    );
-    Ok(())
+    let mut weights = weights;
+    let midgame = midgame_positions(positions.iter().map(|p| (p.player, p.opponent)));
+    fit_midgame(&mut weights, &midgame, setting, threads, seed);
+    Ok(weights)
 }
 
 fn main() -> std::process::ExitCode {

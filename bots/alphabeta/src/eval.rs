@@ -8,7 +8,7 @@
 use othello_sdk::legal_moves;
 
 use crate::board::{CORNERS, frontier_empties};
-use crate::patterns::SHIPPED;
+use crate::patterns::active;
 use crate::stability::edge_stable_difference;
 
 /// Evaluation units per disc of final disc difference.
@@ -124,7 +124,7 @@ pub fn features(player: u64, opponent: u64) -> [i32; FEATURE_COUNT] {
 /// trained pattern correction ([`crate::patterns`]).
 #[inline]
 pub fn evaluate(player: u64, opponent: u64) -> i32 {
-    let score = hand_evaluate_unclamped(player, opponent) + SHIPPED.correction(player, opponent);
+    let score = hand_evaluate_unclamped(player, opponent) + active().correction(player, opponent);
     score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
@@ -135,7 +135,7 @@ pub fn evaluate(player: u64, opponent: u64) -> i32 {
 /// hand-written part alone, 0.944x the time (3 pairs; #30–#39 0.84x, #50–#52
 /// 0.93x); the full evaluation orders better still but costs more than it saves.
 pub fn ordering_evaluate(player: u64, opponent: u64) -> i32 {
-    let score = hand_evaluate_unclamped(player, opponent) + SHIPPED.edge_and_corner_correction(player, opponent);
+    let score = hand_evaluate_unclamped(player, opponent) + active().edge_and_corner_correction(player, opponent);
     score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 

@@ -18,6 +18,7 @@
 //! order.
 
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// The canonical square sets (bit `8 * row + col`; row 1 is the top row).
 pub const PATTERN_MASKS: [u64; PATTERN_COUNT] = [
@@ -52,11 +53,11 @@ pub const PATTERN_COUNT: usize = 11;
 pub const PHASE_COUNT: usize = 6;
 pub const EMPTIES_PER_PHASE: u32 = 10;
 
-/// Only the phases up to this one (exclusive) are trained and used: from 30
-/// empties on the only labels self-play can afford (the game's result) were
+/// The phases the self-play pipeline labels by exact solves and game results
+/// (`examples/train.rs`, first stage); from 30 empties on, game results were
 /// measured too noisy to beat the hand-written evaluation (the start position
-/// came out at -13 discs), and skipping the correction keeps the opening
-/// search fast.
+/// came out at -13 discs), so those phases are labelled by searches into the
+/// phases below (the second stage, `--midgame`).
 pub const TRAINED_PHASE_COUNT: usize = 3;
 
 /// Placements of all patterns on the board (distinct images under the symmetries).
@@ -300,12 +301,36 @@ pub fn placement_indices(player: u64, opponent: u64) -> [u32; PLACEMENT_COUNT] {
 /// A full set of pattern weights, `PHASE_COUNT * WEIGHTS_PER_PHASE` values.
 pub struct PatternWeights {
     pub values: Vec<i16>,
+    /// Phases from this one on have no weight set: no correction is summed there (see
+    /// [`PatternWeights::set_used_phases`]), which keeps searches of those phases fast.
+    used_phases: usize,
 }
 
 impl PatternWeights {
     /// All zero: no correction.
     pub fn zero() -> PatternWeights {
-        PatternWeights { values: vec![0; PHASE_COUNT * WEIGHTS_PER_PHASE] }
+        PatternWeights { values: vec![0; PHASE_COUNT * WEIGHTS_PER_PHASE], used_phases: 0 }
+    }
+
+    /// These values, with every phase up to the last one holding a non-zero weight in use.
+    pub fn from_values(values: Vec<i16>) -> PatternWeights {
+        let mut weights = PatternWeights { values, used_phases: PHASE_COUNT };
+        weights.set_used_phases();
+        weights
+    }
+
+    /// Counts the phases in use again after `values` changed: up to the last one holding a
+    /// non-zero weight.
+    pub fn set_used_phases(&mut self) {
+        self.used_phases = (0..PHASE_COUNT)
+            .rev()
+            .find(|&phase| self.values[phase * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE].iter().any(|&w| w != 0))
+            .map_or(0, |phase| phase + 1);
+    }
+
+    /// The phases in use (see [`PatternWeights::set_used_phases`]).
+    pub fn used_phases(&self) -> usize {
+        self.used_phases
     }
 
     /// Parses a weights file; `None` if it is not one (wrong magic or size).
@@ -314,7 +339,7 @@ impl PatternWeights {
         if body.len() != 2 * PHASE_COUNT * WEIGHTS_PER_PHASE {
             return None;
         }
-        Some(PatternWeights { values: body.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect() })
+        Some(PatternWeights::from_values(body.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect()))
     }
 
     /// The file form of these weights.
@@ -347,7 +372,7 @@ impl PatternWeights {
     fn correction_of_first<const COUNT: usize>(&self, player: u64, opponent: u64) -> i32 {
         let empties = (!(player | opponent)).count_ones();
         let phase = phase(empties);
-        if phase >= TRAINED_PHASE_COUNT {
+        if phase >= self.used_phases {
             return 0;
         }
         let table = &self.values[phase * WEIGHTS_PER_PHASE..][..WEIGHTS_PER_PHASE];
@@ -377,6 +402,29 @@ pub const EDGE_AND_CORNER_PLACEMENTS: usize = {
 pub static SHIPPED: LazyLock<PatternWeights> =
     LazyLock::new(|| PatternWeights::from_bytes(SHIPPED_WEIGHTS).unwrap_or_else(PatternWeights::zero));
 
+/// Weights that replace the shipped ones in this process (null: none), for the training
+/// program, which searches with the weights it is building.
+static REPLACED: AtomicPtr<PatternWeights> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The weights the evaluation uses: the shipped ones, unless [`replace_weights`] was called.
+#[inline(always)]
+pub fn active() -> &'static PatternWeights {
+    let replaced = REPLACED.load(Ordering::Acquire);
+    if replaced.is_null() {
+        &SHIPPED
+    } else {
+        // SAFETY: a non-null pointer comes only from `Box::leak` in `replace_weights`: a valid
+        // `PatternWeights` that is never freed nor written again.
+        unsafe { &*replaced }
+    }
+}
+
+/// Makes every evaluation in this process use `weights` from now on, in place of the shipped
+/// ones. For training programs: the weights are never freed (each call keeps a few MB).
+pub fn replace_weights(weights: PatternWeights) {
+    REPLACED.store(Box::leak(Box::new(weights)), Ordering::Release);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,15 +446,21 @@ mod tests {
     }
 
     #[test]
-    fn untrained_phases_get_no_correction() {
-        let mut weights = PatternWeights::zero();
-        weights.values.fill(100);
+    fn phases_without_weights_get_no_correction() {
+        let mut values = vec![0; PHASE_COUNT * WEIGHTS_PER_PHASE];
+        values[..TRAINED_PHASE_COUNT * WEIGHTS_PER_PHASE].fill(100);
+        let weights = PatternWeights::from_values(values);
+        assert_eq!(weights.used_phases(), TRAINED_PHASE_COUNT);
         let start = (0x0000_0008_1000_0000u64, 0x0000_0010_0800_0000u64);
         assert_eq!(weights.correction(start.0, start.1), 0);
         // 28 empties (phase 2): every placement adds 100.
         let (player, opponent) = (0x0000_0000_00FF_0F0Fu64, 0x0000_000F_FF00_F0F0u64);
         assert_eq!((!(player | opponent)).count_ones(), 28);
         assert_eq!(weights.correction(player, opponent), 100 * PLACEMENT_COUNT as i32);
+        // Every phase set: the start position (60 empties, the last phase) is corrected too.
+        let all = PatternWeights::from_values(vec![100; PHASE_COUNT * WEIGHTS_PER_PHASE]);
+        assert_eq!(all.used_phases(), PHASE_COUNT);
+        assert_eq!(all.correction(start.0, start.1), 100 * PLACEMENT_COUNT as i32);
     }
 
     /// The configuration indices read the slow way: each symmetric image of the board, then
