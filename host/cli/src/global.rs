@@ -49,8 +49,8 @@ pub struct GlobalOptions {
     /// The CPUs each sandboxed bot may use at once while on move (its CPU share, where the
     /// machine has a cgroup cpu controller): a bot's extra threads slow only itself. Give a bot
     /// that thinks with several threads that many (the alpha-beta's two-thread mode: --threads 2
-    /// --env ALPHABETA_THREADS with ALPHABETA_THREADS=2). 0: no CPU share (a move's round trip
-    /// about 1.5 µs faster, for trusted fast bots).
+    /// --env ALPHABETA_THREADS with ALPHABETA_THREADS=2). 0: no CPU share, for trusted bots (a
+    /// single-threaded bot runs as fast either way).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_THREADS, global = true)]
     pub threads: u32,
     /// Time a library gets to load and answer `init`, in milliseconds.
