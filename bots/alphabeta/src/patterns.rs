@@ -431,8 +431,11 @@ mod tests {
     use crate::board::xorshift;
 
     #[test]
-    fn the_shipped_weights_parse() {
-        assert!(PatternWeights::from_bytes(SHIPPED_WEIGHTS).is_some());
+    fn the_shipped_weights_parse_and_cover_every_phase() {
+        let shipped = PatternWeights::from_bytes(SHIPPED_WEIGHTS).expect("the shipped weights parse");
+        // The midgame phases are trained too (a file with only the endgame phases would leave
+        // most of a game to the hand-written evaluation).
+        assert_eq!(shipped.used_phases(), PHASE_COUNT);
     }
 
     #[test]
