@@ -57,9 +57,9 @@ pub const MIDGAME_MIN_DEPTH: u32 = 3;
 /// The spread in discs of (search to `depth`) − (search to `depth / 2`):
 /// `MIDGAME_SIGMA_BASE + MIDGAME_SIGMA_PER_EMPTY · empties +
 /// MIDGAME_SIGMA_PER_DEPTH · depth`, fitted by `examples/fit_mpc.rs`.
-pub const MIDGAME_SIGMA_BASE: f64 = 7.39;
-pub const MIDGAME_SIGMA_PER_EMPTY: f64 = -0.112;
-pub const MIDGAME_SIGMA_PER_DEPTH: f64 = 0.168;
+pub const MIDGAME_SIGMA_BASE: f64 = 7.01;
+pub const MIDGAME_SIGMA_PER_EMPTY: f64 = -0.110;
+pub const MIDGAME_SIGMA_PER_DEPTH: f64 = 0.0425;
 
 /// The midgame ProbCut margin in centi-discs for a search to `depth` with
 /// this many empties.
