@@ -261,15 +261,7 @@ fn a_final_among_three_entrants_completes_with_standings_that_match_its_games() 
 
 /// `POST /api/bots/{id}/test-games` with a JSON body; the answer's status and JSON.
 fn ask_for_test_games(server: &TestServer, token: &str, bot: i64, body: &str) -> (u16, serde_json::Value) {
-    let mut response = server
-        .agent
-        .post(format!("{}/api/bots/{bot}/test-games", server.url))
-        .header("Authorization", format!("Bearer {token}"))
-        .header("Content-Type", "application/json")
-        .send(body)
-        .unwrap();
-    let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().unwrap();
+    let (status, text) = server.post_json(&format!("/api/bots/{bot}/test-games"), token, body.as_bytes());
     (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
 }
 

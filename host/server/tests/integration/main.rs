@@ -85,6 +85,18 @@ impl TestServer {
         (response.status().as_u16(), response.body_mut().read_to_string().unwrap())
     }
 
+    /// `POST path` with a JSON body as `token`: the status and the body as text.
+    pub fn post_json(&self, path: &str, token: &str, body: &[u8]) -> (u16, String) {
+        let mut response = self
+            .agent
+            .post(format!("{}{path}", self.url))
+            .header("Authorization", format!("Bearer {token}"))
+            .header("Content-Type", "application/json")
+            .send(body)
+            .unwrap();
+        (response.status().as_u16(), response.body_mut().read_to_string().unwrap())
+    }
+
     pub fn get_json(&self, path: &str, token: Option<&str>) -> (u16, Value) {
         let (status, body) = self.get(path, token);
         (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))

@@ -64,15 +64,7 @@ fn remote_server(lease: Duration) -> TestServer {
 }
 
 fn post(server: &TestServer, path: &str, token: &str, body: &[u8]) -> (u16, Value) {
-    let mut response = server
-        .agent
-        .post(format!("{}{path}", server.url))
-        .header("Authorization", format!("Bearer {token}"))
-        .header("Content-Type", "application/json")
-        .send(body)
-        .unwrap();
-    let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().unwrap();
+    let (status, text) = server.post_json(path, token, body);
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
