@@ -62,6 +62,7 @@ pub mod patterns;
 pub mod pvs;
 pub mod search;
 pub mod stability;
+mod table_memory;
 pub mod threads;
 pub mod time;
 pub mod tt;

@@ -23,6 +23,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::board::hash;
+use crate::table_memory::ZeroedBuckets;
 
 /// "No move" in [`Entry::best_move`].
 pub const NO_MOVE: u8 = 0xFF;
@@ -107,10 +108,10 @@ impl Slot {
 /// The slots one position may use, in one cache line.
 #[derive(Default)]
 #[repr(align(64))]
-struct Bucket([Slot; 2]);
+pub(crate) struct Bucket([Slot; 2]);
 
 pub struct TranspositionTable {
-    buckets: Vec<Bucket>,
+    buckets: ZeroedBuckets,
     /// log2 of the number of buckets.
     bucket_bits: u32,
     date: u8,
@@ -120,7 +121,7 @@ impl TranspositionTable {
     /// A table of `2^bits` entries (two in a 64-byte bucket).
     pub fn new(bits: u32) -> TranspositionTable {
         let bucket_bits = bits.max(1) - 1;
-        let buckets = (0..1usize << bucket_bits).map(|_| Bucket::default()).collect();
+        let buckets = ZeroedBuckets::new(1usize << bucket_bits);
         TranspositionTable { buckets, bucket_bits, date: 1 }
     }
 
@@ -131,7 +132,7 @@ impl TranspositionTable {
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        for bucket in &self.buckets {
+        for bucket in self.buckets.iter() {
             bucket.0.iter().for_each(Slot::clear);
         }
         self.date = 1;
@@ -248,6 +249,20 @@ mod tests {
         let e = tt.probe(1, 2).unwrap();
         assert_eq!((e.lower, e.upper, e.best_move), (-8, -3, 7));
         assert!(tt.probe(2, 1).is_none());
+    }
+
+    #[test]
+    fn a_table_in_huge_pages_starts_empty_and_keeps_what_is_stored() {
+        // 2^18 entries: 8 MiB, mapped in huge pages on Linux.
+        let tt = TranspositionTable::new(18);
+        assert!(tt.buckets.iter().all(|b| b.0.iter().all(|s| s.entry() == Entry::unpack(0))));
+        for i in 1..=1000u64 {
+            tt.store(i, i << 32, 9, -64, 64, (i % 30) as i32 * 2, 3, 64);
+        }
+        let kept =
+            (1..=1000u64).filter(|&i| tt.probe(i, i << 32).is_some_and(|e| e.lower as u64 == i % 30 * 2)).count();
+        assert!(kept > 990, "{kept} of 1000 entries kept");
+        assert!(tt.probe(5, 6).is_none());
     }
 
     #[test]
