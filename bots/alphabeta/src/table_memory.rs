@@ -40,6 +40,19 @@ impl ZeroedBuckets {
         // the search reaches them.
         ZeroedBuckets::Heap((0..len).map(|_| Bucket::default()).collect())
     }
+
+    /// `len` empty buckets, or `None` if the memory cannot be had.
+    pub(crate) fn try_new(len: usize) -> Option<ZeroedBuckets> {
+        let len = len.max(1);
+        #[cfg(target_os = "linux")]
+        if len.checked_mul(size_of::<Bucket>())? >= HUGE_PAGE {
+            return mapped::Mapping::new(len).map(ZeroedBuckets::Mapped);
+        }
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(len).ok()?;
+        buckets.resize_with(len, Bucket::default);
+        Some(ZeroedBuckets::Heap(buckets))
+    }
 }
 
 impl Deref for ZeroedBuckets {

@@ -125,6 +125,14 @@ impl TranspositionTable {
         TranspositionTable { buckets, bucket_bits, date: 1 }
     }
 
+    /// A table of `2^bits` entries, or `None` if the memory cannot be had
+    /// (a process memory limit, say).
+    pub fn try_new(bits: u32) -> Option<TranspositionTable> {
+        let bucket_bits = bits.max(1) - 1;
+        let buckets = ZeroedBuckets::try_new(1usize.checked_shl(bucket_bits)?)?;
+        Some(TranspositionTable { buckets, bucket_bits, date: 1 })
+    }
+
     /// log2 of the number of entries.
     pub fn bits(&self) -> u32 {
         self.bucket_bits + 1
@@ -263,6 +271,12 @@ mod tests {
             (1..=1000u64).filter(|&i| tt.probe(i, i << 32).is_some_and(|e| e.lower as u64 == i % 30 * 2)).count();
         assert!(kept > 990, "{kept} of 1000 entries kept");
         assert!(tt.probe(5, 6).is_none());
+    }
+
+    #[test]
+    fn a_table_too_big_for_memory_is_refused_not_fatal() {
+        assert!(TranspositionTable::try_new(62).is_none());
+        assert_eq!(TranspositionTable::try_new(12).map(|tt| tt.bits()), Some(12));
     }
 
     #[test]
