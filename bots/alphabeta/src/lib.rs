@@ -13,6 +13,7 @@
 //! | `stability.rs` | stable discs |
 //! | `ordering.rs` | move ordering |
 //! | `tt.rs` | transposition table |
+//! | `table_memory.rs` | the tables' memory, in 2 MiB pages on Linux |
 //! | `search.rs` | midgame search, [`Searcher`] |
 //! | `endgame.rs` | exact solver |
 //! | `mpc.rs` | Multi-ProbCut: selective searches before the exact one |
