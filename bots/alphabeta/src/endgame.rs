@@ -75,7 +75,7 @@ const EVAL_INFINITY: i32 = 1 << 20;
 /// nodes. 4 cost more (#46–#47: 27 % more nodes, 1.11x the instructions).
 pub const SHALLOW_SORT_MAX_DEPTH: u32 = 5;
 /// Up to this many empties, only the [`SHALLOW_SORT_CANDIDATES`] best moves
-/// by the cheap ordering value (the hash move among them) get an ordering
+/// by the cheap ordering value get an ordering
 /// search; the others are searched after them, in cheap-value order. A cut
 /// comes from one of the first few moves or from none (then every move is
 /// searched whatever the order), so the ordering searches of the rest were

@@ -27,18 +27,11 @@ pub(crate) enum ZeroedBuckets {
 }
 
 impl ZeroedBuckets {
-    /// `len` empty buckets (at least one).
+    /// `len` empty buckets (at least one); if memory is short, the heap's
+    /// own out-of-memory handling decides.
     pub(crate) fn new(len: usize) -> ZeroedBuckets {
-        let len = len.max(1);
-        #[cfg(target_os = "linux")]
-        if len * size_of::<Bucket>() >= HUGE_PAGE
-            && let Some(mapping) = mapped::Mapping::new(len)
-        {
-            return ZeroedBuckets::Mapped(mapping);
-        }
-        // Zeroed memory from the allocator: the pages are touched only as
-        // the search reaches them.
-        ZeroedBuckets::Heap((0..len).map(|_| Bucket::default()).collect())
+        ZeroedBuckets::try_new(len)
+            .unwrap_or_else(|| ZeroedBuckets::Heap((0..len.max(1)).map(|_| Bucket::default()).collect()))
     }
 
     /// `len` empty buckets, or `None` if the memory cannot be had.

@@ -121,8 +121,7 @@ impl TranspositionTable {
     /// A table of `2^bits` entries (two in a 64-byte bucket).
     pub fn new(bits: u32) -> TranspositionTable {
         let bucket_bits = bits.max(1) - 1;
-        let buckets = ZeroedBuckets::new(1usize << bucket_bits);
-        TranspositionTable { buckets, bucket_bits, date: 1 }
+        TranspositionTable { buckets: ZeroedBuckets::new(1usize << bucket_bits), bucket_bits, date: 1 }
     }
 
     /// A table of `2^bits` entries, or `None` if the memory cannot be had
