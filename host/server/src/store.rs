@@ -515,8 +515,23 @@ pub fn finish_job(
             params![job.id, now],
         )
         .map_err(db)?;
-    // A placement played in several chains is over once one chain ends it: another chain's
-    // job finishing later never puts the bot back to `rating`.
+    // A placement played in several chains ends with the last of its pairs being played: a bot
+    // shown `rated` gets no placement game more. The count is taken in this transaction, so of
+    // two pairs finishing at once the second to commit sees the first done.
+    let (status, reason) = if status == Status::Rated && job.kind == JobKind::Pair {
+        let others_running: i64 = transaction
+            .query_row(
+                "SELECT count(*) FROM server_jobs WHERE upload = ?1 AND kind = 'pair' AND state = 'running'",
+                params![job.upload],
+                |row| row.get(0),
+            )
+            .map_err(db)?;
+        if others_running > 0 { (Status::Rating, None) } else { (status, reason) }
+    } else {
+        (status, reason)
+    };
+    // A placement is over once one chain ends it: another chain's job finishing later never
+    // puts the bot back to `rating`.
     transaction
         .execute(
             "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason)
@@ -648,4 +663,38 @@ pub fn queue_refresh(connection: &mut Connection) -> Result<bool, String> {
         .map_err(db)?;
     transaction.commit().map_err(db)?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A placement played in two chains: the bot is `rated` only once neither pair is running,
+    /// whichever chain ends the placement first.
+    #[test]
+    fn a_placement_is_rated_once_its_last_running_pair_is_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut connection = open(&dir.path().join("contest.sqlite3")).unwrap();
+        let token = add_entrant(&connection, "Alice").unwrap();
+        let entrant = entrant_by_token(&connection, &token).unwrap().unwrap();
+        let upload = add_upload(&mut connection, entrant.id, "00", "bot.so", Path::new("bot.so"), 1).unwrap();
+        let check = claim_job(&mut connection, "worker 0").unwrap().unwrap();
+        finish_job(&mut connection, &check, Status::Rating, None, Next::Pairs { first: 0, count: 2 }).unwrap();
+        let first = claim_job(&mut connection, "worker 0").unwrap().unwrap();
+        let second = claim_job(&mut connection, "worker 1").unwrap().unwrap();
+        assert_eq!((first.kind, second.kind), (JobKind::Pair, JobKind::Pair));
+
+        // The first chain ends the placement while the second still plays its pair.
+        finish_job(&mut connection, &first, Status::Rated, Some("the game cap (4) was reached"), Next::Nothing)
+            .unwrap();
+        let status = |connection: &Connection| self::upload(connection, upload).unwrap().unwrap();
+        assert_eq!(status(&connection).status, Status::Rating, "a pair is still being played");
+        assert_eq!(status(&connection).reason, None);
+
+        finish_job(&mut connection, &second, Status::Rated, Some("the game cap (4) was reached"), Next::Nothing)
+            .unwrap();
+        assert_eq!(status(&connection).status, Status::Rated);
+        assert_eq!(status(&connection).reason.as_deref(), Some("the game cap (4) was reached"));
+        assert_eq!(claim_job(&mut connection, "worker 0").unwrap(), None, "nothing more to play");
+    }
 }
