@@ -87,6 +87,9 @@ pub const SHALLOW_SORT_ALL_MAX_EMPTIES: u32 = 19;
 pub const SHALLOW_SORT_CANDIDATES: usize = 5;
 /// Puts a move without an ordering search after every move with one.
 const UNSORTED_PENALTY: i32 = 2 * EVAL_INFINITY;
+/// Puts first a move whose position a selective search (bounds not trusted
+/// by an exact one) found to fail high here.
+const SELECTIVE_REFUTATION_BONUS: i32 = 8 * EVAL_INFINITY;
 /// How many nodes pass between two looks at the clock.
 pub const NODES_PER_CLOCK_CHECK: u64 = 1 << 14;
 
@@ -406,6 +409,33 @@ impl<'a> Solver<'a> {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             m.value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
         }
+
+        // Enhanced transposition cutoff: a child already known to fail high.
+        // Before the ordering searches, which a cut makes needless; children
+        // a selective search decided (bounds an exact search does not trust)
+        // are put first if they failed high there, last if they failed low,
+        // and need no ordering search either.
+        let mut decided_by_selective_search = 0u64;
+        if empties >= ETC_MIN_EMPTIES {
+            for i in base..end {
+                let m = self.move_stack[i];
+                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
+                if let Some(child) = self.tt.probe(next_player, next_opponent) {
+                    if -(child.upper as i32) >= beta {
+                        if self.trusted(child.depth) {
+                            let (score, square) = (-(child.upper as i32), m.square);
+                            return self.stored(player, opponent, empties, window_alpha, beta, score, square);
+                        }
+                        self.move_stack[i].value += SELECTIVE_REFUTATION_BONUS;
+                        decided_by_selective_search |= 1u64 << m.square;
+                    } else if -(child.lower as i32) < beta {
+                        self.move_stack[i].value -= SELECTIVE_REFUTATION_BONUS;
+                        decided_by_selective_search |= 1u64 << m.square;
+                    }
+                }
+            }
+        }
+
         if let Some(depth) = sort_depth {
             // Up to SHALLOW_SORT_ALL_MAX_EMPTIES only the best few moves by
             // the cheap value get an ordering search; the others follow them.
@@ -415,7 +445,7 @@ impl<'a> Solver<'a> {
                 i32::MIN
             };
             for m in &mut self.move_stack[base..end] {
-                if m.square == hash_move {
+                if m.square == hash_move || decided_by_selective_search & (1u64 << m.square) != 0 {
                     continue;
                 }
                 if m.value < threshold {
@@ -431,20 +461,6 @@ impl<'a> Solver<'a> {
                         -EVAL_INFINITY,
                         -sort_alpha,
                     );
-            }
-        }
-
-        // Enhanced transposition cutoff: a child already known to fail high.
-        if empties >= ETC_MIN_EMPTIES {
-            for m in &self.move_stack[base..end] {
-                let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
-                if let Some(child) = self.tt.probe(next_player, next_opponent)
-                    && self.trusted(child.depth)
-                    && -(child.upper as i32) >= beta
-                {
-                    let (score, square) = (-(child.upper as i32), m.square);
-                    return self.stored(player, opponent, empties, window_alpha, beta, score, square);
-                }
             }
         }
 
