@@ -533,7 +533,7 @@ impl OthelloApp {
         if let Some(review) = &mut self.review {
             review.update();
             if let Some(summary) = review.take_summary() {
-                let failed = summary.starts_with("Game analysis failed");
+                let failed = matches!(review.status(), crate::review::Status::Failed(_));
                 self.message = Some(Message { text: summary, is_error: failed });
             }
         }
@@ -647,9 +647,9 @@ impl OthelloApp {
         let spec = self.session.seating().spec(&path, None);
         match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
             Ok(review) => {
-                self.review = Some(review);
                 let name = self.plugins().iter().find(|p| p.path == path).map(|p| p.name.clone());
-                let with = name.map_or(String::new(), |name| format!(" with {name}"));
+                let with = name.as_ref().map_or(String::new(), |name| format!(" with {name}"));
+                self.review = Some(review.named(name));
                 self.show_info(format!("Analysing the game's {} moves{with}…", game.moves().len()));
             }
             Err(why) => self.show_error(why),

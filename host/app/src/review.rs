@@ -153,6 +153,8 @@ pub struct GameReview {
     status: Status,
     /// The end was reported to the user already.
     announced: bool,
+    /// The analysing bot's name, for the summary.
+    bot_name: Option<String>,
     reports: Receiver<Report>,
     stop: StopHandle,
 }
@@ -177,9 +179,16 @@ impl GameReview {
             handled: 0,
             status: Status::Running,
             announced: false,
+            bot_name: None,
             reports,
             stop,
         })
+    }
+
+    /// Names the analysing bot in the summary.
+    pub fn named(mut self, bot_name: Option<String>) -> GameReview {
+        self.bot_name = bot_name;
+        self
     }
 
     /// Takes the worker's news.
@@ -212,11 +221,12 @@ impl GameReview {
             return None;
         }
         self.announced = true;
+        let with = self.bot_name.as_ref().map_or(String::new(), |name| format!(" with {name}"));
         Some(match &self.status {
-            Status::Failed(why) => format!("Game analysis failed: {why}"),
+            Status::Failed(why) => format!("Game analysis{with} failed: {why}"),
             _ => match self.mistakes().count() {
-                0 => "Game analysed: no mistake found".to_owned(),
-                n => format!("Game analysed: {n} mistakes, marked in the move list and on the graph"),
+                0 => format!("Game analysed{with}: no mistake found"),
+                n => format!("Game analysed{with}: {n} mistakes, marked in the move list and on the graph"),
             },
         })
     }

@@ -366,9 +366,17 @@ fn game_analysis_takes_a_bot_with_the_analysis_export_when_none_is_chosen() {
     harness.step();
     click_button(&mut harness, "Analyse game");
     assert_eq!(harness.state().settings().analysis_bot.as_deref(), Some(library.as_path()), "taken and shown");
-    assert!(harness.query_by_label_contains("moves with ").is_some(), "the message line says which bot");
+    // The message line names the bot, while the analysis runs ("Analysing the game's 5 moves
+    // with …") and once it is done ("Game analysed with …": a fast bot is done within a frame).
+    let name = harness.state().plugins().iter().find(|p| p.path == library).expect("the bot is listed").name.clone();
+    assert!(harness.query_by_label_contains(&format!(" with {name}")).is_some(), "the message line says which bot");
     wait_until(&mut harness, "the game analysis", |app| {
         app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
     });
     assert_eq!(harness.state().game_review().unwrap().progress().0, 5, "every move analysed");
+    harness.step();
+    assert!(
+        harness.query_by_label_contains(&format!("Game analysed with {name}: ")).is_some(),
+        "the summary names the bot too"
+    );
 }
