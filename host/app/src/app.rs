@@ -648,9 +648,9 @@ impl OthelloApp {
         match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
             Ok(review) => {
                 let name = self.plugins().iter().find(|p| p.path == path).map(|p| p.name.clone());
-                let with = name.as_ref().map_or(String::new(), |name| format!(" with {name}"));
-                self.review = Some(review.named(name));
-                self.show_info(format!("Analysing the game's {} moves{with}…", game.moves().len()));
+                let review = review.named(name);
+                self.show_info(review.start_message());
+                self.review = Some(review);
             }
             Err(why) => self.show_error(why),
         }

@@ -185,10 +185,20 @@ impl GameReview {
         })
     }
 
-    /// Names the analysing bot in the summary.
+    /// Names the analysing bot in the messages.
     pub fn named(mut self, bot_name: Option<String>) -> GameReview {
         self.bot_name = bot_name;
         self
+    }
+
+    /// The line for the user as the analysis starts.
+    pub fn start_message(&self) -> String {
+        format!("Analysing the game's {} moves{}…", self.moves.len(), self.with_bot())
+    }
+
+    /// " with NAME", or nothing for a bot without a name.
+    fn with_bot(&self) -> String {
+        self.bot_name.as_ref().map_or(String::new(), |name| format!(" with {name}"))
     }
 
     /// Takes the worker's news.
@@ -221,7 +231,7 @@ impl GameReview {
             return None;
         }
         self.announced = true;
-        let with = self.bot_name.as_ref().map_or(String::new(), |name| format!(" with {name}"));
+        let with = self.with_bot();
         Some(match &self.status {
             Status::Failed(why) => format!("Game analysis{with} failed: {why}"),
             _ => match self.mistakes().count() {

@@ -517,21 +517,17 @@ pub fn finish_job(
         .map_err(db)?;
     // A placement played in several chains ends with the last of its pairs being played: a bot
     // shown `rated` gets no placement game more. The count is taken in this transaction, so of
-    // two pairs finishing at once the second to commit sees the first done.
-    let (status, reason) = if status == Status::Rated && job.kind == JobKind::Pair {
-        let others_running: i64 = transaction
-            .query_row(
-                "SELECT count(*) FROM server_jobs WHERE upload = ?1 AND kind = 'pair' AND state = 'running'",
-                params![job.upload],
-                |row| row.get(0),
-            )
-            .map_err(db)?;
-        if others_running > 0 { (Status::Rating, None) } else { (status, reason) }
+    // two pairs finishing at once the second to commit sees the first done (this job is done
+    // already: every pair still running is another chain's).
+    let (status, reason) = if status == Status::Rated
+        && job.kind == JobKind::Pair
+        && earlier_running_pairs(&transaction, job.upload, i64::MAX)? > 0
+    {
+        (Status::Rating, None)
     } else {
         (status, reason)
     };
-    // A placement is over once one chain ends it: another chain's job finishing later never
-    // puts the bot back to `rating`.
+    // A bot once rated stays so: a pair finishing later never puts it back to `rating`.
     transaction
         .execute(
             "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason)
