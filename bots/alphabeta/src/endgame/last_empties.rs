@@ -1,6 +1,7 @@
 //! The last empties of the exact solver: from [`super::SHALLOW_MAX_EMPTIES`] empties
 //! down, plain alpha-beta without the transposition table or move sorting,
-//! moves tried in quadrant-parity order, and at 4 empties and fewer
+//! moves tried isolated empties first, then in quadrant-parity order, and at
+//! 4 empties and fewer
 //! hand-unrolled solvers that generate no move lists. Most of the solver's
 //! nodes are here.
 
@@ -134,6 +135,17 @@ fn stability_ceiling(player: u64, opponent: u64, alpha: i32) -> i32 {
     SCORE_MAX - 2 * stable_discs_for_cut(opponent, player, needed).count_ones() as i32
 }
 
+/// The empty squares with no empty neighbour: a move there fills a region of
+/// its own, so its side keeps that region's last move; they are tried first,
+/// as Egaroucid does. FFO #45–#52: 6.2 % fewer nodes, 0.983x the time
+/// (3 pairs); at 5–6 empties most of the gain, at 3 empties none.
+#[inline(always)]
+fn isolated_empties(empty: u64) -> u64 {
+    let sideways = ((empty & 0x7F7F_7F7F_7F7F_7F7F) << 1) | ((empty & 0xFEFE_FEFE_FEFE_FEFE) >> 1);
+    let row_and_sideways = empty | sideways;
+    empty & !(sideways | row_and_sideways << 8 | row_and_sideways >> 8)
+}
+
 /// The quadrant (index into [`QUADRANTS`]) of each square.
 const QUADRANT_OF: [u8; 64] = {
     let mut table = [0u8; 64];
@@ -216,11 +228,14 @@ impl Solver<'_> {
             return -self.shallow_with_parity(opponent, player, -beta, -alpha, true, odd);
         }
         let mut best_score = -SCORE_MAX - 1;
+        let isolated = isolated_empties(empty);
+        let rest = moves & !isolated;
         for part in [
-            moves & odd & GOOD_SQUARES,
-            moves & odd & !GOOD_SQUARES,
-            moves & !odd & GOOD_SQUARES,
-            moves & !odd & !GOOD_SQUARES,
+            moves & isolated,
+            rest & odd & GOOD_SQUARES,
+            rest & odd & !GOOD_SQUARES,
+            rest & !odd & GOOD_SQUARES,
+            rest & !odd & !GOOD_SQUARES,
         ] {
             for square in Bits(part) {
                 let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
@@ -251,11 +266,14 @@ impl Solver<'_> {
     fn solve_few(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empty: u64, odd: u64) -> i32 {
         let mut squares = [0usize; 4];
         let mut n = 0;
+        let isolated = isolated_empties(empty);
+        let rest = empty & !isolated;
         let parts = [
-            empty & odd & GOOD_SQUARES,
-            empty & odd & !GOOD_SQUARES,
-            empty & !odd & GOOD_SQUARES,
-            empty & !odd & !GOOD_SQUARES,
+            isolated,
+            rest & odd & GOOD_SQUARES,
+            rest & odd & !GOOD_SQUARES,
+            rest & !odd & GOOD_SQUARES,
+            rest & !odd & !GOOD_SQUARES,
         ];
         for square in parts.into_iter().flat_map(Bits) {
             squares[n] = square;
@@ -417,6 +435,23 @@ impl Solver<'_> {
 mod tests {
     use super::*;
     use crate::board::xorshift;
+
+    #[test]
+    fn isolated_empties_have_no_empty_neighbour() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..2_000 {
+            xorshift(&mut state);
+            // About one square in eight empty.
+            let empty = state & state.rotate_left(21) & state.rotate_left(42);
+            let expected = Bits(empty)
+                .filter(|&square| NEIGHBOURS[square] & empty == 0)
+                .fold(0, |all, square| all | 1u64 << square);
+            assert_eq!(isolated_empties(empty), expected, "{empty:#x}");
+        }
+        // a1, b1 and c1 touch in a row, h1 and g2 diagonally; h8 is alone.
+        let empty = 1 | 1 << 63 | 1 << 1 | 1 << 2 | 1 << 7 | 1 << 14;
+        assert_eq!(isolated_empties(empty), 1 << 63);
+    }
 
     #[test]
     fn last_flip_counts_match_the_move_generator() {
