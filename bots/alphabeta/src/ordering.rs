@@ -128,7 +128,29 @@ pub fn fastest_first_value(next_player: u64, next_opponent: u64, square: u8, odd
         return WIPEOUT_BONUS;
     }
     let replies = legal_moves(next_player, next_opponent);
-    let weighted_replies = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+    fastest_first_value_given_replies(next_player, next_opponent, replies, square, odd_region, hash_move)
+}
+
+/// Replies to a move, corner replies counted twice.
+#[inline(always)]
+pub fn weighted_replies(replies: u64) -> i32 {
+    (replies.count_ones() + (replies & CORNERS).count_ones()) as i32
+}
+
+/// [`fastest_first_value`] given the opponent's `replies` after the move.
+#[inline(always)]
+pub fn fastest_first_value_given_replies(
+    next_player: u64,
+    next_opponent: u64,
+    replies: u64,
+    square: u8,
+    odd_region: u64,
+    hash_move: u8,
+) -> i32 {
+    if next_player == 0 {
+        return WIPEOUT_BONUS;
+    }
+    let weighted_replies = weighted_replies(replies);
     let empty = !(next_player | next_opponent);
     let potential = frontier_empties(next_opponent, empty).count_ones() as i32;
     let mut value = -OPPONENT_MOBILITY_WEIGHT * weighted_replies - OPPONENT_POTENTIAL_WEIGHT * potential
