@@ -33,8 +33,10 @@ use crate::ordering::shallow_search;
 pub const SELECTIVITIES: [f64; 1] = [1.5];
 /// The selectivity index of exact searches (no cuts).
 pub const EXACT: usize = SELECTIVITIES.len();
-/// Table depths of results are `selectivity · QUALITY_STEP + empties`.
-pub const QUALITY_STEP: u32 = 64;
+/// Table depths of results are `selectivity · QUALITY_STEP + empties`: the
+/// table evicts entries by the empties alone (see
+/// [`crate::tt::DEPTH_WORK_LIMIT`]).
+pub const QUALITY_STEP: u32 = crate::tt::DEPTH_WORK_LIMIT as u32;
 /// Fewer empties than this: no ProbCut (the subtree is cheap to search).
 pub const MIN_EMPTIES: u32 = 12;
 /// The error's standard deviation in discs:
