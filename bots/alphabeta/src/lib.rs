@@ -15,7 +15,7 @@
 //! | `tt.rs` | transposition table |
 //! | `table_memory.rs` | the tables' memory, in 2 MiB pages on Linux |
 //! | `search.rs` | midgame search, [`Searcher`] |
-//! | `endgame.rs` | exact solver |
+//! | `endgame.rs` | exact solver (`endgame/`: the last empties, a small table of its own, the whole solve) |
 //! | `mpc.rs` | Multi-ProbCut: selective searches before the exact one |
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
