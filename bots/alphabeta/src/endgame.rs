@@ -336,31 +336,22 @@ impl<'a> Solver<'a> {
             beta = beta.min(ceiling);
         }
 
-        // Transposition table: bounds from an earlier visit.
+        // Bounds from an earlier visit: the shared transposition table's
+        // (with its best move), or below TT_MIN_EMPTIES the solver's own.
         let mut hash_move = NO_MOVE;
-        if empties >= TT_MIN_EMPTIES
-            && let Some(entry) = self.tt.probe(player, opponent)
-        {
-            hash_move = entry.best_move;
-            let (lower, upper) = if self.trusted(entry.depth) {
-                (entry.lower as i32, entry.upper as i32)
-            } else {
-                (-SCORE_MAX, SCORE_MAX)
-            };
-            if lower >= beta {
-                return lower;
-            }
-            if upper <= alpha {
-                return upper;
-            }
-            if lower == upper {
-                return lower;
-            }
-            alpha = alpha.max(lower);
-            beta = beta.min(upper);
-        } else if empties < TT_MIN_EMPTIES
-            && let Some((lower, upper)) = self.local_table.probe(player, opponent, empties)
-        {
+        let known = if empties >= TT_MIN_EMPTIES {
+            self.tt.probe(player, opponent).map(|entry| {
+                hash_move = entry.best_move;
+                if self.trusted(entry.depth) {
+                    (entry.lower as i32, entry.upper as i32)
+                } else {
+                    (-SCORE_MAX, SCORE_MAX)
+                }
+            })
+        } else {
+            self.local_table.probe(player, opponent, empties)
+        };
+        if let Some((lower, upper)) = known {
             if lower >= beta {
                 return lower;
             }

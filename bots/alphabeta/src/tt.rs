@@ -206,13 +206,7 @@ impl TranspositionTable {
         best_move: u8,
         score_limit: i32,
     ) {
-        let (lower, upper) = if score <= alpha {
-            (-score_limit, score)
-        } else if score >= beta {
-            (score, score_limit)
-        } else {
-            (score, score)
-        };
+        let (lower, upper) = window_bounds(alpha, beta, score, score_limit);
         let (lower, upper) = (lower as i16, upper as i16);
         let depth = depth.min(u8::MAX as u32) as u8;
         let date = self.date;
@@ -250,6 +244,21 @@ impl TranspositionTable {
         let priority = |e: Entry| ((e.date == date) as u32) << 8 | (e.depth % DEPTH_WORK_LIMIT) as u32;
         let victim = if priority(bucket[0].entry()) <= priority(bucket[1].entry()) { 0 } else { 1 };
         bucket[victim].write(player, opponent, Entry { lower, upper, best_move, depth, date });
+    }
+}
+
+/// The bounds `(lower, upper)` a fail-soft search's `score` proves with the
+/// window (`alpha`, `beta`): a fail-low an upper bound, a fail-high a lower
+/// bound, anything between the exact score. `score_limit` is the widest
+/// score (the bound that stays open).
+#[inline(always)]
+pub fn window_bounds(alpha: i32, beta: i32, score: i32, score_limit: i32) -> (i32, i32) {
+    if score <= alpha {
+        (-score_limit, score)
+    } else if score >= beta {
+        (score, score_limit)
+    } else {
+        (score, score)
     }
 }
 

@@ -9,6 +9,7 @@
 //! position whatever search stored it, and the table never needs clearing.
 
 use crate::board::SCORE_MAX;
+use crate::tt::window_bounds;
 
 /// Nodes with this many empties or more, and fewer than
 /// [`super::TT_MIN_EMPTIES`], use the local table.
@@ -59,13 +60,7 @@ impl LocalTable {
     /// Stores what a fail-soft search with window (`alpha`, `beta`) found.
     #[inline(always)]
     pub fn store(&mut self, player: u64, opponent: u64, empties: u32, alpha: i32, beta: i32, score: i32) {
-        let (lower, upper) = if score <= alpha {
-            (-SCORE_MAX, score)
-        } else if score >= beta {
-            (score, SCORE_MAX)
-        } else {
-            (score, score)
-        };
+        let (lower, upper) = window_bounds(alpha, beta, score, SCORE_MAX);
         self.entries[Self::index(player, opponent, empties)] =
             LocalEntry { player, opponent, lower: lower as i8, upper: upper as i8 };
     }
