@@ -124,9 +124,6 @@ impl MoveList {
 /// next_opponent)` is the position after the move (the opponent to move).
 #[inline(always)]
 pub fn fastest_first_value(next_player: u64, next_opponent: u64, square: u8, odd_region: u64, hash_move: u8) -> i32 {
-    if next_player == 0 {
-        return WIPEOUT_BONUS;
-    }
     let replies = legal_moves(next_player, next_opponent);
     fastest_first_value_given_replies(next_player, next_opponent, replies, square, odd_region, hash_move)
 }

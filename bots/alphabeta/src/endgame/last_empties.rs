@@ -146,6 +146,21 @@ fn isolated_empties(empty: u64) -> u64 {
     empty & !(sideways | row_and_sideways << 8 | row_and_sideways >> 8)
 }
 
+/// `squares` split in the order the last empties try them: isolated
+/// empties, then the odd quadrants' squares, then the rest, good squares
+/// before the others within each.
+#[inline(always)]
+fn in_trial_order(squares: u64, isolated: u64, odd: u64) -> [u64; 5] {
+    let rest = squares & !isolated;
+    [
+        squares & isolated,
+        rest & odd & GOOD_SQUARES,
+        rest & odd & !GOOD_SQUARES,
+        rest & !odd & GOOD_SQUARES,
+        rest & !odd & !GOOD_SQUARES,
+    ]
+}
+
 /// The quadrant (index into [`QUADRANTS`]) of each square.
 const QUADRANT_OF: [u8; 64] = {
     let mut table = [0u8; 64];
@@ -228,15 +243,7 @@ impl Solver<'_> {
             return -self.shallow_with_parity(opponent, player, -beta, -alpha, true, odd);
         }
         let mut best_score = -SCORE_MAX - 1;
-        let isolated = isolated_empties(empty);
-        let rest = moves & !isolated;
-        for part in [
-            moves & isolated,
-            rest & odd & GOOD_SQUARES,
-            rest & odd & !GOOD_SQUARES,
-            rest & !odd & GOOD_SQUARES,
-            rest & !odd & !GOOD_SQUARES,
-        ] {
+        for part in in_trial_order(moves, isolated_empties(empty), odd) {
             for square in Bits(part) {
                 let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
                 let child_odd = odd ^ QUADRANT_OF_SQUARE[square];
@@ -266,16 +273,7 @@ impl Solver<'_> {
     fn solve_few(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empty: u64, odd: u64) -> i32 {
         let mut squares = [0usize; 4];
         let mut n = 0;
-        let isolated = isolated_empties(empty);
-        let rest = empty & !isolated;
-        let parts = [
-            isolated,
-            rest & odd & GOOD_SQUARES,
-            rest & odd & !GOOD_SQUARES,
-            rest & !odd & GOOD_SQUARES,
-            rest & !odd & !GOOD_SQUARES,
-        ];
-        for square in parts.into_iter().flat_map(Bits) {
+        for square in in_trial_order(empty, isolated_empties(empty), odd).into_iter().flat_map(Bits) {
             squares[n] = square;
             n += 1;
         }
