@@ -20,9 +20,7 @@ mod last_empties;
 mod local_table;
 mod solve;
 
-pub use solve::{
-    BIG_ENDGAME_TABLE_BITS, BIG_SOLVE_MIN_EMPTIES, HUGE_ENDGAME_TABLE_BITS, HUGE_SOLVE_MIN_EMPTIES, Solution,
-};
+pub use solve::{BIG_ENDGAME_TABLE_BITS, BIG_SOLVE_MIN_EMPTIES, Solution};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

@@ -19,16 +19,14 @@ use crate::tt::TranspositionTable;
 /// overflow 2^20 entries (FFO #40–#49: 10 % fewer nodes with 2^22), while
 /// games at arena speeds never solve that deep and so never pay for the
 /// bigger table's 128 MiB and its clearing at every new game.
+///
+/// No bigger table pays, however deep the solve: since the table evicts by
+/// work (see [`crate::tt::DEPTH_WORK_LIMIT`]), 2^24 entries (512 MiB) saved
+/// FFO #53 (28 empties) only 0.7 % of its nodes, yet took more time: clearing
+/// its pages costs about a second, and its probes miss this machine's caches
+/// (the 128 MiB table fits its 480 MiB L3) more often.
 pub const BIG_SOLVE_MIN_EMPTIES: u32 = 20;
 pub const BIG_ENDGAME_TABLE_BITS: u32 = 22;
-/// A solve of at least this many empties grows the table further, to
-/// [`HUGE_ENDGAME_TABLE_BITS`] (512 MiB), if the memory can be had; if not,
-/// it goes on with the table it has. FFO #53 (28 empties): 10.8 % fewer
-/// nodes, 0.956x the time (2 pairs); on #50–#52 (26–27 empties) the 2^24
-/// table saved 3 % of the nodes but cost 1.044x the time, its pages being
-/// cleared as they are first touched (about a second).
-pub const HUGE_SOLVE_MIN_EMPTIES: u32 = 28;
-pub const HUGE_ENDGAME_TABLE_BITS: u32 = 24;
 /// Midgame depth searched to guess the score before an exact solve (the
 /// selective search refines the guess, in fewer null-window tests the closer
 /// it starts). FFO #40–#49 against 8: guesses off by 2.4 discs on average
@@ -90,11 +88,7 @@ impl Searcher {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
         if self.grow_endgame_table {
-            let wanted_bits = match empties {
-                HUGE_SOLVE_MIN_EMPTIES.. => HUGE_ENDGAME_TABLE_BITS,
-                BIG_SOLVE_MIN_EMPTIES.. => BIG_ENDGAME_TABLE_BITS,
-                _ => 0,
-            };
+            let wanted_bits = if empties >= BIG_SOLVE_MIN_EMPTIES { BIG_ENDGAME_TABLE_BITS } else { 0 };
             if self.endgame_tt.bits() < wanted_bits
                 && let Some(bigger) = TranspositionTable::try_new(wanted_bits)
             {
