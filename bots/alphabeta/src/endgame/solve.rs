@@ -87,13 +87,12 @@ impl Searcher {
     fn solve_in_mode(&mut self, position: &Position, deadline: Option<Instant>, mode: SolveMode) -> Option<Solution> {
         let (player, opponent) = (position.player().0, position.opponent().0);
         let empties = position.empty().count();
-        if self.grow_endgame_table {
-            let wanted_bits = if empties >= BIG_SOLVE_MIN_EMPTIES { BIG_ENDGAME_TABLE_BITS } else { 0 };
-            if self.endgame_tt.bits() < wanted_bits
-                && let Some(bigger) = TranspositionTable::try_new(wanted_bits)
-            {
-                self.endgame_tt = bigger;
-            }
+        if self.grow_endgame_table
+            && empties >= BIG_SOLVE_MIN_EMPTIES
+            && self.endgame_tt.bits() < BIG_ENDGAME_TABLE_BITS
+            && let Some(bigger) = TranspositionTable::try_new(BIG_ENDGAME_TABLE_BITS)
+        {
+            self.endgame_tt = bigger;
         }
         self.endgame_tt.new_search();
         let mut nodes = 0;
