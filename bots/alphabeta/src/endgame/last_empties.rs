@@ -287,7 +287,7 @@ impl Solver<'_> {
             4 => self.solve_4(player, opponent, alpha, beta, squares, false),
             3 => self.solve_3_or_pass(player, opponent, alpha, beta, [squares[0], squares[1], squares[2]]),
             2 => self.solve_2_or_pass(player, opponent, alpha, beta, squares[0], squares[1]),
-            1 => self.solve_1(player, opponent, squares[0]),
+            1 => self.solve_1(player, opponent, squares[0], -SCORE_MAX - 1),
             _ => final_score(player, opponent),
         }
     }
@@ -377,7 +377,7 @@ impl Solver<'_> {
         let flipped = flips_if_adjacent(player, opponent, a);
         if flipped != 0 {
             let (next_player, next_opponent) = play(player, opponent, a, flipped);
-            best_score = -self.solve_1(next_player, next_opponent, b);
+            best_score = -self.solve_1(next_player, next_opponent, b, -beta);
             if best_score >= beta {
                 return Some(best_score);
             }
@@ -385,7 +385,7 @@ impl Solver<'_> {
         let flipped = flips_if_adjacent(player, opponent, b);
         if flipped != 0 {
             let (next_player, next_opponent) = play(player, opponent, b, flipped);
-            best_score = best_score.max(-self.solve_1(next_player, next_opponent, a));
+            best_score = best_score.max(-self.solve_1(next_player, next_opponent, a, -beta));
         }
         (best_score > -SCORE_MAX - 1).then_some(best_score)
     }
@@ -409,15 +409,24 @@ impl Solver<'_> {
         }
     }
 
-    /// One empty square: the score follows from the number of discs flipped.
+    /// One empty square: the score follows from the number of discs
+    /// flipped. Fail-soft: a score at most `alpha` may be an upper bound.
     #[inline(always)]
-    fn solve_1(&mut self, player: u64, opponent: u64, square: usize) -> i32 {
+    fn solve_1(&mut self, player: u64, opponent: u64, square: usize, alpha: i32) -> i32 {
         self.nodes += 1;
         // 63 discs on the board: the mover has `mine`, the opponent 63 - mine.
         let mine = player.count_ones() as i32;
         let flipped = count_last_flips(player, square);
         if flipped != 0 {
             return 2 * (mine + flipped) - 62;
+        }
+        // The mover cannot move: the score is at most 2 * mine - 62 (the
+        // mover taking the square when nobody can move), and if that is no
+        // more than alpha, the opponent's flips need not be counted (a lazy
+        // cut-off, as in Zebra and Edax).
+        let ceiling = 2 * mine - 62;
+        if ceiling <= alpha {
+            return ceiling;
         }
         let flipped = count_last_flips(opponent, square);
         if flipped != 0 {
@@ -449,6 +458,33 @@ mod tests {
         // a1, b1 and c1 touch in a row, h1 and g2 diagonally; h8 is alone.
         let empty = 1 | 1 << 63 | 1 << 1 | 1 << 2 | 1 << 7 | 1 << 14;
         assert_eq!(isolated_empties(empty), 1 << 63);
+    }
+
+    #[test]
+    fn the_last_empty_is_scored_exactly_or_bounded_below_alpha() {
+        let tt = crate::tt::TranspositionTable::new(10);
+        let mut solver = Solver::new(&tt);
+        let mut state = 0x5851_F42D_4C95_7F2Du64;
+        let mut lazy_cuts = 0;
+        for _ in 0..20_000 {
+            xorshift(&mut state);
+            let square = (state % 64) as usize;
+            let player = state.rotate_left(29) & !(1u64 << square);
+            let opponent = !player & !(1u64 << square);
+            let exact = super::super::reference_solve(player, opponent);
+            for alpha in [-SCORE_MAX - 1, exact - 3, exact - 1, exact + 1, exact + 5] {
+                let score = solver.solve_1(player, opponent, square, alpha);
+                if score <= alpha {
+                    // Fail-soft: an upper bound, never below the true score.
+                    assert!(exact <= score, "{player:#x} {square} alpha {alpha}: {score} < {exact}");
+                    lazy_cuts += (score != exact) as u32;
+                } else {
+                    assert_eq!(score, exact, "{player:#x} {square} alpha {alpha}");
+                }
+            }
+        }
+        // The lazy cut-off happens (the mover has no move and is behind).
+        assert!(lazy_cuts > 0);
     }
 
     #[test]
