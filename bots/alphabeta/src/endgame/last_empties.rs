@@ -461,7 +461,7 @@ mod tests {
     }
 
     #[test]
-    fn the_last_empty_is_scored_exactly_or_bounded_below_alpha() {
+    fn the_last_empty_is_scored_exactly_unless_it_fails_low() {
         let tt = crate::tt::TranspositionTable::new(10);
         let mut solver = Solver::new(&tt);
         let mut state = 0x5851_F42D_4C95_7F2Du64;
