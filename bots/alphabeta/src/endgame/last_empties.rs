@@ -442,6 +442,7 @@ impl Solver<'_> {
 mod tests {
     use super::*;
     use crate::board::xorshift;
+    use crate::endgame::reference_solve;
 
     #[test]
     fn isolated_empties_have_no_empty_neighbour() {
@@ -460,6 +461,15 @@ mod tests {
         assert_eq!(isolated_empties(empty), 1 << 63);
     }
 
+    /// A full board but for one random square, the discs split at random:
+    /// `(player, opponent, empty square)`.
+    fn random_board_with_one_empty(state: &mut u64) -> (u64, u64, usize) {
+        xorshift(state);
+        let square = (*state % 64) as usize;
+        let player = state.rotate_left(17) & !(1u64 << square);
+        (player, !player & !(1u64 << square), square)
+    }
+
     #[test]
     fn the_last_empty_is_scored_exactly_unless_it_fails_low() {
         let tt = crate::tt::TranspositionTable::new(10);
@@ -467,11 +477,8 @@ mod tests {
         let mut state = 0x5851_F42D_4C95_7F2Du64;
         let mut lazy_cuts = 0;
         for _ in 0..20_000 {
-            xorshift(&mut state);
-            let square = (state % 64) as usize;
-            let player = state.rotate_left(29) & !(1u64 << square);
-            let opponent = !player & !(1u64 << square);
-            let exact = super::super::reference_solve(player, opponent);
+            let (player, opponent, square) = random_board_with_one_empty(&mut state);
+            let exact = reference_solve(player, opponent);
             for alpha in [-SCORE_MAX - 1, exact - 3, exact - 1, exact + 1, exact + 5] {
                 let score = solver.solve_1(player, opponent, square, alpha);
                 if score <= alpha {
@@ -491,10 +498,7 @@ mod tests {
     fn last_flip_counts_match_the_move_generator() {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
-            xorshift(&mut state);
-            let square = (state % 64) as usize;
-            let player = state.rotate_left(17) & !(1u64 << square);
-            let opponent = !player & !(1u64 << square);
+            let (player, opponent, square) = random_board_with_one_empty(&mut state);
             assert_eq!(count_last_flips(player, square), flips(player, opponent, square).count_ones() as i32);
         }
     }
