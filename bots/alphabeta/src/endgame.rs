@@ -31,13 +31,13 @@ use self::local_table::LocalTable;
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::busy::{BusyTable, while_busy};
 use crate::eval::EVAL_SCALE;
+use crate::instruction_set::{Avx512, Baseline, InstructionSet, detected_avx512};
 use crate::mpc;
 use crate::ordering::{
     MAX_MOVES, MoveList, ScoredMove, fastest_first_value, fastest_first_value_given_replies, odd_quadrants,
-    shallow_search, weighted_replies,
+    weighted_replies,
 };
 use crate::pvs::principal_variation;
-use crate::stability::stable_discs;
 use crate::tt::{NO_MOVE, TranspositionTable};
 
 /// At most this many empties: no transposition table, no move sorting.
@@ -137,6 +137,9 @@ pub struct Solver<'a> {
     busy: Option<&'a BusyTable>,
     /// Bounds of the nodes below [`TT_MIN_EMPTIES`].
     local_table: LocalTable,
+    /// The AVX-512 copy of the hot code, if this processor runs it
+    /// ([`crate::instruction_set`]); else the build's own.
+    avx512: Option<Avx512>,
 }
 
 impl<'a> Solver<'a> {
@@ -154,7 +157,20 @@ impl<'a> Solver<'a> {
             root_start: (0, 1),
             busy: None,
             local_table: LocalTable::new(),
+            avx512: detected_avx512(),
         }
+    }
+
+    /// Runs the build's own code even where AVX-512 is available (the
+    /// results are the same; for tests and comparisons).
+    pub fn with_baseline_instructions(mut self) -> Solver<'a> {
+        self.avx512 = None;
+        self
+    }
+
+    /// Whether this solver runs the AVX-512 copy of its code.
+    pub fn uses_avx512(&self) -> bool {
+        self.avx512.is_some()
     }
 
     /// Gives up (see [`Solver::aborted`]) once `stop` is set (a helper
@@ -220,16 +236,30 @@ impl<'a> Solver<'a> {
     /// The exact score within the window (`alpha`, `beta`) and the best move
     /// (`None` for a pass or a finished game), searching the root moves in order.
     /// Fail-soft: a score ≤ alpha is an upper bound, ≥ beta a lower bound.
-    pub fn solve_root(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32) -> (i32, Option<usize>) {
+    pub fn solve_root(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32) -> (i32, Option<usize>) {
+        match self.avx512 {
+            Some(isa) => self.solve_root_with(isa, player, opponent, alpha, beta),
+            None => self.solve_root_with(Baseline, player, opponent, alpha, beta),
+        }
+    }
+
+    fn solve_root_with<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        mut alpha: i32,
+        beta: i32,
+    ) -> (i32, Option<usize>) {
         self.nodes += 1;
         let moves = legal_moves(player, opponent);
         if moves == 0 {
             if legal_moves(opponent, player) == 0 {
                 return (final_score(player, opponent), None);
             }
-            return (-self.search(opponent, player, -beta, -alpha, true), None);
+            return (-isa.search(self, opponent, player, -beta, -alpha, true), None);
         }
-        let mut list = self.ordered_moves(player, opponent, moves);
+        let mut list = self.ordered_moves(isa, player, opponent, moves);
         let mut ordered = [ScoredMove::default(); MAX_MOVES];
         let mut count = 0;
         while let Some(m) = list.next_best() {
@@ -244,11 +274,11 @@ impl<'a> Solver<'a> {
         for &m in &ordered[..count] {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let score = if first {
-                -self.search(next_player, next_opponent, -beta, -alpha, false)
+                -isa.search(self, next_player, next_opponent, -beta, -alpha, false)
             } else {
-                let probe = -self.search(next_player, next_opponent, -alpha - 1, -alpha, false);
+                let probe = -isa.search(self, next_player, next_opponent, -alpha - 1, -alpha, false);
                 if probe > alpha && probe < beta {
-                    -self.search(next_player, next_opponent, -beta, -probe, false)
+                    -isa.search(self, next_player, next_opponent, -beta, -probe, false)
                 } else {
                     probe
                 }
@@ -271,7 +301,7 @@ impl<'a> Solver<'a> {
         (best_score, best_move)
     }
 
-    fn ordered_moves(&mut self, player: u64, opponent: u64, moves: u64) -> MoveList {
+    fn ordered_moves<I: InstructionSet>(&mut self, isa: I, player: u64, opponent: u64, moves: u64) -> MoveList {
         let empties = (!(player | opponent)).count_ones();
         let hash_move = self.tt.probe(player, opponent).map_or(NO_MOVE, |e| e.best_move);
         let odd = odd_quadrants(!(player | opponent));
@@ -286,7 +316,7 @@ impl<'a> Solver<'a> {
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
             if let Some(depth) = sort_depth {
                 value -= SHALLOW_SORT_WEIGHT
-                    * shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
+                    * isa.shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
                         next_player,
                         next_opponent,
                         depth,
@@ -313,11 +343,29 @@ impl<'a> Solver<'a> {
 
     /// The score of a position with more than [`SHALLOW_MAX_EMPTIES`] empties
     /// (or fewer: it hands over), principal-variation search with the table.
-    pub fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
+    pub fn search(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+        match self.avx512 {
+            Some(isa) => isa.search(self, player, opponent, alpha, beta, passed),
+            None => Baseline.search(self, player, opponent, alpha, beta, passed),
+        }
+    }
+
+    /// [`Solver::search`]'s body, compiled once per instruction set (see
+    /// [`crate::instruction_set`]); it recurses through `isa`.
+    #[inline(always)]
+    pub(crate) fn search_with<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        mut alpha: i32,
+        mut beta: i32,
+        passed: bool,
+    ) -> i32 {
         let empty = !(player | opponent);
         let empties = empty.count_ones();
         if empties <= SHALLOW_MAX_EMPTIES {
-            return self.shallow(player, opponent, alpha, beta, passed);
+            return self.shallow(isa, player, opponent, alpha, beta, passed);
         }
         self.nodes += 1;
         self.clock_check();
@@ -327,7 +375,7 @@ impl<'a> Solver<'a> {
 
         // Stability cutoff: the opponent's stable discs cap our result.
         if alpha >= STABILITY_THRESHOLD[empties as usize] {
-            let ceiling = SCORE_MAX - 2 * stable_discs(opponent, player).count_ones() as i32;
+            let ceiling = SCORE_MAX - 2 * isa.stable_discs_for_cut(opponent, player, u32::MAX).count_ones() as i32;
             if ceiling <= alpha {
                 return ceiling;
             }
@@ -367,7 +415,7 @@ impl<'a> Solver<'a> {
         // predicts the result (selective searches only).
         if self.selectivity < mpc::EXACT
             && empties >= mpc::MIN_EMPTIES
-            && let Some(score) = mpc::probcut(player, opponent, empties, alpha, beta, self.selectivity)
+            && let Some(score) = mpc::probcut(isa, player, opponent, empties, alpha, beta, self.selectivity)
         {
             return score;
         }
@@ -377,7 +425,7 @@ impl<'a> Solver<'a> {
             if passed {
                 return final_score(player, opponent);
             }
-            return -self.search(opponent, player, -beta, -alpha, true);
+            return -isa.search(self, opponent, player, -beta, -alpha, true);
         }
 
         // The table's best move first, before the other moves are even
@@ -389,7 +437,7 @@ impl<'a> Solver<'a> {
         if empties >= HASH_MOVE_FIRST_MIN_EMPTIES && hash_move != NO_MOVE && moves & (1u64 << hash_move) != 0 {
             let square = hash_move as usize;
             let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
-            let score = -self.search(next_player, next_opponent, -beta, -alpha, false);
+            let score = -isa.search(self, next_player, next_opponent, -beta, -alpha, false);
             if self.aborted {
                 return 0;
             }
@@ -433,7 +481,7 @@ impl<'a> Solver<'a> {
             let replies = legal_moves(next_player, next_opponent);
             if quick && weighted_replies(replies) <= 1 {
                 self.stack_top = end;
-                let score = -self.search(next_player, next_opponent, -beta, -alpha, false);
+                let score = -isa.search(self, next_player, next_opponent, -beta, -alpha, false);
                 self.stack_top = base;
                 if self.aborted {
                     return 0;
@@ -497,7 +545,7 @@ impl<'a> Solver<'a> {
                 }
                 let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
                 m.value -= SHALLOW_SORT_WEIGHT
-                    * shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
+                    * isa.shallow_search::<ENDGAME_ORDERING_WITH_PATTERNS>(
                         next_player,
                         next_opponent,
                         depth,
@@ -508,7 +556,7 @@ impl<'a> Solver<'a> {
         }
 
         self.stack_top = end;
-        let (best_score, best_move) = self.search_moves(player, opponent, alpha, beta, base, end, best);
+        let (best_score, best_move) = self.search_moves(isa, player, opponent, alpha, beta, base, end, best);
         self.stack_top = base;
         if self.aborted {
             return 0;
@@ -521,8 +569,10 @@ impl<'a> Solver<'a> {
     /// `best` is the result of a move searched already (the hash move), or
     /// `(-SCORE_MAX - 1, NO_MOVE)`: then the first move here gets the full window.
     #[allow(clippy::too_many_arguments)]
-    fn search_moves(
+    #[inline(always)]
+    fn search_moves<I: InstructionSet>(
         &mut self,
+        isa: I,
         player: u64,
         opponent: u64,
         mut alpha: i32,
@@ -556,7 +606,7 @@ impl<'a> Solver<'a> {
                 deferred |= 1u64 << m.square;
                 continue;
             }
-            let score = self.search_child(next_player, next_opponent, alpha, beta, first, busy);
+            let score = self.search_child(isa, next_player, next_opponent, alpha, beta, first, busy);
             if self.aborted {
                 return (best_score, best_move);
             }
@@ -573,7 +623,7 @@ impl<'a> Solver<'a> {
         }
         for square in Bits(deferred) {
             let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
-            let score = self.search_child(next_player, next_opponent, alpha, beta, false, busy);
+            let score = self.search_child(isa, next_player, next_opponent, alpha, beta, false, busy);
             if self.aborted {
                 break;
             }
@@ -595,9 +645,11 @@ impl<'a> Solver<'a> {
     /// mover's view: the full window for the `first` move, else a null
     /// window and a re-search should it land inside. Marked busy meanwhile
     /// when the threads share a `busy` table.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn search_child(
+    fn search_child<I: InstructionSet>(
         &mut self,
+        isa: I,
         next_player: u64,
         next_opponent: u64,
         alpha: i32,
@@ -607,7 +659,7 @@ impl<'a> Solver<'a> {
     ) -> i32 {
         while_busy(busy, next_player, next_opponent, || {
             principal_variation(first, alpha, beta, |alpha, beta| {
-                -self.search(next_player, next_opponent, -beta, -alpha, false)
+                -isa.search(self, next_player, next_opponent, -beta, -alpha, false)
             })
         })
     }
@@ -751,6 +803,36 @@ mod tests {
             let mut solver = Solver::new(&tt);
             assert!(solver.search(p, o, expected - 1, expected, false) >= expected);
             assert!(solver.search(p, o, expected, expected + 1, false) <= expected);
+        }
+    }
+
+    #[test]
+    fn the_avx512_copy_visits_the_same_nodes_as_the_build_s_own_code() {
+        if detected_avx512().is_none() {
+            eprintln!("this processor has no AVX-512 (or ALPHABETA_AVX512=0): only the build's own code is tested");
+            return;
+        }
+        // Selective then exact null-window tests, as a whole solve makes
+        // them: every search path (ProbCut, ordering searches, the table,
+        // the last empties) runs in both copies.
+        let solve = |solver: &mut Solver, p: u64, o: u64| {
+            let mut results = Vec::new();
+            for selectivity in 0..=mpc::EXACT {
+                solver.set_selectivity(selectivity);
+                for test in (-6..=6).step_by(2) {
+                    results.push(solver.solve_root(p, o, test - 1, test));
+                }
+            }
+            (results, solver.nodes)
+        };
+        for seed in 0..12 {
+            let (p, o) = random_position(9000 + seed, 14 + (seed % 5) as u32);
+            let (tt_avx512, tt_baseline) = (TranspositionTable::new(14), TranspositionTable::new(14));
+            let mut avx512 = Solver::new(&tt_avx512);
+            assert!(avx512.uses_avx512());
+            let mut baseline = Solver::new(&tt_baseline).with_baseline_instructions();
+            assert!(!baseline.uses_avx512());
+            assert_eq!(solve(&mut avx512, p, o), solve(&mut baseline, p, o), "seed {seed}");
         }
     }
 }

@@ -124,6 +124,13 @@ pub fn features(player: u64, opponent: u64) -> [i32; FEATURE_COUNT] {
 /// trained pattern correction ([`crate::patterns`]).
 #[inline]
 pub fn evaluate(player: u64, opponent: u64) -> i32 {
+    evaluate_inlined(player, opponent)
+}
+
+/// [`evaluate`], inlined into its caller (the solver's copies for each
+/// instruction set, [`crate::instruction_set`]).
+#[inline(always)]
+pub(crate) fn evaluate_inlined(player: u64, opponent: u64) -> i32 {
     let score = hand_evaluate_unclamped(player, opponent) + active().correction(player, opponent);
     score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
@@ -135,6 +142,13 @@ pub fn evaluate(player: u64, opponent: u64) -> i32 {
 /// hand-written part alone, 0.944x the time (3 pairs; #30–#39 0.84x, #50–#52
 /// 0.93x); the full evaluation orders better still but costs more than it saves.
 pub fn ordering_evaluate(player: u64, opponent: u64) -> i32 {
+    ordering_evaluate_inlined(player, opponent)
+}
+
+/// [`ordering_evaluate`], inlined into its caller (the solver's copies for
+/// each instruction set, [`crate::instruction_set`]).
+#[inline(always)]
+pub(crate) fn ordering_evaluate_inlined(player: u64, opponent: u64) -> i32 {
     let score = hand_evaluate_unclamped(player, opponent) + active().edge_and_corner_correction(player, opponent);
     score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }

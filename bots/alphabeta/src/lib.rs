@@ -17,6 +17,7 @@
 //! | `search.rs` | midgame search, [`Searcher`] |
 //! | `endgame.rs` | exact solver (`endgame/`: the last empties, a small table of its own, the whole solve) |
 //! | `mpc.rs` | Multi-ProbCut: selective searches before the exact one |
+//! | `instruction_set.rs` | the solver's hot code compiled for AVX-512 too, chosen at run time |
 //! | `time.rs` | time management |
 //! | `level.rs` | strength levels |
 //! | `book.rs` | the opening book (built by the bot's own search, shipped in `book/book.bin`) |
@@ -56,6 +57,7 @@ pub mod book;
 pub mod busy;
 pub mod endgame;
 pub mod eval;
+pub mod instruction_set;
 pub mod level;
 pub mod mpc;
 pub mod ordering;

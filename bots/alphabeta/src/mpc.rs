@@ -22,7 +22,7 @@
 //! minutes on 1 core).
 
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE};
-use crate::ordering::shallow_search;
+use crate::instruction_set::InstructionSet;
 
 /// The confidence of each selective search, in standard deviations of the
 /// prediction error (1.5 ≈ 87 % of cuts right). Measured on FFO #40–#44 and
@@ -87,17 +87,26 @@ pub fn sigma(empties: u32, depth: u32) -> f64 {
 /// `SELECTIVITIES[selectivity]`, that the exact score of the position lies
 /// outside (`alpha`, `beta`) (disc differences): `beta` for above, `alpha`
 /// for below. `None` to search on.
-pub fn probcut(player: u64, opponent: u64, empties: u32, alpha: i32, beta: i32, selectivity: usize) -> Option<i32> {
+#[inline(always)]
+pub fn probcut<I: InstructionSet>(
+    isa: I,
+    player: u64,
+    opponent: u64,
+    empties: u32,
+    alpha: i32,
+    beta: i32,
+    selectivity: usize,
+) -> Option<i32> {
     let depth = shallow_depth(empties);
     let margin = (SELECTIVITIES[selectivity] * sigma(empties, depth)) as i32;
     // Fail high: the shallow value is at least beta + margin.
     let high = beta * EVAL_SCALE + margin;
-    if high < EVAL_LIMIT && shallow_search::<true>(player, opponent, depth, high - 1, high) >= high {
+    if high < EVAL_LIMIT && isa.shallow_search::<true>(player, opponent, depth, high - 1, high) >= high {
         return Some(beta);
     }
     // Fail low: the shallow value is at most alpha - margin.
     let low = alpha * EVAL_SCALE - margin;
-    if low > -EVAL_LIMIT && shallow_search::<true>(player, opponent, depth, low, low + 1) <= low {
+    if low > -EVAL_LIMIT && isa.shallow_search::<true>(player, opponent, depth, low, low + 1) <= low {
         return Some(alpha);
     }
     None

@@ -9,7 +9,8 @@
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, CORNERS, final_score, frontier_empties, play};
-use crate::eval::{evaluate, ordering_evaluate, terminal_score};
+use crate::eval::terminal_score;
+use crate::instruction_set::{Baseline, InstructionSet};
 use crate::stability::corner_stable_count;
 use crate::tt::NO_MOVE;
 
@@ -167,7 +168,15 @@ pub fn fastest_first_value_given_replies(
 /// `WITH_PATTERNS`, else [`ordering_evaluate`] (the hand-written part and the
 /// edge and corner patterns: about a third of the cost; the endgame solver's
 /// ordering, measured on the FFO set, is faster overall with it).
-pub fn shallow_search<const WITH_PATTERNS: bool>(
+pub fn shallow_search<const WITH_PATTERNS: bool>(player: u64, opponent: u64, depth: u32, alpha: i32, beta: i32) -> i32 {
+    Baseline.shallow_search::<WITH_PATTERNS>(player, opponent, depth, alpha, beta)
+}
+
+/// [`shallow_search`]'s body, compiled once per instruction set (see
+/// [`crate::instruction_set`]); it recurses through `isa`.
+#[inline(always)]
+pub(crate) fn shallow_search_with<I: InstructionSet, const WITH_PATTERNS: bool>(
+    isa: I,
     player: u64,
     opponent: u64,
     depth: u32,
@@ -175,19 +184,19 @@ pub fn shallow_search<const WITH_PATTERNS: bool>(
     beta: i32,
 ) -> i32 {
     if depth == 0 {
-        return if WITH_PATTERNS { evaluate(player, opponent) } else { ordering_evaluate(player, opponent) };
+        return if WITH_PATTERNS { isa.evaluate(player, opponent) } else { isa.ordering_evaluate(player, opponent) };
     }
     let moves = legal_moves(player, opponent);
     if moves == 0 {
         if legal_moves(opponent, player) == 0 {
             return terminal_score(final_score(player, opponent));
         }
-        return -shallow_search::<WITH_PATTERNS>(opponent, player, depth, -beta, -alpha);
+        return -isa.shallow_search::<WITH_PATTERNS>(opponent, player, depth, -beta, -alpha);
     }
     let mut best = i32::MIN + 1;
     let mut consider = |square: usize, flipped: u64, alpha: &mut i32| -> bool {
         let (next_player, next_opponent) = play(player, opponent, square, flipped);
-        let score = -shallow_search::<WITH_PATTERNS>(next_player, next_opponent, depth - 1, -beta, -*alpha);
+        let score = -isa.shallow_search::<WITH_PATTERNS>(next_player, next_opponent, depth - 1, -beta, -*alpha);
         if score > best {
             best = score;
             if score > *alpha {

@@ -259,6 +259,13 @@ pub fn stable_discs(player: u64, opponent: u64) -> u64 {
 /// 1.023x: left out.
 #[inline]
 pub fn stable_discs_for_cut(player: u64, opponent: u64, needed: u32) -> u64 {
+    stable_discs_for_cut_inlined(player, opponent, needed)
+}
+
+/// [`stable_discs_for_cut`], inlined into its caller (the solver's copies
+/// for each instruction set, [`crate::instruction_set`]).
+#[inline(always)]
+pub(crate) fn stable_discs_for_cut_inlined(player: u64, opponent: u64, needed: u32) -> u64 {
     let [horizontal, vertical, diagonal_9, diagonal_7] = full_lines(player | opponent);
     let inner = player & INNER;
     let mut stable = edge_stable(player, opponent) | (inner & horizontal & vertical & diagonal_9 & diagonal_7);

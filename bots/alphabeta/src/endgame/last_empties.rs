@@ -9,8 +9,8 @@ use othello_sdk::{flips, legal_moves};
 
 use super::{STABILITY_THRESHOLD, Solver};
 use crate::board::{Bits, SCORE_MAX, final_score, play};
+use crate::instruction_set::InstructionSet;
 use crate::ordering::{QUADRANTS, odd_quadrants};
-use crate::stability::stable_discs_for_cut;
 
 /// Squares tried first within a parity region in the shallow search: corners
 /// and the edge squares away from corners (X- and C-squares come last).
@@ -129,10 +129,10 @@ fn flips_if_adjacent(player: u64, opponent: u64, square: usize) -> u64 {
 /// The most the mover can score given the opponent's stable discs, found
 /// only as far as deciding whether that is at most `alpha` (a cutoff) needs.
 #[inline(always)]
-fn stability_ceiling(player: u64, opponent: u64, alpha: i32) -> i32 {
+fn stability_ceiling<I: InstructionSet>(isa: I, player: u64, opponent: u64, alpha: i32) -> i32 {
     // SCORE_MAX - 2 * stable <= alpha  <=>  stable >= (SCORE_MAX - alpha) / 2, rounded up.
     let needed = ((SCORE_MAX - alpha + 1) / 2).max(0) as u32;
-    SCORE_MAX - 2 * stable_discs_for_cut(opponent, player, needed).count_ones() as i32
+    SCORE_MAX - 2 * isa.stable_discs_for_cut(opponent, player, needed).count_ones() as i32
 }
 
 /// The empty squares with no empty neighbour: a move there fills a region of
@@ -203,20 +203,32 @@ fn alone_first(s: [usize; 3]) -> [usize; 3] {
 
 impl Solver<'_> {
     /// 5..=[`super::SHALLOW_MAX_EMPTIES`] empties: alpha-beta, odd quadrants first.
-    pub(super) fn shallow(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+    #[inline(always)]
+    pub(super) fn shallow<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        passed: bool,
+    ) -> i32 {
         let empty = !(player | opponent);
         let odd = odd_quadrants(empty);
         if empty.count_ones() <= 4 {
-            return self.solve_few(player, opponent, alpha, beta, empty, odd);
+            return self.solve_few(isa, player, opponent, alpha, beta, empty, odd);
         }
-        self.shallow_with_parity(player, opponent, alpha, beta, passed, odd)
+        isa.shallow_with_parity(self, player, opponent, alpha, beta, passed, odd)
     }
 
     /// [`Solver::shallow`] (more than 4 empties) given the squares of the
     /// odd quadrants, `odd`: each move flips its quadrant's parity, so the
     /// children's follow without counting the empties again.
-    fn shallow_with_parity(
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn shallow_with_parity_with<I: InstructionSet>(
         &mut self,
+        isa: I,
         player: u64,
         opponent: u64,
         mut alpha: i32,
@@ -229,7 +241,7 @@ impl Solver<'_> {
         self.nodes += 1;
 
         if alpha >= STABILITY_THRESHOLD[empties as usize] {
-            let ceiling = stability_ceiling(player, opponent, alpha);
+            let ceiling = stability_ceiling(isa, player, opponent, alpha);
             if ceiling <= alpha {
                 return ceiling;
             }
@@ -240,7 +252,7 @@ impl Solver<'_> {
             if passed {
                 return final_score(player, opponent);
             }
-            return -self.shallow_with_parity(opponent, player, -beta, -alpha, true, odd);
+            return -isa.shallow_with_parity(self, opponent, player, -beta, -alpha, true, odd);
         }
         let mut best_score = -SCORE_MAX - 1;
         for part in in_trial_order(moves, isolated_empties(empty), odd) {
@@ -248,9 +260,17 @@ impl Solver<'_> {
                 let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
                 let child_odd = odd ^ QUADRANT_OF_SQUARE[square];
                 let score = if empties == 5 {
-                    -self.solve_few(next_player, next_opponent, -beta, -alpha, empty & !(1u64 << square), child_odd)
+                    -self.solve_few(
+                        isa,
+                        next_player,
+                        next_opponent,
+                        -beta,
+                        -alpha,
+                        empty & !(1u64 << square),
+                        child_odd,
+                    )
                 } else {
-                    -self.shallow_with_parity(next_player, next_opponent, -beta, -alpha, false, child_odd)
+                    -isa.shallow_with_parity(self, next_player, next_opponent, -beta, -alpha, false, child_odd)
                 };
                 if score > best_score {
                     best_score = score;
@@ -269,8 +289,18 @@ impl Solver<'_> {
     /// 1 to 4 empties, `odd` the squares of the odd quadrants: sorts the
     /// empties (odd quadrants first) and dispatches
     /// to the unrolled solvers.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn solve_few(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empty: u64, odd: u64) -> i32 {
+    fn solve_few<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        empty: u64,
+        odd: u64,
+    ) -> i32 {
         let mut squares = [0usize; 4];
         let mut n = 0;
         for square in in_trial_order(empty, isolated_empties(empty), odd).into_iter().flat_map(Bits) {
@@ -278,13 +308,13 @@ impl Solver<'_> {
             n += 1;
         }
         if n == 4 && alpha >= STABILITY_THRESHOLD[4] {
-            let ceiling = stability_ceiling(player, opponent, alpha);
+            let ceiling = stability_ceiling(isa, player, opponent, alpha);
             if ceiling <= alpha {
                 return ceiling;
             }
         }
         match n {
-            4 => self.solve_4(player, opponent, alpha, beta, squares, false),
+            4 => isa.solve_4(self, player, opponent, alpha, beta, squares, false),
             3 => self.solve_3_or_pass(player, opponent, alpha, beta, [squares[0], squares[1], squares[2]]),
             2 => self.solve_2_or_pass(player, opponent, alpha, beta, squares[0], squares[1]),
             1 => self.solve_1(player, opponent, squares[0], -SCORE_MAX - 1),
@@ -292,7 +322,19 @@ impl Solver<'_> {
         }
     }
 
-    fn solve_4(&mut self, player: u64, opponent: u64, mut alpha: i32, beta: i32, s: [usize; 4], passed: bool) -> i32 {
+    /// Four empties, `s` in trial order.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn solve_4_with<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        mut alpha: i32,
+        beta: i32,
+        s: [usize; 4],
+        passed: bool,
+    ) -> i32 {
         self.nodes += 1;
         let mut best_score = -SCORE_MAX - 1;
         let orders = [[s[1], s[2], s[3]], [s[0], s[2], s[3]], [s[0], s[1], s[3]], [s[0], s[1], s[2]]];
@@ -318,7 +360,7 @@ impl Solver<'_> {
         if passed {
             return final_score(player, opponent);
         }
-        -self.solve_4(opponent, player, -beta, -alpha, s, true)
+        -isa.solve_4(self, opponent, player, -beta, -alpha, s, true)
     }
 
     /// Three empties. Inlined into [`Solver::solve_4`], its most frequent

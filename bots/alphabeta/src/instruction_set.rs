@@ -1,0 +1,372 @@
+//! The instruction set the endgame solver runs on, chosen at run time.
+//!
+//! The builds target x86-64-v3 processors (AVX2; see `.cargo/config.toml`),
+//! so that one binary runs on every machine of the last ten years. On a
+//! processor that also has AVX-512 (Intel since Ice Lake, AMD since Zen 4) the
+//! solver's hot code runs a second copy of itself, compiled with those
+//! instructions enabled: the compiler then uses AVX-512's three-input logic,
+//! masked shifts and vector popcount in the move generator, the evaluation
+//! and the stability test.
+//!
+//! How it is compiled twice: each recursive or hot function of the solver
+//! (the search, the last empties, the ordering searches, the evaluations and
+//! the stable discs) is written once, as a body generic over
+//! [`InstructionSet`] and always inlined, and calls its children through the
+//! token it was given. [`Baseline`]'s methods are ordinary functions; those of
+//! [`Avx512`] are functions compiled for AVX-512 (`#[target_feature]`), into
+//! which the body and everything it inlines is compiled. So a solve started
+//! with the AVX-512 token stays in AVX-512 code all the way down, and one
+//! started with [`Baseline`] is the code the build always had. Both compute
+//! the same values and visit the same nodes; only their speed differs.
+//!
+//! An [`Avx512`] token exists only once [`Avx512::detect`] has seen every
+//! instruction it enables on this processor: that is what makes calling its
+//! functions sound. `ALPHABETA_AVX512=0` in the environment keeps every solver
+//! on [`Baseline`] (for a comparison on the same binary, or should a
+//! processor misreport its features).
+
+use crate::endgame::Solver;
+
+/// A way of running the solver's hot functions: [`Baseline`] or [`Avx512`].
+/// Each method runs the named function's body compiled for this instruction
+/// set; the bodies call on through the same token.
+pub trait InstructionSet: Copy {
+    /// [`Solver::search`].
+    fn search(self, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32;
+
+    /// The solver's search of 5 or more empties below its table's reach.
+    #[allow(clippy::too_many_arguments)]
+    fn shallow_with_parity(
+        self,
+        solver: &mut Solver<'_>,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        passed: bool,
+        odd: u64,
+    ) -> i32;
+
+    /// The solver's search of 4 empties.
+    #[allow(clippy::too_many_arguments)]
+    fn solve_4(
+        self,
+        solver: &mut Solver<'_>,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        squares: [usize; 4],
+        passed: bool,
+    ) -> i32;
+
+    /// [`crate::ordering::shallow_search`].
+    fn shallow_search<const WITH_PATTERNS: bool>(
+        self,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32;
+
+    /// [`crate::eval::evaluate`].
+    fn evaluate(self, player: u64, opponent: u64) -> i32;
+
+    /// [`crate::eval::ordering_evaluate`].
+    fn ordering_evaluate(self, player: u64, opponent: u64) -> i32;
+
+    /// [`crate::stability::stable_discs_for_cut`].
+    fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64;
+}
+
+/// The instructions the build targets: every processor that runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Baseline;
+
+impl InstructionSet for Baseline {
+    fn search(self, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+        solver.search_with(self, player, opponent, alpha, beta, passed)
+    }
+
+    fn shallow_with_parity(
+        self,
+        solver: &mut Solver<'_>,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        passed: bool,
+        odd: u64,
+    ) -> i32 {
+        solver.shallow_with_parity_with(self, player, opponent, alpha, beta, passed, odd)
+    }
+
+    fn solve_4(
+        self,
+        solver: &mut Solver<'_>,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        squares: [usize; 4],
+        passed: bool,
+    ) -> i32 {
+        solver.solve_4_with(self, player, opponent, alpha, beta, squares, passed)
+    }
+
+    fn shallow_search<const WITH_PATTERNS: bool>(
+        self,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        crate::ordering::shallow_search_with::<_, WITH_PATTERNS>(self, player, opponent, depth, alpha, beta)
+    }
+
+    #[inline(always)]
+    fn evaluate(self, player: u64, opponent: u64) -> i32 {
+        crate::eval::evaluate(player, opponent)
+    }
+
+    #[inline(always)]
+    fn ordering_evaluate(self, player: u64, opponent: u64) -> i32 {
+        crate::eval::ordering_evaluate(player, opponent)
+    }
+
+    #[inline(always)]
+    fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64 {
+        crate::stability::stable_discs_for_cut(player, opponent, needed)
+    }
+}
+
+/// The instruction set for a new solver: [`Avx512`] where this processor has
+/// it (and `ALPHABETA_AVX512` is not `0`), else `None` for [`Baseline`].
+/// Looked up once per process.
+pub fn detected_avx512() -> Option<Avx512> {
+    static DETECTED: std::sync::OnceLock<Option<Avx512>> = std::sync::OnceLock::new();
+    *DETECTED.get_or_init(|| {
+        let refused = std::env::var_os("ALPHABETA_AVX512").is_some_and(|value| value == "0");
+        if refused { None } else { Avx512::detect() }
+    })
+}
+
+pub use avx512::Avx512;
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::InstructionSet;
+    use crate::endgame::Solver;
+
+    /// Proof that this processor runs AVX-512 (the foundation, 128- and
+    /// 256-bit forms, byte, word, doubleword and quadword operations,
+    /// conflict detection and vector popcount: Ice Lake, Zen 4 and later):
+    /// only [`Avx512::detect`] makes one.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Avx512(());
+
+    impl Avx512 {
+        /// The token, if this processor has every instruction the AVX-512
+        /// copy of the solver is compiled with.
+        pub fn detect() -> Option<Avx512> {
+            let available = std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+                && std::arch::is_x86_feature_detected!("avx512cd")
+                && std::arch::is_x86_feature_detected!("avx512vpopcntdq");
+            available.then_some(Avx512(()))
+        }
+    }
+
+    /// Compiles each function with the instructions [`Avx512::detect`] checks.
+    macro_rules! compiled_for_avx512 {
+        ($($function:item)*) => {
+            $(
+                #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx512vpopcntdq")]
+                $function
+            )*
+        };
+    }
+
+    compiled_for_avx512! {
+        fn search(isa: Avx512, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+            solver.search_with(isa, player, opponent, alpha, beta, passed)
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        fn shallow_with_parity(
+            isa: Avx512,
+            solver: &mut Solver<'_>,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            beta: i32,
+            passed: bool,
+            odd: u64,
+        ) -> i32 {
+            solver.shallow_with_parity_with(isa, player, opponent, alpha, beta, passed, odd)
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        fn solve_4(
+            isa: Avx512,
+            solver: &mut Solver<'_>,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            beta: i32,
+            squares: [usize; 4],
+            passed: bool,
+        ) -> i32 {
+            solver.solve_4_with(isa, player, opponent, alpha, beta, squares, passed)
+        }
+
+        fn shallow_search<const WITH_PATTERNS: bool>(
+            isa: Avx512,
+            player: u64,
+            opponent: u64,
+            depth: u32,
+            alpha: i32,
+            beta: i32,
+        ) -> i32 {
+            crate::ordering::shallow_search_with::<_, WITH_PATTERNS>(isa, player, opponent, depth, alpha, beta)
+        }
+
+        fn evaluate(player: u64, opponent: u64) -> i32 {
+            crate::eval::evaluate_inlined(player, opponent)
+        }
+
+        fn ordering_evaluate(player: u64, opponent: u64) -> i32 {
+            crate::eval::ordering_evaluate_inlined(player, opponent)
+        }
+
+        fn stable_discs_for_cut(player: u64, opponent: u64, needed: u32) -> u64 {
+            crate::stability::stable_discs_for_cut_inlined(player, opponent, needed)
+        }
+    }
+
+    // SAFETY (every `unsafe` block below): the functions called are compiled
+    // for the instructions `Avx512::detect` checked this processor for, and
+    // `self` is the token only `detect` makes, so they run where they can.
+    impl InstructionSet for Avx512 {
+        #[inline(always)]
+        fn search(
+            self,
+            solver: &mut Solver<'_>,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            beta: i32,
+            passed: bool,
+        ) -> i32 {
+            // SAFETY: see above (a token proves the instructions run here).
+            unsafe { search(self, solver, player, opponent, alpha, beta, passed) }
+        }
+
+        #[inline(always)]
+        fn shallow_with_parity(
+            self,
+            solver: &mut Solver<'_>,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            beta: i32,
+            passed: bool,
+            odd: u64,
+        ) -> i32 {
+            // SAFETY: see above (a token proves the instructions run here).
+            unsafe { shallow_with_parity(self, solver, player, opponent, alpha, beta, passed, odd) }
+        }
+
+        #[inline(always)]
+        fn solve_4(
+            self,
+            solver: &mut Solver<'_>,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            beta: i32,
+            squares: [usize; 4],
+            passed: bool,
+        ) -> i32 {
+            // SAFETY: see above (a token proves the instructions run here).
+            unsafe { solve_4(self, solver, player, opponent, alpha, beta, squares, passed) }
+        }
+
+        #[inline(always)]
+        fn shallow_search<const WITH_PATTERNS: bool>(
+            self,
+            player: u64,
+            opponent: u64,
+            depth: u32,
+            alpha: i32,
+            beta: i32,
+        ) -> i32 {
+            // SAFETY: see above (a token proves the instructions run here).
+            unsafe { shallow_search::<WITH_PATTERNS>(self, player, opponent, depth, alpha, beta) }
+        }
+
+        #[inline(always)]
+        fn evaluate(self, player: u64, opponent: u64) -> i32 {
+            // SAFETY: see above (a token proves the instructions run here).
+            unsafe { evaluate(player, opponent) }
+        }
+
+        #[inline(always)]
+        fn ordering_evaluate(self, player: u64, opponent: u64) -> i32 {
+            // SAFETY: see above (a token proves the instructions run here).
+            unsafe { ordering_evaluate(player, opponent) }
+        }
+
+        #[inline(always)]
+        fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64 {
+            // SAFETY: see above (a token proves the instructions run here).
+            unsafe { stable_discs_for_cut(player, opponent, needed) }
+        }
+    }
+}
+
+/// Elsewhere than on x86-64 there is no AVX-512: no token can be made.
+#[cfg(not(target_arch = "x86_64"))]
+mod avx512 {
+    use super::InstructionSet;
+    use crate::endgame::Solver;
+
+    /// Never made on this architecture.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Avx512 {}
+
+    impl Avx512 {
+        /// Always `None` here.
+        pub fn detect() -> Option<Avx512> {
+            None
+        }
+    }
+
+    impl InstructionSet for Avx512 {
+        fn search(self, _: &mut Solver<'_>, _: u64, _: u64, _: i32, _: i32, _: bool) -> i32 {
+            match self {}
+        }
+        fn shallow_with_parity(self, _: &mut Solver<'_>, _: u64, _: u64, _: i32, _: i32, _: bool, _: u64) -> i32 {
+            match self {}
+        }
+        fn solve_4(self, _: &mut Solver<'_>, _: u64, _: u64, _: i32, _: i32, _: [usize; 4], _: bool) -> i32 {
+            match self {}
+        }
+        fn shallow_search<const WITH_PATTERNS: bool>(self, _: u64, _: u64, _: u32, _: i32, _: i32) -> i32 {
+            match self {}
+        }
+        fn evaluate(self, _: u64, _: u64) -> i32 {
+            match self {}
+        }
+        fn ordering_evaluate(self, _: u64, _: u64) -> i32 {
+            match self {}
+        }
+        fn stable_discs_for_cut(self, _: u64, _: u64, _: u32) -> u64 {
+            match self {}
+        }
+    }
+}
