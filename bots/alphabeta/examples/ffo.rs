@@ -12,6 +12,10 @@
 //! (see the header of `tests/data/ffo.txt`). IDS is `N`, `N-M` or a comma list
 //! of those. Every score is checked against the file; a mismatch is reported
 //! loudly and the exit status is non-zero.
+//!
+//! The first line says which copy of the solver's code runs: AVX-512 where
+//! the processor has it, else the build's own (`ALPHABETA_AVX512=0` forces
+//! the latter; see `alphabeta::instruction_set`).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -80,6 +84,11 @@ fn run() -> Result<bool, String> {
 
     let mut searcher = Searcher::new();
     searcher.set_threads(threads);
+    let code = match alphabeta::instruction_set::detected_avx512() {
+        Some(_) => "AVX-512 (ALPHABETA_AVX512=0 for the build's own)",
+        None => "the build's own (no AVX-512 here, or ALPHABETA_AVX512=0)",
+    };
+    println!("solver code: {code}");
     let (mut total_nodes, mut total_seconds, mut all_right) = (0u64, 0f64, true);
     println!(
         "{:>4} {:>7} {:>6} {:>6} {:>14} {:>9} {:>12}",

@@ -67,7 +67,7 @@ pub const SHALLOW_SORT_EMPTIES_PER_PLY: u32 = 2;
 /// Ordering searches resolve values only down to alpha minus this (centi-discs).
 pub const SHALLOW_SORT_MARGIN: i32 = 800;
 /// Whether the ordering searches use the full pattern evaluation (see
-/// [`shallow_search`]): more accurate, but its cost outweighs the nodes it
+/// [`shallow_search`](crate::ordering::shallow_search)): more accurate, but its cost outweighs the nodes it
 /// saves (FFO #40–#49 from 12 empties: 24 % fewer nodes, 1.21x the time);
 /// without, they use the edge and corner patterns only.
 pub const ENDGAME_ORDERING_WITH_PATTERNS: bool = false;

@@ -165,7 +165,7 @@ pub fn fastest_first_value_given_replies(
 /// A small fixed-depth alpha-beta search on the evaluation, without a
 /// transposition table: the value used to order moves near the root of big
 /// searches. `depth` 0 is the evaluation itself: the full one with
-/// `WITH_PATTERNS`, else [`ordering_evaluate`] (the hand-written part and the
+/// `WITH_PATTERNS`, else [`ordering_evaluate`](crate::eval::ordering_evaluate) (the hand-written part and the
 /// edge and corner patterns: about a third of the cost; the endgame solver's
 /// ordering, measured on the FFO set, is faster overall with it).
 pub fn shallow_search<const WITH_PATTERNS: bool>(player: u64, opponent: u64, depth: u32, alpha: i32, beta: i32) -> i32 {
