@@ -29,66 +29,16 @@ use crate::endgame::Solver;
 
 /// A way of running the solver's hot functions: [`Baseline`] or [`Avx512`].
 /// Each method runs the named function's body compiled for this instruction
-/// set; the bodies call on through the same token.
+/// set; the bodies call on through the same token. The provided methods are
+/// [`Baseline`]'s: the bodies compiled as the build is.
 pub trait InstructionSet: Copy {
     /// [`Solver::search`].
-    fn search(self, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32;
-
-    /// The solver's search of 5 or more empties below its table's reach.
-    #[allow(clippy::too_many_arguments)]
-    fn shallow_with_parity(
-        self,
-        solver: &mut Solver<'_>,
-        player: u64,
-        opponent: u64,
-        alpha: i32,
-        beta: i32,
-        passed: bool,
-        odd: u64,
-    ) -> i32;
-
-    /// The solver's search of 4 empties.
-    #[allow(clippy::too_many_arguments)]
-    fn solve_4(
-        self,
-        solver: &mut Solver<'_>,
-        player: u64,
-        opponent: u64,
-        alpha: i32,
-        beta: i32,
-        squares: [usize; 4],
-        passed: bool,
-    ) -> i32;
-
-    /// [`crate::ordering::shallow_search`].
-    fn shallow_search<const WITH_PATTERNS: bool>(
-        self,
-        player: u64,
-        opponent: u64,
-        depth: u32,
-        alpha: i32,
-        beta: i32,
-    ) -> i32;
-
-    /// [`crate::eval::evaluate`].
-    fn evaluate(self, player: u64, opponent: u64) -> i32;
-
-    /// [`crate::eval::ordering_evaluate`].
-    fn ordering_evaluate(self, player: u64, opponent: u64) -> i32;
-
-    /// [`crate::stability::stable_discs_for_cut`].
-    fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64;
-}
-
-/// The instructions the build targets: every processor that runs it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Baseline;
-
-impl InstructionSet for Baseline {
     fn search(self, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
         solver.search_with(self, player, opponent, alpha, beta, passed)
     }
 
+    /// The solver's search of 5 or more empties below its table's reach.
+    #[allow(clippy::too_many_arguments)]
     fn shallow_with_parity(
         self,
         solver: &mut Solver<'_>,
@@ -102,6 +52,8 @@ impl InstructionSet for Baseline {
         solver.shallow_with_parity_with(self, player, opponent, alpha, beta, passed, odd)
     }
 
+    /// The solver's search of 4 empties.
+    #[allow(clippy::too_many_arguments)]
     fn solve_4(
         self,
         solver: &mut Solver<'_>,
@@ -115,6 +67,7 @@ impl InstructionSet for Baseline {
         solver.solve_4_with(self, player, opponent, alpha, beta, squares, passed)
     }
 
+    /// [`crate::ordering::shallow_search`].
     fn shallow_search<const WITH_PATTERNS: bool>(
         self,
         player: u64,
@@ -126,21 +79,30 @@ impl InstructionSet for Baseline {
         crate::ordering::shallow_search_with::<_, WITH_PATTERNS>(self, player, opponent, depth, alpha, beta)
     }
 
+    /// [`crate::eval::evaluate`].
     #[inline(always)]
     fn evaluate(self, player: u64, opponent: u64) -> i32 {
         crate::eval::evaluate(player, opponent)
     }
 
+    /// [`crate::eval::ordering_evaluate`].
     #[inline(always)]
     fn ordering_evaluate(self, player: u64, opponent: u64) -> i32 {
         crate::eval::ordering_evaluate(player, opponent)
     }
 
+    /// [`crate::stability::stable_discs_for_cut`].
     #[inline(always)]
     fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64 {
         crate::stability::stable_discs_for_cut(player, opponent, needed)
     }
 }
+
+/// The instructions the build targets: every processor that runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Baseline;
+
+impl InstructionSet for Baseline {}
 
 /// The instruction set for a new solver: [`Avx512`] where this processor has
 /// it (and `ALPHABETA_AVX512` is not `0`), else `None` for [`Baseline`].
@@ -181,24 +143,42 @@ mod avx512 {
         }
     }
 
-    /// Compiles each function with the instructions [`Avx512::detect`] checks.
+    /// Each method of [`Avx512`]: a function compiled with the instructions
+    /// [`Avx512::detect`] checks, which runs the body (the token named by the
+    /// first parameter), and the trait method that calls it.
     macro_rules! compiled_for_avx512 {
-        ($($function:item)*) => {
+        ($(
+            fn $name:ident $(<const $flag:ident: bool>)? ($isa:ident $(, $arg:ident: $type:ty)* $(,)?) -> $result:ty
+                $body:block
+        )*) => {
             $(
+                #[allow(clippy::too_many_arguments)]
                 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx512vpopcntdq")]
-                $function
+                fn $name $(<const $flag: bool>)? ($isa: Avx512 $(, $arg: $type)*) -> $result $body
             )*
+
+            impl InstructionSet for Avx512 {
+                $(
+                    #[allow(clippy::too_many_arguments)]
+                    #[inline(always)]
+                    fn $name $(<const $flag: bool>)? (self $(, $arg: $type)*) -> $result {
+                        // SAFETY: the function is compiled for the instructions
+                        // `Avx512::detect` checked this processor for, and `self`
+                        // is the token only `detect` makes: they run here.
+                        unsafe { $name $(::<$flag>)? (self $(, $arg)*) }
+                    }
+                )*
+            }
         };
     }
 
     compiled_for_avx512! {
-        fn search(isa: Avx512, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+        fn search(isa, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
             solver.search_with(isa, player, opponent, alpha, beta, passed)
         }
 
-        #[allow(clippy::too_many_arguments)]
         fn shallow_with_parity(
-            isa: Avx512,
+            isa,
             solver: &mut Solver<'_>,
             player: u64,
             opponent: u64,
@@ -210,9 +190,8 @@ mod avx512 {
             solver.shallow_with_parity_with(isa, player, opponent, alpha, beta, passed, odd)
         }
 
-        #[allow(clippy::too_many_arguments)]
         fn solve_4(
-            isa: Avx512,
+            isa,
             solver: &mut Solver<'_>,
             player: u64,
             opponent: u64,
@@ -225,7 +204,7 @@ mod avx512 {
         }
 
         fn shallow_search<const WITH_PATTERNS: bool>(
-            isa: Avx512,
+            isa,
             player: u64,
             opponent: u64,
             depth: u32,
@@ -235,96 +214,16 @@ mod avx512 {
             crate::ordering::shallow_search_with::<_, WITH_PATTERNS>(isa, player, opponent, depth, alpha, beta)
         }
 
-        fn evaluate(player: u64, opponent: u64) -> i32 {
+        fn evaluate(_isa, player: u64, opponent: u64) -> i32 {
             crate::eval::evaluate_inlined(player, opponent)
         }
 
-        fn ordering_evaluate(player: u64, opponent: u64) -> i32 {
+        fn ordering_evaluate(_isa, player: u64, opponent: u64) -> i32 {
             crate::eval::ordering_evaluate_inlined(player, opponent)
         }
 
-        fn stable_discs_for_cut(player: u64, opponent: u64, needed: u32) -> u64 {
+        fn stable_discs_for_cut(_isa, player: u64, opponent: u64, needed: u32) -> u64 {
             crate::stability::stable_discs_for_cut_inlined(player, opponent, needed)
-        }
-    }
-
-    // SAFETY (every `unsafe` block below): the functions called are compiled
-    // for the instructions `Avx512::detect` checked this processor for, and
-    // `self` is the token only `detect` makes, so they run where they can.
-    impl InstructionSet for Avx512 {
-        #[inline(always)]
-        fn search(
-            self,
-            solver: &mut Solver<'_>,
-            player: u64,
-            opponent: u64,
-            alpha: i32,
-            beta: i32,
-            passed: bool,
-        ) -> i32 {
-            // SAFETY: see above (a token proves the instructions run here).
-            unsafe { search(self, solver, player, opponent, alpha, beta, passed) }
-        }
-
-        #[inline(always)]
-        fn shallow_with_parity(
-            self,
-            solver: &mut Solver<'_>,
-            player: u64,
-            opponent: u64,
-            alpha: i32,
-            beta: i32,
-            passed: bool,
-            odd: u64,
-        ) -> i32 {
-            // SAFETY: see above (a token proves the instructions run here).
-            unsafe { shallow_with_parity(self, solver, player, opponent, alpha, beta, passed, odd) }
-        }
-
-        #[inline(always)]
-        fn solve_4(
-            self,
-            solver: &mut Solver<'_>,
-            player: u64,
-            opponent: u64,
-            alpha: i32,
-            beta: i32,
-            squares: [usize; 4],
-            passed: bool,
-        ) -> i32 {
-            // SAFETY: see above (a token proves the instructions run here).
-            unsafe { solve_4(self, solver, player, opponent, alpha, beta, squares, passed) }
-        }
-
-        #[inline(always)]
-        fn shallow_search<const WITH_PATTERNS: bool>(
-            self,
-            player: u64,
-            opponent: u64,
-            depth: u32,
-            alpha: i32,
-            beta: i32,
-        ) -> i32 {
-            // SAFETY: see above (a token proves the instructions run here).
-            unsafe { shallow_search::<WITH_PATTERNS>(self, player, opponent, depth, alpha, beta) }
-        }
-
-        #[inline(always)]
-        fn evaluate(self, player: u64, opponent: u64) -> i32 {
-            // SAFETY: see above (a token proves the instructions run here).
-            unsafe { evaluate(player, opponent) }
-        }
-
-        #[inline(always)]
-        fn ordering_evaluate(self, player: u64, opponent: u64) -> i32 {
-            // SAFETY: see above (a token proves the instructions run here).
-            unsafe { ordering_evaluate(player, opponent) }
-        }
-
-        #[inline(always)]
-        fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64 {
-            // SAFETY: see above (a token proves the instructions run here).
-            unsafe { stable_discs_for_cut(player, opponent, needed) }
         }
     }
 }
@@ -333,7 +232,6 @@ mod avx512 {
 #[cfg(not(target_arch = "x86_64"))]
 mod avx512 {
     use super::InstructionSet;
-    use crate::endgame::Solver;
 
     /// Never made on this architecture.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -346,27 +244,5 @@ mod avx512 {
         }
     }
 
-    impl InstructionSet for Avx512 {
-        fn search(self, _: &mut Solver<'_>, _: u64, _: u64, _: i32, _: i32, _: bool) -> i32 {
-            match self {}
-        }
-        fn shallow_with_parity(self, _: &mut Solver<'_>, _: u64, _: u64, _: i32, _: i32, _: bool, _: u64) -> i32 {
-            match self {}
-        }
-        fn solve_4(self, _: &mut Solver<'_>, _: u64, _: u64, _: i32, _: i32, _: [usize; 4], _: bool) -> i32 {
-            match self {}
-        }
-        fn shallow_search<const WITH_PATTERNS: bool>(self, _: u64, _: u64, _: u32, _: i32, _: i32) -> i32 {
-            match self {}
-        }
-        fn evaluate(self, _: u64, _: u64) -> i32 {
-            match self {}
-        }
-        fn ordering_evaluate(self, _: u64, _: u64) -> i32 {
-            match self {}
-        }
-        fn stable_discs_for_cut(self, _: u64, _: u64, _: u32) -> u64 {
-            match self {}
-        }
-    }
+    impl InstructionSet for Avx512 {}
 }
