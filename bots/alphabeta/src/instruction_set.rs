@@ -1,40 +1,58 @@
-//! The instruction set the endgame solver runs on, chosen at run time.
+//! The instruction set the searches run on, chosen at run time.
 //!
 //! The builds target x86-64-v3 processors (AVX2; see `.cargo/config.toml`),
 //! so that one binary runs on every machine of the last ten years. On a
 //! processor that also has AVX-512 (Intel since Ice Lake, AMD since Zen 4) the
-//! solver's hot code runs a second copy of itself, compiled with those
-//! instructions enabled: the compiler then uses AVX-512's three-input logic,
-//! masked shifts and vector popcount in the move generator, the evaluation
-//! and the stability test.
+//! hot code of the endgame solver and of the midgame search runs a second
+//! copy of itself, compiled with those instructions enabled: the compiler
+//! then uses AVX-512's three-input logic, masked shifts and vector popcount
+//! in the move generator, the evaluation and the stability test.
 //!
-//! How it is compiled twice: each recursive or hot function of the solver
-//! (the search, the last empties, the ordering searches, the evaluations and
-//! the stable discs) is written once, as a body generic over
-//! [`InstructionSet`] and always inlined, and calls its children through the
-//! token it was given. [`Baseline`]'s methods are ordinary functions; those of
-//! [`Avx512`] are functions compiled for AVX-512 (`#[target_feature]`), into
-//! which the body and everything it inlines is compiled. So a solve started
-//! with the AVX-512 token stays in AVX-512 code all the way down, and one
-//! started with [`Baseline`] is the code the build always had. Both compute
-//! the same values and visit the same nodes; only their speed differs.
+//! How it is compiled twice: each recursive or hot function (the solver's
+//! search and last empties, the midgame search, the ordering searches, the
+//! evaluations and the stable discs) is written once, as a body generic over
+//! the crate's `InstructionSet` trait and always inlined, and calls its
+//! children through the token it was given. [`Baseline`]'s methods are
+//! ordinary functions; those of [`Avx512`] are functions compiled for AVX-512
+//! (`#[target_feature]`), into which the body and everything it inlines is
+//! compiled. So a search started with the AVX-512 token stays in AVX-512 code
+//! all the way down, and one started with [`Baseline`] is the code the build
+//! always had. Both compute the same values and visit the same nodes; only
+//! their speed differs.
 //!
 //! An [`Avx512`] token exists only once [`Avx512::detect`] has seen every
 //! instruction it enables on this processor: that is what makes calling its
-//! functions sound. `ALPHABETA_AVX512=0` in the environment keeps every solver
-//! on [`Baseline`] (for a comparison on the same binary, or should a
+//! functions sound. `ALPHABETA_AVX512=0` in the environment keeps every
+//! search on [`Baseline`] (for a comparison on the same binary, or should a
 //! processor misreport its features).
 
 use crate::endgame::Solver;
+use crate::search::Worker;
 
-/// A way of running the solver's hot functions: [`Baseline`] or [`Avx512`].
+/// A way of running the searches' hot functions: [`Baseline`] or [`Avx512`].
 /// Each method runs the named function's body compiled for this instruction
 /// set; the bodies call on through the same token. The provided methods are
-/// [`Baseline`]'s: the bodies compiled as the build is.
-pub trait InstructionSet: Copy {
+/// [`Baseline`]'s: the bodies compiled as the build is. Crate-private: its
+/// methods take the searches' own types.
+pub(crate) trait InstructionSet: Copy {
     /// [`Solver::search`].
     fn search(self, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
         solver.search_with(self, player, opponent, alpha, beta, passed)
+    }
+
+    /// The midgame search's recursion ([`crate::search`]).
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        self,
+        worker: &mut Worker<'_>,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        passed: bool,
+    ) -> i32 {
+        worker.negamax_with(self, player, opponent, depth, alpha, beta, passed)
     }
 
     /// The solver's search of 5 or more empties below its table's reach.
@@ -104,7 +122,7 @@ pub struct Baseline;
 
 impl InstructionSet for Baseline {}
 
-/// The instruction set for a new solver: [`Avx512`] where this processor has
+/// The instruction set for a new search: [`Avx512`] where this processor has
 /// it (and `ALPHABETA_AVX512` is not `0`), else `None` for [`Baseline`].
 /// Looked up once per process.
 pub fn detected_avx512() -> Option<Avx512> {
@@ -121,6 +139,7 @@ pub use avx512::Avx512;
 mod avx512 {
     use super::InstructionSet;
     use crate::endgame::Solver;
+    use crate::search::Worker;
 
     /// Proof that this processor runs AVX-512 (the foundation, 128- and
     /// 256-bit forms, byte, word, doubleword and quadword operations,
@@ -173,6 +192,19 @@ mod avx512 {
     }
 
     compiled_for_avx512! {
+        fn negamax(
+            isa,
+            worker: &mut Worker<'_>,
+            player: u64,
+            opponent: u64,
+            depth: u32,
+            alpha: i32,
+            beta: i32,
+            passed: bool,
+        ) -> i32 {
+            worker.negamax_with(isa, player, opponent, depth, alpha, beta, passed)
+        }
+
         fn search(isa, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
             solver.search_with(isa, player, opponent, alpha, beta, passed)
         }

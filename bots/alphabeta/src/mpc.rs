@@ -88,7 +88,7 @@ pub fn sigma(empties: u32, depth: u32) -> f64 {
 /// outside (`alpha`, `beta`) (disc differences): `beta` for above, `alpha`
 /// for below. `None` to search on.
 #[inline(always)]
-pub fn probcut<I: InstructionSet>(
+pub(crate) fn probcut<I: InstructionSet>(
     isa: I,
     player: u64,
     opponent: u64,

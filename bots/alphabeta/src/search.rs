@@ -19,9 +19,10 @@ use othello_sdk::{Move, Position, Square, flips, legal_moves};
 
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::busy::{BusyTable, while_busy};
-use crate::eval::{EVAL_LIMIT, EVAL_SCALE, evaluate, terminal_score};
+use crate::eval::{EVAL_LIMIT, EVAL_SCALE, terminal_score};
+use crate::instruction_set::{Avx512, Baseline, InstructionSet, detected_avx512};
 use crate::mpc;
-use crate::ordering::{MoveList, fastest_first_value, odd_quadrants, shallow_search};
+use crate::ordering::{MoveList, fastest_first_value, odd_quadrants};
 use crate::pvs::principal_variation;
 use crate::tt::{NO_MOVE, TranspositionTable};
 
@@ -173,7 +174,7 @@ impl Searcher {
 }
 
 /// One thread's midgame search on a shared table.
-struct Worker<'a> {
+pub(crate) struct Worker<'a> {
     midgame_tt: &'a TranspositionTable,
     nodes: u64,
     deadline: Option<Instant>,
@@ -190,6 +191,9 @@ struct Worker<'a> {
     /// Shared with the other threads of a multi-threaded search (see
     /// [`crate::busy`]).
     busy: Option<&'a BusyTable>,
+    /// The AVX-512 copy of the hot code, if this processor runs it
+    /// ([`crate::instruction_set`]); else the build's own.
+    avx512: Option<Avx512>,
 }
 
 impl<'a> Worker<'a> {
@@ -209,12 +213,27 @@ impl<'a> Worker<'a> {
             aspiration: true,
             probcut: true,
             busy: None,
+            avx512: detected_avx512(),
         }
     }
 
     /// The iterative deepening of [`Searcher::search`]; iterations start at
     /// depth `1 + skip` (depth 1 always completes, except in a stopped helper).
     fn iterate(&mut self, position: &Position, limits: &Limits, skip: u32) -> SearchResult {
+        match self.avx512 {
+            Some(isa) => self.iterate_with(isa, position, limits, skip),
+            None => self.iterate_with(Baseline, position, limits, skip),
+        }
+    }
+
+    /// [`Worker::iterate`] on the instruction set `isa`.
+    fn iterate_with<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        position: &Position,
+        limits: &Limits,
+        skip: u32,
+    ) -> SearchResult {
         let (player, opponent) = (position.player().0, position.opponent().0);
         self.nodes = 0;
         let moves = legal_moves(player, opponent);
@@ -223,7 +242,7 @@ impl<'a> Worker<'a> {
             let score = if legal_moves(opponent, player) == 0 {
                 terminal_score(final_score(player, opponent))
             } else {
-                -self.root_eval(opponent, player)
+                -isa.evaluate(opponent, player)
             };
             return SearchResult { best_move: Move::Pass, score, depth: 0, nodes: 1 };
         }
@@ -235,7 +254,7 @@ impl<'a> Worker<'a> {
             self.deadline = if depth == 1 && self.stop.is_none() { None } else { limits.hard_deadline };
             self.aborted = false;
             self.next_clock_check = self.nodes + NODES_PER_CLOCK_CHECK;
-            let (score, square) = self.aspirated_root(player, opponent, depth, result.map(|r| r.score));
+            let (score, square) = self.aspirated_root(isa, player, opponent, depth, result.map(|r| r.score));
             if self.aborted {
                 break;
             }
@@ -253,17 +272,21 @@ impl<'a> Worker<'a> {
         result
     }
 
-    /// A quick value for a position where the mover must pass.
-    fn root_eval(&mut self, player: u64, opponent: u64) -> i32 {
-        evaluate(player, opponent)
-    }
-
     /// One iteration at the root with the window (`lower`, `upper`):
     /// (score, best square), fail-soft. Noise needs the full window.
-    fn root(&mut self, player: u64, opponent: u64, depth: u32, lower: i32, upper: i32) -> (i32, u8) {
+    #[allow(clippy::too_many_arguments)]
+    fn root<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        lower: i32,
+        upper: i32,
+    ) -> (i32, u8) {
         self.nodes += 1;
         let moves = legal_moves(player, opponent);
-        let mut list = self.ordered_moves(player, opponent, moves, depth);
+        let mut list = self.ordered_moves(isa, player, opponent, moves, depth);
         let noise = self.root_noise;
         let mut alpha = lower;
         let mut best = (-INFINITY, NO_MOVE);
@@ -273,14 +296,14 @@ impl<'a> Worker<'a> {
             let score = match noise {
                 // With noise every move needs its true score: full windows.
                 Some(noise) => {
-                    -self.negamax(next_player, next_opponent, depth - 1, -INFINITY, INFINITY, false)
+                    -isa.negamax(self, next_player, next_opponent, depth - 1, -INFINITY, INFINITY, false)
                         + noise[m.square as usize]
                 }
-                None if first => -self.negamax(next_player, next_opponent, depth - 1, -upper, -alpha, false),
+                None if first => -isa.negamax(self, next_player, next_opponent, depth - 1, -upper, -alpha, false),
                 None => {
-                    let probe = -self.negamax(next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
+                    let probe = -isa.negamax(self, next_player, next_opponent, depth - 1, -alpha - 1, -alpha, false);
                     if probe > alpha && probe < upper {
-                        -self.negamax(next_player, next_opponent, depth - 1, -upper, -probe, false)
+                        -isa.negamax(self, next_player, next_opponent, depth - 1, -upper, -probe, false)
                     } else {
                         probe
                     }
@@ -307,7 +330,14 @@ impl<'a> Worker<'a> {
     /// One iteration, first with an aspiration window around the previous
     /// iteration's score (`previous`), searched again with the full window
     /// if the score falls outside it.
-    fn aspirated_root(&mut self, player: u64, opponent: u64, depth: u32, previous: Option<i32>) -> (i32, u8) {
+    fn aspirated_root<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        previous: Option<i32>,
+    ) -> (i32, u8) {
         let full = (-INFINITY, INFINITY);
         let window = match previous {
             Some(score) if self.aspiration && self.root_noise.is_none() && score.abs() < EVAL_LIMIT => {
@@ -315,14 +345,21 @@ impl<'a> Worker<'a> {
             }
             _ => full,
         };
-        let result = self.root(player, opponent, depth, window.0, window.1);
+        let result = self.root(isa, player, opponent, depth, window.0, window.1);
         if window != full && !self.aborted && (result.0 <= window.0 || result.0 >= window.1) {
-            return self.root(player, opponent, depth, full.0, full.1);
+            return self.root(isa, player, opponent, depth, full.0, full.1);
         }
         result
     }
 
-    fn ordered_moves(&mut self, player: u64, opponent: u64, moves: u64, depth: u32) -> MoveList {
+    fn ordered_moves<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        moves: u64,
+        depth: u32,
+    ) -> MoveList {
         let hash_move = self.midgame_tt.probe(player, opponent).map_or(NO_MOVE, |e| e.best_move);
         let odd = odd_quadrants(!(player | opponent));
         let mut list = MoveList::new(player, opponent, moves);
@@ -332,17 +369,30 @@ impl<'a> Worker<'a> {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let mut value = fastest_first_value(next_player, next_opponent, m.square, odd, hash_move);
             if let Some(sort_depth) = sort_depth {
-                value -= shallow_search::<true>(next_player, next_opponent, sort_depth, -INFINITY, INFINITY);
+                value -= isa.shallow_search::<true>(next_player, next_opponent, sort_depth, -INFINITY, INFINITY);
             }
             value
         });
         list
     }
 
-    fn negamax(&mut self, player: u64, opponent: u64, depth: u32, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
+    /// The recursion of the midgame search, compiled once per instruction
+    /// set (see [`crate::instruction_set`]); it recurses through `isa`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn negamax_with<I: InstructionSet>(
+        &mut self,
+        isa: I,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        mut alpha: i32,
+        mut beta: i32,
+        passed: bool,
+    ) -> i32 {
         if depth == 0 {
             self.nodes += 1;
-            return evaluate(player, opponent);
+            return isa.evaluate(player, opponent);
         }
         self.nodes += 1;
         if self.nodes >= self.next_clock_check {
@@ -380,11 +430,11 @@ impl<'a> Worker<'a> {
             let margin = mpc::midgame_margin(empties, depth);
             let shallow = depth / 2;
             let high = beta + margin;
-            if high < EVAL_LIMIT && self.negamax(player, opponent, shallow, high - 1, high, passed) >= high {
+            if high < EVAL_LIMIT && isa.negamax(self, player, opponent, shallow, high - 1, high, passed) >= high {
                 return beta;
             }
             let low = alpha - margin;
-            if low > -EVAL_LIMIT && self.negamax(player, opponent, shallow, low, low + 1, passed) <= low {
+            if low > -EVAL_LIMIT && isa.negamax(self, player, opponent, shallow, low, low + 1, passed) <= low {
                 return alpha;
             }
             if self.aborted {
@@ -397,11 +447,11 @@ impl<'a> Worker<'a> {
             if passed {
                 return terminal_score(final_score(player, opponent));
             }
-            return -self.negamax(opponent, player, depth, -beta, -alpha, true);
+            return -isa.negamax(self, opponent, player, depth, -beta, -alpha, true);
         }
 
         let original_alpha = alpha;
-        let mut list = self.ordered_moves(player, opponent, moves, depth);
+        let mut list = self.ordered_moves(isa, player, opponent, moves, depth);
         let mut best = (-INFINITY, NO_MOVE);
         let mut first = true;
         let busy = self.busy.filter(|_| depth >= BUSY_MIN_DEPTH);
@@ -417,7 +467,7 @@ impl<'a> Worker<'a> {
                 deferred |= 1u64 << m.square;
                 continue;
             }
-            let score = self.child_score(next_player, next_opponent, depth, alpha, beta, first, busy);
+            let score = self.child_score(isa, next_player, next_opponent, depth, alpha, beta, first, busy);
             first = false;
             if self.aborted {
                 return 0;
@@ -436,7 +486,7 @@ impl<'a> Worker<'a> {
         if !cut {
             for square in Bits(deferred) {
                 let (next_player, next_opponent) = play(player, opponent, square, flips(player, opponent, square));
-                let score = self.child_score(next_player, next_opponent, depth, alpha, beta, false, busy);
+                let score = self.child_score(isa, next_player, next_opponent, depth, alpha, beta, false, busy);
                 if self.aborted {
                     return 0;
                 }
@@ -461,8 +511,9 @@ impl<'a> Worker<'a> {
     /// Marked busy meanwhile when the threads share a `busy` table.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn child_score(
+    fn child_score<I: InstructionSet>(
         &mut self,
+        isa: I,
         next_player: u64,
         next_opponent: u64,
         depth: u32,
@@ -473,7 +524,7 @@ impl<'a> Worker<'a> {
     ) -> i32 {
         while_busy(busy, next_player, next_opponent, || {
             principal_variation(first, alpha, beta, |alpha, beta| {
-                -self.negamax(next_player, next_opponent, depth - 1, -beta, -alpha, false)
+                -isa.negamax(self, next_player, next_opponent, depth - 1, -beta, -alpha, false)
             })
         })
     }
@@ -528,13 +579,31 @@ mod tests {
             let tt = TranspositionTable::new(16);
             let mut worker = Worker::new(&tt, None, None);
             worker.probcut = false;
-            let (score, _) = worker.root(player, opponent, 4, -INFINITY, INFINITY);
+            let (score, _) = worker.root(Baseline, player, opponent, 4, -INFINITY, INFINITY);
             for wrong in [score - 20 * EVAL_SCALE, score + 20 * EVAL_SCALE] {
                 let tt = TranspositionTable::new(16);
                 let mut worker = Worker::new(&tt, None, None);
                 worker.probcut = false;
-                assert_eq!(worker.aspirated_root(player, opponent, 4, Some(wrong)).0, score, "{position:?}");
+                assert_eq!(worker.aspirated_root(Baseline, player, opponent, 4, Some(wrong)).0, score, "{position:?}");
             }
+        }
+    }
+
+    #[test]
+    fn the_avx512_copy_searches_the_same_tree_as_the_build_s_own_code() {
+        if detected_avx512().is_none() {
+            eprintln!("this processor has no AVX-512 (or ALPHABETA_AVX512=0): only the build's own code is tested");
+            return;
+        }
+        for position in midgame_positions() {
+            let mut results = Vec::new();
+            for avx512 in [detected_avx512(), None] {
+                let tt = TranspositionTable::new(16);
+                let mut worker = Worker::new(&tt, None, None);
+                worker.avx512 = avx512;
+                results.push(worker.iterate(&position, &Limits::depth(7), 0));
+            }
+            assert_eq!(results[0], results[1], "{position:?}");
         }
     }
 }
