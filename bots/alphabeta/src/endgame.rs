@@ -375,7 +375,7 @@ impl<'a> Solver<'a> {
 
         // Stability cutoff: the opponent's stable discs cap our result.
         if alpha >= STABILITY_THRESHOLD[empties as usize] {
-            let ceiling = SCORE_MAX - 2 * isa.stable_discs_for_cut(opponent, player, u32::MAX).count_ones() as i32;
+            let ceiling = SCORE_MAX - 2 * isa.stable_discs(opponent, player).count_ones() as i32;
             if ceiling <= alpha {
                 return ceiling;
             }

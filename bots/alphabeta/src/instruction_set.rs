@@ -114,6 +114,11 @@ pub(crate) trait InstructionSet: Copy {
     fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64 {
         crate::stability::stable_discs_for_cut(player, opponent, needed)
     }
+    /// [`crate::stability::stable_discs`]: the cut's search, never stopped early.
+    #[inline(always)]
+    fn stable_discs(self, player: u64, opponent: u64) -> u64 {
+        self.stable_discs_for_cut(player, opponent, u32::MAX)
+    }
 }
 
 /// The instructions the build targets: every processor that runs it.
