@@ -337,8 +337,11 @@ impl Solver<'_> {
     ) -> i32 {
         self.nodes += 1;
         let mut best_score = -SCORE_MAX - 1;
-        let orders = [[s[1], s[2], s[3]], [s[0], s[2], s[3]], [s[0], s[1], s[3]], [s[0], s[1], s[2]]];
-        for (i, rest) in orders.into_iter().enumerate() {
+        for i in 0..4 {
+            // The other three, in their order, picked by index: building a
+            // table of the four orders at every node cost 2 % of the whole
+            // solve (FFO #50–#52, 0.981x the time without it, same nodes).
+            let rest = [s[(i == 0) as usize], s[1 + (i <= 1) as usize], s[2 + (i <= 2) as usize]];
             let flipped = flips_if_adjacent(player, opponent, s[i]);
             if flipped != 0 {
                 let (next_player, next_opponent) = play(player, opponent, s[i], flipped);
@@ -371,8 +374,9 @@ impl Solver<'_> {
         self.nodes += 1;
         let s = alone_first(s);
         let mut best_score = -SCORE_MAX - 1;
-        let orders = [(s[0], s[1], s[2]), (s[1], s[0], s[2]), (s[2], s[0], s[1])];
-        for (square, a, b) in orders {
+        for i in 0..3 {
+            // The other two, in their order (by index, as in `solve_4`).
+            let (square, a, b) = (s[i], s[(i == 0) as usize], s[1 + (i <= 1) as usize]);
             let flipped = flips_if_adjacent(player, opponent, square);
             if flipped != 0 {
                 let (next_player, next_opponent) = play(player, opponent, square, flipped);
