@@ -20,26 +20,23 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use alphabeta::{Limits, Searcher};
-use othello_sdk::{Move, Position};
+use alphabeta::Searcher;
+use othello_sdk::Position;
+
+#[path = "shared/fitting.rs"]
+mod fitting;
+use fitting::self_play_move;
 
 /// Random moves that open each game.
 const OPENING_RANDOM_MOVES: u32 = 8;
 /// Depth of the self-play searches after the opening.
 const SELF_PLAY_DEPTH: u32 = 4;
 /// Noise on the self-play root moves, ± centi-discs.
-const SELF_PLAY_NOISE: u64 = 200;
+const SELF_PLAY_NOISE: i32 = 200;
 /// Positions whose exact score is further from a draw are left out.
 const MAX_ABS_SCORE: i32 = 12;
 /// The first position's id.
 const FIRST_ID: u32 = 1000;
-
-fn next(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
 
 /// One self-play game from `seed`, up to the first position with `empties`
 /// empties (`None` if a pass jumps over it or the game ends first).
@@ -48,22 +45,8 @@ fn self_play_until(searcher: &mut Searcher, seed: u64, empties: u32) -> Option<P
     let mut position = Position::start();
     let mut ply = 0;
     while !position.is_game_over() && position.empty().count() > empties {
-        let moves = position.legal_moves();
-        let chosen = if moves.is_empty() {
-            Move::Pass
-        } else if ply < OPENING_RANDOM_MOVES {
-            let squares: Vec<_> = moves.into_iter().collect();
-            Move::Play(squares[(next(&mut rng) % squares.len() as u64) as usize])
-        } else {
-            let mut noise = [0i32; 64];
-            for value in &mut noise {
-                *value = (next(&mut rng) % (2 * SELF_PLAY_NOISE + 1)) as i32 - SELF_PLAY_NOISE as i32;
-            }
-            searcher.set_root_noise(Some(noise));
-            let result = searcher.search(&position, &Limits::depth(SELF_PLAY_DEPTH));
-            searcher.set_root_noise(None);
-            result.best_move
-        };
+        let chosen =
+            self_play_move(searcher, &position, ply, &mut rng, OPENING_RANDOM_MOVES, SELF_PLAY_DEPTH, SELF_PLAY_NOISE);
         position.play(chosen);
         ply += 1;
     }

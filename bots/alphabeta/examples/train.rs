@@ -43,11 +43,11 @@ use alphabeta::patterns::{
     WEIGHTS_PER_PHASE, pattern_offsets, phase, placement_indices, replace_weights,
 };
 use alphabeta::search::Limits;
-use othello_sdk::{Bitboard, Color, Move, Position};
+use othello_sdk::{Bitboard, Color, Position};
 
 #[path = "shared/fitting.rs"]
 mod fitting;
-use fitting::next;
+use fitting::{next, self_play_move};
 
 /// Positions with at most this many empties are labelled by an exact solve.
 const EXACT_EMPTIES: u32 = 16;
@@ -115,22 +115,8 @@ fn self_play(searcher: &mut Searcher, seed: u64) -> Vec<Position> {
     let mut positions = vec![position];
     let mut ply = 0;
     while !position.is_game_over() {
-        let moves = position.legal_moves();
-        let chosen = if moves.is_empty() {
-            Move::Pass
-        } else if ply < OPENING_RANDOM_MOVES {
-            let squares: Vec<_> = moves.into_iter().collect();
-            Move::Play(squares[(next(&mut rng) % squares.len() as u64) as usize])
-        } else {
-            let mut noise = [0i32; 64];
-            for value in &mut noise {
-                *value = (next(&mut rng) % (2 * SELF_PLAY_NOISE as u64 + 1)) as i32 - SELF_PLAY_NOISE;
-            }
-            searcher.set_root_noise(Some(noise));
-            let result = searcher.search(&position, &Limits::depth(SELF_PLAY_DEPTH));
-            searcher.set_root_noise(None);
-            result.best_move
-        };
+        let chosen =
+            self_play_move(searcher, &position, ply, &mut rng, OPENING_RANDOM_MOVES, SELF_PLAY_DEPTH, SELF_PLAY_NOISE);
         position.play(chosen);
         positions.push(position);
         ply += 1;

@@ -1,7 +1,10 @@
-//! What the training and fitting examples share: a reproducible random stream and a small
-//! linear solver.
+//! What the training, fitting and test-set examples share: a reproducible random stream,
+//! self-play moves and a small linear solver.
 
 #![allow(dead_code)] // each example uses its part
+
+use alphabeta::{Limits, Searcher};
+use othello_sdk::{Move, Position};
 
 /// xorshift64: the next number of a reproducible stream seeded by `state`.
 pub fn next(state: &mut u64) -> u64 {
@@ -9,6 +12,37 @@ pub fn next(state: &mut u64) -> u64 {
     *state ^= *state >> 7;
     *state ^= *state << 17;
     *state
+}
+
+/// The move a self-play game plays at `position`, its `ply`-th: one of the first
+/// `opening_random_moves` plies at random, later the bot's search to `depth` with uniform noise
+/// of ±`noise` centi-discs on each root move, so that the games differ. A pass takes no random
+/// number.
+pub fn self_play_move(
+    searcher: &mut Searcher,
+    position: &Position,
+    ply: u32,
+    rng: &mut u64,
+    opening_random_moves: u32,
+    depth: u32,
+    noise: i32,
+) -> Move {
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        return Move::Pass;
+    }
+    if ply < opening_random_moves {
+        let squares: Vec<_> = moves.into_iter().collect();
+        return Move::Play(squares[(next(rng) % squares.len() as u64) as usize]);
+    }
+    let mut root_noise = [0i32; 64];
+    for value in &mut root_noise {
+        *value = (next(rng) % (2 * noise as u64 + 1)) as i32 - noise;
+    }
+    searcher.set_root_noise(Some(root_noise));
+    let result = searcher.search(position, &Limits::depth(depth));
+    searcher.set_root_noise(None);
+    result.best_move
 }
 
 /// Solves `a x = b` (small, dense) by Gaussian elimination with pivoting.
