@@ -14,8 +14,9 @@
 //! FFO set's, are the costly ones to solve). Ids start at 1000; the best-moves
 //! field is `*` (any move reaching the score is right: only one best move is
 //! known). The games depend on the build's search and weights, so a set is
-//! kept as a file (`tests/data/selfplay-24.txt`, `selfplay-26.txt`: `45 24 7`
-//! … see their headers) rather than made anew for each comparison.
+//! kept as a file rather than made anew for each comparison:
+//! `tests/data/selfplay-24.txt` and `selfplay-26.txt`, whose headers give the
+//! command that made them.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -54,8 +55,9 @@ fn self_play_until(searcher: &mut Searcher, seed: u64, empties: u32) -> Option<P
 }
 
 fn main() -> ExitCode {
-    let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let [games, empties, seed] = args[..] else {
+    // Every argument must be a number: a mistyped one is an error, not skipped.
+    let args: Result<Vec<u64>, _> = std::env::args().skip(1).map(|a| a.parse::<u64>()).collect();
+    let Ok(&[games, empties, seed]) = args.as_deref() else {
         eprintln!("usage: endgame_set GAMES EMPTIES SEED   (positions on standard output)");
         return ExitCode::FAILURE;
     };
