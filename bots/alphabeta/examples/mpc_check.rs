@@ -1,0 +1,135 @@
+//! Checks the endgame ProbCut's error model against exact scores.
+//!
+//! ```text
+//! cargo run --release -p bot-alphabeta --example mpc_check -- bots/alphabeta/tests/data/ffo.txt \
+//!     bots/alphabeta/tests/data/selfplay-24.txt bots/alphabeta/tests/data/selfplay-26.txt
+//! ```
+//!
+//! Reads positions with known exact scores from files in the FFO format the
+//! `ffo` example reads (`id board side best-moves score [move:score,...]`; the
+//! optional scores of each move give the positions after them too), runs the
+//! shallow pattern searches ProbCut uses ([`shallow_search`] at depths
+//! 0..=[`MAX_DEPTH`]) and prints, for every two numbers of empties and each
+//! depth, the mean and the spread of the error `exact − shallow` in discs,
+//! beside the spread [`mpc::sigma`] assumes, then the mean error at even and
+//! at odd depths. `fit_mpc` fits the model on self-play positions of 12–20
+//! empties; this checks it on harder positions, as deep as the files go.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use alphabeta::eval::EVAL_SCALE;
+use alphabeta::mpc;
+use alphabeta::ordering::shallow_search;
+use othello_sdk::{Move, Position, Square};
+
+/// The deepest shallow search checked (ProbCut's own deepest).
+const MAX_DEPTH: u32 = mpc::MAX_SHALLOW_DEPTH;
+/// Positions with fewer empties are left out (no ProbCut there).
+const MIN_EMPTIES: u32 = mpc::MIN_EMPTIES;
+/// Beyond any evaluation.
+const WINDOW: i32 = 1 << 20;
+
+/// Sums of the errors of one (empties, depth) cell.
+#[derive(Default)]
+struct Errors {
+    sum: f64,
+    squares: f64,
+    count: u32,
+}
+
+impl Errors {
+    fn add(&mut self, error: f64) {
+        self.sum += error;
+        self.squares += error * error;
+        self.count += 1;
+    }
+
+    fn mean(&self) -> f64 {
+        self.sum / f64::from(self.count)
+    }
+
+    fn spread(&self) -> f64 {
+        (self.squares / f64::from(self.count) - self.mean().powi(2)).max(0.0).sqrt()
+    }
+}
+
+/// Every position of a line with its exact score, mover's view: the
+/// position itself and, where the line scores its moves, the position after
+/// each.
+fn scored_positions(line: &str) -> Result<Vec<(Position, i32)>, String> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.len() < 5 {
+        return Err(format!("expected `id board side best-moves score ...`, got `{line}`"));
+    }
+    let position = Position::from_board_string(&format!("{} {}", fields[1], fields[2]))
+        .map_err(|e| format!("#{}: bad board: {e}", fields[0]))?;
+    let score: i32 = fields[4].parse().map_err(|e| format!("#{}: bad score `{}`: {e}", fields[0], fields[4]))?;
+    let mut scored = vec![(position, score)];
+    for item in fields.get(5).map(|list| list.split(',')).into_iter().flatten() {
+        let bad = || format!("#{}: bad move score `{item}` (expected e.g. `g8:+18`)", fields[0]);
+        let (square, score) = item.split_once(':').ok_or_else(bad)?;
+        let square: Square = square.parse().map_err(|_| bad())?;
+        let score: i32 = score.parse().map_err(|_| bad())?;
+        let mut child = position;
+        child.try_play(Move::Play(square)).map_err(|why| format!("#{}: {square}: {why}", fields[0]))?;
+        scored.push((child, -score));
+    }
+    Ok(scored)
+}
+
+fn run() -> Result<(), String> {
+    let files: Vec<String> = std::env::args().skip(1).collect();
+    if files.is_empty() {
+        return Err("usage: mpc_check FILE... (FFO-format files with exact scores)".into());
+    }
+    let mut positions = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+        for line in text.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')) {
+            positions.extend(scored_positions(line).map_err(|e| format!("{file}: {e}"))?);
+        }
+    }
+    let mut cells: BTreeMap<(u32, u32), Errors> = BTreeMap::new();
+    let mut by_parity = [Errors::default(), Errors::default()];
+    for (position, exact) in &positions {
+        let empties = position.empty().count();
+        if empties < MIN_EMPTIES {
+            continue;
+        }
+        let (player, opponent) = (position.player().0, position.opponent().0);
+        for depth in 0..=MAX_DEPTH {
+            let shallow = shallow_search::<true>(player, opponent, depth, -WINDOW, WINDOW);
+            let error = f64::from(*exact) - f64::from(shallow) / f64::from(EVAL_SCALE);
+            cells.entry((empties / 2 * 2, depth)).or_default().add(error);
+            if depth > 0 {
+                by_parity[(depth % 2) as usize].add(error);
+            }
+        }
+    }
+    println!("error exact − shallow search, discs: mean / spread (samples) [the model's sigma]");
+    for ((empties, depth), errors) in &cells {
+        let model = mpc::sigma(empties + 1, *depth) / f64::from(EVAL_SCALE);
+        println!(
+            "empties {empties:2}-{:2} depth {depth}: {:+5.2} / {:5.2} ({:4}) [{model:5.2}]",
+            empties + 1,
+            errors.mean(),
+            errors.spread(),
+            errors.count
+        );
+    }
+    for (parity, errors) in ["even", "odd"].iter().zip(&by_parity) {
+        println!("{parity} depths from 1: mean {:+.2} discs over {} searches", errors.mean(), errors.count);
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("mpc_check: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
