@@ -22,31 +22,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use alphabeta::Searcher;
-use othello_sdk::{Move, Position};
+use othello_sdk::Move;
 
-struct Problem {
-    id: u32,
-    position: Position,
-    best_moves: Vec<String>,
-    score: i32,
-}
-
-fn parse_line(line: &str) -> Result<Option<Problem>, String> {
-    let line = line.trim();
-    if line.is_empty() || line.starts_with('#') {
-        return Ok(None);
-    }
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    if fields.len() < 5 {
-        return Err(format!("expected `id board side best_moves score ...`, got `{line}`"));
-    }
-    let id = fields[0].parse().map_err(|e| format!("bad id `{}`: {e}", fields[0]))?;
-    let position = Position::from_board_string(&format!("{} {}", fields[1], fields[2]))
-        .map_err(|e| format!("#{id}: bad board: {e}"))?;
-    let best_moves = fields[3].split(',').map(str::to_owned).collect();
-    let score = fields[4].parse().map_err(|e| format!("#{id}: bad score `{}`: {e}", fields[4]))?;
-    Ok(Some(Problem { id, position, best_moves, score }))
-}
+#[path = "shared/ffo_file.rs"]
+mod ffo_file;
+use ffo_file::read_problems;
 
 fn parse_ids(text: &str) -> Result<Vec<u32>, String> {
     let mut ids = Vec::new();
@@ -74,13 +54,7 @@ fn run() -> Result<bool, String> {
             _ => return Err(usage()),
         }
     }
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-    let mut problems = Vec::new();
-    for line in text.lines() {
-        if let Some(problem) = parse_line(line)? {
-            problems.push(problem);
-        }
-    }
+    let problems = read_problems(file)?;
     let ids = parse_ids(ids)?;
 
     let mut searcher = Searcher::new();

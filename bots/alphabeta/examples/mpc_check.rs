@@ -21,7 +21,11 @@ use std::process::ExitCode;
 use alphabeta::eval::EVAL_SCALE;
 use alphabeta::mpc;
 use alphabeta::ordering::shallow_search;
-use othello_sdk::{Move, Position, Square};
+use othello_sdk::{Move, Position};
+
+#[path = "shared/ffo_file.rs"]
+mod ffo_file;
+use ffo_file::{Problem, read_problems};
 
 /// The deepest shallow search checked (ProbCut's own deepest).
 const MAX_DEPTH: u32 = mpc::MAX_SHALLOW_DEPTH;
@@ -54,25 +58,14 @@ impl Errors {
     }
 }
 
-/// Every position of a line with its exact score, mover's view: the
+/// Every position of a problem with its exact score, mover's view: the
 /// position itself and, where the line scores its moves, the position after
 /// each.
-fn scored_positions(line: &str) -> Result<Vec<(Position, i32)>, String> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    if fields.len() < 5 {
-        return Err(format!("expected `id board side best-moves score ...`, got `{line}`"));
-    }
-    let position = Position::from_board_string(&format!("{} {}", fields[1], fields[2]))
-        .map_err(|e| format!("#{}: bad board: {e}", fields[0]))?;
-    let score: i32 = fields[4].parse().map_err(|e| format!("#{}: bad score `{}`: {e}", fields[0], fields[4]))?;
-    let mut scored = vec![(position, score)];
-    for item in fields.get(5).map(|list| list.split(',')).into_iter().flatten() {
-        let bad = || format!("#{}: bad move score `{item}` (expected e.g. `g8:+18`)", fields[0]);
-        let (square, score) = item.split_once(':').ok_or_else(bad)?;
-        let square: Square = square.parse().map_err(|_| bad())?;
-        let score: i32 = score.parse().map_err(|_| bad())?;
-        let mut child = position;
-        child.try_play(Move::Play(square)).map_err(|why| format!("#{}: {square}: {why}", fields[0]))?;
+fn scored_positions(problem: &Problem) -> Result<Vec<(Position, i32)>, String> {
+    let mut scored = vec![(problem.position, problem.score)];
+    for &(square, score) in &problem.move_scores {
+        let mut child = problem.position;
+        child.try_play(Move::Play(square)).map_err(|why| format!("#{}: {square}: {why}", problem.id))?;
         scored.push((child, -score));
     }
     Ok(scored)
@@ -85,9 +78,8 @@ fn run() -> Result<(), String> {
     }
     let mut positions = Vec::new();
     for file in &files {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-        for line in text.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')) {
-            positions.extend(scored_positions(line).map_err(|e| format!("{file}: {e}"))?);
+        for problem in read_problems(file)? {
+            positions.extend(scored_positions(&problem).map_err(|e| format!("{file}: {e}"))?);
         }
     }
     let mut cells: BTreeMap<(u32, u32), Errors> = BTreeMap::new();
