@@ -27,8 +27,10 @@ use othello_sdk::{Move, Position};
 mod ffo_file;
 use ffo_file::{Problem, read_problems};
 
-/// The deepest shallow search checked (ProbCut's own deepest).
-const MAX_DEPTH: u32 = mpc::MAX_SHALLOW_DEPTH;
+/// The deepest shallow search checked: ProbCut's own deepest and the even
+/// depth above it (ProbCut rounds even depths down, see
+/// [`mpc::ODD_SHALLOW_DEPTHS_ONLY`]; this shows why).
+const MAX_DEPTH: u32 = mpc::MAX_SHALLOW_DEPTH + 1;
 /// Positions with fewer empties are left out (no ProbCut there).
 const MIN_EMPTIES: u32 = mpc::MIN_EMPTIES;
 /// Beyond any evaluation.
