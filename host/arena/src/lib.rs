@@ -15,6 +15,8 @@
 //!   [`ggf`] reads and writes it as GGF, [`record`] as JSON.
 //! - [`event`]: matches and tournaments ([`event::run`]) with progress events, standings, Elo and
 //!   SPRT, and a state folder that survives `kill -9`.
+//! - [`text`]: every text a bot writes made harmless before anyone sees it, and the skeletons
+//!   that tell look-alike names apart.
 //!
 //! Playing one game between two bot libraries, each in its own runner process (the runnable
 //! version is `examples/one_game.rs`: `cargo run -p othello-arena --example one_game -- A.so B.so`):
@@ -40,3 +42,4 @@ pub mod plugins;
 pub mod record;
 pub mod referee;
 pub mod seat;
+pub mod text;

@@ -195,23 +195,11 @@ pub fn library_stem(path: &std::path::Path) -> String {
 /// Longest bot name kept, in characters.
 pub const MAX_BOT_NAME_CHARS: usize = 40;
 
-/// A bot's name made safe for a terminal, a GGF line and JSON: control characters (escape
-/// sequences' ESC, newlines, tabs) dropped or made spaces, one line with single spaces, at most
-/// [`MAX_BOT_NAME_CHARS`] characters. `None` when nothing printable is left.
+/// A bot's name made safe for a terminal, a GGF line, JSON, HTML and SVG: one line through
+/// [`crate::text::one_line`] (no control, bidi, invisible or non-character), at most
+/// [`MAX_BOT_NAME_CHARS`] characters, GGF's brackets made `_`. `None` when nothing visible is left.
 pub fn sanitize_bot_name(raw: &str) -> Option<String> {
-    let spaced: String = raw
-        .chars()
-        .filter_map(|c| match c {
-            '\n' | '\r' | '\t' => Some(' '),
-            c if c.is_control() => None,
-            // GGF fields are bracketed.
-            '[' | ']' => Some('_'),
-            c => Some(c),
-        })
-        .collect();
-    let name: String =
-        spaced.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_BOT_NAME_CHARS).collect();
-    let name = name.trim_end().to_owned();
+    let name = crate::text::one_line(raw, MAX_BOT_NAME_CHARS).replace(['[', ']'], "_");
     (!name.is_empty()).then_some(name)
 }
 
@@ -237,5 +225,7 @@ mod tests {
         assert_eq!(sanitize_bot_name("  a\t\tb  "), Some("a b".to_owned()));
         assert_eq!(sanitize_bot_name("\u{7}\u{1b}"), None);
         assert_eq!(sanitize_bot_name(&"x".repeat(100)).unwrap().chars().count(), MAX_BOT_NAME_CHARS);
+        assert_eq!(sanitize_bot_name("Al\u{200B}pha\u{202E}"), Some("Alpha".to_owned()));
+        assert_eq!(sanitize_bot_name("\u{FFFE}"), None);
     }
 }
