@@ -164,7 +164,7 @@ impl TryFrom<FlatOutcome> for Outcome {
             (Termination::Resigned, Some(loser)) => End::Resigned { loser },
             (termination, Some(loser)) if termination.is_failure() => End::Forfeit {
                 loser,
-                failure: Failure { termination, detail: flat.detail, stderr_tail: flat.stderr_tail },
+                failure: Failure::new(termination, flat.detail).with_output(flat.stderr_tail),
             },
             (termination, loser) => {
                 return Err(format!("a `{termination}` end with loser {loser:?} is not a game result"));

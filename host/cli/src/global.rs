@@ -68,10 +68,11 @@ pub struct GlobalOptions {
     /// a sandboxed bot are frozen while it is not on move.
     #[arg(long, global = true)]
     pub ponder: bool,
-    /// Pass the environment variable NAME on to sandboxed bots and engines (repeatable). They
-    /// start with a clean environment: only PATH, LANG, HOME and TMPDIR (their scratch folder),
-    /// OTHELLO_* variables, and those named here.
-    #[arg(long = "env", value_name = "NAME", global = true)]
+    /// Pass the environment variable NAME on to bots and engines (repeatable). They start with a
+    /// clean environment: only PATH, LANG, LC_ALL, TZ, OTHELLO_SEED, HOME and TMPDIR (their
+    /// scratch folder), and those named here; a token, password, key or URL with credentials is
+    /// never passed.
+    #[arg(long = "env", value_name = "NAME", value_parser = passable_variable, global = true)]
     pub env: Vec<String>,
     /// Let sandboxed NBoard engines read (and run) DIR too, besides their own folders
     /// (repeatable): for an engine or interpreter installed where the sandbox cannot tell.
@@ -244,5 +245,16 @@ pub(crate) fn check_level(info: &plugins::PluginInfo, level: Option<u32>) -> Res
             levels => format!("{} has levels 1-{levels}: `@{level}` is out of range", info.name),
         }),
         _ => Ok(()),
+    }
+}
+
+/// `--env NAME`: a variable's name that may be passed on to bots (never a secret's).
+fn passable_variable(name: &str) -> Result<String, String> {
+    if name.is_empty() || name.contains('=') {
+        return Err(format!("give a variable's name, not {name:?}"));
+    }
+    match othello_sandbox::environment::secret_reason(name, std::env::var_os(name).as_deref()) {
+        Some(why) => Err(why),
+        None => Ok(name.to_owned()),
     }
 }

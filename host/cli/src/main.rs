@@ -11,6 +11,7 @@ mod merge;
 mod progress;
 mod rate;
 mod report;
+mod secrets;
 mod serve;
 mod worker;
 
@@ -18,5 +19,7 @@ fn main() {
     // Bots run in child processes started as `othello runner …` (see `cli::runner_command`): serve
     // that before any other set-up, so a runner runs nothing but the runner's code.
     othello_runner::main_if_runner();
+    // Then, while it has one thread, out of the environment with every secret it was given.
+    secrets::take_from_environment();
     std::process::exit(cli::main());
 }

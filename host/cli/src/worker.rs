@@ -10,15 +10,22 @@ use othello_server::remote_client::{WorkerOptions, run_until_signal};
 
 use crate::global::{GlobalOptions, runner_command};
 
+/// The environment variable a worker's token may come in (taken out of the environment at start).
+pub const WORKER_TOKEN_VARIABLE: &str = "OTHELLO_WORKER_TOKEN";
+
 #[derive(Debug, Args)]
 pub struct WorkerArgs {
     /// The server's address, e.g. `https://ladder.example` or `http://127.0.0.1:8080`.
     #[arg(long, value_name = "URL")]
     pub server: String,
-    /// This worker's token (`othello serve worker add NAME` on the server prints it) [default:
-    /// the environment variable OTHELLO_WORKER_TOKEN, which other users cannot see in `ps`].
-    #[arg(long, value_name = "TOKEN")]
+    /// This worker's token (`othello serve worker add NAME` on the server prints it). Better:
+    /// --token-file, or the environment variable OTHELLO_WORKER_TOKEN (other users cannot see
+    /// either in `ps`; the worker takes it out of its environment before any bot starts).
+    #[arg(long, value_name = "TOKEN", conflicts_with = "token_file")]
     pub token: Option<String>,
+    /// Read this worker's token from the first line of FILE.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
     /// Jobs played at once [default: processors − 1, at least 1].
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
@@ -43,9 +50,18 @@ pub fn worker(global: &GlobalOptions, args: WorkerArgs) -> Result<(), String> {
     if args.server.trim().is_empty() || !(args.server.starts_with("http://") || args.server.starts_with("https://")) {
         return Err(format!("--server `{}` is not an http:// or https:// address", args.server));
     }
-    let token = match args.token.or_else(|| std::env::var("OTHELLO_WORKER_TOKEN").ok()) {
-        Some(token) if !token.trim().is_empty() => token,
-        _ => return Err("give the worker's token: --token TOKEN or OTHELLO_WORKER_TOKEN".to_owned()),
+    let token = match (&args.token, &args.token_file) {
+        (_, Some(file)) => Some(crate::secrets::read_secret_file(file, "the worker's token")?),
+        (Some(token), None) => Some(token.clone()),
+        (None, None) => crate::secrets::taken(WORKER_TOKEN_VARIABLE).map(str::to_owned),
+    };
+    let token = match token {
+        Some(token) if !token.trim().is_empty() => token.trim().to_owned(),
+        _ => {
+            return Err(format!(
+                "give the worker's token: --token-file FILE, {WORKER_TOKEN_VARIABLE}=TOKEN or --token TOKEN"
+            ));
+        }
     };
     let runner = runner_command()?;
     let options = global.seat_options();

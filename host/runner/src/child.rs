@@ -18,6 +18,12 @@ use crate::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
 
 /// Runs the child; returns only when the host closes the channel.
 pub fn run(options: &ServeArgs) -> Result<(), String> {
+    // The library by its canonical path: the sandbox's minimal root holds it there alone.
+    let canonical = ServeArgs {
+        library: options.library.canonicalize().unwrap_or_else(|_| options.library.clone()),
+        ..options.clone()
+    };
+    let options = &canonical;
     let (requests, responses, statm) = if options.sandbox.sandbox == Mode::Off {
         limit_resources(options.sandbox.memory_limit_mb)?;
         let (requests, responses) = private_channel()?;

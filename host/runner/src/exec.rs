@@ -58,11 +58,23 @@ pub fn run(options: &ExecArgs) -> String {
 /// Applies the sandbox; returns in the jailed process that becomes the program.
 #[cfg(target_os = "linux")]
 fn enter(options: &ExecArgs, program: &Path) -> Result<(), String> {
-    use othello_sandbox::{Report, lockdown, namespaces};
+    use othello_sandbox::{Report, lockdown, minimal_root::RootPlan, namespaces};
     let sandbox = &options.sandbox;
     let mut report = Report::default();
     let needs: Vec<&Path> = std::iter::once(program).chain(options.read.iter().map(PathBuf::as_path)).collect();
-    namespaces::enter(sandbox, &needs, options.end_fd, &mut report)?;
+    // The engine's program and its folder (an engine reads its data beside it), and what it was
+    // given to read, each at its own path; the working folder stays the one the host gave.
+    let program = program.canonicalize().unwrap_or_else(|_| program.to_path_buf());
+    let own_folder = program.parent().map(Path::to_path_buf);
+    let read = options.read.iter().map(|path| path.canonicalize().unwrap_or_else(|_| path.clone()));
+    let root = RootPlan {
+        read_only: own_folder.into_iter().chain([program.clone()]).chain(read).collect(),
+        programs: true,
+        working_folder: std::env::current_dir().ok(),
+        ..RootPlan::default()
+    };
+    namespaces::enter(sandbox, &needs, &root, options.end_fd, &mut report)?;
+    let program = program.as_path();
     let confinement = lockdown::Confinement {
         library: Some(program),
         scratch: sandbox.scratch.as_deref(),

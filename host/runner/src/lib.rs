@@ -73,10 +73,11 @@ pub fn main_if_runner() {
 /// line per layer on stdout (see [`othello_sandbox::Layer::to_line`]).
 #[cfg(target_os = "linux")]
 fn print_sandbox_report() -> i32 {
+    use othello_sandbox::minimal_root::RootPlan;
     use othello_sandbox::{DEFAULT_SCRATCH_MB, Mode, Report, SandboxArgs, lockdown, namespaces};
     let mut report = Report::default();
     let sandbox = SandboxArgs { sandbox: Mode::Auto, scratch_mb: DEFAULT_SCRATCH_MB, ..SandboxArgs::off(0) };
-    if let Err(why) = namespaces::enter(&sandbox, &[], None, &mut report) {
+    if let Err(why) = namespaces::enter(&sandbox, &[], &RootPlan::default(), None, &mut report) {
         eprintln!("othello-runner: {why}");
         return EXIT_SETUP_FAILED;
     }

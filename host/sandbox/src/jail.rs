@@ -119,10 +119,11 @@ impl Jail {
         let scratch = if options.mode == Mode::Off { None } else { Some(ScratchDir::create()?) };
         let mut args = SandboxArgs::off(options.memory_limit_mb);
         args.sandbox = options.mode;
+        // Even unsandboxed (`--sandbox off`), a runner gets no secret of the host's.
+        command_line.env_clear().envs(clean_environment(scratch.as_ref().map(ScratchDir::path), options.env));
         if let Some(scratch) = &scratch {
             args.scratch = Some(scratch.path().to_path_buf());
             args.scratch_mb = options.scratch_mb;
-            command_line.env_clear().envs(clean_environment(scratch.path(), options.env));
             if enter_scratch {
                 command_line.current_dir(scratch.path());
             }

@@ -2,7 +2,8 @@
 //!
 //! | layer | runner side (applied before the bot loads) | host side (around each runner) |
 //! |---|---|---|
-//! | namespaces | `namespaces`: `nobody`, user, network, mount, PID; the scratch folder a private tmpfs | |
+//! | namespaces | `namespaces`: `nobody`, user, network, mount, IPC, PID; the scratch folder a private tmpfs | |
+//! | minimal root | `minimal_root`: an empty root with read-only binds of what the bot needs | |
 //! | process tree and stop | `process_tree`: keeper, init, bot process; `stop`: the init's stop handler | `stop::NamespaceStopper`, `jail`: waiting for the keeper |
 //! | resource limits | `limits`: rlimits, closed descriptors | |
 //! | lock-down | `lockdown`: capabilities, no-new-privs, Landlock, seccomp | |
@@ -40,6 +41,8 @@ pub mod job;
 mod limits;
 #[cfg(target_os = "linux")]
 pub mod lockdown;
+#[cfg(target_os = "linux")]
+pub mod minimal_root;
 #[cfg(target_os = "linux")]
 pub mod namespaces;
 #[cfg(target_os = "linux")]

@@ -15,28 +15,11 @@ use seccompiler::{
 };
 
 use crate::limits::{close_others, resource_limits};
+use crate::minimal_root::{SYSTEM_PROGRAM_PATHS, SYSTEM_READ_PATHS};
 use crate::{Mode, Report, layer};
 
-/// Folders of system libraries a bot may read (and map).
-const SYSTEM_READ_PATHS: &[&str] = &[
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/usr/lib",
-    "/usr/lib32",
-    "/usr/lib64",
-    "/usr/local/lib",
-    "/etc/ld.so.cache",
-    "/etc/localtime",
-    "/usr/share/zoneinfo",
-    "/sys/devices/system/cpu",
-    "/dev/urandom",
-    "/dev/random",
-    "/dev/zero",
-];
-/// Folders of system programs an engine started through `exec` may run (and read): a shell script
-/// engine needs its shell, `env -C DIR engine` needs `env`.
-const SYSTEM_PROGRAM_PATHS: &[&str] = &["/bin", "/usr/bin", "/usr/local/bin", "/usr/libexec", "/usr/share"];
+/// Device files a bot may read (and /dev/null write).
+const DEVICE_PATHS: &[&str] = &["/dev/urandom", "/dev/random", "/dev/zero", "/dev/full"];
 
 /// What the jailed process may touch.
 pub struct Confinement<'a> {
@@ -78,7 +61,7 @@ pub fn lock_down(mode: Mode, confinement: &Confinement<'_>, report: &mut Report)
         }
     }
     report.record(layer::LANDLOCK, landlock(confinement));
-    report.record(layer::SECCOMP, seccomp());
+    report.record(layer::SECCOMP, seccomp(confinement.program));
     let cgroup = match confinement.cgroup {
         Some(version) => {
             Ok(format!("cgroup v{version} made by the host: memory and processes counted over the whole tree"))
@@ -143,14 +126,18 @@ fn drop_capabilities() -> Result<String, String> {
 /// TCP, no signals to or abstract sockets of processes outside the sandbox.
 fn landlock(confinement: &Confinement<'_>) -> Result<String, String> {
     let abi = ABI::V6;
-    let mut read: Vec<PathBuf> = SYSTEM_READ_PATHS.iter().map(PathBuf::from).collect();
+    let mut read: Vec<PathBuf> = SYSTEM_READ_PATHS.iter().chain(DEVICE_PATHS).map(PathBuf::from).collect();
     if confinement.program {
         read.extend(SYSTEM_PROGRAM_PATHS.iter().map(PathBuf::from).filter(|p| p.exists()));
     }
     read.extend(confinement.extra_read.iter().filter(|p| p.exists()).cloned());
     if let Some(library) = confinement.library {
         let library = library.canonicalize().unwrap_or_else(|_| library.to_path_buf());
-        read.push(library.parent().map_or(library.clone(), Path::to_path_buf));
+        // An engine's program reads its own folder; a bot's library is read alone (another
+        // entrant's library may lie beside it).
+        if confinement.program {
+            read.push(library.parent().map_or(library.clone(), Path::to_path_buf));
+        }
         read.push(library);
     }
     let error = |e: landlock::RulesetError| format!("landlock: {e}");
@@ -180,16 +167,32 @@ fn landlock(confinement: &Confinement<'_>) -> Result<String, String> {
     let reads = if confinement.program {
         "system libraries and programs and the engine's folder"
     } else {
-        "system libraries and the bot's folder"
+        "system libraries and the bot's own library file"
     };
     Ok(format!("{how}: reads only {reads}, writes only its scratch folder, no TCP, no signals outside the sandbox"))
 }
 
-/// Denies the system calls a bot never needs and that reach other processes or the kernel's
-/// global state; sockets other than Unix ones; `prlimit` of other processes.
-fn seccomp() -> Result<String, String> {
+/// The namespace flags of `clone` (its low byte is the exit signal, so `CLONE_NEWTIME`, 0x80,
+/// can only be asked through `clone3` and `unshare`, both denied).
+const CLONE_NAMESPACE_FLAGS: [libc::c_int; 7] = [
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWCGROUP,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+];
+
+/// Denies the system calls a bot never needs and that reach other processes, the kernel's global
+/// state or the file system's watchers: new namespaces (`clone` with a namespace flag; `clone3`
+/// answers ENOSYS so that libc falls back to `clone`, as container runtimes do), System V IPC and
+/// POSIX message queues, inotify and fanotify, the new mount API, sockets (a bot's channel is a
+/// pair of pipes; an engine may make Unix sockets, which reach nothing outside its namespaces),
+/// `prlimit` of other processes, and every x32 system call.
+fn seccomp(program: bool) -> Result<String, String> {
     let error = |e: seccompiler::BackendError| format!("seccomp: {e}");
-    let denied = [
+    let mut denied = vec![
         libc::SYS_ptrace,
         libc::SYS_process_vm_readv,
         libc::SYS_process_vm_writev,
@@ -218,13 +221,60 @@ fn seccomp() -> Result<String, String> {
         libc::SYS_swapon,
         libc::SYS_swapoff,
         libc::SYS_acct,
+        // The new mount API.
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        // Watching folders for the names of other files.
+        libc::SYS_inotify_init1,
+        libc::SYS_inotify_add_watch,
+        libc::SYS_fanotify_init,
+        libc::SYS_fanotify_mark,
+        // System V IPC and POSIX message queues (the IPC namespace makes them private too).
+        libc::SYS_shmget,
+        libc::SYS_shmat,
+        libc::SYS_shmctl,
+        libc::SYS_msgget,
+        libc::SYS_msgsnd,
+        libc::SYS_msgrcv,
+        libc::SYS_msgctl,
+        libc::SYS_semget,
+        libc::SYS_semop,
+        libc::SYS_semtimedop,
+        libc::SYS_semctl,
+        libc::SYS_mq_open,
+        libc::SYS_mq_unlink,
     ];
+    #[cfg(target_arch = "x86_64")]
+    denied.push(libc::SYS_inotify_init);
     let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> =
         denied.iter().map(|&call| (call, Vec::new())).collect();
-    let condition = |arg, op, value| SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(error);
+    let condition = |arg, len, op, value| SeccompCondition::new(arg, len, op, value).map_err(error);
     let rule = |conditions| SeccompRule::new(conditions).map_err(error);
-    rules.insert(libc::SYS_socket, vec![rule(vec![condition(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])?]);
-    rules.insert(libc::SYS_prlimit64, vec![rule(vec![condition(0, SeccompCmpOp::Ne, 0)?])?]);
+    let sockets = if program {
+        rules.insert(
+            libc::SYS_socket,
+            vec![rule(vec![condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])?],
+        );
+        "only Unix sockets"
+    } else {
+        rules.insert(libc::SYS_socket, Vec::new());
+        "no sockets"
+    };
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0)?])?],
+    );
+    let mut clone_rules = Vec::new();
+    for flag in CLONE_NAMESPACE_FLAGS {
+        let flag = flag as u32 as u64;
+        clone_rules.push(rule(vec![condition(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag)?])?);
+    }
+    rules.insert(libc::SYS_clone, clone_rules);
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
@@ -234,10 +284,40 @@ fn seccomp() -> Result<String, String> {
     .map_err(error)?;
     let program: BpfProgram = filter.try_into().map_err(error)?;
     let speculation = install_filter(&program)?;
+    install_filter(&not_implemented_filter())?;
     Ok(format!(
-        "ptrace, process_vm_*, kcmp, mount, namespaces, keyrings, bpf, perf and io_uring denied; only \
-         Unix sockets; prlimit only of itself{speculation}"
+        "ptrace, process_vm_*, kcmp, mount, new namespaces (clone's flags, clone3), keyrings, bpf, perf, io_uring, \
+         System V IPC, message queues, inotify and fanotify denied; {sockets}; prlimit only of itself; no x32 \
+         calls{speculation}"
     ))
+}
+
+/// A second filter, written by hand because seccompiler matches calls by number only: `clone3`
+/// (whose flags sit in memory a filter cannot read) and, on x86-64, every x32 system call (numbers
+/// from 0x4000_0000: the same calls under other numbers, which the first filter would not know)
+/// answer ENOSYS, as if the kernel had none.
+fn not_implemented_filter() -> BpfProgram {
+    use seccompiler::sock_filter;
+    const LOAD_WORD: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const JUMP_IF_EQUAL: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const JUMP_IF_AT_LEAST: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+    const RETURN: u16 = 0x06; // BPF_RET | BPF_K
+    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+    const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+    let statement = |code, k| sock_filter { code, jt: 0, jf: 0, k };
+    let jump = |code, k, jt, jf| sock_filter { code, jt, jf, k };
+    let mut program = vec![statement(LOAD_WORD, 0)]; // seccomp_data.nr
+    if cfg!(target_arch = "x86_64") {
+        // Deny when at least the x32 bit (skip to the ENOSYS return, 2 ahead), else go on.
+        program.push(jump(JUMP_IF_AT_LEAST, X32_SYSCALL_BIT, 2, 0));
+    }
+    program.extend([
+        jump(JUMP_IF_EQUAL, libc::SYS_clone3 as u32, 1, 0),
+        statement(RETURN, SECCOMP_RET_ALLOW),
+        statement(RETURN, SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+    ]);
+    program
 }
 
 /// Installs the filter with `SECCOMP_FILTER_FLAG_SPEC_ALLOW` (Linux 4.17+), as container runtimes

@@ -1,6 +1,6 @@
 //! The namespaces layer (Linux, runner side): root gives up its ids for `nobody`, then new user,
-//! network, mount and PID namespaces, and the fork into the jailed process tree
-//! (`process_tree`).
+//! network, mount, IPC and PID namespaces, the minimal root (`minimal_root`), and the fork into
+//! the jailed process tree (`process_tree`).
 
 use std::os::fd::RawFd;
 use std::path::Path;
@@ -10,6 +10,7 @@ use nix::sched::{CloneFlags, unshare};
 use nix::sys::prctl;
 use nix::unistd::{Gid, Uid};
 
+use crate::minimal_root::{self, RootPlan};
 use crate::process_tree::fork_jailed;
 use crate::{Mode, Report, SandboxArgs, layer};
 
@@ -26,10 +27,13 @@ pub const UNPRIVILEGED_ID: u32 = 65534;
 /// `sandbox.freezer` is the freezer cgroup (v1 or v2) the host made for the bot's processes: the
 /// bot process joins it (the keeper and the init stay outside, so that the keeper can always act).
 /// `host_watch` is the descriptor whose hang-up means the host is gone or wants the jail ended
-/// (stdin, the request pipe, when `None`).
+/// (stdin, the request pipe, when `None`). `root` is what the jailed processes' minimal root
+/// holds besides the system's part (`minimal_root`); the scratch folder and the freezer are added
+/// here.
 pub fn enter(
     sandbox: &SandboxArgs,
     needs: &[&Path],
+    root: &RootPlan,
     host_watch: Option<RawFd>,
     report: &mut Report,
 ) -> Result<(), String> {
@@ -62,17 +66,51 @@ pub fn enter(
         namespace(CloneFlags::CLONE_NEWNET, "no network: only a loopback that is down"),
     );
     report.record(layer::MOUNT_NAMESPACE, namespace(CloneFlags::CLONE_NEWNS, "mounts are private to the runner"));
+    report.record(
+        layer::IPC_NAMESPACE,
+        namespace(
+            CloneFlags::CLONE_NEWIPC,
+            "System V shared memory, semaphores and message queues, and POSIX message queues, are the \
+             runner's own and end with it",
+        ),
+    );
     let bounded = match &sandbox.scratch {
         Some(scratch) => bound_scratch(report, scratch, sandbox.scratch_mb),
         None => probe_bounded_scratch(report, sandbox.scratch_mb),
     };
     report.record(layer::BOUNDED_SCRATCH, bounded);
+    // Held before the root changes: the keeper removes the scratch folder through it.
+    let scratch_parent = sandbox.scratch.as_deref().and_then(minimal_root::open_parent);
+    let prepared = if report.is_active(layer::USER_NAMESPACE) && report.is_active(layer::MOUNT_NAMESPACE) {
+        let mut plan = root.clone();
+        plan.writable.extend(sandbox.scratch.iter().chain(sandbox.freezer.iter()).cloned());
+        match minimal_root::prepare(&plan) {
+            Ok((description, prepared)) => {
+                report.record::<String>(layer::MINIMAL_ROOT, Ok(description));
+                Some(prepared)
+            }
+            Err(why) => {
+                report.record::<String>(layer::MINIMAL_ROOT, Err(why));
+                None
+            }
+        }
+    } else {
+        report.record::<&str>(layer::MINIMAL_ROOT, Err("needs the user and mount namespaces"));
+        None
+    };
     report.record(
         layer::PID_NAMESPACE,
         namespace(CloneFlags::CLONE_NEWPID, "sees and signals only its own processes; all die with it"),
     );
     report.check_strict(mode)?;
-    fork_jailed(report, sandbox.scratch.as_deref(), sandbox.freezer.as_deref(), host_watch)
+    let tree = crate::process_tree::Tree {
+        scratch: sandbox.scratch.as_deref(),
+        scratch_parent,
+        freezer: sandbox.freezer.as_deref(),
+        host_watch,
+        root: prepared,
+    };
+    fork_jailed(report, tree)
 }
 
 /// Mounts a private tmpfs of `megabytes` MiB on the scratch folder, in the runner's own mount

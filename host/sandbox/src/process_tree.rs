@@ -12,11 +12,23 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::{ForkResult, Pid};
 
+use crate::minimal_root::{self, PreparedRoot};
 use crate::stop::{reset_stop_handlers, set_stop_handlers};
 use crate::{Report, layer};
 
 /// Exit code of a keeper whose jailed process ended in a way it cannot mirror.
 const EXIT_UNKNOWN: i32 = 70;
+
+/// What the jailed process tree is given by the namespaces layer.
+pub(crate) struct Tree<'a> {
+    pub scratch: Option<&'a Path>,
+    /// The scratch folder's parent (held from the host's root) and the folder's name.
+    pub scratch_parent: Option<(OwnedFd, std::ffi::CString)>,
+    pub freezer: Option<&'a Path>,
+    pub host_watch: Option<RawFd>,
+    /// The minimal root, prepared by the keeper, entered by the init.
+    pub root: Option<PreparedRoot>,
+}
 
 /// Forks the jailed processes: an init (PID 1 of the new PID namespace) and under it the
 /// process that loads the bot. The keeper and the init wait and end as the bot process ended;
@@ -24,20 +36,16 @@ const EXIT_UNKNOWN: i32 = 70;
 ///
 /// The bot does not run as PID 1 because the kernel protects a namespace's init from signals
 /// sent inside it: an `abort()` of the bot must still end it with SIGABRT.
-pub(crate) fn fork_jailed(
-    report: &mut Report,
-    scratch: Option<&Path>,
-    freezer: Option<&Path>,
-    host_watch: Option<RawFd>,
-) -> Result<(), String> {
+pub(crate) fn fork_jailed(report: &mut Report, tree: Tree<'_>) -> Result<(), String> {
     let (status_read, status_write) = std::io::pipe().map_err(|e| format!("pipe failed: {e}"))?;
     match fork_guarded()? {
         Some(init) => {
             drop(status_write);
-            keep(init, status_read, scratch, freezer, host_watch)
+            keep(init, status_read, &tree)
         }
         None => {
             drop(status_read);
+            drop(tree.scratch_parent);
             report.record(
                 layer::PARENT_DEATH_SIGNAL,
                 Ok::<_, String>("killed (with all it started) when the runner's keeper dies".to_owned()),
@@ -45,12 +53,19 @@ pub(crate) fn fork_jailed(
             if report.is_active(layer::PID_NAMESPACE) && report.is_active(layer::MOUNT_NAMESPACE) {
                 use nix::mount::{MsFlags, mount};
                 let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
-                let proc = mount(Some("proc"), "/proc", Some("proc"), flags, None::<&str>)
+                // In the minimal root's folder while the old root is still there (the kernel
+                // mounts a new /proc only where a whole one is visible).
+                let target = if tree.root.is_some() { minimal_root::proc_target() } else { "/proc".into() };
+                let proc = mount(Some("proc"), &target, Some("proc"), flags, None::<&str>)
                     .map(|()| "/proc shows only the runner's own processes".to_owned())
                     .map_err(|e| format!("mounting a new /proc failed: {e}"));
                 report.record(layer::PRIVATE_PROC, proc);
             } else {
                 report.record::<&str>(layer::PRIVATE_PROC, Err("needs the PID and mount namespaces"));
+            }
+            if let Some(root) = &tree.root {
+                // Failing half-way leaves no root to load a bot in: the runner ends with the reason.
+                minimal_root::enter(root).map_err(|why| format!("entering the minimal root: {why}"))?;
             }
             // Before the bot process exists (the host may signal once the bot has loaded): the
             // init's stop/continue handlers, the fallback freezer where the host has no cgroup.
@@ -61,6 +76,7 @@ pub(crate) fn fork_jailed(
                 None => {
                     drop(status_write);
                     reset_stop_handlers();
+                    let freezer = tree.freezer;
                     let frozen_by = match freezer {
                         Some(_) => join_freezer(freezer),
                         None if whole_namespace => Ok("no freezer cgroup here: the host has the runner's init \
@@ -199,20 +215,15 @@ fn init(bot: libc::pid_t, status_pipe: std::io::PipeWriter) -> ! {
 
 /// The keeper: kills the jailed processes if the host dies, waits for them and ends the way the
 /// bot process ended.
-fn keep(
-    init: libc::pid_t,
-    status_pipe: std::io::PipeReader,
-    scratch: Option<&Path>,
-    freezer: Option<&Path>,
-    host_watch: Option<RawFd>,
-) -> ! {
+fn keep(init: libc::pid_t, status_pipe: std::io::PipeReader, tree: &Tree<'_>) -> ! {
     use std::io::Read;
     // The host's death (or its wish to end the jail) is seen as the hang-up of the request pipe,
     // or of the pipe it gave for that (the host holds its only write end). A thread polling
     // getppid, as the plain runner has, cannot be started: a process that unshared its PID
     // namespace may not create threads.
+    let (scratch, freezer) = (tree.scratch, tree.freezer);
     // SAFETY: F_DUPFD_CLOEXEC on stdin, an open descriptor, returns a new one or -1.
-    let host = host_watch.unwrap_or_else(|| unsafe { libc::fcntl(libc::STDIN_FILENO, libc::F_DUPFD_CLOEXEC, 3) });
+    let host = tree.host_watch.unwrap_or_else(|| unsafe { libc::fcntl(libc::STDIN_FILENO, libc::F_DUPFD_CLOEXEC, 3) });
     let_go_of_channel();
     if !wait_for_exit_or_host_death(init, host) {
         // The host is gone: end the jailed processes (the keeper has every capability in the
@@ -225,14 +236,14 @@ fn keep(
         let _ = nix::sys::signal::kill(Pid::from_raw(init), Signal::SIGKILL);
         wait_for(init);
         if let Some(scratch) = scratch {
-            remove_scratch(scratch);
+            remove_scratch(scratch, tree.scratch_parent.as_ref());
         }
         // SAFETY: _exit has no preconditions.
         unsafe { libc::_exit(EXIT_UNKNOWN) };
     }
     let init_status = wait_for(init);
     if let Some(scratch) = scratch {
-        remove_scratch(scratch);
+        remove_scratch(scratch, tree.scratch_parent.as_ref());
     }
     let mut bytes = [0u8; 4];
     let status = match (&status_pipe).read_exact(&mut bytes) {
@@ -261,9 +272,15 @@ fn keep(
     unsafe { libc::_exit(EXIT_UNKNOWN) }
 }
 
-/// Removes the scratch folder: its tmpfs first (this process's mount namespace still has it), then
-/// the folder on the host's disk.
-fn remove_scratch(scratch: &Path) {
+/// Removes the scratch folder: what the bot wrote, its tmpfs (this process's mount namespace
+/// still has it), then the folder on the host's disk, through its parent held from the host's
+/// root where the keeper's view is the minimal root.
+fn remove_scratch(scratch: &Path, parent: Option<&(OwnedFd, std::ffi::CString)>) {
+    let _ = std::fs::remove_dir_all(scratch);
     let _ = nix::mount::umount2(scratch, nix::mount::MntFlags::MNT_DETACH);
     let _ = std::fs::remove_dir_all(scratch);
+    if let Some((parent, name)) = parent {
+        // SAFETY: unlinkat takes an open directory descriptor and a valid C string.
+        unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
+    }
 }

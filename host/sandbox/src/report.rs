@@ -50,6 +50,10 @@ pub mod layer {
     pub const USER_NAMESPACE: &str = "user-namespace";
     pub const NETWORK_NAMESPACE: &str = "network-namespace";
     pub const MOUNT_NAMESPACE: &str = "mount-namespace";
+    /// System V IPC and POSIX message queues of its own.
+    pub const IPC_NAMESPACE: &str = "ipc-namespace";
+    /// An empty root with only what the bot needs bound in (see `minimal_root`).
+    pub const MINIMAL_ROOT: &str = "minimal-root";
     pub const PID_NAMESPACE: &str = "pid-namespace";
     /// The host gives each runner's tree a share of the CPUs (`--threads`).
     pub const CPU_SHARE: &str = "cpu-share";
@@ -199,10 +203,14 @@ pub fn require_every_layer(program: &Path, leading_args: &[OsString]) -> Result<
 /// naming the sandbox, the path and the fix, or `None` when nothing on stderr says so.
 pub fn diagnose_blocked(stderr: &[String]) -> Option<String> {
     let (line, path) = stderr.iter().find_map(|line| {
-        let before = line.find("Permission denied").or_else(|| line.find("Operation not permitted"))?;
-        let path =
-            line[..before].split([' ', ':', '\'', '"']).rfind(|word| word.starts_with('/') || word.starts_with('~'))?;
-        Some((line.trim(), path))
+        let path_before = |marker: &str| {
+            let before = line.find(marker)?;
+            line[..before].split([' ', ':', '\'', '"']).rfind(|word| word.starts_with('/') || word.starts_with('~'))
+        };
+        let blocked = path_before("Permission denied").or_else(|| path_before("Operation not permitted"));
+        // Outside the engine's minimal root a path of the host's is missing, not forbidden.
+        let missing = || path_before("No such file").filter(|path| Path::new(path).exists());
+        Some((line.trim(), blocked.or_else(missing)?))
     })?;
     let folder = Path::new(path).parent().filter(|f| f != &Path::new("/")).unwrap_or(Path::new(path));
     Some(format!(
@@ -238,5 +246,10 @@ mod tests {
         let dash = ["sh: 0: cannot open /home/u/engine.sh: Permission denied".to_owned()];
         assert!(diagnose_blocked(&dash).unwrap().starts_with("the sandbox blocked /home/u/engine.sh"));
         assert_eq!(diagnose_blocked(&["segmentation fault".to_owned()]), None);
+        // Missing in the minimal root, there on the host.
+        let host_file = std::env::current_exe().unwrap();
+        let missing = [format!("sh: 0: cannot open {}: No such file", host_file.display())];
+        assert!(diagnose_blocked(&missing).unwrap().starts_with(&format!("the sandbox blocked {}", host_file.display())));
+        assert_eq!(diagnose_blocked(&["sh: 0: cannot open /no/such/engine.sh: No such file".to_owned()]), None);
     }
 }

@@ -53,8 +53,19 @@ impl fmt::Display for Termination {
     }
 }
 
+/// Longest failure detail kept, in characters (a load error's diagnosis is a few sentences).
+pub const MAX_DETAIL_CHARS: usize = 1200;
+/// Longest line of a bot's output kept, in characters.
+pub const MAX_OUTPUT_LINE_CHARS: usize = 400;
+
 /// Why a seat could not give a move: the game is lost for that side.
+///
+/// Its texts come from the bot (its `othello_last_error`, its stderr, a library's strings in a
+/// load error) or from whoever reports it (a remote worker): every way of making one
+/// ([`Failure::new`], [`Failure::with_detail`], [`Failure::with_output`], deserialising) passes
+/// them through [`crate::text`], so none can reach a terminal, a page or a file raw.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "UncheckedFailure")]
 pub struct Failure {
     pub termination: Termination,
     /// What happened, for people: "killed by signal SIGSEGV (segmentation fault) during think".
@@ -64,9 +75,44 @@ pub struct Failure {
     pub stderr_tail: Vec<String>,
 }
 
+/// A failure as read from JSON, before its texts are made harmless.
+#[derive(Deserialize)]
+struct UncheckedFailure {
+    termination: Termination,
+    detail: String,
+    #[serde(default)]
+    stderr_tail: Vec<String>,
+}
+
+impl From<UncheckedFailure> for Failure {
+    fn from(raw: UncheckedFailure) -> Failure {
+        Failure::new(raw.termination, raw.detail).with_output(raw.stderr_tail)
+    }
+}
+
 impl Failure {
     pub fn new(termination: Termination, detail: impl Into<String>) -> Failure {
-        Failure { termination, detail: detail.into(), stderr_tail: Vec::new() }
+        Failure { termination, detail: Failure::clean_detail(&detail.into()), stderr_tail: Vec::new() }
+    }
+
+    /// The same failure with another detail.
+    pub fn with_detail(self, detail: impl Into<String>) -> Failure {
+        Failure { detail: Failure::clean_detail(&detail.into()), ..self }
+    }
+
+    /// The same failure with the last lines the bot wrote (each one harmless line; empty ones
+    /// dropped).
+    pub fn with_output<S: AsRef<str>>(self, lines: impl IntoIterator<Item = S>) -> Failure {
+        let stderr_tail = lines
+            .into_iter()
+            .map(|line| crate::text::one_line(line.as_ref(), MAX_OUTPUT_LINE_CHARS))
+            .filter(|line| !line.is_empty())
+            .collect();
+        Failure { stderr_tail, ..self }
+    }
+
+    fn clean_detail(detail: &str) -> String {
+        crate::text::one_line(detail, MAX_DETAIL_CHARS)
     }
 }
 
@@ -75,8 +121,9 @@ impl fmt::Display for Failure {
         write!(f, "{}: {}", self.termination, self.detail)?;
         if !self.stderr_tail.is_empty() {
             write!(f, "\n  last stderr lines:")?;
+            // Quoted: no line a bot wrote can pass for one of the host's.
             for line in &self.stderr_tail {
-                write!(f, "\n  | {line}")?;
+                write!(f, "\n{}{line}", crate::text::QUOTE)?;
             }
         }
         Ok(())

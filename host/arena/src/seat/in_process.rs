@@ -161,7 +161,10 @@ impl Seat for InProcessSeat {
 
 /// The bot's reason for a failed analysis, or a note that it gave none.
 pub(crate) fn analysis_error_reason(last_error: Option<String>) -> String {
-    last_error.unwrap_or_else(|| "othello_analyze returned OTHELLO_ANALYZE_ERROR without saying why".to_owned())
+    match last_error.map(|why| crate::text::one_line(&why, super::failure::MAX_DETAIL_CHARS)) {
+        Some(why) if !why.is_empty() => why,
+        _ => "othello_analyze returned OTHELLO_ANALYZE_ERROR without saying why".to_owned(),
+    }
 }
 
 /// CPU time of the calling thread so far.

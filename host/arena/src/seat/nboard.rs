@@ -105,10 +105,11 @@ impl NboardSeat {
         let sandboxed = runner.is_some();
         let mut seat =
             NboardSeat { spec, level, options, name, engine: None, last_ping: 0, engine_position: None, stop, runner };
-        if let Err(mut failure) = seat.new_game() {
+        if let Err(failure) = seat.new_game() {
             // Before the first game: say what the sandbox blocked, if the engine's stderr tells.
             if let Some(why) = othello_sandbox::diagnose_blocked(&failure.stderr_tail).filter(|_| sandboxed) {
-                failure.detail = format!("{}; {why}", failure.detail);
+                let detail = format!("{}; {why}", failure.detail);
+                return Err(failure.with_detail(detail));
             }
             return Err(failure);
         }
@@ -188,7 +189,7 @@ impl NboardSeat {
         self.engine_position = None;
         if let Some(mut engine) = self.engine.take() {
             engine.kill();
-            failure.stderr_tail = engine.stderr_tail();
+            failure = failure.with_output(engine.stderr_tail());
         }
         failure
     }
@@ -295,7 +296,7 @@ impl Seat for NboardSeat {
                     allowed.as_millis(),
                     grace.as_millis()
                 );
-                Err(self.fail(Failure { detail, ..failure }))
+                Err(self.fail(failure.with_detail(detail)))
             }
             Err(failure) => Err(self.fail(failure)),
         }

@@ -55,13 +55,13 @@ impl StderrTail {
         let mut line: Vec<u8> = Vec::new();
         let mut chunk = [0u8; READ_CHUNK];
         let push = |line: &mut Vec<u8>| {
-            let text = String::from_utf8_lossy(line).trim_end().to_owned();
+            let text = crate::text::one_line(&String::from_utf8_lossy(line), MAX_LINE_CHARS);
             line.clear();
             let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
             if state.lines.len() == STDERR_TAIL_LINES {
                 state.lines.pop_front();
             }
-            state.lines.push_back(text.chars().take(MAX_LINE_CHARS).collect());
+            state.lines.push_back(text);
         };
         loop {
             match pipe.read(&mut chunk) {

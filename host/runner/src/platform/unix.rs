@@ -12,7 +12,7 @@ use std::time::Duration;
 use othello_sandbox::Mode;
 use othello_sandbox::ServeArgs;
 #[cfg(target_os = "linux")]
-use othello_sandbox::{Report, lockdown, namespaces};
+use othello_sandbox::{Report, lockdown, minimal_root::RootPlan, namespaces};
 
 use crate::EXIT_CHANNEL_BROKEN;
 
@@ -28,7 +28,13 @@ const STATM_DATA_FIELD: usize = 5;
 pub(crate) fn enter_sandbox(options: &ServeArgs) -> Result<(File, File, Option<File>), String> {
     let sandbox = &options.sandbox;
     let mut report = Report::default();
-    namespaces::enter(sandbox, &[options.library.as_path()], None, &mut report)?;
+    // The library alone, at the path the child loads it from (its folder may hold others' files).
+    let root = RootPlan {
+        read_only: vec![options.library.clone()],
+        working_folder: sandbox.scratch.clone(),
+        ..RootPlan::default()
+    };
+    namespaces::enter(sandbox, &[options.library.as_path()], &root, None, &mut report)?;
     let (requests, responses) = private_channel()?;
     let statm = File::open("/proc/self/statm").ok();
     let mut keep = vec![requests.as_raw_fd(), responses.as_raw_fd()];

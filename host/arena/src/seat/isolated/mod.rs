@@ -157,7 +157,7 @@ impl IsolatedSeat {
     fn fail(&mut self, mut failure: Failure) -> Failure {
         if let Some(mut runner) = self.runner.take() {
             runner.kill();
-            failure.stderr_tail = runner.stderr_tail();
+            failure = failure.with_output(runner.stderr_tail());
         }
         failure
     }
@@ -326,7 +326,7 @@ fn start_runner(
         }
     };
     runner.kill();
-    Err(Failure { stderr_tail: runner.stderr_tail(), ..failure })
+    Err(failure.with_output(runner.stderr_tail()))
 }
 
 fn protocol_failure(response: &Response) -> Failure {
