@@ -174,10 +174,7 @@ pub fn probe(path: &Path, runner: &RunnerCommand, options: &SeatOptions) -> Plug
 /// Probes many libraries at once (each in its own child). Different libraries whose bots give
 /// the same name are told apart by their file ([`tell_apart`]).
 pub fn probe_all(paths: &[PathBuf], runner: &RunnerCommand, options: &SeatOptions) -> Vec<PluginInfo> {
-    let mut infos: Vec<PluginInfo> = std::thread::scope(|scope| {
-        let probes: Vec<_> = paths.iter().map(|path| scope.spawn(move || probe(path, runner, options))).collect();
-        probes.into_iter().map(|probe| probe.join().expect("probing never panics")).collect()
-    });
+    let mut infos = probe_each(paths, runner, options);
     let named: Vec<(String, PathBuf)> = infos.iter().map(|i| (i.name.clone(), i.path.clone())).collect();
     for (info, name) in infos.iter_mut().zip(tell_apart(&named)) {
         info.name = name;
@@ -185,12 +182,23 @@ pub fn probe_all(paths: &[PathBuf], runner: &RunnerCommand, options: &SeatOption
     infos
 }
 
-/// The names of `(name, library)` pairs with different libraries of one name (ignoring case)
+/// Probes many libraries at once, each with the name its bot gives.
+fn probe_each(paths: &[PathBuf], runner: &RunnerCommand, options: &SeatOptions) -> Vec<PluginInfo> {
+    std::thread::scope(|scope| {
+        let probes: Vec<_> = paths.iter().map(|path| scope.spawn(move || probe(path, runner, options))).collect();
+        probes.into_iter().map(|probe| probe.join().expect("probing never panics")).collect()
+    })
+}
+
+/// The names of `(name, library)` pairs with different libraries of names that look alike
+/// (one [`skeleton`](crate::text::skeleton): `Alpha-beta`, `ALPHA-BETA`, a Cyrillic `Аlpha-beta`)
 /// told apart: `Alpha-beta (libfake.so)`, or by the whole path when the file names are the same
 /// too. A library listed twice keeps its name (an event numbers its second seat).
 pub fn tell_apart(named: &[(String, PathBuf)]) -> Vec<String> {
+    let skeletons: Vec<String> = named.iter().map(|(name, _)| crate::text::skeleton(name)).collect();
     let others = |name: &str, library: &Path| -> Vec<&PathBuf> {
-        named.iter().filter(|(n, l)| n.eq_ignore_ascii_case(name) && l != library).map(|(_, l)| l).collect()
+        let skeleton = crate::text::skeleton(name);
+        named.iter().zip(&skeletons).filter(|((_, l), s)| **s == skeleton && l != library).map(|((_, l), _)| l).collect()
     };
     named
         .iter()
@@ -233,9 +241,21 @@ pub fn resolve(
     if let Some(file) = files.iter().find(|f| library_stem(f).eq_ignore_ascii_case(name)) {
         return Ok(file.clone());
     }
-    let infos = probe_all(&files, runner, options);
-    if let Some(info) = infos.iter().find(|i| i.is_ok() && i.name.eq_ignore_ascii_case(name)) {
-        return Ok(info.path.clone());
+    let infos = probe_each(&files, runner, options);
+    // By the name a bot gives itself: one that looks like it, or the user is asked for the file.
+    let skeleton = crate::text::skeleton(name);
+    let looking_alike: Vec<&PluginInfo> =
+        infos.iter().filter(|i| i.is_ok() && crate::text::skeleton(&i.name) == skeleton).collect();
+    match looking_alike.as_slice() {
+        [info] => return Ok(info.path.clone()),
+        [] => {}
+        several => {
+            let files: Vec<String> = several.iter().map(|i| format!("{} ({})", i.path.display(), i.name)).collect();
+            return Err(format!(
+                "several bots look like `{name}`: {}; name the one you mean by its file",
+                files.join(", ")
+            ));
+        }
     }
     let folder_list: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
     let known: Vec<String> =
@@ -293,5 +313,21 @@ mod tests {
         assert_eq!(names, ["Alpha-beta (libalphabeta.so)", "alpha-beta (libfake.so)", "Random", "Random"]);
         let same_file = tell_apart(&named(&[("X", "/a/libx.so"), ("X", "/b/libx.so")]));
         assert_eq!(same_file, ["X (/a/libx.so)", "X (/b/libx.so)"]);
+        // Names that only look alike: a Cyrillic А, a full-width name.
+        let look_alikes = tell_apart(&named(&[
+            ("Alpha-beta", "/bots/libalphabeta.so"),
+            ("\u{410}lpha-beta", "/tmp/libcyrillic.so"),
+            ("Ａｌｐｈａ-ｂｅｔａ", "/tmp/libwide.so"),
+            ("Alpine", "/bots/libalpine.so"),
+        ]));
+        assert_eq!(
+            look_alikes,
+            [
+                "Alpha-beta (libalphabeta.so)",
+                "\u{410}lpha-beta (libcyrillic.so)",
+                "Ａｌｐｈａ-ｂｅｔａ (libwide.so)",
+                "Alpine"
+            ]
+        );
     }
 }

@@ -1,4 +1,5 @@
 //! The arena library's integration tests, one binary (each module a former test file).
+//! The sandbox's attack tests are the sandbox crate's (`host/sandbox/tests/attacks`).
 //! `no_zombies` and `windows` stay binaries of their own: the first reaps every child of its
 //! process, the second runs only on Windows.
 
@@ -7,6 +8,4 @@ mod arena;
 mod failures;
 mod large_events;
 mod nboard;
-mod nboard_sandbox;
 mod records;
-mod sandbox;
