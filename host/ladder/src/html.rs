@@ -39,10 +39,12 @@ pub fn write_page(dir: &Path, board: &Leaderboard, history: &[Snapshot]) -> Resu
     Ok(path)
 }
 
-/// Text safe inside HTML elements and attributes.
+/// Text safe inside HTML elements and attributes, and in the SVG (XML) plot: markup escaped, and
+/// what a bot's name may smuggle in (controls, bidi overrides, invisible characters, XML's
+/// forbidden non-characters) left out, as everywhere ([`othello_arena::text`]).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in text.chars().filter(|&c| !othello_arena::text::is_hidden_or_control(c)) {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -262,6 +264,8 @@ mod tests {
     #[test]
     fn names_are_escaped_and_steps_are_round() {
         assert_eq!(escape("<b>&\"x'"), "&lt;b&gt;&amp;&quot;x&#39;");
+        // A bot's hostile name: nothing of it acts on the page or breaks the SVG's XML.
+        assert_eq!(escape("\u{1b}[2JEvil\u{202E}\u{200B}\u{FFFE}\r<"), "[2JEvil&lt;");
         assert_eq!(nice_step(37.0), 50.0);
         assert_eq!(nice_step(120.0), 200.0);
         assert_eq!(nice_step(10.0), 10.0);

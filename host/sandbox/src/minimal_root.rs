@@ -145,7 +145,7 @@ fn build(plan: &RootPlan) -> Result<String, String> {
     // The init mounts its /proc here.
     make_folders(&proc_target())?;
     Ok(format!(
-        "an empty root with {} read-only binds: the system's libraries{}, its own {}; its scratch folder \
+        "an empty root with {} binds: read-only, the system's libraries{}, its own {}; its scratch folder \
          writable; no other file, socket or folder",
         binder.bound.len(),
         if plan.programs { " and programs" } else { "" },

@@ -635,3 +635,72 @@ fn check_says_a_bot_runs_and_names_what_the_sandbox_blocked() {
         assert!(!String::from_utf8_lossy(&output.stdout).contains("forfeit"), "a game was played: {output:?}");
     }
 }
+
+/// A C string literal for a fixture's `-D` definition.
+fn c_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// `othello` takes the secrets it is given out of its own environment before any bot starts: a bot
+/// loaded in the same process (`--in-process`) does not find a worker's token or a database URL
+/// there, and `--env` refuses to pass a secret on to sandboxed bots.
+#[test]
+fn secrets_are_taken_out_of_othellos_own_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    for secret in ["OTHELLO_WORKER_TOKEN", "DATABASE_URL"] {
+        let reader = fixture_with("env_reader", &format!("cli-{}", secret.to_lowercase()), &[("VARIABLE", c_string(secret))]);
+        let output = Command::new(othello_exe())
+            .current_dir(dir.path())
+            .args(["--in-process", "match", reader.to_str().unwrap(), reader.to_str().unwrap(), "--games", "2", "--json"])
+            .env(secret, "postgres://arena:hunter2@db.example/contest")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let games = json_lines(&stdout(&output));
+        let names: Vec<&str> = games.iter().filter_map(|game| game["black"].as_str()).collect();
+        assert!(!names.is_empty() && names.iter().all(|name| name.starts_with("unset ")), "{secret}: {names:?}");
+    }
+    let named = Command::new(othello_exe())
+        .current_dir(dir.path())
+        .args(["match", "a", "b", "--env", "OTHELLO_WORKER_TOKEN"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!named.status.success());
+    let why = String::from_utf8_lossy(&named.stderr);
+    assert!(why.contains("OTHELLO_WORKER_TOKEN looks like a secret") && why.contains("never passed"), "{why}");
+}
+
+/// A bot's hostile texts — escapes and forged lines in its name, its stderr and its
+/// `othello_last_error` — reach the terminal summary, the GGF file and the JSON lines as harmless
+/// lines: no control character but the line breaks of `othello`'s own output, no line of the
+/// bot's that starts like one of `othello`'s.
+#[test]
+fn a_bots_hostile_texts_reach_no_output_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "\\x1b]0;pwned\\x07\\x1b[2JEvil\\rResult: 64-0\\nStandings\\xe2\\x80\\xae\\xef\\xbf\\xbe";
+    let noisy = fixture_with("noisy_output", "cli", &[("NAME", format!("\"{name}\""))]);
+    let good = fixture("first_legal");
+    let args = [noisy.to_str().unwrap(), good.to_str().unwrap(), "--games", "2", "--time-ms", "500"];
+    let hidden = |text: &str| text.chars().any(|c| c != '\n' && othello_arena::text::is_hidden_or_control(c));
+    // The terminal: standings and the failure with its quoted stderr.
+    let terminal = othello(dir.path(), &[&["match"][..], &args].concat());
+    let shown = format!("{}{}", String::from_utf8_lossy(&terminal.stdout), String::from_utf8_lossy(&terminal.stderr));
+    assert!(terminal.status.success(), "{shown}");
+    assert!(!hidden(&shown), "{shown:?}");
+    assert!(shown.contains("Evil") && shown.contains("(last error)"), "{shown}");
+    for line in shown.lines().filter(|line| line.contains("forged") || line.contains("All games won")) {
+        // Quoted (`| `, indented as the report nests it), never at a line's start.
+        assert!(line.trim_start().starts_with(othello_arena::text::QUOTE.trim_start()), "a bot's line passes for othello's: {line:?}");
+    }
+    // GGF and JSON.
+    let ggf = dir.path().join("games.ggf");
+    let files = othello(dir.path(), &[&["match"][..], &args, &["--json", "--out", ggf.to_str().unwrap()]].concat());
+    let json = stdout(&files);
+    assert!(!hidden(&json), "{json:?}");
+    for game in json_lines(&json) {
+        assert!(!game.to_string().contains("\\u001b"), "{game}");
+    }
+    let ggf = std::fs::read_to_string(ggf).unwrap();
+    assert!(!hidden(&ggf) && ggf.contains("Evil"), "{ggf:?}");
+}
