@@ -198,7 +198,12 @@ pub fn tell_apart(named: &[(String, PathBuf)]) -> Vec<String> {
     let skeletons: Vec<String> = named.iter().map(|(name, _)| crate::text::skeleton(name)).collect();
     let others = |name: &str, library: &Path| -> Vec<&PathBuf> {
         let skeleton = crate::text::skeleton(name);
-        named.iter().zip(&skeletons).filter(|((_, l), s)| **s == skeleton && l != library).map(|((_, l), _)| l).collect()
+        named
+            .iter()
+            .zip(&skeletons)
+            .filter(|((_, l), s)| **s == skeleton && l != library)
+            .map(|((_, l), _)| l)
+            .collect()
     };
     named
         .iter()

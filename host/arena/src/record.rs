@@ -162,10 +162,9 @@ impl TryFrom<FlatOutcome> for Outcome {
         let end = match (flat.termination, flat.loser) {
             (Termination::Normal, None) => End::Normal,
             (Termination::Resigned, Some(loser)) => End::Resigned { loser },
-            (termination, Some(loser)) if termination.is_failure() => End::Forfeit {
-                loser,
-                failure: Failure::new(termination, flat.detail).with_output(flat.stderr_tail),
-            },
+            (termination, Some(loser)) if termination.is_failure() => {
+                End::Forfeit { loser, failure: Failure::new(termination, flat.detail).with_output(flat.stderr_tail) }
+            }
             (termination, loser) => {
                 return Err(format!("a `{termination}` end with loser {loser:?} is not a game result"));
             }

@@ -28,7 +28,8 @@ const SECRET_NAME_PARTS: [&str; 8] =
     ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "PRIVATE", "API_KEY"];
 /// Whole names (or endings) that carry secrets without saying so.
 /// (`XAUTHORITY` is no secret of this kind: the app needs it to open its window.)
-const SECRET_NAMES: [&str; 7] = ["DATABASE_URL", "PGPASSFILE", "PGSERVICEFILE", "_KEY", "_PASS", "_AUTH", "SSH_AUTH_SOCK"];
+const SECRET_NAMES: [&str; 7] =
+    ["DATABASE_URL", "PGPASSFILE", "PGSERVICEFILE", "_KEY", "_PASS", "_AUTH", "SSH_AUTH_SOCK"];
 
 /// Why the variable `name` (with `value`) is never passed to a bot, or `None` when it may be:
 /// a name that says it holds a token, a password, a key or credentials, or a value that is a URL
@@ -97,9 +98,9 @@ mod tests {
     fn only_the_allowed_names_and_the_named_variables_pass() {
         // A variable every test run has (cargo sets CARGO_*), and one it names.
         let host: Vec<String> = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok()).collect();
-        let other = host
-            .iter()
-            .find(|name| !ALLOWED.contains(&name.as_str()) && secret_reason(name, std::env::var_os(name).as_deref()).is_none());
+        let other = host.iter().find(|name| {
+            !ALLOWED.contains(&name.as_str()) && secret_reason(name, std::env::var_os(name).as_deref()).is_none()
+        });
         let scratch = Path::new("/tmp/othello-scratch-test");
         let clean = clean_environment(Some(scratch), &[]);
         for (name, value) in &clean {

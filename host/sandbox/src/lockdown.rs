@@ -265,10 +265,7 @@ fn seccomp(program: bool) -> Result<String, String> {
         rules.insert(libc::SYS_socket, Vec::new());
         "no sockets"
     };
-    rules.insert(
-        libc::SYS_prlimit64,
-        vec![rule(vec![condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0)?])?],
-    );
+    rules.insert(libc::SYS_prlimit64, vec![rule(vec![condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0)?])?]);
     let mut clone_rules = Vec::new();
     for flag in CLONE_NAMESPACE_FLAGS {
         let flag = flag as u32 as u64;

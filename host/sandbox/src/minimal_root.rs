@@ -93,18 +93,15 @@ pub(crate) fn prepare(plan: &RootPlan) -> Result<(String, PreparedRoot), String>
     let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
     mount(Some("tmpfs"), BASE, Some("tmpfs"), flags, Some(BASE_TMPFS_OPTIONS))
         .map_err(|e| fail("mounting the new root's tmpfs", e))?;
-    let switched = nix::unistd::chdir(BASE)
-        .map_err(|e| fail("entering the new root's tmpfs", e))
-        .and_then(|()| {
-            for folder in ["newroot", "oldroot"] {
-                std::fs::create_dir(folder)
-                    .map_err(|e| format!("making {folder} in the new root's tmpfs failed: {e}"))?;
-            }
-            // A mount point of its own, so that it can become the root.
-            mount(Some("newroot"), "newroot", None::<&str>, MsFlags::MS_BIND | MsFlags::MS_REC, None::<&str>)
-                .map_err(|e| fail("binding the new root", e))?;
-            nix::unistd::pivot_root(".", "oldroot").map_err(|e| fail("pivot_root into the tmpfs", e))
-        });
+    let switched = nix::unistd::chdir(BASE).map_err(|e| fail("entering the new root's tmpfs", e)).and_then(|()| {
+        for folder in ["newroot", "oldroot"] {
+            std::fs::create_dir(folder).map_err(|e| format!("making {folder} in the new root's tmpfs failed: {e}"))?;
+        }
+        // A mount point of its own, so that it can become the root.
+        mount(Some("newroot"), "newroot", None::<&str>, MsFlags::MS_BIND | MsFlags::MS_REC, None::<&str>)
+            .map_err(|e| fail("binding the new root", e))?;
+        nix::unistd::pivot_root(".", "oldroot").map_err(|e| fail("pivot_root into the tmpfs", e))
+    });
     if let Err(why) = switched {
         let _ = umount2(BASE, MntFlags::MNT_DETACH);
         if let Some(folder) = &working_folder {
@@ -180,8 +177,10 @@ pub(crate) fn enter(prepared: &PreparedRoot) -> Result<(), String> {
     nix::unistd::pivot_root(".", ".").map_err(|e| fail("pivot_root into the new root", e))?;
     umount2(".", MntFlags::MNT_DETACH).map_err(|e| fail("detaching the tmpfs root", e))?;
     nix::unistd::chdir("/").map_err(|e| fail("entering the new root", e))?;
-    let read_only = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
-    mount(None::<&str>, "/", None::<&str>, read_only, None::<&str>).map_err(|e| fail("making the root read-only", e))?;
+    let read_only =
+        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+    mount(None::<&str>, "/", None::<&str>, read_only, None::<&str>)
+        .map_err(|e| fail("making the root read-only", e))?;
     if let Some(working) = prepared.working_folder.as_deref().filter(|folder| folder.is_dir()) {
         nix::unistd::chdir(working).map_err(|e| fail("entering the working folder", e))?;
     }

@@ -249,7 +249,9 @@ mod tests {
         // Missing in the minimal root, there on the host.
         let host_file = std::env::current_exe().unwrap();
         let missing = [format!("sh: 0: cannot open {}: No such file", host_file.display())];
-        assert!(diagnose_blocked(&missing).unwrap().starts_with(&format!("the sandbox blocked {}", host_file.display())));
+        assert!(
+            diagnose_blocked(&missing).unwrap().starts_with(&format!("the sandbox blocked {}", host_file.display()))
+        );
         assert_eq!(diagnose_blocked(&["sh: 0: cannot open /no/such/engine.sh: No such file".to_owned()]), None);
     }
 }

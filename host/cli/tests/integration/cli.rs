@@ -648,10 +648,19 @@ fn c_string(text: &str) -> String {
 fn secrets_are_taken_out_of_othellos_own_environment() {
     let dir = tempfile::tempdir().unwrap();
     for secret in ["OTHELLO_WORKER_TOKEN", "DATABASE_URL"] {
-        let reader = fixture_with("env_reader", &format!("cli-{}", secret.to_lowercase()), &[("VARIABLE", c_string(secret))]);
+        let reader =
+            fixture_with("env_reader", &format!("cli-{}", secret.to_lowercase()), &[("VARIABLE", c_string(secret))]);
         let output = Command::new(othello_exe())
             .current_dir(dir.path())
-            .args(["--in-process", "match", reader.to_str().unwrap(), reader.to_str().unwrap(), "--games", "2", "--json"])
+            .args([
+                "--in-process",
+                "match",
+                reader.to_str().unwrap(),
+                reader.to_str().unwrap(),
+                "--games",
+                "2",
+                "--json",
+            ])
             .env(secret, "postgres://arena:hunter2@db.example/contest")
             .stdin(Stdio::null())
             .output()
@@ -691,7 +700,10 @@ fn a_bots_hostile_texts_reach_no_output_raw() {
     assert!(shown.contains("Evil") && shown.contains("(last error)"), "{shown}");
     for line in shown.lines().filter(|line| line.contains("forged") || line.contains("All games won")) {
         // Quoted (`| `, indented as the report nests it), never at a line's start.
-        assert!(line.trim_start().starts_with(othello_arena::text::QUOTE.trim_start()), "a bot's line passes for othello's: {line:?}");
+        assert!(
+            line.trim_start().starts_with(othello_arena::text::QUOTE.trim_start()),
+            "a bot's line passes for othello's: {line:?}"
+        );
     }
     // GGF and JSON.
     let ggf = dir.path().join("games.ggf");

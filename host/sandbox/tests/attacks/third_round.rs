@@ -114,7 +114,10 @@ fn a_unix_socket_of_the_machine_cannot_be_reached() {
     // `connect` returns once the connection is queued, before the bot answers.
     for listener in [&by_path, &by_name] {
         let accepted = listener.accept();
-        assert!(matches!(&accepted, Err(e) if e.kind() == ErrorKind::WouldBlock), "a connection was made: {accepted:?}");
+        assert!(
+            matches!(&accepted, Err(e) if e.kind() == ErrorKind::WouldBlock),
+            "a connection was made: {accepted:?}"
+        );
     }
 }
 
@@ -133,8 +136,7 @@ fn system_v_ipc_leaves_nothing_behind_and_sees_nothing_of_the_host() {
     // SAFETY: shmget creates a small segment under a key of this test; it is removed below.
     let host_segment = unsafe { libc::shmget(host_key, 4096, libc::IPC_CREAT | 0o666) };
     assert!(host_segment >= 0, "the host's segment: {}", std::io::Error::last_os_error());
-    let hostile =
-        fixture_with("sysv_ipc", "test", &[("KEY", bot_key.to_string()), ("HOST_KEY", host_key.to_string())]);
+    let hostile = fixture_with("sysv_ipc", "test", &[("KEY", bot_key.to_string()), ("HOST_KEY", host_key.to_string())]);
     // Two matches, one after the other: the second runner would find what the first left.
     assert_attack_failed(&hostile);
     assert_attack_failed(&hostile);
