@@ -101,7 +101,16 @@ mod tests {
         let lines = tail.lines(true);
         assert_eq!(lines.len(), STDERR_TAIL_LINES);
         assert_eq!(lines[0], "line 10");
-        assert_eq!(lines[STDERR_TAIL_LINES - 2].len(), MAX_LINE_CHARS);
+        // Cut within the bound, with a mark that it was.
+        assert_eq!(lines[STDERR_TAIL_LINES - 2].chars().count(), MAX_LINE_CHARS);
+        assert!(lines[STDERR_TAIL_LINES - 2].ends_with(crate::text::ELLIPSIS));
         assert_eq!(lines[STDERR_TAIL_LINES - 1], "no newline at the end");
+    }
+
+    #[test]
+    fn escapes_and_carriage_returns_are_kept_out() {
+        let text = "\x1b]0;title\x07\x1b[2Jok\rforged line\n";
+        let tail = StderrTail::collect(std::io::Cursor::new(text.as_bytes().to_vec()), "test-stderr").unwrap();
+        assert_eq!(tail.lines(true), ["]0;title[2Jok forged line"]);
     }
 }
