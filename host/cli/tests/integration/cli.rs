@@ -716,3 +716,41 @@ fn a_bots_hostile_texts_reach_no_output_raw() {
     let ggf = std::fs::read_to_string(ggf).unwrap();
     assert!(!hidden(&ggf) && ggf.contains("Evil"), "{ggf:?}");
 }
+
+/// Two bots whose names look alike (a Cyrillic `А` for a Latin `A`) are shown with their files
+/// in every output of a match: the standings, the JSON lines and the GGF file.
+#[test]
+fn look_alike_bots_are_told_apart_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let latin = fixture_with("named", "cli-latin", &[("NAME", "\"Alpha-beta\"".to_owned())]);
+    let cyrillic = fixture_with("named", "cli-cyrillic", &[("NAME", "\"\\xd0\\x90lpha-beta\"".to_owned())]);
+    let ggf = dir.path().join("games.ggf");
+    let args = [
+        "match",
+        latin.to_str().unwrap(),
+        cyrillic.to_str().unwrap(),
+        "--games",
+        "2",
+        "--json",
+        "--out",
+        ggf.to_str().unwrap(),
+    ];
+    let output = othello(dir.path(), &args);
+    let games = json_lines(&stdout(&output));
+    let told_apart =
+        |name: &str| name.ends_with("(libnamed-cli-latin.so)") || name.ends_with("(libnamed-cli-cyrillic.so)");
+    for game in games.iter().filter(|game| game.get("black").is_some()) {
+        for side in ["black", "white"] {
+            assert!(told_apart(game[side].as_str().unwrap()), "{game}");
+        }
+    }
+    let written = std::fs::read_to_string(&ggf).unwrap();
+    assert_eq!(written.lines().filter(|line| line.contains("PB[")).count(), 2, "{written}");
+    for game in written.lines().filter(|line| line.contains("PB[")) {
+        assert!(game.contains("(libnamed-cli-latin.so)") && game.contains("(libnamed-cli-cyrillic.so)"), "{game}");
+    }
+    let terminal = othello(dir.path(), &args[..5]);
+    let standings = stdout(&terminal);
+    assert!(standings.contains("Alpha-beta (libnamed-cli-latin.so)"), "{standings}");
+    assert!(standings.contains("\u{410}lpha-beta (libnamed-cli-cyrillic.so)"), "{standings}");
+}
