@@ -30,6 +30,8 @@ pub enum Action {
     /// Analyse every move of the game on the board (game analysis).
     AnalyseGame,
     ShowTab(Tab),
+    /// Take back a loss on the game clock, giving the loser the time of that turn back.
+    TakeBackTimeLoss,
     Quit,
 }
 
@@ -42,6 +44,10 @@ pub enum Confirm {
     Resign(Color),
     /// Saving over an existing file.
     Overwrite(PathBuf),
+    /// Take back the loss on time of this side.
+    TakeBackTimeLoss(Color),
+    /// Quit with a game in progress.
+    Quit,
 }
 
 /// The ways to replace the game on the board.
@@ -80,6 +86,15 @@ impl Confirm {
             Confirm::Overwrite(path) => {
                 (format!("Replace {}?", path.display()), "The file exists; saving replaces it.".into(), "Replace")
             }
+            Confirm::TakeBackTimeLoss(color) => (
+                format!("Take back {}'s loss on time?", crate::color_name(*color)),
+                format!(
+                    "The game goes on: {}'s clock shows again what it showed when its last turn began, and the clock stays paused until you resume (Ctrl+P).",
+                    crate::color_name(*color)
+                ),
+                "Take back",
+            ),
+            Confirm::Quit => ("Quit?".into(), lost.into(), "Quit"),
         }
     }
 }
@@ -111,8 +126,8 @@ impl OthelloApp {
                 }
             }
             Action::TogglePause => {
-                if !self.session.has_human() && !self.game().is_over() {
-                    self.session.paused = !self.session.paused;
+                if self.can_pause() {
+                    self.session.toggle_pause();
                 }
             }
             Action::Step => {
@@ -128,8 +143,30 @@ impl OthelloApp {
             }
             Action::AnalyseGame => self.analyse_game(),
             Action::ShowTab(tab) => self.tab = tab,
-            Action::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+            Action::TakeBackTimeLoss => {
+                if let Some(loser) = self.session.lost_on_time() {
+                    self.confirm = Some(Confirm::TakeBackTimeLoss(loser));
+                }
+            }
+            Action::Quit => {
+                if self.game_in_progress() {
+                    self.confirm = Some(Confirm::Quit);
+                } else {
+                    self.quit(ctx);
+                }
+            }
         }
+    }
+
+    /// Pausing makes sense: the game goes on, and bots play it or a clock runs in it.
+    pub fn can_pause(&self) -> bool {
+        !self.game().is_over() && (!self.session.has_human() || self.session.clock().is_some())
+    }
+
+    /// Closes the window (the question, if any, was asked).
+    fn quit(&mut self, ctx: &egui::Context) {
+        self.quitting = true;
+        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
     }
 
     /// Resigning makes sense: the game goes on and its first move was played.
@@ -148,6 +185,7 @@ impl OthelloApp {
 
     /// The user said yes to `confirm` (or no question was needed).
     pub fn go_ahead(&mut self, confirm: Confirm) {
+        let ctx = self.egui_ctx.clone();
         self.confirm = None;
         match confirm {
             Confirm::Discard(Discard::NewGame) => self.new_game(),
@@ -168,6 +206,15 @@ impl OthelloApp {
                 }
             }
             Confirm::Overwrite(path) => self.save_game(&path),
+            Confirm::TakeBackTimeLoss(_) => {
+                if let Some(loser) = self.session.take_back_time_loss() {
+                    self.show_info(format!(
+                        "{}'s loss on time taken back: the clock is paused, Resume (Ctrl+P) goes on",
+                        crate::color_name(loser)
+                    ));
+                }
+            }
+            Confirm::Quit => self.quit(&ctx),
         }
     }
 

@@ -8,10 +8,11 @@
 //! worker is dropped: its runner is killed at once ([`StopHandle`]); an idle one just gets the
 //! new position.
 //!
-//! Convention: values are shown from Black's point of view by default, positive = Black ahead, in
-//! discs (a win rate as Black's chance in %); the setting [`EvalView::SideToMove`] shows them as
-//! Egaroucid and NBoard do, from the side to move's. The bot reports the side to move's view;
-//! [`shown_value`] turns it as the setting says.
+//! Convention: one point of view, the player's choice ([`EvalView`]: Black's by default, White's,
+//! or the side to move's as Egaroucid and NBoard show them), for the board, the move list, the
+//! graph, the read-outs, the tooltips and the help alike. Bots report the side to move's view;
+//! [`shown_value`], [`discs_for`] and [`rate_for`] turn it. Values are in discs to one decimal
+//! (a win rate as a chance in %); an exact (solved) value is a whole number.
 
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread;
@@ -51,35 +52,98 @@ pub fn black_view(value: &MoveValue, side_to_move: Color) -> ShownValue {
     }
 }
 
-/// Whose point of view evaluations are shown from.
+/// Whose point of view evaluations are shown from, everywhere in the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum EvalView {
-    /// + = Black ahead, whoever is to move (the app's graph and read-out always read so).
+    /// + = Black ahead, whoever is to move.
     #[default]
     Black,
-    /// + = the side to move ahead, as Egaroucid and NBoard show them.
+    /// + = White ahead, whoever is to move.
+    White,
+    /// + = the side to move ahead, as Egaroucid and NBoard show them (a played move's value: the
+    /// mover's view).
     SideToMove,
 }
 
-/// `value` from the point of view `view` asks for: Black's, or the side to move's (as reported).
-pub fn shown_value(value: &MoveValue, side_to_move: Color, view: EvalView) -> ShownValue {
-    match view {
-        EvalView::Black => black_view(value, side_to_move),
-        EvalView::SideToMove => {
-            ShownValue { side: side_to_move, discs: value.eval, wins: value.win_rate, exact: value.exact }
+impl EvalView {
+    pub const ALL: [EvalView; 3] = [EvalView::Black, EvalView::White, EvalView::SideToMove];
+
+    /// The value of a position where `to_move` is to move is shown for this side.
+    pub fn side(self, to_move: Color) -> Color {
+        match self {
+            EvalView::Black => Color::Black,
+            EvalView::White => Color::White,
+            EvalView::SideToMove => to_move,
+        }
+    }
+
+    /// The side a line over the whole game (the graph) is drawn for: one line cannot follow the
+    /// side to move, so with that view it is the human's colour (Black without exactly one human).
+    pub fn line_side(self, human: Option<Color>) -> Color {
+        match self {
+            EvalView::SideToMove => human.unwrap_or(Color::Black),
+            fixed => fixed.side(Color::Black),
+        }
+    }
+
+    /// The choice's name in the setting.
+    pub fn name(self) -> &'static str {
+        match self {
+            EvalView::Black => "Black",
+            EvalView::White => "White",
+            EvalView::SideToMove => "Side to move",
+        }
+    }
+
+    /// How to read the values, for the legend and the help.
+    pub fn legend(self) -> &'static str {
+        match self {
+            EvalView::Black => "+ = Black ahead, in discs (a chance: Black's)",
+            EvalView::White => "+ = White ahead, in discs (a chance: White's)",
+            EvalView::SideToMove => "+ = the side to move ahead, in discs (a played move: its mover)",
         }
     }
 }
 
+/// A disc value given for `from`, for `to`.
+pub fn discs_for(value: f64, from: Color, to: Color) -> f64 {
+    // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0.0".
+    if from == to { value } else { -value + 0.0 }
+}
+
+/// A chance of winning (0..1) given for `from`, for `to`.
+pub fn rate_for(rate: f64, from: Color, to: Color) -> f64 {
+    if from == to { rate } else { 1.0 - rate }
+}
+
+/// A value in discs to one decimal, signed: `+3.5`, `-12.0`, `0.0`; an exact one whole: `+4`.
+pub fn format_discs(discs: f64, exact: bool) -> String {
+    let text = if exact { format!("{:+.0}", discs.round()) } else { format!("{discs:+.1}") };
+    match text.as_str() {
+        "+0" | "-0" => "0".to_owned(),
+        "+0.0" | "-0.0" => "0.0".to_owned(),
+        _ => text,
+    }
+}
+
+/// `value` from the point of view `view` asks for.
+pub fn shown_value(value: &MoveValue, side_to_move: Color, view: EvalView) -> ShownValue {
+    let side = view.side(side_to_move);
+    ShownValue {
+        side,
+        discs: value.eval.map(|e| discs_for(e, side_to_move, side)),
+        wins: value.win_rate.map(|r| rate_for(r, side_to_move, side)),
+        exact: value.exact,
+    }
+}
+
 impl ShownValue {
-    /// The short text drawn on a square: `+4`, `-2`, `0` (discs) or `57%` (the side's chance).
+    /// The short text drawn on a square: `+4.5`, `-2.0` (discs; exact: `+4`) or `57%` (the side's
+    /// chance).
     pub fn label(&self) -> String {
         match (self.discs, self.wins) {
-            (Some(discs), _) => {
-                let rounded = discs.round() as i64;
-                if rounded > 0 { format!("+{rounded}") } else { rounded.to_string() }
-            }
+            (Some(discs), _) => format_discs(discs, self.exact),
             (None, Some(rate)) => format!("{:.0}%", rate * 100.0),
             (None, None) => String::new(),
         }
@@ -129,6 +193,9 @@ pub enum Status {
     Deepening { budget_ms: u64 },
     /// The last budget is done.
     Done,
+    /// Stopped while a bot of the game thinks (its cores are the bot's); the values found stay
+    /// shown and the search starts again when the bot has moved.
+    Paused,
     /// The bot cannot analyse, or failed (with why).
     Failed(String),
 }
@@ -328,6 +395,15 @@ impl AnalysisView {
                 self.failed = self.worker.take().map(|worker| worker.spec().clone());
             }
             self.status = Some(status);
+        }
+    }
+
+    /// Stops the search (its runner is killed) but keeps the values found, until the next
+    /// [`AnalysisView::follow`].
+    pub fn pause(&mut self) {
+        if self.position.is_some() {
+            self.worker = None;
+            self.status = Some(Status::Paused);
         }
     }
 

@@ -174,10 +174,12 @@ pub struct OthelloApp {
     pub(crate) engine_form: Option<panels::engines::EngineForm>,
     /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
     pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
-    /// The game clock, while a human plays with one.
-    pub(crate) clock: Option<crate::clock::GameClock>,
-    /// Where the clock reads the time.
-    time_source: crate::clock::TimeSource,
+    /// The loss on time the message line has told (so it tells each once).
+    flag_told: bool,
+    /// The user said yes to quitting (or nothing was at stake): the window may close.
+    pub(crate) quitting: bool,
+    /// The game's clock came from its file (kept whatever the clock setting says).
+    clock_from_file: bool,
     /// The number of moves the game began with (new, loaded, set up), until its first move is
     /// made: till then the clock follows the setting, afterwards a change applies from the next
     /// game.
@@ -253,8 +255,9 @@ impl OthelloApp {
             launch_sandbox: launch.options.sandbox,
             heard: (0, false),
             review: None,
-            clock: None,
-            time_source: crate::clock::system_time(),
+            flag_told: false,
+            quitting: false,
+            clock_from_file: false,
             clock_open_at: Some(0),
         }
     }
@@ -275,6 +278,11 @@ impl OthelloApp {
         if self.session.seating().options.sandbox != mode {
             self.session.set_sandbox(mode, &self.settings);
         }
+    }
+
+    /// The window is closing: Quit was given (and confirmed, if a game was in progress).
+    pub fn is_quitting(&self) -> bool {
+        self.quitting
     }
 
     /// The action waiting for confirmation, if any.
@@ -453,13 +461,16 @@ impl OthelloApp {
                 let ms = self.settings.time_per_move_ms;
                 let players =
                     game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
-                game_file::to_ggf(self.game(), &players) + "\n"
+                let now = self.session.now();
+                let clock = self.session.clock().filter(|_| !self.game().is_over()).map(|c| c.saved(now));
+                game_file::to_ggf_with_clock(self.game(), &players, clock) + "\n"
             }
         };
         match std::fs::write(path, text) {
             Ok(()) => {
                 self.settings.game_file = path.display().to_string();
-                self.show_info(format!("Saved to {}", path.display()));
+                let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+                self.show_info(format!("Saved to {}", shown.display()));
             }
             Err(e) => self.show_error(format!("Cannot save {}: {e}", path.display())),
         }
@@ -475,7 +486,20 @@ impl OthelloApp {
                 };
                 let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
                 self.session.restart(loaded.game, &self.settings);
-                self.begin_clock();
+                let text = match loaded.clock.filter(|_| !self.game().is_over()) {
+                    Some(saved) => {
+                        // The game's own clock, exactly as saved, paused until the player resumes.
+                        self.clock_open_at = None;
+                        self.clock_from_file = true;
+                        self.session.set_clock(Some(crate::clock::GameClock::restored(saved)));
+                        self.session.paused = true;
+                        format!("{text}; its clock is paused: Resume (Ctrl+P) goes on")
+                    }
+                    None => {
+                        self.begin_clock();
+                        text
+                    }
+                };
                 self.loaded_names = Some([loaded.black, loaded.white]);
                 self.finished_names = None;
                 self.settings.game_file = path.display().to_string();
@@ -554,18 +578,24 @@ impl OthelloApp {
     /// Reads the clock's time from `source` from now on (tests drive it by hand); the clock
     /// starts afresh.
     pub fn set_time_source(&mut self, source: crate::clock::TimeSource) {
-        self.time_source = source;
+        self.session.set_time_source(source);
         self.begin_clock();
     }
 
-    /// The time `color` has left on the game clock, if one runs.
+    /// The time `color` has left on the game clock, if one is set.
     pub fn clock_left(&self, color: othello_sdk::Color) -> Option<Duration> {
-        Some(self.clock.as_ref()?.left(color, (self.time_source)()))
+        self.session.clock_left(color)
+    }
+
+    /// The game clock, if one is set.
+    pub fn clock(&self) -> Option<&crate::clock::GameClock> {
+        self.session.clock()
     }
 
     /// A game begins: its clock is set afresh from the setting.
     fn begin_clock(&mut self) {
-        self.clock = None;
+        self.clock_from_file = false;
+        self.session.set_clock(None);
         self.clock_open_at = Some(self.game().moves().len());
         self.set_clock_from_setting();
     }
@@ -580,43 +610,40 @@ impl OthelloApp {
         })
     }
 
-    /// Sets the clock afresh from the setting; the side to move's time runs from now.
+    /// Sets the clock afresh from the setting; it starts with the game's next move.
     fn set_clock_from_setting(&mut self) {
-        let now = (self.time_source)();
         let wanted = self.wanted_clock().filter(|_| !self.game().is_over());
-        self.clock = wanted.map(|(total, increment)| {
-            let mut clock = crate::clock::GameClock::new(total, increment, self.game());
-            clock.follow(self.game(), now);
-            clock
-        });
+        let clock = wanted.map(|(total, increment)| crate::clock::GameClock::new(total, increment, self.game()));
+        self.session.set_clock(clock);
     }
 
     /// Keeps the game clock with the game: set when a game begins and a human plays, charged as
-    /// moves are made, and a side out of time loses. As on a tournament clock, the side to move's
-    /// time runs from the start of the game. Until the first move the clock follows the setting
+    /// moves are made, and a side out of time loses. As on lichess, the clock starts with the
+    /// game's first move. Until the first move the clock follows the setting
     /// (typing or dragging "10 min" passes through "1 min", which must not stick); once the game
     /// is under way a change applies from the next game, except that 0 (or no human left) turns
     /// the clock off at once.
     fn follow_clock(&mut self, ctx: &egui::Context) {
         let wanted = self.wanted_clock();
-        if wanted.is_none() {
-            self.clock = None;
+        // A game opened with its own clock keeps it whatever the setting, while a human plays.
+        let own_clock = self.clock_open_at.is_none() && self.clock_from_file && self.session.has_human();
+        if wanted.is_none() && self.session.clock().is_some() && !own_clock {
+            self.session.set_clock(None);
         }
         if let Some(at) = self.clock_open_at {
             if self.game().moves().len() != at || self.game().is_over() {
                 self.clock_open_at = None; // under way: the clock stays as it was set
-            } else if self.clock.as_ref().map(crate::clock::GameClock::setting) != wanted {
+            } else if self.session.clock().map(crate::clock::GameClock::setting) != wanted {
                 self.set_clock_from_setting();
             }
         }
-        let now = (self.time_source)();
-        let Some(clock) = &mut self.clock else { return };
-        if let Some(loser) = clock.follow(&self.session.game, now) {
-            self.session.lose_on_time(loser, &self.settings);
-            clock.follow(&self.session.game, now);
+        self.session.follow_clock();
+        let flag = self.session.lost_on_time();
+        if let Some(loser) = flag.filter(|_| !self.flag_told) {
             self.show_info(format!("{} ran out of time: {} wins", color_name(loser), color_name(!loser)));
         }
-        if self.clock.as_ref().is_some_and(|c| c.running().is_some()) {
+        self.flag_told = flag.is_some();
+        if self.session.clock().is_some_and(|c| c.running().is_some()) {
             ctx.request_repaint_after(CLOCK_REFRESH);
         }
     }
@@ -714,6 +741,11 @@ impl OthelloApp {
             }
             _ => None,
         };
+        // A bot of the game on move has the cores: the analysis waits (its values stay shown).
+        if wanted.is_some() && self.session.thinking().is_some() {
+            self.analysis.pause();
+            return;
+        }
         self.analysis.follow(wanted, &*waker_factory(&self.egui_ctx));
         self.analysis.update();
     }
@@ -954,6 +986,15 @@ pub(crate) fn waker_factory(ctx: &egui::Context) -> Box<dyn Fn() -> Waker> {
 impl eframe::App for OthelloApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
+        // The window's close button asks like Quit does when a game is in progress.
+        if ctx.input(|input| input.viewport().close_requested()) && !self.quitting {
+            if self.game_in_progress() {
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.confirm = Some(Confirm::Quit);
+            } else {
+                self.quitting = true;
+            }
+        }
         self.handle_keys(&ctx);
         self.advance(&ctx);
 
@@ -992,14 +1033,26 @@ impl eframe::App for OthelloApp {
                     panels::status::own_clock_line(self, ui);
                 }
                 if self.tab == Tab::Matches && self.matches.viewer().is_some() {
-                    replay_request = panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
+                    replay_request = panels::matches::show_viewer_info(
+                        &mut self.matches,
+                        self.review.as_ref(),
+                        self.settings.eval_view,
+                        ui,
+                    );
                     return;
                 }
                 if self.tab == Tab::Ladder
                     && let Some(replay) = &mut self.ladder.replay
                 {
                     let heading = format!("Ladder game {}", replay.index);
-                    replay_request = panels::matches::replay_info(replay, &heading, false, self.review.as_ref(), ui);
+                    replay_request = panels::matches::replay_info(
+                        replay,
+                        &heading,
+                        false,
+                        self.review.as_ref(),
+                        self.settings.eval_view,
+                        ui,
+                    );
                     if replay_request == panels::matches::ReplayRequest::Back {
                         self.ladder.replay = None;
                     }
@@ -1007,7 +1060,8 @@ impl eframe::App for OthelloApp {
                 }
                 panels::status::show(self, ui);
                 ui.separator();
-                panels::eval_graph::show_game(&mut self.session.game, self.review.as_ref(), ui);
+                let side = self.settings.eval_view.line_side(self.session.human_color());
+                panels::eval_graph::show_game(&mut self.session.game, self.review.as_ref(), side, ui);
                 ui.separator();
                 panels::moves::show(self, ui);
             });

@@ -31,15 +31,22 @@ impl std::ops::Deref for PlayedMove {
 impl PlayedMove {
     /// The bot's evaluation in discs from Black's point of view (the ABI reports the mover's view).
     pub fn eval_for_black(&self) -> Option<f64> {
-        let eval = self.info.as_ref()?.eval?;
-        // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0.0".
-        Some(if self.color == Color::Black { eval } else { -eval + 0.0 })
+        self.eval_for(Color::Black)
     }
 
     /// The bot's estimated chance that Black wins, 0..1 (the ABI reports the mover's chance).
     pub fn win_rate_for_black(&self) -> Option<f64> {
-        let rate = self.info.as_ref()?.win_rate?;
-        Some(if self.color == Color::Black { rate } else { 1.0 - rate })
+        self.win_rate_for(Color::Black)
+    }
+
+    /// The bot's evaluation in discs from `side`'s point of view.
+    pub fn eval_for(&self, side: Color) -> Option<f64> {
+        Some(crate::analysis::discs_for(self.info.as_ref()?.eval?, self.color, side))
+    }
+
+    /// The bot's estimated chance that `side` wins, 0..1.
+    pub fn win_rate_for(&self, side: Color) -> Option<f64> {
+        Some(crate::analysis::rate_for(self.info.as_ref()?.win_rate?, self.color, side))
     }
 }
 

@@ -96,23 +96,37 @@ impl MoveReview {
         }
     }
 
-    /// The played move's value from Black's point of view (for the graph).
+    /// The played move's value from Black's point of view.
     pub fn played_for_black(&self) -> Option<f64> {
-        let value = self.played_value?;
-        Some(match (self.color, self.unit) {
-            (Color::Black, _) => value,
-            (Color::White, Unit::Discs) => -value + 0.0,
-            (Color::White, Unit::WinPercent) => 100.0 - value,
-        })
+        self.played_for(Color::Black)
     }
 
-    /// One line: "12. W c4?: lost 6 discs, best d3 (+2)".
+    /// A value of this move (the mover's view) from `side`'s point of view.
+    fn value_for(&self, value: f64, side: Color) -> f64 {
+        match self.unit {
+            Unit::Discs => crate::analysis::discs_for(value, self.color, side),
+            Unit::WinPercent => 100.0 * crate::analysis::rate_for(value / 100.0, self.color, side),
+        }
+    }
+
+    /// The played move's value from `side`'s point of view (for the graph).
+    pub fn played_for(&self, side: Color) -> Option<f64> {
+        Some(self.value_for(self.played_value?, side))
+    }
+
+    /// One line in the mover's view: "12. W c4?: lost 6.0 discs, best d3 (+2.0)".
     pub fn describe(&self) -> String {
+        self.describe_for(self.color)
+    }
+
+    /// One line, the best move's value from `side`'s point of view (the loss is a loss whoever
+    /// reads it): "12. W c4?: lost 6.0 discs, best d3 (-2.0)". Moves are numbered by ply.
+    pub fn describe_for(&self, side: Color) -> String {
         let letter = if self.color == Color::Black { 'B' } else { 'W' };
         let head = format!("{}. {letter} {}{}", self.ply, self.played, self.severity().mark());
         let value = |v: f64| match self.unit {
-            Unit::Discs => format!("{v:+.0}"),
-            Unit::WinPercent => format!("{v:.0}%"),
+            Unit::Discs => crate::analysis::format_discs(self.value_for(v, side), self.exact),
+            Unit::WinPercent => format!("{:.1}%", self.value_for(v, side)),
         };
         let unit = match self.unit {
             Unit::Discs => "discs",
@@ -122,7 +136,7 @@ impl MoveReview {
             Some(loss) if self.played == self.best || loss < 0.5 => {
                 format!("{head}: best ({})", value(self.best_value))
             }
-            Some(loss) => format!("{head}: lost {loss:.0} {unit}, best {} ({})", self.best, value(self.best_value)),
+            Some(loss) => format!("{head}: lost {loss:.1} {unit}, best {} ({})", self.best, value(self.best_value)),
             None => format!("{head}: best {} ({}), played move not valued", self.best, value(self.best_value)),
         }
     }

@@ -1,8 +1,8 @@
 //! Move evaluations: the "Show evaluations" toggle, the analysis bot, how to read the values, and
 //! how far the search has got.
 //!
-//! Values are shown from Black's point of view (positive = Black ahead, in discs; a win rate as
-//! Black's chance), like everywhere in the app; the ring marks the best move for the side to move.
+//! Values are shown from the point of view the player chooses here (Black's, White's or the side
+//! to move's), like everywhere in the app; the ring marks the best move for the side to move.
 
 use egui::{RichText, Ui};
 use othello_arena::seat::library_stem;
@@ -45,17 +45,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if !app.settings.show_evaluations {
         return;
     }
-    ui.horizontal_wrapped(|ui| {
-        ui.label("Values for");
-        ui.selectable_value(&mut app.settings.eval_view, EvalView::Black, "Black")
-            .on_hover_text("+ = Black ahead, whoever is to move");
-        ui.selectable_value(&mut app.settings.eval_view, EvalView::SideToMove, "Side to move")
-            .on_hover_text("+ = the side to move ahead, as Egaroucid and NBoard show them");
-    });
-    let legend = match app.settings.eval_view {
-        EvalView::Black => "+ = Black ahead (discs)",
-        EvalView::SideToMove => "+ = the side to move ahead (discs)",
-    };
+    view_choice(app, ui);
+    let legend = app.settings.eval_view.legend();
     ui.label(format!("{legend} · gold = exact · ring = best move for the side to move"));
     let position = app.game().viewed();
     let values = app.analysis.values_for(&position);
@@ -80,6 +71,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         }
         Status::Done => {
             ui.weak("Search finished.");
+        }
+        Status::Paused => {
+            ui.weak("Paused while a bot thinks (its cores are the bot's).");
         }
         Status::Failed(why) => {
             ui.label(RichText::new(format!("Analysis failed: {why}")).color(ERROR_COLOR));
@@ -117,9 +111,11 @@ pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
         }
     }
     if let Some(verdict) = review.of_ply(game.cursor()) {
-        ui.label(format!("This move: {}", verdict.describe()));
+        ui.label(format!("This move: {}", verdict.describe_for(app.settings.eval_view.side(verdict.color))));
     }
-    let mistakes: Vec<(usize, String)> = review.mistakes().map(|m| (m.ply, m.describe())).collect();
+    let eval_view = app.settings.eval_view;
+    let mistakes: Vec<(usize, String)> =
+        review.mistakes().map(|m| (m.ply, m.describe_for(eval_view.side(m.color)))).collect();
     if mistakes.is_empty() {
         if *review.status() == ReviewStatus::Done {
             ui.label("No mistake found.");
@@ -139,4 +135,14 @@ pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
             None => app.session.game.view(ply),
         }
     }
+}
+
+/// The point of view of every value in the app (board, lists, graph, read-outs, tooltips, help).
+pub fn view_choice(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Values for");
+        for view in EvalView::ALL {
+            ui.selectable_value(&mut app.settings.eval_view, view, view.name()).on_hover_text(view.legend());
+        }
+    });
 }

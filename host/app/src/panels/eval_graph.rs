@@ -1,8 +1,11 @@
-//! The bots' evaluations per move from Black's point of view: in discs (green) and, for bots
+//! The bots' evaluations per move from one side's point of view (the app's point of view; see
+//! [`EvalView::line_side`](crate::analysis::EvalView::line_side)): in discs (green) and, for bots
 //! that report one, the win rate (blue, 50 % on the middle line). Hover for values, click to view
 //! that move.
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Sense, Stroke, Ui, Vec2};
+
+use othello_sdk::Color;
 
 use crate::game::{Game, PlayedMove};
 use crate::review::{GameReview, Severity, Unit};
@@ -24,15 +27,16 @@ const CURSOR: Color32 = Color32::from_rgb(0xe0, 0xc0, 0x40);
 const REVIEW_LINE: Color32 = Color32::from_rgb(0xc0, 0xc0, 0xc0);
 
 /// The graph of `game`; a click views the move clicked.
-pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
+pub fn show_game(game: &mut Game, review: Option<&GameReview>, side: Color, ui: &mut Ui) {
     let review = review.filter(|r| r.is_for(game));
+    let (me, other) = (crate::color_name(side), crate::color_name(!side));
     ui.heading("Evaluation");
-    ui.add(egui::Label::new(egui::RichText::new("For Black, in discs: + = Black ahead").small().weak()).wrap());
-    let series = |value: fn(&PlayedMove) -> Option<f64>| -> Vec<(usize, f64)> {
+    ui.add(egui::Label::new(egui::RichText::new(format!("For {me}, in discs: + = {me} ahead")).small().weak()).wrap());
+    let series = |value: &dyn Fn(&PlayedMove) -> Option<f64>| -> Vec<(usize, f64)> {
         game.moves().iter().enumerate().filter_map(|(i, m)| value(m).map(|v| (i + 1, v))).collect()
     };
-    let evals = series(PlayedMove::eval_for_black);
-    let win_rates = series(PlayedMove::win_rate_for_black);
+    let evals = series(&|m| m.eval_for(side));
+    let win_rates = series(&|m| m.win_rate_for(side));
 
     let (rect, response) = ui.allocate_exact_size(Vec2::new(ui.available_width(), GRAPH_HEIGHT), Sense::click());
     let painter = ui.painter_at(rect);
@@ -49,7 +53,7 @@ pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
 
     // The disc scale covers the bots' values and the game analysis's alike.
     let reviewed_discs =
-        review.iter().flat_map(|r| r.reviews()).filter(|v| v.unit == Unit::Discs).filter_map(|v| v.played_for_black());
+        review.iter().flat_map(|r| r.reviews()).filter(|v| v.unit == Unit::Discs).filter_map(|v| v.played_for(side));
     let range = evals.iter().map(|(_, e)| e.abs()).chain(reviewed_discs.map(f64::abs)).fold(MIN_EVAL_RANGE, f64::max);
     let plot = |points: &[(usize, f64)], share: &dyn Fn(f64) -> f64, color: Color32| {
         let points: Vec<Pos2> = points.iter().map(|&(ply, v)| Pos2::new(x_of(ply), y_of(share(v)))).collect();
@@ -60,11 +64,11 @@ pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
     };
     plot(&win_rates, &|rate| 2.0 * rate - 1.0, WIN_RATE_LINE);
     plot(&evals, &|eval| eval / range, DISCS_LINE);
-    // The game analysis: the played moves' values (Black's view) and the mistakes ringed.
+    // The game analysis: the played moves' values (the same view) and the mistakes ringed.
     let mut reviewed: Vec<(usize, f64)> = Vec::new();
     let mut mistakes = Vec::new();
     for verdict in review.iter().flat_map(|r| r.reviews()) {
-        let Some(value) = verdict.played_for_black() else { continue };
+        let Some(value) = verdict.played_for(side) else { continue };
         let share = match verdict.unit {
             Unit::Discs => (value / range).clamp(-1.0, 1.0),
             Unit::WinPercent => value / 50.0 - 1.0,
@@ -88,21 +92,22 @@ pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
         scale_labels(
             &painter,
             rect,
-            &format!("+{range:.0} discs Black"),
-            &format!("−{range:.0} White"),
+            &format!("+{range:.0} discs {me}"),
+            &format!("−{range:.0} {other}"),
             Align2::LEFT_TOP,
             DISCS_LINE,
             &small,
         );
     }
     if !win_rates.is_empty() {
-        scale_labels(&painter, rect, "100% Black", "100% White", Align2::RIGHT_TOP, WIN_RATE_LINE, &small);
+        let (top, bottom) = (format!("100% {me}"), format!("100% {other}"));
+        scale_labels(&painter, rect, &top, &bottom, Align2::RIGHT_TOP, WIN_RATE_LINE, &small);
     }
 
     let ply_at =
         |x: f32| (((x - rect.left()) / rect.width() * plies).round().max(0.0) as usize).min(game.moves().len());
     let latest = match evals.last() {
-        Some(&(ply, eval)) => format!(", move {ply}: {} discs for Black", super::status::format_eval(eval)),
+        Some(&(ply, eval)) => format!(", move {ply}: {} discs for {me}", super::status::format_eval(eval)),
         None => String::new(),
     };
     let marked = match mistakes.len() {
@@ -116,17 +121,17 @@ pub fn show_game(game: &mut Game, review: Option<&GameReview>, ui: &mut Ui) {
         match ply.checked_sub(1).map(|i| &game.moves()[i]) {
             Some(played) => {
                 let mut values = Vec::new();
-                if let Some(eval) = played.eval_for_black() {
+                if let Some(eval) = played.eval_for(side) {
                     values.push(format!("{} discs", super::status::format_eval(eval)));
                 }
-                if let Some(rate) = played.win_rate_for_black() {
+                if let Some(rate) = played.win_rate_for(side) {
                     values.push(format!("win {:.0}%", rate * 100.0));
                 }
                 let values =
-                    if values.is_empty() { "no evaluation".to_owned() } else { values.join(", ") + " for Black" };
+                    if values.is_empty() { "no evaluation".to_owned() } else { values.join(", ") + " for " + me };
                 ui.label(format!("{ply}. {} {}: {values}", crate::color_name(played.color), played.mv));
                 if let Some(verdict) = review.and_then(|r| r.of_ply(ply)) {
-                    ui.label(format!("Analysis: {}", verdict.describe()));
+                    ui.label(format!("Analysis: {}", verdict.describe_for(side)));
                 }
             }
             None => {

@@ -353,12 +353,13 @@ pub enum ReplayRequest {
 pub fn show_viewer_info(
     state: &mut MatchesState,
     review: Option<&crate::review::GameReview>,
+    view: crate::analysis::EvalView,
     ui: &mut Ui,
 ) -> ReplayRequest {
     let Some(viewer) = &mut state.viewer else { return ReplayRequest::Nothing };
     let live = state.live.contains_key(&viewer.index);
     let heading = format!("Match game {} ({})", viewer.index + 1, if live { "live" } else { "replay" });
-    let request = replay_info(viewer, &heading, live, review, ui);
+    let request = replay_info(viewer, &heading, live, review, view, ui);
     if request == ReplayRequest::Back {
         state.viewer = None;
     }
@@ -372,6 +373,7 @@ pub fn replay_info(
     heading: &str,
     live: bool,
     review: Option<&crate::review::GameReview>,
+    view: crate::analysis::EvalView,
     ui: &mut Ui,
 ) -> ReplayRequest {
     ui.horizontal_wrapped(|ui| ui.heading(heading));
@@ -412,13 +414,14 @@ pub fn replay_info(
             .strong(),
         );
     }
-    super::status::search_readout(ui, game);
+    super::status::search_readout(ui, game, view);
     ui.separator();
-    super::eval_graph::show_game(&mut viewer.game, review, ui);
+    // No human in a bots' game: a line for the side to move is drawn for Black.
+    super::eval_graph::show_game(&mut viewer.game, review, view.line_side(None), ui);
     ui.separator();
     ui.heading("Moves");
     super::moves::navigation(&mut viewer.game, ui);
-    super::moves::list(&mut viewer.game, &mut viewer.listed, review, "replay move list", ui);
+    super::moves::list(&mut viewer.game, &mut viewer.listed, review, view, "replay move list", ui);
     request
 }
 

@@ -39,9 +39,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.separator();
             item(ui, "Resign", Action::Resign, app.can_resign());
             item(ui, "Abort", Action::Abort, !over);
-            let bots = !app.session.has_human();
-            item(ui, if app.session.paused { "Resume" } else { "Pause" }, Action::TogglePause, bots && !over);
-            item(ui, "Step one move", Action::Step, app.session.paused && !over);
+            item(ui, if app.session.paused { "Resume" } else { "Pause" }, Action::TogglePause, app.can_pause());
+            item(ui, "Step one move", Action::Step, app.session.paused && !over && !app.session.has_human());
+            item(ui, "Take back loss on time", Action::TakeBackTimeLoss, app.session.lost_on_time().is_some());
             ui.separator();
             item(ui, "Quit", Action::Quit, true);
         });
@@ -107,10 +107,13 @@ pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
                  move; the one with more discs wins.",
             );
             ui.add_space(4.0);
-            ui.label(
-                "Evaluations are in discs from Black's point of view: +4 means Black is expected to finish \
-                 4 discs ahead.",
-            );
+            let view = app.settings.eval_view;
+            ui.label(format!(
+                "Evaluations are in discs, to one decimal (a solved, exact one is whole), from one point of \
+                 view everywhere: {}. Moves are numbered 1, 2, 3… by each disc placed (passes count), as in \
+                 Othello records. Change the point of view in the Play tab, Analysis.",
+                view.legend()
+            ));
         },
     );
     egui::Window::new("About").open(&mut app.help.about).resizable(false).collapsible(false).show(ctx, |ui| {
@@ -130,7 +133,8 @@ fn action_name(action: &Action) -> String {
         Action::Redo => "Redo".into(),
         Action::Resign => "Resign".into(),
         Action::Abort => "Abort".into(),
-        Action::TogglePause => "Pause / resume a bots' game".into(),
+        Action::TogglePause => "Pause / resume the game (its bots and its clock)".into(),
+        Action::TakeBackTimeLoss => "Take back a loss on time".into(),
         Action::Step => "Step one move while paused".into(),
         Action::CopyTranscript => "Copy the transcript".into(),
         Action::AnalyseGame => "Analyse the game".into(),

@@ -20,7 +20,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
         app.session.play_on_from_viewed(&app.settings);
     }
-    list(&mut app.session.game, &mut app.listed_moves, app.review.as_ref(), "move list", ui);
+    list(&mut app.session.game, &mut app.listed_moves, app.review.as_ref(), app.settings.eval_view, "move list", ui);
 }
 
 /// First / back / forward / last.
@@ -53,7 +53,14 @@ pub struct Followed {
 /// The numbered move list of `game`; a click views that move. The list scrolls to the viewed
 /// move when it changed since `listed`. `id` keeps each list's scrolling its own: the player's
 /// list is where it was when the player comes back from a replay.
-pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>, id: &str, ui: &mut Ui) {
+pub fn list(
+    game: &mut Game,
+    listed: &mut Followed,
+    review: Option<&GameReview>,
+    eval_view: crate::analysis::EvalView,
+    id: &str,
+    ui: &mut Ui,
+) {
     let review = review.filter(|r| r.is_for(game));
     let mut view = None;
     let now = Followed { moves: game.moves().len(), cursor: game.cursor() };
@@ -81,7 +88,9 @@ pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>,
         Grid::new("moves").num_columns(4).striped(true).min_col_width(MIN_COLUMN_WIDTH).show(ui, |ui| {
             let plies = game.moves().len() + offset;
             for row in 0..plies.div_ceil(2) {
-                ui.weak(format!("{}.", row + 1));
+                // Numbered by ply (each disc placed, passes included), as everywhere in the app
+                // and in Othello records: the row's first move.
+                ui.weak(format!("{}.", (row * 2).saturating_sub(offset) + 1));
                 for column in 0..2 {
                     let slot = row * 2 + column;
                     let Some(index) = slot.checked_sub(offset).filter(|i| *i < game.moves().len()) else {
@@ -103,7 +112,9 @@ pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>,
                     };
                     let opening_note = if in_opening { " (opening)" } else { "" };
                     let verdict_note = match verdict {
-                        Some(v) if severity > Severity::Fine => format!(", {}: {}", severity.word(), v.describe()),
+                        Some(v) if severity > Severity::Fine => {
+                            format!(", {}: {}", severity.word(), v.describe_for(eval_view.side(v.color)))
+                        }
                         _ => String::new(),
                     };
                     let mut response = ui.selectable_label(current, text).accessible_name(format!(
@@ -112,7 +123,7 @@ pub fn list(game: &mut Game, listed: &mut Followed, review: Option<&GameReview>,
                         played.mv
                     ));
                     if let Some(verdict) = verdict {
-                        response = response.on_hover_text(verdict.describe());
+                        response = response.on_hover_text(verdict.describe_for(eval_view.side(verdict.color)));
                     }
                     if in_opening {
                         response = response.on_hover_text("The match's random opening, forced on both bots");

@@ -16,7 +16,7 @@ use othello_sdk::{Color, Move, Position, parse_transcript_from};
 const BOT_WAIT: Duration = Duration::from_secs(20);
 
 /// A well-behaved bot: plays its first legal move.
-fn first_legal_bot() -> PathBuf {
+pub(super) fn first_legal_bot() -> PathBuf {
     othello_testkit::fixture("first_legal")
 }
 
@@ -25,13 +25,13 @@ fn crashing_bot() -> PathBuf {
     othello_testkit::fixture("segfault")
 }
 
-fn bot(path: &Path) -> SeatChoice {
+pub(super) fn bot(path: &Path) -> SeatChoice {
     SeatChoice::Bot { path: path.to_owned(), level: None }
 }
 
 /// The real app with `settings`, scanning only `folders`, in a window big enough for every panel.
 /// Bots run in runner processes, as in the app.
-fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
+pub(super) fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
     let launch = Launch {
         plugin_folders: Vec::new(),
         runner: othello_testkit::runner_command(),
@@ -43,14 +43,14 @@ fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp
         .build_eframe(move |cc| OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(folders), &launch))
 }
 
-fn humans() -> Settings {
+pub(super) fn humans() -> Settings {
     Settings { animate: false, ..Settings::default() }
 }
 
 /// Runs the app until it is idle: no repaint pending, every answer that arrived handled. Waits on
 /// that event, not on a number of frames: a busy machine may deliver a bot's answer in the middle
 /// (each answer asks for a frame of its own), which is a reason to go on, not to fail.
-fn settle(harness: &mut Harness<'_, OthelloApp>) {
+pub(super) fn settle(harness: &mut Harness<'_, OthelloApp>) {
     let started = Instant::now();
     while harness.try_run().is_err() {
         assert!(started.elapsed() < BOT_WAIT, "the app kept asking for frames for {BOT_WAIT:?}");
@@ -58,7 +58,7 @@ fn settle(harness: &mut Harness<'_, OthelloApp>) {
 }
 
 /// Steps the app until `done` holds, letting worker threads answer in between.
-fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
+pub(super) fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
     let started = Instant::now();
     while !done(harness.state()) {
         assert!(started.elapsed() < BOT_WAIT, "timed out waiting for {what}");
@@ -92,7 +92,7 @@ fn paste_transcript(harness: &mut Harness<'_, OthelloApp>, text: &str) {
 
 /// A stand-in bot compiled from `tests/bots/standin.c` with these `-D` definitions, into a folder
 /// of its own named `tag` (so a test can scan just it).
-fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
+pub(super) fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
     let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("app-ui-bots-{tag}"));
     std::fs::create_dir_all(&folder).unwrap();
     let library = folder.join(format!("lib{tag}.so"));
@@ -113,7 +113,7 @@ fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
 }
 
 /// New game, confirmed if a game in progress makes the app ask (a bot may be thinking: no settle).
-fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
+pub(super) fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
     harness.get_by_role_and_label(Role::Button, "New game").click();
     harness.step();
     if harness.state().confirmation().is_some() {
@@ -123,7 +123,7 @@ fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
     }
 }
 
-fn is_enabled(harness: &Harness<'_, OthelloApp>, button: &str) -> bool {
+pub(super) fn is_enabled(harness: &Harness<'_, OthelloApp>, button: &str) -> bool {
     !harness.get_by_role_and_label(Role::Button, button).accesskit_node().is_disabled()
 }
 
@@ -634,9 +634,11 @@ fn the_menu_bar_lists_the_commands_with_their_shortcuts() {
     settle(&mut harness);
     harness.get_by_label("Keyboard shortcuts").click();
     settle(&mut harness);
-    for (keys, what) in
-        [("Ctrl+N", "Pause / resume a bots' game"), ("Ctrl+Z", "Copy the transcript"), ("Ctrl+O", "Open a game file")]
-    {
+    for (keys, what) in [
+        ("Ctrl+N", "Pause / resume the game (its bots and its clock)"),
+        ("Ctrl+Z", "Copy the transcript"),
+        ("Ctrl+O", "Open a game file"),
+    ] {
         assert!(harness.query_by_label(keys).is_some(), "{keys}");
         assert!(harness.query_by_label(what).is_some(), "{what}");
     }
@@ -1225,15 +1227,17 @@ fn the_game_clock_counts_down_for_the_side_to_move_and_flags_a_time_loss() {
     let mut harness = app(settings, Vec::new());
     harness.state_mut().set_time_source(time.source());
     settle(&mut harness);
-    assert!(harness.query_by_label("Black's clock 1:00, running").is_some());
+    assert!(harness.query_by_label("Black's clock 1:00").is_some());
     assert!(harness.query_by_label("White's clock 1:00").is_some());
-    time.advance(Duration::from_secs(10));
+    // The clock starts with the game's first move: a minute untouched loses nothing.
+    time.advance(Duration::from_secs(100));
     harness.step();
-    assert!(harness.query_by_label("Black's clock 0:50, running").is_some(), "Black's time runs");
+    assert!(harness.query_by_label("Black's clock 1:00").is_some(), "nothing runs before the first move");
+    assert!(!harness.state().game().is_over());
     harness.get_by_label("f5").click();
     harness.step();
     harness.step();
-    assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(52)), "50 s left, 2 s added");
+    assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(62)), "60 s left, 2 s added");
     assert!(harness.query_by_label("White's clock 1:00, running").is_some(), "now White's runs");
     time.advance(Duration::from_secs(59));
     harness.step();
@@ -1249,7 +1253,7 @@ fn the_game_clock_counts_down_for_the_side_to_move_and_flags_a_time_loss() {
         other => panic!("White lost on time, not {other:?}"),
     }
     assert!(harness.query_by_label_contains("White lost by timeout").is_some(), "the banner says so");
-    assert!(harness.query_by_label("Black's clock 0:52").is_some(), "the clocks stop");
+    assert!(harness.query_by_label("Black's clock 1:02").is_some(), "the clocks stop");
     // Without a human there is no clock.
     let first_legal = first_legal_bot();
     let settings = Settings { clock_minutes: 1, black: bot(&first_legal), white: bot(&first_legal), ..humans() };
@@ -1298,17 +1302,19 @@ fn the_clock_setting_holds_from_the_first_move_and_then_waits_for_the_next_game(
     time.advance(Duration::from_secs(5));
     harness.step();
     let ten = Duration::from_secs(600);
-    assert_eq!(harness.state().clock_left(Color::Black), Some(ten - Duration::from_secs(5)), "Black's time runs");
-    assert!(harness.query_by_label("Black's clock 9:55, running").is_some());
+    assert_eq!(harness.state().clock_left(Color::Black), Some(ten), "nothing runs before the first move");
+    assert!(harness.query_by_label("Black's clock 10:00").is_some());
     assert!(harness.query_by_label("White's clock 10:00").is_some());
     // Once the game is under way a new setting waits for the next game.
     harness.get_by_label("f5").click();
     harness.step();
     harness.step();
+    time.advance(Duration::from_secs(5));
     harness.state_mut().settings_mut().clock_minutes = 3;
     harness.step();
-    assert_eq!(harness.state().clock_left(Color::Black), Some(ten - Duration::from_secs(5)), "the game's clock holds");
-    assert_eq!(harness.state().clock_left(Color::White), Some(ten));
+    assert_eq!(harness.state().clock_left(Color::Black), Some(ten), "the game's clock holds");
+    assert_eq!(harness.state().clock_left(Color::White), Some(ten - Duration::from_secs(5)));
+    assert!(harness.query_by_label("White's clock 9:55, running").is_some());
     start_new_game(&mut harness);
     harness.step();
     assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(180)), "the next game's clock");

@@ -2,4 +2,5 @@
 
 mod analysis_ui;
 mod app_ui;
+mod clock_ui;
 mod ladder_ui;
