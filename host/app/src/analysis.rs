@@ -56,12 +56,12 @@ pub fn black_view(value: &MoveValue, side_to_move: Color) -> ShownValue {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum EvalView {
-    /// + = Black ahead, whoever is to move.
+    /// Black ahead is positive, whoever is to move.
     #[default]
     Black,
-    /// + = White ahead, whoever is to move.
+    /// White ahead is positive, whoever is to move.
     White,
-    /// + = the side to move ahead, as Egaroucid and NBoard show them (a played move's value: the
+    /// The side to move ahead, as Egaroucid and NBoard show them (a played move's value: its
     /// mover's view).
     SideToMove,
 }
@@ -451,7 +451,12 @@ mod tests {
         assert_eq!((black.label(), black.exact), ("+4".to_owned(), true));
         assert_eq!(black_view(&value, Color::White).label(), "-4");
         let even = MoveValue { eval: Some(0.0), ..MoveValue::new(square) };
-        assert_eq!(black_view(&even, Color::White).label(), "0");
+        assert_eq!(black_view(&even, Color::White).label(), "0.0", "one decimal, never -0.0");
+        // Symmetric first moves valued 0.5 and -0.4 once read 0 and +1 (whole numbers only).
+        let half = MoveValue { eval: Some(0.46), ..MoveValue::new(square) };
+        assert_eq!(black_view(&half, Color::Black).label(), "+0.5");
+        assert_eq!(shown_value(&half, Color::Black, EvalView::White).label(), "-0.5");
+        assert_eq!(shown_value(&half, Color::Black, EvalView::White).side, Color::White);
         let rate = MoveValue { win_rate: Some(0.7), ..MoveValue::new(square) };
         assert_eq!(black_view(&rate, Color::White).label(), "30%");
         assert_eq!(black_view(&rate, Color::Black).description(), "Black wins 70%");

@@ -372,7 +372,8 @@ mod tests {
         assert_eq!((best.loss(), best.severity()), (Some(0.0), Severity::Fine));
         let mistake = verdict(1, Color::Black, "c4".parse().unwrap(), &values).unwrap();
         assert_eq!((mistake.loss(), mistake.severity()), (Some(5.0), Severity::Mistake));
-        assert_eq!(mistake.describe(), "1. B c4?: lost 5 discs, best d3 (+6)");
+        assert_eq!(mistake.describe(), "1. B c4?: lost 5.0 discs, best d3 (+6.0)");
+        assert_eq!(mistake.describe_for(Color::White), "1. B c4?: lost 5.0 discs, best d3 (-6.0)", "White's view");
         let blunder = verdict(2, Color::White, "e6".parse().unwrap(), &values).unwrap();
         assert_eq!(blunder.severity(), Severity::Blunder);
         assert_eq!(blunder.played_for_black(), Some(5.0), "White's -5 is +5 for Black");

@@ -1,5 +1,5 @@
 //! Move evaluations on the board and the position editor, through the real app with
-//! egui_kittest: the analysis bot's values appear on every legal square (Black's view), are
+//! egui_kittest: the analysis bot's values appear on every legal square (one point of view), are
 //! dropped and recomputed after a move, go when turned off, and a hanging analysis is killed
 //! when the position changes; the editor and a pasted OBF line set up positions, and a malformed
 //! line is refused with its reason.
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
+use othello_app::analysis::Status;
 use othello_app::catalog::FolderSource;
 use othello_app::game_file::{self, Players};
 use othello_app::{Launch, OthelloApp, Settings};
@@ -84,12 +85,12 @@ fn evaluations_appear_on_every_legal_square_and_are_recomputed_after_a_move() {
     let cells = evaluated_cells(&harness);
     assert_eq!(cells.len(), 4, "{cells:?}");
     for square in ["d3", "c4", "f5", "e6"] {
-        // Black to move, every move flips one disc: +1 for Black.
+        // Black to move, every move flips one disc: +1.0 for Black (one decimal).
         let label = cells.iter().find(|l| l.starts_with(&format!("{square}, "))).expect(square);
-        assert!(label.contains("+1 discs, Black's view"), "{label}");
+        assert!(label.contains("+1.0 discs, Black's view"), "{label}");
     }
     assert_eq!(cells.iter().filter(|l| l.ends_with(", best move")).count(), 1, "one best move ringed");
-    assert!(harness.query_by_label_contains("+ = Black ahead (discs)").is_some(), "the legend says how to read them");
+    assert!(harness.query_by_label_contains("+ = Black ahead, in discs").is_some(), "the legend says how to read them");
 
     harness.get_by_label_contains("f5, evaluation").click();
     // The frame that takes the click, then the first frame of the new position.
@@ -105,7 +106,7 @@ fn evaluations_appear_on_every_legal_square_and_are_recomputed_after_a_move() {
     let cells = evaluated_cells(&harness);
     assert_eq!(cells.len() as u32, after_f5.legal_moves().count(), "{cells:?}");
     // White to move, each move flips one disc: +1 for White is -1 from Black's view.
-    assert!(cells.iter().all(|l| l.contains("-1 discs, Black's view")), "{cells:?}");
+    assert!(cells.iter().all(|l| l.contains("-1.0 discs, Black's view")), "{cells:?}");
 }
 
 #[test]
@@ -251,7 +252,7 @@ fn the_side_to_move_view_flips_the_signs_and_keeps_the_best_move_ringed() {
     harness.step();
     wait_until(&mut harness, "the values after f5", every_move_valued);
     let black_view = evaluated_cells(&harness);
-    assert!(black_view.iter().all(|l| l.contains("-1 discs, Black's view")), "{black_view:?}");
+    assert!(black_view.iter().all(|l| l.contains("-1.0 discs, Black's view")), "{black_view:?}");
     let ringed = |cells: &[String]| -> Vec<String> {
         cells.iter().filter(|l| l.ends_with(", best move")).map(|l| l[..2].to_owned()).collect()
     };
@@ -260,12 +261,12 @@ fn the_side_to_move_view_flips_the_signs_and_keeps_the_best_move_ringed() {
     let mover_view = evaluated_cells(&harness);
     assert_eq!(mover_view.len(), black_view.len());
     // White to move: each move flips one disc, +1 for White.
-    assert!(mover_view.iter().all(|l| l.contains("+1 discs, White's view")), "{mover_view:?}");
+    assert!(mover_view.iter().all(|l| l.contains("+1.0 discs, White's view")), "{mover_view:?}");
     assert!(harness.query_by_label_contains("+ = the side to move ahead").is_some(), "the legend says so");
     assert_eq!(ringed(&mover_view), ringed(&black_view), "the same best move is ringed");
     assert_eq!(ringed(&mover_view).len(), 1);
     click_button(&mut harness, "Black");
-    assert!(evaluated_cells(&harness).iter().all(|l| l.contains("-1 discs, Black's view")));
+    assert!(evaluated_cells(&harness).iter().all(|l| l.contains("-1.0 discs, Black's view")));
 }
 
 /// A game where each side plays the move that flips the fewest discs (the first such in square
@@ -379,4 +380,58 @@ fn game_analysis_takes_a_bot_with_the_analysis_export_when_none_is_chosen() {
         harness.query_by_label_contains(&format!("Game analysed with {name}: ")).is_some(),
         "the summary names the bot too"
     );
+}
+
+#[test]
+fn the_analysis_pauses_while_a_bot_thinks_and_starts_again_after_its_move() {
+    let slow = super::app_ui::standin_bot("slow-thinker", &[("BOT_THINK_MS", "1500")]);
+    let settings = Settings {
+        white: super::app_ui::bot(&slow),
+        time_per_move_ms: 0, // the stand-in sleeps: no move limit to run into
+        ..evaluating(&analyzer())
+    };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the start position's values", every_move_valued);
+    harness.get_by_label_contains("f5, evaluation").click();
+    wait_until(&mut harness, "the bot's think", |app| app.session().thinking().is_some());
+    assert_eq!(harness.state().analysis().status(), Status::Paused, "the bot has the cores");
+    assert!(!harness.state().analysis().is_running(), "no search runs beside the bot");
+    assert!(harness.query_by_label_contains("Paused while a bot thinks").is_some(), "the panel says why");
+    wait_until(&mut harness, "the bot's move", |app| app.game().moves().len() == 2);
+    wait_until(&mut harness, "the values after the bot's move", every_move_valued);
+    assert_ne!(harness.state().analysis().status(), Status::Paused);
+}
+
+#[test]
+fn one_point_of_view_for_the_board_the_read_out_the_graph_the_list_and_the_help() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the start position's values", every_move_valued);
+    for square in ["f5", "d6", "c3"] {
+        harness.get_by_label_contains(&format!("{square}, evaluation")).click();
+        harness.step();
+        harness.step();
+        wait_until(&mut harness, "the values after the move", every_move_valued);
+    }
+    click_button(&mut harness, "White");
+    assert_eq!(harness.state().settings().eval_view, othello_app::settings::EvalView::White);
+    // White to move: a move's value is the discs it flips, + for White, to one decimal.
+    let cells = evaluated_cells(&harness);
+    assert!(cells.iter().any(|l| l.starts_with("g5, evaluation +2.0 discs, White's view")), "{cells:?}");
+    assert!(cells.iter().all(|l| l.contains("evaluation +") && l.contains(".0 discs, White's view")), "{cells:?}");
+    assert!(harness.query_by_label_contains("For White, in discs: + = White ahead").is_some(), "the graph");
+    assert!(harness.query_by_label_contains("In discs for White: + = White ahead").is_some(), "the read-out");
+    // One numbering: plies, in the list's rows as in its moves and the status line.
+    assert!(harness.query_by_label("3. B c3").is_some(), "the third move is move 3");
+    assert!(harness.query_by_label("3.").is_some(), "its row is numbered 3");
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.step();
+    assert!(harness.query_by_label("Viewing move 2 of 3").is_some());
+    // The help says the same.
+    harness.get_by_role_and_label(Role::Button, "Help").click();
+    harness.step();
+    harness.step();
+    harness.get_by_label("How to play").click();
+    harness.step();
+    harness.step();
+    assert!(harness.query_by_label_contains("view everywhere: + = White ahead, in discs").is_some(), "the help");
 }
