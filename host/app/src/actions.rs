@@ -32,6 +32,17 @@ pub enum Action {
     ShowTab(Tab),
     /// Take back a loss on the game clock, giving the loser the time of that turn back.
     TakeBackTimeLoss,
+    /// Show the position after this many moves of the game on the board.
+    View(usize),
+    /// Continue the player's game from the position viewed (later moves become a variation).
+    PlayOnFromViewed,
+    /// The user has seen the pass notice.
+    AcknowledgePass,
+    /// Load a pasted transcript (asking first if a game is in progress).
+    LoadTranscript(String),
+    /// Open or save the game file at this path (the path field).
+    OpenPath(PathBuf),
+    SavePath(PathBuf),
     Quit,
 }
 
@@ -143,6 +154,21 @@ impl OthelloApp {
             }
             Action::AnalyseGame => self.analyse_game(),
             Action::ShowTab(tab) => self.tab = tab,
+            Action::View(ply) => match self.replay_mut() {
+                Some(replay) => replay.game.view(ply),
+                None => self.session.game.view(ply),
+            },
+            Action::PlayOnFromViewed => self.session.play_on_from_viewed(&self.settings),
+            Action::AcknowledgePass => self.session.acknowledge_pass(),
+            Action::LoadTranscript(text) => {
+                if text.trim().is_empty() || crate::Game::from_transcript(text.trim()).is_err() {
+                    self.load_transcript(&text); // says what is wrong and keeps the game
+                } else {
+                    self.discard_with(Discard::LoadTranscript(text));
+                }
+            }
+            Action::OpenPath(path) => self.open_path(path),
+            Action::SavePath(path) => self.save_path(path),
             Action::TakeBackTimeLoss => {
                 if let Some(loser) = self.session.lost_on_time() {
                     self.confirm = Some(Confirm::TakeBackTimeLoss(loser));

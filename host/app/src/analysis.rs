@@ -161,8 +161,75 @@ impl ShownValue {
     }
 }
 
+/// How far the analysis of a position goes: the player's setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// The longest search of a position, in milliseconds (the budgets grow up to it).
+    pub max_ms: u64,
+    /// From this many empty squares on, the search goes on past `max_ms` (doubling, up to
+    /// [`SOLVE_CAP_MS`]) until every value is exact; 0 = never.
+    pub solve_from_empties: u32,
+    /// Plies of the best line (principal variation) shown with their values; 0 = none.
+    pub line_plies: usize,
+}
+
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan { max_ms: 8000, solve_from_empties: 0, line_plies: 8 }
+    }
+}
+
+/// The longest search of an exact solve ("exact from N empties"): ten minutes.
+pub const SOLVE_CAP_MS: u64 = 600_000;
+
+impl Plan {
+    /// The time budgets of the successive searches of `position`, in milliseconds.
+    pub fn budgets(&self, position: &Position) -> Vec<u64> {
+        let max = self.max_ms.max(BUDGETS_MS[0]);
+        let mut budgets: Vec<u64> = BUDGETS_MS.iter().copied().filter(|b| *b < max).collect();
+        budgets.push(max);
+        if position.empty().count() <= self.solve_from_empties {
+            let mut next = max * 2;
+            while next < SOLVE_CAP_MS {
+                budgets.push(next);
+                next *= 2;
+            }
+            budgets.push(SOLVE_CAP_MS);
+        }
+        budgets
+    }
+
+    /// The search time of each ply of the best line after a search of `budget_ms`.
+    fn line_budget(budget_ms: u64) -> Duration {
+        Duration::from_millis((budget_ms / 16).clamp(10, 250))
+    }
+}
+
+/// One move of the best line, with its value as the analysis bot gave it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineMove {
+    /// Who plays it.
+    pub mover: Color,
+    pub mv: othello_sdk::Move,
+    /// Its value, the mover's view (none for a pass).
+    pub value: Option<MoveValue>,
+}
+
+impl LineMove {
+    /// "f5 +0.5" (the value from `view`'s point of view), "pass".
+    pub fn text(&self, view: EvalView) -> String {
+        match &self.value {
+            Some(value) => {
+                let shown = shown_value(value, self.mover, view);
+                format!("{} {}", self.mv, shown.label())
+            }
+            None => self.mv.to_string(),
+        }
+    }
+}
+
 enum Request {
-    Analyze(Position),
+    Analyze(Position, Plan),
 }
 
 enum Event {
@@ -171,6 +238,11 @@ enum Event {
         position: Position,
         budget_ms: u64,
         analysis: Analysis,
+    },
+    /// The best line from `position` after its search of `budget_ms`.
+    Line {
+        position: Position,
+        line: Vec<LineMove>,
     },
     /// All budgets of `position` are done (or every value is exact).
     Finished {
@@ -205,15 +277,26 @@ pub struct AnalysisWorker {
     spec: SeatSpec,
     requests: Sender<Request>,
     events: Receiver<Event>,
-    /// The position asked for last.
+    /// The position asked for last, and how far.
     position: Position,
+    plan: Plan,
     busy: bool,
     stop: StopHandle,
 }
 
+/// What the worker has told since the last look.
+#[derive(Default)]
+pub struct News {
+    /// The newest values and the budget they took.
+    pub newest: Option<(u64, Analysis)>,
+    /// The newest best line.
+    pub line: Option<Vec<LineMove>>,
+    pub status: Option<Status>,
+}
+
 impl AnalysisWorker {
     /// Starts a worker that opens the bot of `spec` and analyses `position`.
-    pub fn spawn(spec: SeatSpec, position: Position, wake: Waker) -> Result<AnalysisWorker, String> {
+    pub fn spawn(spec: SeatSpec, position: Position, plan: Plan, wake: Waker) -> Result<AnalysisWorker, String> {
         let stop = StopHandle::new().map_err(|e| format!("cannot start the analysis: {e}"))?;
         let (requests, request_rx) = channel::<Request>();
         let (event_tx, events) = channel::<Event>();
@@ -224,8 +307,8 @@ impl AnalysisWorker {
             .name(name)
             .spawn(move || run(&thread_spec, &thread_stop, request_rx, event_tx, wake))
             .map_err(|e| format!("cannot start the analysis thread: {e}"))?;
-        let worker = AnalysisWorker { spec, requests, events, position, busy: true, stop };
-        let _ = worker.requests.send(Request::Analyze(position));
+        let worker = AnalysisWorker { spec, requests, events, position, plan, busy: true, stop };
+        let _ = worker.requests.send(Request::Analyze(position, plan));
         Ok(worker)
     }
 
@@ -243,41 +326,49 @@ impl AnalysisWorker {
         self.busy
     }
 
+    /// How far the worker goes.
+    pub fn plan(&self) -> Plan {
+        self.plan
+    }
+
     /// Asks an idle worker to analyse `position` (its bot stays loaded).
-    pub fn analyze(&mut self, position: Position) -> bool {
-        if self.busy || self.requests.send(Request::Analyze(position)).is_err() {
+    pub fn analyze(&mut self, position: Position, plan: Plan) -> bool {
+        if self.busy || self.requests.send(Request::Analyze(position, plan)).is_err() {
             return false;
         }
         self.position = position;
+        self.plan = plan;
         self.busy = true;
         true
     }
 
     /// The worker's news for its current position: the newest analysis, and the status.
-    pub fn poll(&mut self) -> (Option<(u64, Analysis)>, Option<Status>) {
-        let (mut newest, mut status) = (None, None);
+    pub fn poll(&mut self) -> News {
+        let mut news = News::default();
+        let News { newest, line, status } = &mut news;
         loop {
             match self.events.try_recv() {
                 Ok(Event::Values { position, budget_ms, analysis }) if position == self.position => {
-                    newest = Some((budget_ms, analysis));
-                    status = Some(Status::Deepening { budget_ms });
+                    *newest = Some((budget_ms, analysis));
+                    *status = Some(Status::Deepening { budget_ms });
                 }
+                Ok(Event::Line { position, line: best }) if position == self.position => *line = Some(best),
                 Ok(Event::Finished { position }) if position == self.position => {
                     self.busy = false;
-                    status = Some(Status::Done);
+                    *status = Some(Status::Done);
                 }
                 Ok(Event::Failed { position, why }) if position.is_none_or(|p| p == self.position) => {
                     self.busy = false;
-                    status = Some(Status::Failed(why));
+                    *status = Some(Status::Failed(why));
                 }
                 Ok(_) => {} // about a position no longer shown
-                Err(TryRecvError::Empty) => return (newest, status),
+                Err(TryRecvError::Empty) => return news,
                 Err(TryRecvError::Disconnected) => {
                     if self.busy {
                         self.busy = false;
-                        status = Some(Status::Failed("the analysis stopped".to_owned()));
+                        *status = Some(Status::Failed("the analysis stopped".to_owned()));
                     }
-                    return (newest, status);
+                    return news;
                 }
             }
         }
@@ -309,13 +400,29 @@ fn run(spec: &SeatSpec, stop: &StopHandle, requests: Receiver<Request>, events: 
         send(Event::Failed { position: None, why: AnalysisError::Unsupported.to_string() });
         return;
     }
-    for Request::Analyze(position) in requests {
-        for budget_ms in BUDGETS_MS {
+    for Request::Analyze(position, plan) in requests {
+        for budget_ms in plan.budgets(&position) {
             match seat.analyze(&position, Some(Duration::from_millis(budget_ms))) {
                 Ok(analysis) => {
                     let all_exact = !analysis.values.is_empty() && analysis.values.iter().all(|v| v.exact);
+                    let first = analysis.values.first().copied();
                     if !send(Event::Values { position, budget_ms, analysis }) {
                         return;
+                    }
+                    if plan.line_plies > 0
+                        && let Some(first) = first
+                    {
+                        match best_line(&mut *seat, position, first, plan.line_plies, Plan::line_budget(budget_ms)) {
+                            Ok(line) => {
+                                if !send(Event::Line { position, line }) {
+                                    return;
+                                }
+                            }
+                            Err(error) => {
+                                send(Event::Failed { position: Some(position), why: error.to_string() });
+                                return;
+                            }
+                        }
                     }
                     if all_exact {
                         break; // nothing deeper to find
@@ -333,6 +440,37 @@ fn run(spec: &SeatSpec, stop: &StopHandle, requests: Receiver<Request>, events: 
     }
 }
 
+/// The best line from `position`, whose best move is `first`: each next position is searched for
+/// `per_ply` and its best move taken, up to `plies` moves (passes count) or the end of the game.
+fn best_line(
+    seat: &mut dyn othello_arena::seat::Seat,
+    position: Position,
+    first: MoveValue,
+    plies: usize,
+    per_ply: Duration,
+) -> Result<Vec<LineMove>, AnalysisError> {
+    let mut line = vec![LineMove {
+        mover: position.side_to_move(),
+        mv: othello_sdk::Move::Play(first.square),
+        value: Some(first),
+    }];
+    let mut at = position;
+    at.play(othello_sdk::Move::Play(first.square));
+    while line.len() < plies && !at.is_game_over() {
+        let mover = at.side_to_move();
+        if at.legal_moves().is_empty() {
+            line.push(LineMove { mover, mv: othello_sdk::Move::Pass, value: None });
+            at.play(othello_sdk::Move::Pass);
+            continue;
+        }
+        let analysis = seat.analyze(&at, Some(per_ply))?;
+        let Some(best) = analysis.values.first().copied() else { break };
+        line.push(LineMove { mover, mv: othello_sdk::Move::Play(best.square), value: Some(best) });
+        at.play(othello_sdk::Move::Play(best.square));
+    }
+    Ok(line)
+}
+
 /// The app's analysis: which worker runs, and what the board shows.
 #[derive(Default)]
 pub struct AnalysisView {
@@ -340,6 +478,8 @@ pub struct AnalysisView {
     /// The position the values belong to.
     position: Option<Position>,
     values: Vec<MoveValue>,
+    /// The best line from the position, with its values.
+    line: Vec<LineMove>,
     /// Values the host left out of the bot's last answer.
     rejected: Vec<String>,
     status: Option<Status>,
@@ -352,14 +492,15 @@ impl AnalysisView {
     /// Makes the analysis follow `wanted` (the bot and the position to analyse; `None` = off).
     /// A new position drops the values at once; a busy worker for another position or bot is
     /// stopped (its runner killed).
-    pub fn follow(&mut self, wanted: Option<(SeatSpec, Position)>, make_waker: &dyn Fn() -> Waker) {
-        let Some((spec, position)) = wanted else {
+    pub fn follow(&mut self, wanted: Option<(SeatSpec, Position, Plan)>, make_waker: &dyn Fn() -> Waker) {
+        let Some((spec, position, plan)) = wanted else {
             self.clear();
             return;
         };
         if self.position != Some(position) {
             self.position = Some(position);
             self.values.clear();
+            self.line.clear();
             self.rejected.clear();
             self.status = Some(Status::Searching);
             self.failed = None;
@@ -369,12 +510,14 @@ impl AnalysisView {
         }
         self.failed = None;
         let kept = match &mut self.worker {
-            Some(worker) if worker.spec() == &spec => worker.position() == position || worker.analyze(position),
+            Some(worker) if worker.spec() == &spec => {
+                (worker.position() == position && worker.plan() == plan) || worker.analyze(position, plan)
+            }
             _ => false,
         };
         if !kept {
             self.worker = None; // stops a busy one: its runner is killed
-            match AnalysisWorker::spawn(spec, position, make_waker()) {
+            match AnalysisWorker::spawn(spec, position, plan, make_waker()) {
                 Ok(worker) => self.worker = Some(worker),
                 Err(why) => self.status = Some(Status::Failed(why)),
             }
@@ -384,10 +527,13 @@ impl AnalysisView {
     /// Takes the worker's news.
     pub fn update(&mut self) {
         let Some(worker) = &mut self.worker else { return };
-        let (newest, status) = worker.poll();
+        let News { newest, line, status } = worker.poll();
         if let Some((_, analysis)) = newest {
             self.values = analysis.values;
             self.rejected = analysis.rejected;
+        }
+        if let Some(line) = line {
+            self.line = line;
         }
         if let Some(status) = status {
             if matches!(status, Status::Failed(_)) {
@@ -413,6 +559,7 @@ impl AnalysisView {
         self.failed = None;
         self.position = None;
         self.values.clear();
+        self.line.clear();
         self.rejected.clear();
         self.status = None;
     }
@@ -421,6 +568,11 @@ impl AnalysisView {
     /// they are for it.
     pub fn values_for(&self, position: &Position) -> &[MoveValue] {
         if self.position == Some(*position) { &self.values } else { &[] }
+    }
+
+    /// The best line from `position` with its values, if it is for it.
+    pub fn line_for(&self, position: &Position) -> &[LineMove] {
+        if self.position == Some(*position) { &self.line } else { &[] }
     }
 
     pub fn status(&self) -> Status {

@@ -10,6 +10,7 @@ use egui::{CentralPanel, Key, Panel, Ui};
 use othello_arena::seat::{Isolation, RunnerCommand, SeatOptions, Seating};
 use othello_sdk::Square;
 
+use crate::actions::Action;
 pub use crate::actions::Confirm;
 use crate::board::{self, Orientation};
 use crate::catalog::{Catalog, FolderSource};
@@ -136,31 +137,23 @@ pub struct OthelloApp {
     /// For waking the UI from worker threads started later.
     pub(crate) egui_ctx: egui::Context,
     pub(crate) tab: Tab,
-    /// The transcript text field.
-    pub(crate) transcript_input: String,
     /// `--plugins` folders from the command line.
     pub(crate) command_line_folders: Vec<std::path::PathBuf>,
     /// The engines file's engines (read-only here: edited in the file).
     pub(crate) file_engines: Vec<othello_arena::nboard::EngineSpec>,
-    /// Text field for adding a plugin folder.
-    pub(crate) folder_input: String,
     pub(crate) message: Option<Message>,
-    /// Moves in the list when it was last drawn (it scrolls to a new one).
-    pub(crate) listed_moves: panels::moves::Followed,
+    /// The panels' own state (text being typed, scrolling, open windows).
+    pub(crate) panels: panels::PanelStates,
     pub(crate) matches: matches::MatchesState,
     pub(crate) ladder: ladder::LadderState,
     /// Move evaluations on the board (the analysis bot's worker).
     pub(crate) analysis: analysis::AnalysisView,
     /// The position being set up, while the editor is open.
     pub(crate) editor: Option<panels::editor::EditorState>,
-    /// The position text field (OBF line).
-    pub(crate) position_input: String,
     /// First run (no saved settings): the opponent is chosen once the first plugin scan is done.
     pub(crate) newcomer: bool,
     /// An action waiting for the user's yes in a modal dialog.
     pub(crate) confirm: Option<Confirm>,
-    /// The Help windows that are open.
-    pub(crate) help: panels::menu::HelpWindows,
     /// The players' names of a game opened from a file, shown instead of the seats' names until
     /// the next new game.
     pub(crate) loaded_names: Option<[String; 2]>,
@@ -170,8 +163,6 @@ pub struct OthelloApp {
     /// The open and save dialogs, and the list of a multi-game file's games.
     pub(crate) files: files::Files,
     pub(crate) sounds: sound::Sounds,
-    /// The "Add engine" form, while open.
-    pub(crate) engine_form: Option<panels::engines::EngineForm>,
     /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
     pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
     /// The loss on time the message line has told (so it tells each once).
@@ -233,25 +224,20 @@ impl OthelloApp {
             catalog,
             egui_ctx: ctx.clone(),
             tab: Tab::Play,
-            transcript_input: String::new(),
             command_line_folders: Vec::new(),
             file_engines: launch.engines.clone(),
-            folder_input: String::new(),
             message: None,
-            listed_moves: Default::default(),
+            panels: Default::default(),
             matches: Default::default(),
             ladder: Default::default(),
             analysis: Default::default(),
             editor: None,
-            position_input: String::new(),
             newcomer: false,
             confirm: None,
-            help: Default::default(),
             loaded_names: None,
             finished_names: None,
             files: files::Files::new(plugins_are_standard),
             sounds: sound::Sounds::new(),
-            engine_form: None,
             launch_sandbox: launch.options.sandbox,
             heard: (0, false),
             review: None,
@@ -661,6 +647,10 @@ impl OthelloApp {
     /// Analyses every move of the game on the board with the analysis bot, in the background
     /// (a running analysis of another game stops).
     pub fn analyse_game(&mut self) {
+        if self.hints_hidden() {
+            self.show_error("Practice: the game is analysed once it is over".to_owned());
+            return;
+        }
         let Some(path) = self.choose_analysis_bot() else {
             self.show_error(NO_ANALYSER.to_owned());
             return;
@@ -733,11 +723,19 @@ impl OthelloApp {
             self.choose_analysis_bot();
         }
         let position = self.game().viewed();
+        let plan = crate::analysis::Plan {
+            max_ms: self.settings.analysis_max_ms,
+            solve_from_empties: self.settings.solve_from_empties,
+            line_plies: self.settings.best_line_plies as usize,
+        };
         let wanted = match &self.settings.analysis_bot {
             Some(path)
-                if self.settings.show_evaluations && self.editor.is_none() && !position.legal_moves().is_empty() =>
+                if self.settings.show_evaluations
+                    && !self.hints_hidden()
+                    && self.editor.is_none()
+                    && !position.legal_moves().is_empty() =>
             {
-                Some((self.session.seating().spec(path, None), position))
+                Some((self.session.seating().spec(path, None), position, plan))
             }
             _ => None,
         };
@@ -748,6 +746,12 @@ impl OthelloApp {
         }
         self.analysis.follow(wanted, &*waker_factory(&self.egui_ctx));
         self.analysis.update();
+    }
+
+    /// Practice mode hides the hints now: the player's game is on the board and goes on with a
+    /// human in it (once it is over everything shows again).
+    pub fn hints_hidden(&self) -> bool {
+        self.settings.practice && self.replay().is_none() && self.session.has_human() && !self.game().is_over()
     }
 
     /// Sounds what happened since the last frame: a move, a pass, the end of the game. Moves taken
@@ -894,7 +898,7 @@ impl OthelloApp {
             _ => othello_sdk::Bitboard::EMPTY,
         };
         let view = board_view(game, hints, human.is_some(), self.flip_progress(), self.settings.orientation);
-        let view = if self.settings.show_evaluations {
+        let view = if self.settings.show_evaluations && !self.hints_hidden() {
             let position = game.viewed();
             let values = self.analysis.values_for(&position);
             let side = position.side_to_move();
@@ -1058,12 +1062,24 @@ impl eframe::App for OthelloApp {
                     }
                     return;
                 }
-                panels::status::show(self, ui);
+                let mut action = panels::status::show(self, ui);
                 ui.separator();
                 let side = self.settings.eval_view.line_side(self.session.human_color());
-                panels::eval_graph::show_game(&mut self.session.game, self.review.as_ref(), side, ui);
+                let review = self.review.as_ref();
+                if self.hints_hidden() {
+                    ui.heading("Evaluation");
+                    ui.weak("Practice: the bots' values show once the game is over.");
+                } else {
+                    let clicked = panels::eval_graph::show_game(&self.session.game, review, side, ui);
+                    action = clicked.map(Action::View).or(action);
+                }
                 ui.separator();
-                panels::moves::show(self, ui);
+                let can_play_on = self.session.can_play_on();
+                let moves =
+                    self.panels.moves.show(&self.session.game, review, self.settings.eval_view, can_play_on, ui);
+                if let Some(action) = moves.or(action) {
+                    self.perform(action, &ctx);
+                }
             });
         });
         if replay_request == panels::matches::ReplayRequest::Analyse {

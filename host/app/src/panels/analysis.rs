@@ -42,10 +42,18 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if analysers.is_empty() && !app.is_scanning_plugins() {
         ui.weak("No loaded bot has the analysis export (Alpha-beta and MCTS have it).");
     }
+    ui.checkbox(&mut app.settings.practice, "Practice (no hints until the game is over)").on_hover_text(
+        "While your game goes on: no evaluations, best line or bots' values. Once it is over they all show, and Analyse game reviews it.",
+    );
     if !app.settings.show_evaluations {
         return;
     }
+    search_controls(app, ui);
     view_choice(app, ui);
+    if app.hints_hidden() {
+        ui.weak("Practice: the hints show once the game is over.");
+        return;
+    }
     let legend = app.settings.eval_view.legend();
     ui.label(format!("{legend} · gold = exact · ring = best move for the side to move"));
     let position = app.game().viewed();
@@ -56,6 +64,14 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         // An exact value says so in its description; a searched one gives its depth.
         let depth = best.depth.filter(|_| !best.exact).map_or(String::new(), |d| format!(", depth {d}"));
         ui.label(format!("Best for {side}: {} — {}{depth}", best.square, view.description()));
+    }
+    let line = app.analysis.line_for(&position);
+    if !line.is_empty() {
+        let view = app.settings.eval_view;
+        let text = line.iter().map(|m| m.text(view)).collect::<Vec<_>>().join("  ");
+        ui.add(egui::Label::new(RichText::new(format!("Best line: {text}")).monospace()).wrap()).on_hover_text(
+            "The principal variation: each move the analysis bot's best, with its value (this point of view)",
+        );
     }
     match app.analysis.status() {
         Status::Off => {
@@ -144,5 +160,34 @@ pub fn view_choice(app: &mut OthelloApp, ui: &mut Ui) {
         for view in EvalView::ALL {
             ui.selectable_value(&mut app.settings.eval_view, view, view.name()).on_hover_text(view.legend());
         }
+    });
+}
+
+/// Longest analysis offered, in seconds.
+const MAX_ANALYSIS_S: f64 = 600.0;
+
+/// How long the analysis searches a position, when it solves exactly, and how long a best line.
+fn search_controls(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.horizontal_wrapped(|ui| {
+        let mut seconds = app.settings.analysis_max_ms as f64 / 1000.0;
+        ui.label("Search up to");
+        ui.add(egui::DragValue::new(&mut seconds).range(0.1..=MAX_ANALYSIS_S).speed(0.1).suffix(" s"))
+            .accessible_name("Analysis time")
+            .on_hover_text("The longest search of a position (values deepen up to it)");
+        app.settings.analysis_max_ms = (seconds * 1000.0).round() as u64;
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Exact from");
+        ui.add(egui::DragValue::new(&mut app.settings.solve_from_empties).range(0..=30).suffix(" empties"))
+            .accessible_name("Exact from empties")
+            .on_hover_text(
+                "With this many empty squares or fewer the search goes on until every value is exact (0 = never)",
+            );
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Best line");
+        ui.add(egui::DragValue::new(&mut app.settings.best_line_plies).range(0..=20).suffix(" moves"))
+            .accessible_name("Best line moves")
+            .on_hover_text("Moves of the principal variation shown with their values (0 = none)");
     });
 }

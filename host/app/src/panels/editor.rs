@@ -140,7 +140,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
                 if ui.button("Copy position").on_hover_text("The board as an OBF line (Edax, Egaroucid)").clicked() {
                     let text = format_position(&app.game().viewed());
                     ui.ctx().copy_text(text.clone());
-                    app.position_input = text;
+                    app.panels.position_input = text;
                     app.message = Some(Message { text: "Position copied".to_owned(), is_error: false });
                 }
             });
@@ -154,14 +154,14 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
     ui.horizontal(|ui| {
         ui.add(
-            egui::TextEdit::singleline(&mut app.position_input)
+            egui::TextEdit::singleline(&mut app.panels.position_input)
                 .desired_width(ui.available_width().min(POSITION_FIELD_WIDTH))
                 .hint_text("--XXXXX--OOOXX-O…  X"),
         )
         .accessible_name("Paste a position");
     });
     if ui.button("Set up pasted position").clicked() {
-        let text = app.position_input.clone();
+        let text = app.panels.position_input.clone();
         app.load_position(&text);
     }
     ui.horizontal_wrapped(|ui| {

@@ -26,8 +26,8 @@ const CURSOR: Color32 = Color32::from_rgb(0xe0, 0xc0, 0x40);
 /// The game analysis's values of the played moves.
 const REVIEW_LINE: Color32 = Color32::from_rgb(0xc0, 0xc0, 0xc0);
 
-/// The graph of `game`; a click views the move clicked.
-pub fn show_game(game: &mut Game, review: Option<&GameReview>, side: Color, ui: &mut Ui) {
+/// The graph of `game`; returns the ply clicked (to view).
+pub fn show_game(game: &Game, review: Option<&GameReview>, side: Color, ui: &mut Ui) -> Option<usize> {
     let review = review.filter(|r| r.is_for(game));
     let (me, other) = (crate::color_name(side), crate::color_name(!side));
     ui.heading("Evaluation");
@@ -139,9 +139,7 @@ pub fn show_game(game: &mut Game, review: Option<&GameReview>, side: Color, ui: 
             }
         }
     });
-    if let Some(pos) = response.interact_pointer_pos().filter(|_| response.clicked()) {
-        game.view(ply_at(pos.x));
-    }
+    response.interact_pointer_pos().filter(|_| response.clicked()).map(|pos| ply_at(pos.x))
 }
 
 /// The top and bottom labels of a scale, on the left or the right (`anchor` says which).

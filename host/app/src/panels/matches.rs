@@ -417,11 +417,14 @@ pub fn replay_info(
     super::status::search_readout(ui, game, view);
     ui.separator();
     // No human in a bots' game: a line for the side to move is drawn for Black.
-    super::eval_graph::show_game(&mut viewer.game, review, view.line_side(None), ui);
+    let mut chosen = super::eval_graph::show_game(&viewer.game, review, view.line_side(None), ui);
     ui.separator();
     ui.heading("Moves");
-    super::moves::navigation(&mut viewer.game, ui);
-    super::moves::list(&mut viewer.game, &mut viewer.listed, review, view, "replay move list", ui);
+    chosen = super::moves::navigation(&viewer.game, ui).or(chosen);
+    chosen = super::moves::list(&viewer.game, &mut viewer.listed, review, view, "replay move list", ui).or(chosen);
+    if let Some(ply) = chosen {
+        viewer.game.view(ply);
+    }
     request
 }
 

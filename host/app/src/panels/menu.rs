@@ -62,13 +62,13 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         });
         ui.menu_button("Help", |ui| {
             if ui.button("Keyboard shortcuts").clicked() {
-                app.help.shortcuts = true;
+                app.panels.help.shortcuts = true;
             }
             if ui.button("How to play").clicked() {
-                app.help.how_to_play = true;
+                app.panels.help.how_to_play = true;
             }
             if ui.button("About").clicked() {
-                app.help.about = true;
+                app.panels.help.about = true;
             }
         });
     });
@@ -79,9 +79,11 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 
 /// The Help windows that are open.
 pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
-    egui::Window::new("Keyboard shortcuts").open(&mut app.help.shortcuts).resizable(false).collapsible(false).show(
-        ctx,
-        |ui| {
+    egui::Window::new("Keyboard shortcuts")
+        .open(&mut app.panels.help.shortcuts)
+        .resizable(false)
+        .collapsible(false)
+        .show(ctx, |ui| {
             egui::Grid::new("shortcuts").num_columns(2).striped(true).show(ui, |ui| {
                 for (shortcut, action) in shortcuts::bindings() {
                     ui.label(ctx.format_shortcut(&shortcut));
@@ -94,9 +96,8 @@ pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
                     ui.end_row();
                 }
             });
-        },
-    );
-    egui::Window::new("How to play").open(&mut app.help.how_to_play).resizable(false).collapsible(false).show(
+        });
+    egui::Window::new("How to play").open(&mut app.panels.help.how_to_play).resizable(false).collapsible(false).show(
         ctx,
         |ui| {
             ui.set_max_width(360.0);
@@ -116,7 +117,7 @@ pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
             ));
         },
     );
-    egui::Window::new("About").open(&mut app.help.about).resizable(false).collapsible(false).show(ctx, |ui| {
+    egui::Window::new("About").open(&mut app.panels.help.about).resizable(false).collapsible(false).show(ctx, |ui| {
         ui.label(format!("Othello Arena {}", env!("CARGO_PKG_VERSION")));
         ui.label("Write, load, watch, play and rank Othello bots.");
     });
@@ -140,5 +141,7 @@ fn action_name(action: &Action) -> String {
         Action::AnalyseGame => "Analyse the game".into(),
         Action::ShowTab(tab) => format!("{} tab", tab.title()),
         Action::Quit => "Quit".into(),
+        // Not bound to keys (the shortcuts list names only bound actions).
+        other => format!("{other:?}"),
     }
 }

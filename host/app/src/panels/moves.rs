@@ -5,7 +5,7 @@ use egui::{Grid, ScrollArea, Ui};
 use othello_sdk::Color;
 
 use crate::review::{GameReview, MoveReview, Severity};
-use crate::{Game, OthelloApp};
+use crate::{Action, Game};
 
 /// Narrowest column of the move list: four fit the narrowest side panel.
 const MIN_COLUMN_WIDTH: f32 = 32.0;
@@ -14,32 +14,51 @@ const MIN_COLUMN_WIDTH: f32 = 32.0;
 pub const MISTAKE_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0xa0, 0x40);
 pub const BLUNDER_COLOR: egui::Color32 = egui::Color32::from_rgb(0xf0, 0x50, 0x50);
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
-    ui.heading("Moves");
-    navigation(&mut app.session.game, ui);
-    if !app.session.game.is_viewing_live() && ui.button("Play on from here").clicked() {
-        app.session.play_on_from_viewed(&app.settings);
-    }
-    list(&mut app.session.game, &mut app.listed_moves, app.review.as_ref(), app.settings.eval_view, "move list", ui);
+/// The Moves panel: its own state is where its list was scrolled to.
+#[derive(Default)]
+pub struct MovesPanel {
+    listed: Followed,
 }
 
-/// First / back / forward / last.
-pub fn navigation(game: &mut Game, ui: &mut Ui) {
+impl MovesPanel {
+    /// The player's moves: navigation, "Play on from here" and the list. Returns what the user
+    /// asked for (a move to view, playing on); the panel changes no game itself.
+    pub fn show(
+        &mut self,
+        game: &Game,
+        review: Option<&GameReview>,
+        eval_view: crate::analysis::EvalView,
+        can_play_on: bool,
+        ui: &mut Ui,
+    ) -> Option<Action> {
+        ui.heading("Moves");
+        let mut action = navigation(game, ui).map(Action::View);
+        if !game.is_viewing_live() && can_play_on && ui.button("Play on from here").clicked() {
+            action = Some(Action::PlayOnFromViewed);
+        }
+        list(game, &mut self.listed, review, eval_view, "move list", ui).map(Action::View).or(action)
+    }
+}
+
+/// First / back / forward / last: the ply to view, if one was clicked.
+pub fn navigation(game: &Game, ui: &mut Ui) -> Option<usize> {
     let (cursor, total) = (game.cursor(), game.moves().len());
+    let mut view = None;
     ui.horizontal(|ui| {
         if ui.add_enabled(cursor > 0, egui::Button::new("|<")).on_hover_text("First (Home)").clicked() {
-            game.view_first();
+            view = Some(0);
         }
         if ui.add_enabled(cursor > 0, egui::Button::new("<")).on_hover_text("Back (Left arrow)").clicked() {
-            game.view_back();
+            view = Some(cursor.saturating_sub(1));
         }
         if ui.add_enabled(cursor < total, egui::Button::new(">")).on_hover_text("Forward (Right arrow)").clicked() {
-            game.view_forward();
+            view = Some(cursor + 1);
         }
         if ui.add_enabled(cursor < total, egui::Button::new(">|")).on_hover_text("Last (End)").clicked() {
-            game.view_last();
+            view = Some(total);
         }
     });
+    view
 }
 
 /// What the move list showed last: it scrolls to the viewed move when that changes (a new move,
@@ -54,13 +73,13 @@ pub struct Followed {
 /// move when it changed since `listed`. `id` keeps each list's scrolling its own: the player's
 /// list is where it was when the player comes back from a replay.
 pub fn list(
-    game: &mut Game,
+    game: &Game,
     listed: &mut Followed,
     review: Option<&GameReview>,
     eval_view: crate::analysis::EvalView,
     id: &str,
     ui: &mut Ui,
-) {
+) -> Option<usize> {
     let review = review.filter(|r| r.is_for(game));
     let mut view = None;
     let now = Followed { moves: game.moves().len(), cursor: game.cursor() };
@@ -144,9 +163,7 @@ pub fn list(
             }
         });
     });
-    if let Some(ply) = view {
-        game.view(ply);
-    }
+    view
 }
 
 /// `B` or `W`: whose move, for the accessible name of a move in the list.

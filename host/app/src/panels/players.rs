@@ -56,7 +56,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.checkbox(&mut app.settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
     sandbox_choice(app, ui);
     ui.separator();
-    super::records::show(app, ui);
+    if let Some(action) = app.panels.records.show(&mut app.settings.game_file, ui) {
+        app.perform(action, &ui.ctx().clone());
+    }
     ui.separator();
     super::engines::show(app, ui);
 }

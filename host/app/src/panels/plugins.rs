@@ -57,14 +57,14 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
     ui.horizontal(|ui| {
         let hint = "another folder";
-        ui.add(egui::TextEdit::singleline(&mut app.folder_input).hint_text(hint).desired_width(170.0));
-        if ui.button("Add folder").clicked() && !app.folder_input.trim().is_empty() {
-            let folder = PathBuf::from(app.folder_input.trim());
+        ui.add(egui::TextEdit::singleline(&mut app.panels.folder_input).hint_text(hint).desired_width(170.0));
+        if ui.button("Add folder").clicked() && !app.panels.folder_input.trim().is_empty() {
+            let folder = PathBuf::from(app.panels.folder_input.trim());
             if !folder.is_dir() {
                 app.show_error(format!("{} is not a folder", folder.display()));
             } else if !app.settings.extra_plugin_folders.contains(&folder) {
                 app.settings.extra_plugin_folders.push(folder);
-                app.folder_input.clear();
+                app.panels.folder_input.clear();
                 set_extra_folders(app);
             }
         }

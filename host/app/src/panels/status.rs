@@ -36,7 +36,9 @@ const LOW_TIME_COLOR: Color32 = Color32::from_rgb(0xf0, 0x60, 0x50);
 /// Text shown for a value the search did not report.
 const NO_VALUE: &str = "—";
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// The status of the player's game; returns what the user asked for (the pass seen).
+pub fn show(app: &OthelloApp, ui: &mut Ui) -> Option<crate::Action> {
+    let mut action = None;
     let game = &app.session.game;
     if let Some(result) = game.result() {
         result_banner(ui, &result);
@@ -59,7 +61,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             });
         });
         if acknowledged {
-            app.session.acknowledge_pass();
+            action = Some(crate::Action::AcknowledgePass);
         }
     }
 
@@ -117,7 +119,10 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             _ => {}
         }
     }
-    search_readout(ui, game, app.settings.eval_view);
+    if !app.hints_hidden() {
+        search_readout(ui, game, app.settings.eval_view);
+    }
+    action
 }
 
 /// The result of an ended game in a coloured banner, with the forfeiting bot's last output.

@@ -435,3 +435,80 @@ fn one_point_of_view_for_the_board_the_read_out_the_graph_the_list_and_the_help(
     harness.step();
     assert!(harness.query_by_label_contains("view everywhere: + = White ahead, in discs").is_some(), "the help");
 }
+
+#[test]
+fn the_best_line_is_shown_with_its_values_and_is_legal() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the best line", |app| app.analysis().line_for(&app.game().viewed()).len() == 8);
+    let app = harness.state();
+    let line = app.analysis().line_for(&Position::start()).to_vec();
+    let best = app.analysis().values_for(&Position::start())[0].square;
+    assert_eq!(line[0].mv, othello_sdk::Move::Play(best), "it starts with the best move");
+    let mut position = Position::start();
+    for step in &line {
+        assert_eq!(step.mover, position.side_to_move());
+        assert!(position.is_legal(step.mv), "{} is legal", step.mv);
+        assert!(step.value.is_some_and(|v| v.eval.is_some()), "each move has its value");
+        position.play(step.mv);
+    }
+    let shown = harness.query_by_label_contains("Best line: ").expect("the line is shown");
+    let text = format!("{shown:?}");
+    assert!(text.contains(&format!("{best} +1.0")), "the first move and its value, Black's view: {text}");
+}
+
+#[test]
+fn the_search_time_is_the_players_choice() {
+    let settings = Settings { analysis_max_ms: 250, ..evaluating(&analyzer()) };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    let mut budgets = Vec::new();
+    let started = Instant::now();
+    while harness.state().analysis().status() != Status::Done {
+        assert!(started.elapsed() < WAIT, "the analysis ends at its last budget");
+        if let Status::Deepening { budget_ms } = harness.state().analysis().status() {
+            budgets.push(budget_ms);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        harness.step();
+    }
+    assert!(budgets.iter().all(|b| *b <= 250), "{budgets:?}");
+    assert!(harness.query_by_label("Analysis time").is_some(), "set in the Analysis panel");
+}
+
+#[test]
+fn practice_hides_the_hints_until_the_game_is_over_then_shows_them_and_analyses() {
+    let settings = Settings { practice: true, ..evaluating(&analyzer()) };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    for _ in 0..10 {
+        harness.step();
+    }
+    assert!(evaluated_cells(&harness).is_empty(), "no evaluations during the game");
+    assert_eq!(harness.state().analysis().status(), Status::Off, "nothing searched meanwhile");
+    assert!(harness.query_by_label_contains("Practice: the hints show once the game is over").is_some());
+    harness.get_by_label("f5").click();
+    for _ in 0..10 {
+        harness.step();
+    }
+    assert!(evaluated_cells(&harness).is_empty());
+    harness.state_mut().go_ahead(othello_app::Confirm::Resign(Color::White));
+    wait_until(&mut harness, "the values after the game", every_move_valued);
+    assert!(!evaluated_cells(&harness).is_empty(), "the hints show once it is over");
+    harness.state_mut().analyse_game();
+    wait_until(&mut harness, "the game analysis", |app| {
+        app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
+    });
+}
+
+#[test]
+fn search_budgets_follow_the_time_and_go_on_to_an_exact_solve_near_the_end() {
+    use othello_app::analysis::{Plan, SOLVE_CAP_MS};
+    let plan = Plan { max_ms: 1000, solve_from_empties: 0, line_plies: 0 };
+    assert_eq!(plan.budgets(&Position::start()), [100, 250, 500, 1000]);
+    let odd = Plan { max_ms: 700, ..plan };
+    assert_eq!(odd.budgets(&Position::start()), [100, 250, 500, 700]);
+    let ffo = Position::from_board_string(FFO_1).unwrap();
+    let solving = Plan { solve_from_empties: 14, ..plan };
+    let budgets = solving.budgets(&ffo);
+    assert_eq!(budgets[..5], [100, 250, 500, 1000, 2000], "past the time, doubling");
+    assert_eq!(budgets.last(), Some(&SOLVE_CAP_MS), "up to the cap");
+    assert_eq!(solving.budgets(&Position::start()).len(), 4, "not with 60 empties");
+}

@@ -4,3 +4,4 @@ mod analysis_ui;
 mod app_ui;
 mod clock_ui;
 mod ladder_ui;
+mod panels_ui;
