@@ -1072,6 +1072,8 @@ impl eframe::App for OthelloApp {
                 } else {
                     let clicked = panels::eval_graph::show_game(&self.session.game, review, side, ui);
                     action = clicked.map(Action::View).or(action);
+                    let clicked = panels::eval_graph::show_losses(&self.session.game, review, ui);
+                    action = clicked.map(Action::View).or(action);
                 }
                 ui.separator();
                 let can_play_on = self.session.can_play_on();

@@ -159,3 +159,82 @@ fn scale_labels(painter: &Painter, rect: Rect, top: &str, bottom: &str, anchor: 
         painter.galley(at.min, galley, faded);
     }
 }
+
+/// Height of the loss graph in points.
+const LOSS_GRAPH_HEIGHT: f32 = 70.0;
+/// The loss scale covers at least this much.
+const MIN_LOSS_RANGE: f64 = 4.0;
+/// Black's and White's lines on the loss graph.
+const BLACK_LOSS: Color32 = Color32::from_rgb(0xb0, 0xb0, 0xb0);
+const WHITE_LOSS: Color32 = Color32::from_rgb(0xf0, 0xf0, 0xf0);
+
+/// Each player's loss against the best moves, added up move by move (the game analysis's), in
+/// the analysis's unit: `(ply, total so far)` per colour, Black's first.
+pub fn cumulative_losses(review: &GameReview) -> [Vec<(usize, f64)>; 2] {
+    let mut totals = [0.0, 0.0];
+    let mut lines: [Vec<(usize, f64)>; 2] = [vec![(0, 0.0)], vec![(0, 0.0)]];
+    for verdict in review.reviews() {
+        let Some(loss) = verdict.loss() else { continue };
+        let side = usize::from(verdict.color == Color::White);
+        totals[side] += loss;
+        lines[side].push((verdict.ply, totals[side]));
+    }
+    lines
+}
+
+/// The cumulative loss of each player, once the game analysis of `game` has values; returns the
+/// ply clicked (to view).
+pub fn show_losses(game: &Game, review: Option<&GameReview>, ui: &mut Ui) -> Option<usize> {
+    let review = review.filter(|r| r.is_for(game) && r.reviews().next().is_some())?;
+    let unit = match review.reviews().next().map(|r| r.unit) {
+        Some(Unit::WinPercent) => "points",
+        _ => "discs",
+    };
+    ui.heading("Loss");
+    ui.add(
+        egui::Label::new(
+            egui::RichText::new(format!("What each player lost against the best moves, added up ({unit})"))
+                .small()
+                .weak(),
+        )
+        .wrap(),
+    );
+    let lines = cumulative_losses(review);
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(ui.available_width(), LOSS_GRAPH_HEIGHT), Sense::click());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 3.0, BACKGROUND);
+    let plies = game.moves().len().max(MIN_PLIES) as f32;
+    let x_of = |ply: usize| rect.left() + rect.width() * ply as f32 / plies;
+    let total = |side: usize| lines[side].last().map_or(0.0, |p| p.1);
+    let range = total(0).max(total(1)).max(MIN_LOSS_RANGE);
+    let y_of = |value: f64| rect.bottom() - 4.0 - (value / range) as f32 * (rect.height() - 8.0);
+    let cursor_x = x_of(game.cursor());
+    painter
+        .line_segment([Pos2::new(cursor_x, rect.top()), Pos2::new(cursor_x, rect.bottom())], Stroke::new(1.0, CURSOR));
+    for (side, color) in [(0, BLACK_LOSS), (1, WHITE_LOSS)] {
+        // A step line: the total holds until the player's next move.
+        let mut points = Vec::new();
+        for window in lines[side].windows(2) {
+            let (ply, value) = window[1];
+            points.push(Pos2::new(x_of(ply), y_of(window[0].1)));
+            points.push(Pos2::new(x_of(ply), y_of(value)));
+        }
+        if let Some(&(_, last)) = lines[side].last() {
+            points.insert(0, Pos2::new(x_of(0), y_of(0.0)));
+            points.push(Pos2::new(x_of(game.moves().len()), y_of(last)));
+        }
+        let stroke = if side == 0 { Stroke::new(2.0, color) } else { Stroke::new(1.5, color) };
+        painter.line(points, stroke);
+    }
+    let small = FontId::proportional(10.0);
+    let label = |side: usize| {
+        format!("{} {:.1}", crate::color_name(if side == 0 { Color::Black } else { Color::White }), total(side))
+    };
+    scale_labels(&painter, rect, &label(0), "", Align2::LEFT_TOP, BLACK_LOSS, &small);
+    scale_labels(&painter, rect, &label(1), "", Align2::RIGHT_TOP, WHITE_LOSS, &small);
+    let name = format!("Loss graph: Black lost {:.1} {unit}, White lost {:.1} {unit} in all", total(0), total(1));
+    let response = response.accessible_name(name);
+    let ply_at =
+        |x: f32| (((x - rect.left()) / rect.width() * plies).round().max(0.0) as usize).min(game.moves().len());
+    response.interact_pointer_pos().filter(|_| response.clicked()).map(|pos| ply_at(pos.x))
+}

@@ -418,6 +418,7 @@ pub fn replay_info(
     ui.separator();
     // No human in a bots' game: a line for the side to move is drawn for Black.
     let mut chosen = super::eval_graph::show_game(&viewer.game, review, view.line_side(None), ui);
+    chosen = super::eval_graph::show_losses(&viewer.game, review, ui).or(chosen);
     ui.separator();
     ui.heading("Moves");
     chosen = super::moves::navigation(&viewer.game, ui).or(chosen);

@@ -330,6 +330,14 @@ fn game_analysis_finds_the_known_mistakes_of_a_scripted_game() {
     let graph = harness.get_by_label_contains("Evaluation graph").accesskit_node().label().unwrap().to_owned();
     assert!(graph.contains(&format!("mistakes at moves {}", expected[0])), "{graph}");
     assert!(harness.query_by_label_contains(&format!("Mistakes ({})", expected.len())).is_some());
+    // The loss graph adds up each player's losses against the best moves.
+    let mut lost = [0.0, 0.0];
+    for &(ply, best, played) in &verdicts {
+        let color = review.of_ply(ply).unwrap().color;
+        lost[usize::from(color == Color::White)] += f64::from(best - played);
+    }
+    let expected_name = format!("Loss graph: Black lost {:.1} discs, White lost {:.1} discs in all", lost[0], lost[1]);
+    assert!(harness.query_by_label(&expected_name).is_some(), "{expected_name}");
 }
 
 #[test]
