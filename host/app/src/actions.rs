@@ -38,6 +38,8 @@ pub enum Action {
     PlayOnFromViewed,
     /// The user has seen the pass notice.
     AcknowledgePass,
+    /// Make this variation of the player's game its current line.
+    SwitchVariation(usize),
     /// Load a pasted transcript (asking first if a game is in progress).
     LoadTranscript(String),
     /// Open or save the game file at this path (the path field).
@@ -160,6 +162,7 @@ impl OthelloApp {
             },
             Action::PlayOnFromViewed => self.session.play_on_from_viewed(&self.settings),
             Action::AcknowledgePass => self.session.acknowledge_pass(),
+            Action::SwitchVariation(index) => self.session.switch_variation(index, &self.settings),
             Action::LoadTranscript(text) => {
                 if text.trim().is_empty() || crate::Game::from_transcript(text.trim()).is_err() {
                     self.load_transcript(&text); // says what is wrong and keeps the game

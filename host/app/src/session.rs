@@ -373,6 +373,21 @@ impl Session {
         self.lost_on_time().is_none()
     }
 
+    /// Makes variation `index` the game's line (a take-back of sorts: not while a clock runs, nor
+    /// after a loss on time). A bot thinking about the old line starts afresh.
+    pub fn switch_variation(&mut self, index: usize, settings: &Settings) {
+        if !self.can_play_on() || self.clock.as_ref().is_some_and(|c| c.running().is_some()) {
+            return;
+        }
+        if !self.game.switch_to_variation(index) {
+            return;
+        }
+        self.last_applied = None;
+        self.pass_notice = None;
+        self.seat_players(settings);
+        self.follow_clock();
+    }
+
     /// Continues the game from the viewed position.
     pub fn play_on_from_viewed(&mut self, settings: &Settings) {
         if !self.can_play_on() {

@@ -36,8 +36,47 @@ impl MovesPanel {
         if !game.is_viewing_live() && can_play_on && ui.button("Play on from here").clicked() {
             action = Some(Action::PlayOnFromViewed);
         }
-        list(game, &mut self.listed, review, eval_view, "move list", ui).map(Action::View).or(action)
+        action = list(game, &mut self.listed, review, eval_view, "move list", ui).map(Action::View).or(action);
+        variations(game, can_play_on, ui).or(action)
     }
+}
+
+/// Moves of a variation shown in its row at most.
+const VARIATION_PREVIEW: usize = 6;
+
+/// The other lines of the game (the variation tree, each where it leaves the current line): a
+/// click views the branch, "Switch" makes the line the current one.
+fn variations(game: &Game, can_switch: bool, ui: &mut Ui) -> Option<Action> {
+    let list = game.variations();
+    if list.is_empty() {
+        return None;
+    }
+    let mut action = None;
+    ui.label(egui::RichText::new(format!("Variations ({})", list.len())).strong())
+        .on_hover_text("Lines left when you played on from an earlier position or after an undo");
+    for variation in list {
+        let moves = game.variation_moves(variation.index);
+        let mut text: Vec<String> = moves.iter().take(VARIATION_PREVIEW).map(|m| m.mv.to_string()).collect();
+        if moves.len() > VARIATION_PREVIEW {
+            text.push("…".to_owned());
+        }
+        let count = if variation.length == 1 { "1 move".to_owned() } else { format!("{} moves", variation.length) };
+        let label = format!("after move {}: {} ({count})", variation.from, text.join(" "));
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(can_switch, egui::Button::new("Switch").small())
+                .on_hover_text("Make this line the game's (the current one is kept as a variation)")
+                .accessible_name(format!("Switch to the variation {label}"))
+                .clicked()
+            {
+                action = Some(Action::SwitchVariation(variation.index));
+            }
+            if ui.add(egui::Label::new(label).truncate().sense(egui::Sense::click())).clicked() {
+                action = Some(Action::View(variation.from));
+            }
+        });
+    }
+    action
 }
 
 /// First / back / forward / last: the ply to view, if one was clicked.

@@ -1416,3 +1416,24 @@ fn a_replay_shows_the_running_clock_of_the_players_game() {
         "the player's running clock stays in sight during the replay"
     );
 }
+
+#[test]
+fn playing_on_from_a_past_position_keeps_the_old_line_as_a_variation_to_switch_back_to() {
+    let mut harness = app(humans(), Vec::new());
+    for square in ["f5", "d6", "c3"] {
+        harness.get_by_label(square).click();
+        settle(&mut harness);
+    }
+    harness.get_by_label("1. B f5").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Play on from here").click();
+    settle(&mut harness);
+    harness.get_by_label("f4").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5f4");
+    assert!(harness.query_by_label("Variations (1)").is_some(), "the old line is kept");
+    harness.get_by_label("Switch to the variation after move 1: d6 c3 (2 moves)").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6c3", "back on the old line");
+    assert!(harness.query_by_label("Switch to the variation after move 1: f4 (1 move)").is_some());
+}
