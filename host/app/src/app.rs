@@ -165,6 +165,8 @@ pub struct OthelloApp {
     pub(crate) sounds: sound::Sounds,
     /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
     pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
+    /// The game database (a WTHOR file's opening tree).
+    pub(crate) database: crate::wthor::Database,
     /// The loss on time the message line has told (so it tells each once).
     flag_told: bool,
     /// The user said yes to quitting (or nothing was at stake): the window may close.
@@ -242,6 +244,7 @@ impl OthelloApp {
             heard: (0, false),
             review: None,
             flag_told: false,
+            database: Default::default(),
             quitting: false,
             clock_from_file: false,
             clock_open_at: Some(0),
@@ -549,6 +552,14 @@ impl OthelloApp {
         }
         self.follow_analysis();
         self.poll_file_dialog();
+        match self.database.update() {
+            Some(Ok((source, games, skipped))) => {
+                let skipped = if skipped > 0 { format!(" ({skipped} unreadable left out)") } else { String::new() };
+                self.show_info(format!("Imported {games} games from {source}{skipped}"));
+            }
+            Some(Err(why)) => self.show_error(format!("Not imported: {why}")),
+            None => {}
+        }
     }
 
     /// A game that has just ended keeps the names of who played it; one that goes on again
@@ -748,6 +759,21 @@ impl OthelloApp {
         self.analysis.update();
     }
 
+    /// Imports the games of the WTHOR file of the settings, in the background.
+    pub fn import_wthor(&mut self) {
+        let path = std::path::PathBuf::from(self.settings.wthor_file.trim());
+        if path.as_os_str().is_empty() {
+            self.show_error("Type the path of a WTHOR file (.wtb) first".to_owned());
+            return;
+        }
+        self.database.import(&path, waker_factory(&self.egui_ctx)());
+    }
+
+    /// The game database, once a file is imported.
+    pub fn opening_tree(&self) -> Option<&crate::wthor::OpeningTree> {
+        self.database.tree()
+    }
+
     /// Practice mode hides the hints now: the player's game is on the board and goes on with a
     /// human in it (once it is over everything shows again).
     pub fn hints_hidden(&self) -> bool {
@@ -863,6 +889,8 @@ impl OthelloApp {
                 panels::analysis::show(self, ui);
                 ui.separator();
                 panels::analysis::game_analysis(self, ui);
+                ui.separator();
+                panels::database::show(self, ui);
                 ui.separator();
                 panels::editor::show(self, ui);
             }

@@ -39,6 +39,11 @@ fn table() -> &'static HashMap<(u64, u64, bool), Opening> {
     })
 }
 
+/// The same key for a position in any of its eight symmetries (the least of their keys).
+pub(crate) fn canonical(position: &Position) -> (u64, u64, bool) {
+    (0..8).map(|symmetry| key(position, symmetry)).min().expect("eight symmetries")
+}
+
 /// `position` turned by `symmetry` (0..8: the identity, turns and mirrors), as a map key.
 fn key(position: &Position, symmetry: u8) -> (u64, u64, bool) {
     let turn = |board: Bitboard| {

@@ -79,6 +79,8 @@ pub struct Settings {
     /// Practice: no evaluations, best line or bots' values while a human's game goes on; all of
     /// them, and game analysis, once it is over.
     pub practice: bool,
+    /// The WTHOR game file (`.wtb`) last imported.
+    pub wthor_file: String,
 }
 
 /// The sandbox mode of the bots' runners: `auto`, `strict` or `off` (as `--sandbox`).
@@ -175,6 +177,7 @@ impl Default for Settings {
             solve_from_empties: 0,
             best_line_plies: crate::analysis::Plan::default().line_plies as u32,
             practice: false,
+            wthor_file: String::new(),
         }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod confirm;
+pub mod database;
 pub mod editor;
 pub mod engines;
 pub mod eval_graph;

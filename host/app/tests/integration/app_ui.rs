@@ -1437,3 +1437,43 @@ fn playing_on_from_a_past_position_keeps_the_old_line_as_a_variation_to_switch_b
     assert_eq!(harness.state().game().transcript(), "f5d6c3", "back on the old line");
     assert!(harness.query_by_label("Switch to the variation after move 1: f4 (1 move)").is_some());
 }
+
+#[test]
+fn a_wthor_file_is_imported_and_its_opening_tree_shows_the_moves_played_with_their_results() {
+    use othello_app::wthor;
+    let squares = |text: &str| -> Vec<othello_sdk::Square> {
+        othello_sdk::parse_transcript(text).unwrap().into_iter().filter_map(|m| m.square()).collect()
+    };
+    // Written by the test from the published format: Black's discs 40, 20 and 32.
+    let bytes = wthor::write(2026, &[(40, squares("f5d6c3d3c4")), (20, squares("f5f6e6")), (32, squares("d3c5"))]);
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("test.wtb");
+    std::fs::write(&path, &bytes).unwrap();
+    let broken = folder.path().join("broken.wtb");
+    std::fs::write(&broken, &bytes[..bytes.len() - 1]).unwrap();
+
+    let mut harness = app(humans(), Vec::new());
+    harness.state_mut().settings_mut().wthor_file = broken.display().to_string();
+    harness.get_by_role_and_label(Role::Button, "Import games").click_accesskit();
+    wait_until(&mut harness, "the import", |app| app.message().is_some_and(|m| m.text.starts_with("Not imported")));
+    assert!(harness.state().message().unwrap().text.contains("cut short"), "{:?}", harness.state().message());
+    assert!(harness.state().opening_tree().is_none());
+
+    harness.state_mut().settings_mut().wthor_file = path.display().to_string();
+    harness.get_by_role_and_label(Role::Button, "Import games").click_accesskit();
+    wait_until(&mut harness, "the import", |app| app.opening_tree().is_some());
+    settle(&mut harness);
+    assert_eq!(harness.state().message().unwrap().text, "Imported 3 games from test.wtb");
+    // Every first move is f5 turned: the three games, Black 1 win 1 draw 1 loss, -8 / 3 discs.
+    assert!(harness.query_by_label("f5: 3 games, Black 50%, -2.7").is_some());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label_contains("3 games reach this position").is_some());
+    // White to move; values for Black (the point of view): d3 c5 is f5 d6 turned.
+    assert!(harness.query_by_label("d6: 2 games, Black 75%, +8.0").is_some());
+    assert!(harness.query_by_label("f6: 1 game, Black 0%, -24.0").is_some());
+    // A move of the base is played from its row.
+    harness.get_by_label("d6: 2 games, Black 75%, +8.0").click_accesskit();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6");
+}
