@@ -361,8 +361,15 @@ impl OthelloApp {
         }
     }
 
-    /// Starts a new game with the current seats.
+    /// Starts a new game with the current seats (not with a bot whose library is gone).
     pub fn new_game(&mut self) {
+        if let Some((color, name)) = self.missing_seat() {
+            self.show_error(format!(
+                "{name} is no longer in its folder: choose another player for {} (Play tab)",
+                color_name(color)
+            ));
+            return;
+        }
         self.message = None;
         self.loaded_names = None;
         self.finished_names = None;
@@ -428,11 +435,32 @@ impl OthelloApp {
     fn seat_name(&self, color: othello_sdk::Color) -> String {
         match self.session.seat(color) {
             session::Seat::Human => "Human".to_owned(),
-            session::Seat::Bot(worker) => worker
-                .name()
-                .map(str::to_owned)
-                .unwrap_or_else(|| othello_arena::seat::library_stem(&worker.spec().library)),
+            // Before the bot has said its name: the name the plugin scan read, else the file's.
+            session::Seat::Bot(worker) => worker.name().map(str::to_owned).unwrap_or_else(|| {
+                let library = &worker.spec().library;
+                self.catalog
+                    .entry(library)
+                    .map_or_else(|| othello_arena::seat::library_stem(library), |entry| entry.name.clone())
+            }),
         }
+    }
+
+    /// The seat whose bot library is gone from its folder (deleted since it was chosen), if any:
+    /// a game with it would be lost at once on a load error.
+    pub fn missing_seat(&self) -> Option<(othello_sdk::Color, String)> {
+        othello_sdk::Color::ALL.into_iter().find_map(|color| {
+            let choice = if color == othello_sdk::Color::Black { &self.settings.black } else { &self.settings.white };
+            match choice {
+                SeatChoice::Bot { path, .. }
+                    if !path.to_string_lossy().starts_with("nboard:")
+                        && !path.exists()
+                        && !self.catalog.is_scanning() =>
+                {
+                    Some((color, othello_arena::seat::library_stem(path)))
+                }
+                _ => None,
+            }
+        })
     }
 
     /// Saves the game as GGF at `path`.
@@ -884,6 +912,11 @@ impl OthelloApp {
     fn tab_contents(&mut self, ui: &mut Ui) {
         match self.tab {
             Tab::Play => {
+                // While a position is being set up the editor comes first, where it is seen.
+                if self.editor.is_some() {
+                    panels::editor::show(self, ui);
+                    ui.separator();
+                }
                 panels::players::show(self, ui);
                 ui.separator();
                 panels::analysis::show(self, ui);
@@ -891,8 +924,10 @@ impl OthelloApp {
                 panels::analysis::game_analysis(self, ui);
                 ui.separator();
                 panels::database::show(self, ui);
-                ui.separator();
-                panels::editor::show(self, ui);
+                if self.editor.is_none() {
+                    ui.separator();
+                    panels::editor::show(self, ui);
+                }
             }
             Tab::Plugins => panels::plugins::show(self, ui),
             Tab::Matches => panels::matches::show(self, ui),
@@ -914,6 +949,11 @@ impl OthelloApp {
                 evaluations: Vec::new(),
                 best: None,
             };
+            let sign =
+                "Editing the position: click squares to change them; the editor (Play tab) plays from it or cancels";
+            ui.vertical_centered(|ui| {
+                ui.label(egui::RichText::new(sign).strong().color(egui::Color32::from_rgb(0xf0, 0xd0, 0x70)))
+            });
             if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
                 editor.apply(square);
             }

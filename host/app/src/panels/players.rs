@@ -107,6 +107,12 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
             }
         }
     };
+    if app.missing_seat().is_some_and(|(missing, _)| missing == color) {
+        ui.colored_label(
+            egui::Color32::LIGHT_RED,
+            format!("{}: this bot's library is gone; choose another", crate::color_name(color)),
+        );
+    }
     let mut add_engine = false;
     let mut chosen = current.clone();
     ui.horizontal(|ui| {

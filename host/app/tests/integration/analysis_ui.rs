@@ -170,6 +170,7 @@ fn the_editor_sets_up_a_position_to_play_from_and_it_is_saved_with_its_board() {
     let mut harness = app_with(Settings { animate: false, ..Settings::default() }, launch(othello_testkit::TEST_GRACE));
     click_button(&mut harness, "Edit position");
     assert!(harness.state().editor().is_some());
+    assert!(harness.query_by_label_contains("Editing the position").is_some(), "the board says edit mode is on");
     click_button(&mut harness, "Clear board");
     for (tool, squares) in [("Black disc", ["a1", "c1"]), ("White disc", ["b1", "b2"])] {
         click_button(&mut harness, tool);

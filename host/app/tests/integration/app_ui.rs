@@ -1477,3 +1477,21 @@ fn a_wthor_file_is_imported_and_its_opening_tree_shows_the_moves_played_with_the
     settle(&mut harness);
     assert_eq!(harness.state().game().transcript(), "f5d6");
 }
+
+#[test]
+fn a_bot_deleted_since_it_was_chosen_is_named_and_no_game_starts_with_it() {
+    let library = standin_bot("soon-gone", &[("BOT_NAME", "\"Soon Gone\"")]);
+    let settings = Settings { white: bot(&library), ..humans() };
+    let mut harness = app(settings, vec![library.parent().unwrap().to_owned()]);
+    wait_until(&mut harness, "the plugin scan", |app| !app.is_scanning_plugins());
+    settle(&mut harness);
+    assert!(harness.query_all_by_label_contains("Soon Gone").count() > 0, "the scan's name, not the file's");
+    assert!(harness.query_by_label_contains("soon-gone").is_none());
+    std::fs::remove_file(&library).unwrap();
+    harness.step();
+    assert!(harness.query_by_label_contains("White: this bot's library is gone").is_some());
+    harness.state_mut().new_game();
+    harness.step();
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(message.contains("soon-gone is no longer in its folder"), "{message}");
+}
