@@ -165,6 +165,8 @@ pub struct OthelloApp {
     pub(crate) sounds: sound::Sounds,
     /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
     pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
+    /// How much larger than usual text and panels are drawn (see [`growth_for`]).
+    pub(crate) growth: f32,
     /// The game database (a WTHOR file's opening tree).
     pub(crate) database: crate::wthor::Database,
     /// The loss on time the message line has told (so it tells each once).
@@ -245,6 +247,7 @@ impl OthelloApp {
             review: None,
             flag_told: false,
             database: Default::default(),
+            growth: 1.0,
             quitting: false,
             clock_from_file: false,
             clock_open_at: Some(0),
@@ -277,6 +280,11 @@ impl OthelloApp {
     /// The action waiting for confirmation, if any.
     pub fn confirmation(&self) -> Option<&Confirm> {
         self.confirm.as_ref()
+    }
+
+    /// How much larger than usual text and panels are drawn (1 up to a 1280×820 window).
+    pub fn growth(&self) -> f32 {
+        self.growth
     }
 
     /// The tab shown in the left panel.
@@ -992,6 +1000,67 @@ impl OthelloApp {
     }
 }
 
+/// The window size (in points) up to which the app is drawn at its own size; a larger window
+/// draws text, side panels and graphs larger, in proportion, up to [`MAX_GROWTH`].
+const GROWTH_FROM: [f32; 2] = [1280.0, 820.0];
+const MAX_GROWTH: f32 = 1.75;
+/// Steps of the growth (so a window being resized does not restyle at every pixel).
+const GROWTH_STEP: f32 = 0.05;
+
+/// How much larger than usual a window of `size` points draws its text and panels (a 1920×1080
+/// screen: 1.3×), so the side panels and their text keep their share beside the board. (Not the
+/// zoom factor: that would change the window's size in points, and so the growth, again.)
+pub fn growth_for(size: egui::Vec2) -> f32 {
+    let growth = (size.x / GROWTH_FROM[0]).min(size.y / GROWTH_FROM[1]).clamp(1.0, MAX_GROWTH);
+    ((growth / GROWTH_STEP) + 1e-3).floor() * GROWTH_STEP
+}
+
+/// Text and controls `growth` times their usual size.
+fn apply_growth(ctx: &egui::Context, growth: f32) {
+    let usual = egui::Style::default();
+    ctx.all_styles_mut(|style| {
+        for (text_style, font) in &mut style.text_styles {
+            if let Some(base) = usual.text_styles.get(text_style) {
+                font.size = base.size * growth;
+            }
+        }
+        style.spacing.interact_size = usual.spacing.interact_size * growth;
+        style.spacing.button_padding = usual.spacing.button_padding * growth;
+        style.spacing.item_spacing = usual.spacing.item_spacing * growth;
+        style.spacing.icon_width = usual.spacing.icon_width * growth;
+        style.spacing.icon_width_inner = usual.spacing.icon_width_inner * growth;
+    });
+}
+
+/// Text size of the tab bar's titles, and the smallest it shrinks to.
+const TAB_TEXT: f32 = 14.0;
+const MIN_TAB_TEXT: f32 = 10.0;
+
+/// The left panel's tabs on one line whatever the panel's width: the titles shrink to fit rather
+/// than wrap (a wrapped bar moved the panel's contents down on some tabs and not others).
+fn tab_bar(current: &mut Tab, ui: &mut Ui) {
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 2.0;
+        ui.spacing_mut().button_padding.x = 4.0;
+        let padding = 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x;
+        let color = ui.visuals().text_color();
+        let text_width: f32 = Tab::ALL
+            .iter()
+            .map(|tab| {
+                ui.painter()
+                    .layout_no_wrap(tab.title().to_owned(), egui::FontId::proportional(TAB_TEXT), color)
+                    .size()
+                    .x
+            })
+            .sum();
+        let room = ui.available_width() - padding * Tab::ALL.len() as f32;
+        let size = (TAB_TEXT * room / text_width).clamp(MIN_TAB_TEXT, TAB_TEXT);
+        for tab in Tab::ALL {
+            ui.selectable_value(current, tab, egui::RichText::new(tab.title()).size(size));
+        }
+    });
+}
+
 /// The board showing `game`'s viewed position: the one place the app builds a [`board::BoardView`]
 /// (the Play game and a watched match game alike).
 pub(crate) fn board_view(
@@ -1058,6 +1127,11 @@ pub(crate) fn waker_factory(ctx: &egui::Context) -> Box<dyn Fn() -> Waker> {
 impl eframe::App for OthelloApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
+        let growth = if self.settings.grow_with_window { growth_for(ctx.viewport_rect().size()) } else { 1.0 };
+        if growth != self.growth {
+            self.growth = growth;
+            apply_growth(&ctx, growth);
+        }
         // The window's close button asks like Quit does when a game is in progress.
         if ctx.input(|input| input.viewport().close_requested()) && !self.quitting {
             if self.game_in_progress() {
@@ -1074,23 +1148,19 @@ impl eframe::App for OthelloApp {
         Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
         Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
         let width = ui.available_width();
-        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX);
+        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX * self.growth);
         // The tables' tabs get a wider panel of their own, which the user may drag wider; the
         // other tabs keep the board's size whatever the tab.
         let left = if matches!(self.tab, Tab::Matches | Tab::Ladder) {
             // The board keeps room enough to be read beside the two panels.
             let widest = (width * WIDE_PANEL_LIMIT_SHARE).min(width - side - BOARD_ROOM).max(side);
-            let wide = (width * WIDE_PANEL_SHARE).clamp(side, WIDE_PANEL_MAX.min(widest));
+            let wide = (width * WIDE_PANEL_SHARE).clamp(side, (WIDE_PANEL_MAX * self.growth).min(widest));
             Panel::left("side-wide").resizable(true).default_size(wide).size_range(side..=widest)
         } else {
             Panel::left("side").exact_size(side).resizable(false)
         };
         left.show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                for tab in Tab::ALL {
-                    ui.selectable_value(&mut self.tab, tab, tab.title());
-                }
-            });
+            tab_bar(&mut self.tab, ui);
             ui.separator();
             egui::ScrollArea::vertical().id_salt("tab").auto_shrink([false, false]).show(ui, |ui| {
                 ui.set_max_width(ui.available_width());

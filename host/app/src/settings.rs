@@ -81,6 +81,8 @@ pub struct Settings {
     pub practice: bool,
     /// The WTHOR game file (`.wtb`) last imported.
     pub wthor_file: String,
+    /// Text, panels and graphs grow with a large window.
+    pub grow_with_window: bool,
 }
 
 /// The sandbox mode of the bots' runners: `auto`, `strict` or `off` (as `--sandbox`).
@@ -178,6 +180,7 @@ impl Default for Settings {
             best_line_plies: crate::analysis::Plan::default().line_plies as u32,
             practice: false,
             wthor_file: String::new(),
+            grow_with_window: true,
         }
     }
 }

@@ -38,7 +38,8 @@ pub fn show_game(game: &Game, review: Option<&GameReview>, side: Color, ui: &mut
     let evals = series(&|m| m.eval_for(side));
     let win_rates = series(&|m| m.win_rate_for(side));
 
-    let (rect, response) = ui.allocate_exact_size(Vec2::new(ui.available_width(), GRAPH_HEIGHT), Sense::click());
+    let (rect, response) =
+        ui.allocate_exact_size(Vec2::new(ui.available_width(), GRAPH_HEIGHT * growth(ui)), Sense::click());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 3.0, BACKGROUND);
     let plies = game.moves().len().max(MIN_PLIES) as f32;
@@ -200,7 +201,8 @@ pub fn show_losses(game: &Game, review: Option<&GameReview>, ui: &mut Ui) -> Opt
         .wrap(),
     );
     let lines = cumulative_losses(review);
-    let (rect, response) = ui.allocate_exact_size(Vec2::new(ui.available_width(), LOSS_GRAPH_HEIGHT), Sense::click());
+    let (rect, response) =
+        ui.allocate_exact_size(Vec2::new(ui.available_width(), LOSS_GRAPH_HEIGHT * growth(ui)), Sense::click());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 3.0, BACKGROUND);
     let plies = game.moves().len().max(MIN_PLIES) as f32;
@@ -237,4 +239,10 @@ pub fn show_losses(game: &Game, review: Option<&GameReview>, ui: &mut Ui) -> Opt
     let ply_at =
         |x: f32| (((x - rect.left()) / rect.width() * plies).round().max(0.0) as usize).min(game.moves().len());
     response.interact_pointer_pos().filter(|_| response.clicked()).map(|pos| ply_at(pos.x))
+}
+
+/// How much larger than usual the text is drawn (a large window's): the graphs grow with it.
+fn growth(ui: &Ui) -> f32 {
+    let usual = egui::Style::default().text_styles.get(&egui::TextStyle::Body).map_or(1.0, |f| f.size);
+    (ui.text_style_height(&egui::TextStyle::Body) / usual.max(1.0)).max(1.0)
 }

@@ -58,6 +58,8 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.separator();
             ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
             ui.checkbox(&mut app.settings.animate, "Animate flips");
+            ui.checkbox(&mut app.settings.grow_with_window, "Grow with the window")
+                .on_hover_text("Larger text and panels in a window larger than 1280×820");
             ui.checkbox(&mut app.settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
         });
         ui.menu_button("Help", |ui| {

@@ -1495,3 +1495,44 @@ fn a_bot_deleted_since_it_was_chosen_is_named_and_no_game_starts_with_it() {
     let message = harness.state().message().unwrap().text.clone();
     assert!(message.contains("soon-gone is no longer in its folder"), "{message}");
 }
+
+#[test]
+fn a_large_window_draws_everything_larger_and_the_tab_bar_keeps_one_line() {
+    let sized = |size: [f32; 2]| {
+        let launch = Launch {
+            plugin_folders: Vec::new(),
+            runner: othello_testkit::runner_command(),
+            options: othello_testkit::seat_options(),
+            engines: Vec::new(),
+        };
+        Harness::builder().with_size(size).build_eframe(move |cc| {
+            OthelloApp::with_config(&cc.egui_ctx, humans(), FolderSource::Exact(Vec::new()), &launch)
+        })
+    };
+    let mut large = sized([1920.0, 1080.0]);
+    for _ in 0..4 {
+        large.step();
+    }
+    let growth = large.state().growth();
+    assert!((growth - 1.3).abs() < 0.01, "1920×1080 draws at 1.3×, not {growth}");
+    let body = large.ctx.global_style().text_styles[&egui::TextStyle::Body].size;
+    assert!((body - 1.3 * egui::Style::default().text_styles[&egui::TextStyle::Body].size).abs() < 0.01);
+    let graph = large.get_by_label_contains("Evaluation graph").accesskit_node().bounding_box().unwrap();
+    assert!(graph.height() > 140.0, "the graph grows too: {}", graph.height());
+    let mut usual = sized([1200.0, 800.0]);
+    usual.step();
+    assert_eq!(usual.state().growth(), 1.0, "up to 1280×820 the app keeps its size");
+    // At 1024×700 the four tabs stay on one line on every tab (the wide Matches and Ladder panels
+    // as the narrow Play one).
+    let mut small = sized([1024.0, 700.0]);
+    for tab in ["Play", "Plugins", "Matches", "Ladder"] {
+        small.get_by_role_and_label(Role::Button, tab).click();
+        small.step();
+        small.step();
+        let tops: Vec<f64> = ["Play", "Plugins", "Matches", "Ladder"]
+            .iter()
+            .map(|t| small.get_by_role_and_label(Role::Button, t).accesskit_node().bounding_box().unwrap().y0)
+            .collect();
+        assert!(tops.iter().all(|y| (y - tops[0]).abs() < 1.0), "on the {tab} tab: {tops:?}");
+    }
+}
