@@ -1032,29 +1032,25 @@ fn apply_growth(ctx: &egui::Context, growth: f32) {
     });
 }
 
-/// Text size of the tab bar's titles, and the smallest it shrinks to.
-const TAB_TEXT: f32 = 14.0;
-const MIN_TAB_TEXT: f32 = 10.0;
+/// The smallest the tab bar's titles shrink to, as a share of the buttons' text size.
+const MIN_TAB_TEXT_SHARE: f32 = 0.7;
 
 /// The left panel's tabs on one line whatever the panel's width: the titles shrink to fit rather
 /// than wrap (a wrapped bar moved the panel's contents down on some tabs and not others).
 fn tab_bar(current: &mut Tab, ui: &mut Ui) {
     ui.horizontal(|ui| {
-        ui.spacing_mut().item_spacing.x = 2.0;
-        ui.spacing_mut().button_padding.x = 4.0;
+        let full = ui.style().text_styles.get(&egui::TextStyle::Button).map_or(14.0, |font| font.size);
+        ui.spacing_mut().item_spacing.x = full / 6.0;
+        ui.spacing_mut().button_padding.x = full / 3.0;
         let padding = 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x;
         let color = ui.visuals().text_color();
+        let font = egui::FontId::proportional(full);
         let text_width: f32 = Tab::ALL
             .iter()
-            .map(|tab| {
-                ui.painter()
-                    .layout_no_wrap(tab.title().to_owned(), egui::FontId::proportional(TAB_TEXT), color)
-                    .size()
-                    .x
-            })
+            .map(|tab| ui.painter().layout_no_wrap(tab.title().to_owned(), font.clone(), color).size().x)
             .sum();
         let room = ui.available_width() - padding * Tab::ALL.len() as f32;
-        let size = (TAB_TEXT * room / text_width).clamp(MIN_TAB_TEXT, TAB_TEXT);
+        let size = (full * room / text_width).clamp(full * MIN_TAB_TEXT_SHARE, full);
         for tab in Tab::ALL {
             ui.selectable_value(current, tab, egui::RichText::new(tab.title()).size(size));
         }

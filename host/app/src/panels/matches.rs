@@ -429,14 +429,15 @@ pub fn replay_info(
     request
 }
 
-/// A table that scrolls sideways in a narrow panel, its scroll bar always shown in a strip of its
-/// own under the rows (egui's floating bar would cover the last row).
+/// A table that scrolls sideways in a narrow panel, its scroll bar (only when the table is wider
+/// than the panel) in a strip of its own under the rows (egui's floating bar would cover the last
+/// row).
 pub(crate) fn sideways_table<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> R {
     ui.scope(|ui| {
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         egui::ScrollArea::horizontal()
             .id_salt(id)
-            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
             .show(ui, table)
             .inner
     })
@@ -466,5 +467,25 @@ mod tests {
         let below = harness.get_by_label("below the table").rect();
         let bar = egui::style::ScrollStyle::solid().allocated_width();
         assert!(below.top() - last.bottom() >= bar, "the bar's strip lies between: {last:?} {below:?}");
+    }
+
+    #[test]
+    fn a_sideways_table_that_fits_has_no_scroll_bar() {
+        let mut harness = Harness::builder().with_size([400.0, 300.0]).build_ui(|ui| {
+            super::sideways_table(ui, "table", |ui| {
+                egui::Grid::new("rows").show(ui, |ui| {
+                    ui.label("a short row");
+                    ui.end_row();
+                    ui.label("the last row");
+                    ui.end_row();
+                });
+            });
+            ui.label("below the table");
+        });
+        harness.run();
+        let last = harness.get_by_label("the last row").rect();
+        let below = harness.get_by_label("below the table").rect();
+        let bar = egui::style::ScrollStyle::solid().allocated_width();
+        assert!(below.top() - last.bottom() < bar, "no strip for a bar: {last:?} {below:?}");
     }
 }
