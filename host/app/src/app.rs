@@ -580,6 +580,8 @@ impl OthelloApp {
             self.review = None;
         }
         if let Some(review) = &mut self.review {
+            // A bot of the game thinking has the cores: the game analysis waits meanwhile.
+            review.set_paused(self.session.thinking().is_some());
             review.update();
             if let Some(summary) = review.take_summary() {
                 let failed = matches!(review.status(), crate::review::Status::Failed(_));
@@ -709,7 +711,8 @@ impl OthelloApp {
         }
         self.review = None; // stops a running one: its runner is killed
         let spec = self.session.seating().spec(&path, None);
-        match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
+        let paused = self.session.thinking().is_some();
+        match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)(), paused) {
             Ok(review) => {
                 let name = self.plugins().iter().find(|p| p.path == path).map(|p| p.name.clone());
                 let review = review.named(name);

@@ -521,3 +521,34 @@ fn search_budgets_follow_the_time_and_go_on_to_an_exact_solve_near_the_end() {
     assert_eq!(budgets.last(), Some(&SOLVE_CAP_MS), "up to the cap");
     assert_eq!(solving.budgets(&Position::start()).len(), 4, "not with 60 empties");
 }
+
+#[test]
+fn a_game_analysis_waits_while_a_bot_of_the_game_thinks() {
+    let slow = super::app_ui::standin_bot("slow-reviewed", &[("BOT_THINK_MS", "1500")]);
+    let settings = Settings {
+        white: super::app_ui::bot(&slow),
+        time_per_move_ms: 0,
+        analysis_bot: Some(analyzer()),
+        animate: false,
+        ..Settings::default()
+    };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    // 31 moves of the scripted game: White, the slow bot, is to move.
+    let (transcript, _) = fewest_flips_game();
+    harness.state_mut().load_transcript(&transcript[..62]);
+    wait_until(&mut harness, "the bot's think", |app| app.session().thinking().is_some());
+    harness.state_mut().analyse_game();
+    wait_until(&mut harness, "the analysis to wait", |app| app.game_review().is_some_and(|r| r.is_waiting()));
+    let waiting = harness.state().game_review().unwrap().progress();
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    let review = harness.state().game_review().unwrap();
+    assert_eq!(review.progress(), waiting, "no position searched while the bot thinks");
+    assert!(waiting.0 < waiting.1 && *review.status() == othello_app::review::Status::Running);
+    wait_until(&mut harness, "the bot's move and the analysis's end", |app| {
+        app.game().moves().len() == 32
+            && app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
+    });
+}
