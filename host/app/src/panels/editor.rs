@@ -134,8 +134,12 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.horizontal_wrapped(|ui| {
                 if ui.button("Edit position").on_hover_text("Set up discs and the side to move").clicked() {
                     app.editor = Some(EditorState::new(&app.game().viewed()));
-                    // The game's bots wait while the board shows the draft.
-                    app.session.paused = true;
+                    // The game's bots and clock wait while the board shows the draft; Cancel
+                    // leaves the game as it was.
+                    app.panels.paused_before_edit = app.session.paused;
+                    if !app.session.paused {
+                        app.session.toggle_pause();
+                    }
                 }
                 if ui.button("Copy position").on_hover_text("The board as an OBF line (Edax, Egaroucid)").clicked() {
                     let text = format_position(&app.game().viewed());
@@ -208,6 +212,9 @@ fn editing_controls(app: &mut OthelloApp, ui: &mut Ui, editor: &mut EditorState)
         }
         if ui.button("Cancel editing").clicked() {
             app.editor = None;
+            if app.session.paused && !app.panels.paused_before_edit {
+                app.session.toggle_pause();
+            }
         }
     });
 }

@@ -1166,6 +1166,9 @@ fn setting_up_a_position_over_a_game_in_progress_asks_first() {
     assert!(harness.state().editor().is_some(), "still editing after no");
     harness.get_by_role_and_label(Role::Button, "Cancel editing").click_accesskit();
     settle(&mut harness);
+    // Editing paused the game; cancelling leaves it as it was: White may move.
+    assert!(!harness.state().session().paused);
+    assert_eq!(harness.state().session().human_to_move(), Some(Color::White));
 
     harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
     settle(&mut harness);
