@@ -221,7 +221,8 @@ impl LineMove {
         match &self.value {
             Some(value) => {
                 let shown = shown_value(value, self.mover, view);
-                format!("{} {}", self.mv, shown.label())
+                // A no-break space: a wrapped line never parts a move from its value.
+                format!("{}\u{a0}{}", self.mv, shown.label())
             }
             None => self.mv.to_string(),
         }

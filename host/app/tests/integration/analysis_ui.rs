@@ -461,8 +461,8 @@ fn the_best_line_is_shown_with_its_values_and_is_legal() {
         position.play(step.mv);
     }
     let shown = harness.query_by_label_contains("Best line: ").expect("the line is shown");
-    let text = format!("{shown:?}");
-    assert!(text.contains(&format!("{best} +1.0")), "the first move and its value, Black's view: {text}");
+    let text = shown.accesskit_node().value().unwrap_or_default().to_owned();
+    assert!(text.contains(&format!("{best}\u{a0}+1.0")), "the first move and its value, Black's view: {text}");
 }
 
 #[test]
