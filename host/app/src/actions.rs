@@ -42,6 +42,10 @@ pub enum Action {
     SwitchVariation(usize),
     /// Load a pasted transcript (asking first if a game is in progress).
     LoadTranscript(String),
+    /// A human's move on the player's game (as a click on the board).
+    Play(othello_sdk::Square),
+    /// Import the games of this WTHOR file.
+    ImportWthor(PathBuf),
     /// Open or save the game file at this path (the path field).
     OpenPath(PathBuf),
     SavePath(PathBuf),
@@ -169,6 +173,13 @@ impl OthelloApp {
                 } else {
                     self.discard_with(Discard::LoadTranscript(text));
                 }
+            }
+            Action::Play(square) => {
+                self.session.click(square);
+            }
+            Action::ImportWthor(path) => {
+                self.settings.wthor_file = path.display().to_string();
+                self.import_wthor();
             }
             Action::OpenPath(path) => self.open_path(path),
             Action::SavePath(path) => self.save_path(path),

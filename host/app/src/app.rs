@@ -932,9 +932,14 @@ impl OthelloApp {
                 ui.separator();
                 panels::analysis::show(self, ui);
                 ui.separator();
-                panels::analysis::game_analysis(self, ui);
+                let mut action = panels::analysis::game_analysis(self, ui);
                 ui.separator();
-                panels::database::show(self, ui);
+                let mut database = std::mem::take(&mut self.panels.database);
+                action = database.show(self, ui).or(action);
+                self.panels.database = database;
+                if let Some(action) = action {
+                    self.perform(action, &ui.ctx().clone());
+                }
                 if self.editor.is_none() {
                     ui.separator();
                     panels::editor::show(self, ui);

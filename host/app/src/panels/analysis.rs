@@ -7,9 +7,9 @@
 use egui::{RichText, Ui};
 use othello_arena::seat::library_stem;
 
-use crate::OthelloApp;
 use crate::analysis::{EvalView, Status, shown_value};
 use crate::review::Status as ReviewStatus;
+use crate::{Action, OthelloApp};
 
 /// Colour of an analysis failure.
 const ERROR_COLOR: egui::Color32 = egui::Color32::from_rgb(0xd0, 0x40, 0x40);
@@ -101,19 +101,21 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
 }
 
-/// Game analysis: the command, its progress, and the mistakes found (a click views the move).
-pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
+/// Game analysis: the command, its progress, and the mistakes found. Reads the app only; returns
+/// what the user asked for (analyse, or view a mistake's move).
+pub fn game_analysis(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
     ui.heading("Game analysis");
+    let mut action = None;
     let can = app.analysis_bot().is_some() && !app.board_game().moves().is_empty();
     let button = ui
         .add_enabled(can, egui::Button::new("Analyse game"))
         .on_hover_text("Search every position of the game on the board with the analysis bot")
         .on_disabled_hover_text("Play or load a game first (and load a bot with the analysis export)");
     if button.clicked() {
-        app.analyse_game();
+        action = Some(Action::AnalyseGame);
     }
-    let game = app.board_game().clone();
-    let Some(review) = app.review.as_ref().filter(|r| r.is_for(&game)) else { return };
+    let game = app.board_game();
+    let Some(review) = app.review.as_ref().filter(|r| r.is_for(game)) else { return action };
     let (done, total) = review.progress();
     match review.status() {
         ReviewStatus::Running => {
@@ -136,21 +138,15 @@ pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
         if *review.status() == ReviewStatus::Done {
             ui.label("No mistake found.");
         }
-        return;
+        return action;
     }
     ui.label(RichText::new(format!("Mistakes ({})", mistakes.len())).strong());
-    let mut view = None;
     for (ply, line) in mistakes {
         if ui.selectable_label(game.cursor() == ply, line).clicked() {
-            view = Some(ply);
+            action = Some(Action::View(ply));
         }
     }
-    if let Some(ply) = view {
-        match app.replay_mut() {
-            Some(replay) => replay.game.view(ply),
-            None => app.session.game.view(ply),
-        }
-    }
+    action
 }
 
 /// The point of view of every value in the app (board, lists, graph, read-outs, tooltips, help).

@@ -3,28 +3,44 @@
 
 use egui::{Grid, RichText, Ui};
 
-use crate::OthelloApp;
 use crate::analysis::{discs_for, rate_for};
+use crate::{Action, OthelloApp};
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
-    ui.heading("Database");
-    let label = ui.label("WTHOR file (.wtb)");
-    ui.add(
-        egui::TextEdit::singleline(&mut app.settings.wthor_file).hint_text("WTH_2023.wtb").desired_width(f32::INFINITY),
-    )
-    .labelled_by(label.id);
-    let importing = app.database.is_loading();
-    if ui
-        .add_enabled(!importing, egui::Button::new(if importing { "Importing…" } else { "Import games" }))
-        .on_hover_text("Read the games of a WTHOR file (the French federation's base, as Egaroucid and NBoard use)")
-        .clicked()
-    {
-        app.import_wthor();
+/// The Database panel: its own state is the path being typed (the file imported last, as the
+/// settings keep it, to begin with).
+#[derive(Default)]
+pub struct DatabasePanel {
+    path: Option<String>,
+}
+
+impl DatabasePanel {
+    /// The panel; reads the app only and returns what the user asked for (import a file, play a
+    /// move of the base).
+    pub fn show(&mut self, app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
+        ui.heading("Database");
+        let path = self.path.get_or_insert_with(|| app.settings.wthor_file.clone());
+        let label = ui.label("WTHOR file (.wtb)");
+        ui.add(egui::TextEdit::singleline(path).hint_text("WTH_2023.wtb").desired_width(f32::INFINITY))
+            .labelled_by(label.id);
+        let importing = app.database.is_loading();
+        let mut action = None;
+        if ui
+            .add_enabled(!importing, egui::Button::new(if importing { "Importing…" } else { "Import games" }))
+            .on_hover_text("Read the games of a WTHOR file (the French federation's base, as Egaroucid and NBoard use)")
+            .clicked()
+        {
+            action = Some(Action::ImportWthor(std::path::PathBuf::from(path.trim())));
+        }
+        tree_moves(app, ui).or(action)
     }
-    let Some(tree) = app.database.tree() else { return };
+}
+
+/// The games of the base through the position viewed and the moves they played from it.
+fn tree_moves(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
+    let tree = app.database.tree()?;
     if app.hints_hidden() {
         ui.weak("Practice: the base's moves show once the game is over.");
-        return;
+        return None;
     }
     let skipped = if tree.skipped > 0 { format!(", {} unreadable left out", tree.skipped) } else { String::new() };
     ui.weak(format!("{} games from {}{skipped}", tree.games, tree.source));
@@ -43,13 +59,13 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         }
         None if app.game().cursor() > 0 => {
             ui.weak("No game of the base reaches this position.");
-            return;
+            return None;
         }
         _ => {}
     }
     let moves = tree.moves(&position);
     if moves.is_empty() {
-        return;
+        return None;
     }
     ui.label(RichText::new(format!("Moves played ({side_name}'s score and margin)")).strong());
     let mut chosen = None;
@@ -74,7 +90,5 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.end_row();
         }
     });
-    if let Some(square) = chosen {
-        app.session.click(square);
-    }
+    chosen.map(Action::Play)
 }

@@ -35,6 +35,8 @@ pub struct PanelStates {
     pub engine_form: Option<engines::EngineForm>,
     /// The Help windows that are open.
     pub help: menu::HelpWindows,
+    /// The WTHOR file's path being typed.
+    pub database: database::DatabasePanel,
     /// The game was paused before the editor opened (Cancel leaves it so).
     pub paused_before_edit: bool,
 }

@@ -1456,17 +1456,18 @@ fn a_wthor_file_is_imported_and_its_opening_tree_shows_the_moves_played_with_the
     std::fs::write(&broken, &bytes[..bytes.len() - 1]).unwrap();
 
     let mut harness = app(humans(), Vec::new());
-    harness.state_mut().settings_mut().wthor_file = broken.display().to_string();
+    set_text(&mut harness, "WTHOR file (.wtb)", &broken.display().to_string());
     harness.get_by_role_and_label(Role::Button, "Import games").click_accesskit();
     wait_until(&mut harness, "the import", |app| app.message().is_some_and(|m| m.text.starts_with("Not imported")));
     assert!(harness.state().message().unwrap().text.contains("cut short"), "{:?}", harness.state().message());
     assert!(harness.state().opening_tree().is_none());
 
-    harness.state_mut().settings_mut().wthor_file = path.display().to_string();
+    set_text(&mut harness, "WTHOR file (.wtb)", &path.display().to_string());
     harness.get_by_role_and_label(Role::Button, "Import games").click_accesskit();
     wait_until(&mut harness, "the import", |app| app.opening_tree().is_some());
     settle(&mut harness);
     assert_eq!(harness.state().message().unwrap().text, "Imported 3 games from test.wtb");
+    assert_eq!(harness.state().settings().wthor_file, path.display().to_string(), "remembered");
     // Every first move is f5 turned: the three games, Black 1 win 1 draw 1 loss, -8 / 3 discs.
     assert!(harness.query_by_label("f5: 3 games, Black 50%, -2.7").is_some());
     harness.get_by_label("f5").click();
