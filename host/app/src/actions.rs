@@ -46,6 +46,24 @@ pub enum Action {
     Play(othello_sdk::Square),
     /// Import the games of this WTHOR file.
     ImportWthor(PathBuf),
+    /// Open the position editor on the position viewed (the game's bots and clock wait).
+    EditPosition,
+    /// Close the editor; the game goes on as it was.
+    CancelEditing,
+    /// Play from this position set up (asking first if a game is in progress).
+    SetUpPosition(othello_sdk::Position),
+    /// Set up a pasted position line (OBF).
+    LoadPosition(String),
+    /// Scan the plugin folders again.
+    Rescan,
+    /// Scan this folder too (remembered), or no longer.
+    AddPluginFolder(PathBuf),
+    RemovePluginFolder(PathBuf),
+    /// Turn the board view.
+    Orient(crate::Orientation),
+    /// Say this in the message line, as a confirmation or as a refusal.
+    Tell(String),
+    Refuse(String),
     /// Open or save the game file at this path (the path field).
     OpenPath(PathBuf),
     SavePath(PathBuf),
@@ -181,6 +199,37 @@ impl OthelloApp {
                 self.settings.wthor_file = path.display().to_string();
                 self.import_wthor();
             }
+            Action::EditPosition => {
+                self.editor = Some(crate::panels::editor::EditorState::new(&self.game().viewed()));
+                // The game's bots and clock wait while the board shows the draft; Cancel leaves
+                // the game as it was.
+                self.panels.paused_before_edit = self.session.paused;
+                if !self.session.paused {
+                    self.session.toggle_pause();
+                }
+            }
+            Action::CancelEditing => {
+                self.editor = None;
+                if self.session.paused && !self.panels.paused_before_edit {
+                    self.session.toggle_pause();
+                }
+            }
+            Action::SetUpPosition(position) => self.discard_with(Discard::Position(position)),
+            Action::LoadPosition(text) => self.load_position(&text),
+            Action::Orient(orientation) => self.settings.orientation = orientation,
+            Action::Rescan => self.catalog.rescan(),
+            Action::AddPluginFolder(folder) => {
+                if !self.settings.extra_plugin_folders.contains(&folder) {
+                    self.settings.extra_plugin_folders.push(folder);
+                    crate::panels::plugins::set_extra_folders(self);
+                }
+            }
+            Action::RemovePluginFolder(folder) => {
+                self.settings.extra_plugin_folders.retain(|f| *f != folder);
+                crate::panels::plugins::set_extra_folders(self);
+            }
+            Action::Tell(text) => self.show_info(text),
+            Action::Refuse(text) => self.show_error(text),
             Action::OpenPath(path) => self.open_path(path),
             Action::SavePath(path) => self.save_path(path),
             Action::TakeBackTimeLoss => {

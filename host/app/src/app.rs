@@ -919,13 +919,27 @@ impl OthelloApp {
         });
     }
 
+    /// The Position panel (the editor), its action carried out.
+    fn position_panel(&mut self, ui: &mut Ui) {
+        let mut editor = self.editor.take();
+        let mut input = std::mem::take(&mut self.panels.position_input);
+        let action = panels::editor::show(self, &mut editor, &mut input, ui);
+        self.editor = editor;
+        self.panels.position_input = input;
+        if let Some(action) = action {
+            self.perform(action, &ui.ctx().clone());
+        }
+    }
+
     /// The left panel's contents for the current tab.
     fn tab_contents(&mut self, ui: &mut Ui) {
         match self.tab {
             Tab::Play => {
-                // While a position is being set up the editor comes first, where it is seen.
-                if self.editor.is_some() {
-                    panels::editor::show(self, ui);
+                // While a position is being set up the editor comes first, where it is seen (the
+                // place is decided once a frame, so the panel is drawn once).
+                let editing = self.editor.is_some();
+                if editing {
+                    self.position_panel(ui);
                     ui.separator();
                 }
                 panels::players::show(self, ui);
@@ -940,12 +954,19 @@ impl OthelloApp {
                 if let Some(action) = action {
                     self.perform(action, &ui.ctx().clone());
                 }
-                if self.editor.is_none() {
+                if !editing {
                     ui.separator();
-                    panels::editor::show(self, ui);
+                    self.position_panel(ui);
                 }
             }
-            Tab::Plugins => panels::plugins::show(self, ui),
+            Tab::Plugins => {
+                let mut plugins = std::mem::take(&mut self.panels.plugins);
+                let action = plugins.show(self, ui);
+                self.panels.plugins = plugins;
+                if let Some(action) = action {
+                    self.perform(action, &ui.ctx().clone());
+                }
+            }
             Tab::Matches => panels::matches::show(self, ui),
             Tab::Ladder => panels::ladder::show(self, ui),
         }

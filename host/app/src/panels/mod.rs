@@ -30,7 +30,7 @@ pub struct PanelStates {
     /// The position line (OBF) being typed.
     pub position_input: String,
     /// The plugin folder being typed.
-    pub folder_input: String,
+    pub plugins: plugins::PluginsPanel,
     /// The "Add engine" form, while open.
     pub engine_form: Option<engines::EngineForm>,
     /// The Help windows that are open.
