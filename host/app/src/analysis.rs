@@ -472,6 +472,42 @@ fn best_line(
     Ok(line)
 }
 
+/// In a symmetric position (the start, and a few others) moves that are the same move turned have
+/// the same true value; the search gives them slightly different ones (each searched for its share
+/// of the time). Each such set takes the value of its best-searched move (exact first, then the
+/// deepest, then the first reported), and the list is sorted best first again.
+pub fn symmetric_values(position: &Position, values: &mut [MoveValue]) {
+    let symmetries = crate::openings::symmetries_of(position);
+    if symmetries.is_empty() {
+        return;
+    }
+    let rank = |v: &MoveValue| (v.exact, v.depth.unwrap_or(0));
+    for index in 0..values.len() {
+        let square = values[index].square.index() as u8;
+        let twins: Vec<usize> = symmetries
+            .iter()
+            .filter_map(|&symmetry| {
+                let turned = crate::openings::turn_index(square, symmetry);
+                values.iter().position(|v| v.square.index() as u8 == turned)
+            })
+            .collect();
+        let best = twins
+            .iter()
+            .copied()
+            .fold(index, |best, twin| if rank(&values[twin]) > rank(&values[best]) { twin } else { best });
+        let chosen = values[best];
+        for twin in twins.into_iter().chain([index]) {
+            let square = values[twin].square;
+            values[twin] = MoveValue { square, ..chosen };
+        }
+    }
+    // Best first, as the bot reported them (a stable sort keeps its order among equals).
+    values.sort_by(|a, b| {
+        let value = |v: &MoveValue| v.eval.or(v.win_rate).unwrap_or(f64::NEG_INFINITY);
+        value(b).partial_cmp(&value(a)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+}
+
 /// The app's analysis: which worker runs, and what the board shows.
 #[derive(Default)]
 pub struct AnalysisView {
@@ -531,6 +567,9 @@ impl AnalysisView {
         let News { newest, line, status } = worker.poll();
         if let Some((_, analysis)) = newest {
             self.values = analysis.values;
+            if let Some(position) = self.position {
+                symmetric_values(&position, &mut self.values);
+            }
             self.rejected = analysis.rejected;
         }
         if let Some(line) = line {
@@ -615,5 +654,27 @@ mod tests {
         assert_eq!(black_view(&rate, Color::Black).description(), "Black wins 70%");
         let white = shown_value(&rate, Color::White, EvalView::SideToMove);
         assert_eq!((white.label(), white.description()), ("70%".to_owned(), "White wins 70%".to_owned()));
+    }
+
+    #[test]
+    fn symmetric_moves_show_one_value_the_best_searched() {
+        let value = |square: &str, eval: f64, depth: u32| MoveValue {
+            eval: Some(eval),
+            depth: Some(depth),
+            ..MoveValue::new(square.parse().unwrap())
+        };
+        // The start's four moves are one move turned; the deepest search's value stands for all.
+        let mut values = [value("d3", -0.6, 17), value("c4", -0.1, 18), value("f5", -0.4, 17), value("e6", -0.4, 17)];
+        symmetric_values(&Position::start(), &mut values);
+        assert!(values.iter().all(|v| v.eval == Some(-0.1) && v.depth == Some(18)), "{values:?}");
+        let squares: Vec<String> = values.iter().map(|v| v.square.to_string()).collect();
+        assert_eq!(squares, ["d3", "c4", "f5", "e6"], "each keeps its square");
+        // A position without symmetry keeps its values.
+        let mut after = Position::start();
+        after.play("f5".parse().unwrap());
+        after.play("d6".parse().unwrap());
+        let mut values = [value("c3", 1.0, 10), value("c5", -2.0, 12)];
+        symmetric_values(&after, &mut values);
+        assert_eq!((values[0].eval, values[1].eval), (Some(1.0), Some(-2.0)));
     }
 }
