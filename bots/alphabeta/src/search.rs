@@ -290,14 +290,22 @@ impl<'a> Worker<'a> {
         let noise = self.root_noise;
         let mut alpha = lower;
         let mut best = (-INFINITY, NO_MOVE);
+        // With noise the move is chosen by its noised score but reported with its true one: a
+        // noised score could leave the evaluation's range and read as a final score.
+        let mut best_noised = -INFINITY;
         let mut first = true;
         while let Some(m) = list.next_best() {
             let (next_player, next_opponent) = play(player, opponent, m.square as usize, m.flipped);
             let score = match noise {
                 // With noise every move needs its true score: full windows.
                 Some(noise) => {
-                    -isa.negamax(self, next_player, next_opponent, depth - 1, -INFINITY, INFINITY, false)
-                        + noise[m.square as usize]
+                    let score = -isa.negamax(self, next_player, next_opponent, depth - 1, -INFINITY, INFINITY, false);
+                    if !self.aborted && score + noise[m.square as usize] > best_noised {
+                        best_noised = score + noise[m.square as usize];
+                        best = (score, m.square);
+                    }
+                    first = false;
+                    continue;
                 }
                 None if first => -isa.negamax(self, next_player, next_opponent, depth - 1, -upper, -alpha, false),
                 None => {
@@ -321,7 +329,8 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        if !self.aborted {
+        // A noised choice's score is not the position's value: the table keeps true values only.
+        if !self.aborted && noise.is_none() {
             self.midgame_tt.store(player, opponent, depth, lower, upper, best.0, best.1, INFINITY);
         }
         best

@@ -30,6 +30,43 @@ pub enum Action {
     /// Analyse every move of the game on the board (game analysis).
     AnalyseGame,
     ShowTab(Tab),
+    /// Take back a loss on the game clock, giving the loser the time of that turn back.
+    TakeBackTimeLoss,
+    /// Show the position after this many moves of the game on the board.
+    View(usize),
+    /// Continue the player's game from the position viewed (later moves become a variation).
+    PlayOnFromViewed,
+    /// The user has seen the pass notice.
+    AcknowledgePass,
+    /// Make this variation of the player's game its current line.
+    SwitchVariation(usize),
+    /// Load a pasted transcript (asking first if a game is in progress).
+    LoadTranscript(String),
+    /// A human's move on the player's game (as a click on the board).
+    Play(othello_sdk::Square),
+    /// Import the games of this WTHOR file.
+    ImportWthor(PathBuf),
+    /// Open the position editor on the position viewed (the game's bots and clock wait).
+    EditPosition,
+    /// Close the editor; the game goes on as it was.
+    CancelEditing,
+    /// Play from this position set up (asking first if a game is in progress).
+    SetUpPosition(othello_sdk::Position),
+    /// Set up a pasted position line (OBF).
+    LoadPosition(String),
+    /// Scan the plugin folders again.
+    Rescan,
+    /// Scan this folder too (remembered), or no longer.
+    AddPluginFolder(PathBuf),
+    RemovePluginFolder(PathBuf),
+    /// Turn the board view.
+    Orient(crate::Orientation),
+    /// Say this in the message line, as a confirmation or as a refusal.
+    Tell(String),
+    Refuse(String),
+    /// Open or save the game file at this path (the path field).
+    OpenPath(PathBuf),
+    SavePath(PathBuf),
     Quit,
 }
 
@@ -42,6 +79,10 @@ pub enum Confirm {
     Resign(Color),
     /// Saving over an existing file.
     Overwrite(PathBuf),
+    /// Take back the loss on time of this side.
+    TakeBackTimeLoss(Color),
+    /// Quit with a game in progress.
+    Quit,
 }
 
 /// The ways to replace the game on the board.
@@ -80,6 +121,15 @@ impl Confirm {
             Confirm::Overwrite(path) => {
                 (format!("Replace {}?", path.display()), "The file exists; saving replaces it.".into(), "Replace")
             }
+            Confirm::TakeBackTimeLoss(color) => (
+                format!("Take back {}'s loss on time?", crate::color_name(*color)),
+                format!(
+                    "The game goes on: {}'s clock shows again what it showed when its last turn began, and the clock stays paused until you resume (Ctrl+P).",
+                    crate::color_name(*color)
+                ),
+                "Take back",
+            ),
+            Confirm::Quit => ("Quit?".into(), lost.into(), "Quit"),
         }
     }
 }
@@ -111,8 +161,8 @@ impl OthelloApp {
                 }
             }
             Action::TogglePause => {
-                if !self.session.has_human() && !self.game().is_over() {
-                    self.session.paused = !self.session.paused;
+                if self.can_pause() {
+                    self.session.toggle_pause();
                 }
             }
             Action::Step => {
@@ -128,8 +178,84 @@ impl OthelloApp {
             }
             Action::AnalyseGame => self.analyse_game(),
             Action::ShowTab(tab) => self.tab = tab,
-            Action::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+            Action::View(ply) => match self.replay_mut() {
+                Some(replay) => replay.game.view(ply),
+                None => self.session.game.view(ply),
+            },
+            Action::PlayOnFromViewed => self.session.play_on_from_viewed(&self.settings),
+            Action::AcknowledgePass => self.session.acknowledge_pass(),
+            Action::SwitchVariation(index) => self.session.switch_variation(index, &self.settings),
+            Action::LoadTranscript(text) => {
+                if text.trim().is_empty() || crate::Game::from_transcript(text.trim()).is_err() {
+                    self.load_transcript(&text); // says what is wrong and keeps the game
+                } else {
+                    self.discard_with(Discard::LoadTranscript(text));
+                }
+            }
+            Action::Play(square) => {
+                self.session.click(square);
+            }
+            Action::ImportWthor(path) => {
+                self.settings.wthor_file = path.display().to_string();
+                self.import_wthor();
+            }
+            Action::EditPosition => {
+                self.editor = Some(crate::panels::editor::EditorState::new(&self.game().viewed()));
+                // The game's bots and clock wait while the board shows the draft; Cancel leaves
+                // the game as it was.
+                self.panels.paused_before_edit = self.session.paused;
+                if !self.session.paused {
+                    self.session.toggle_pause();
+                }
+            }
+            Action::CancelEditing => {
+                self.editor = None;
+                if self.session.paused && !self.panels.paused_before_edit {
+                    self.session.toggle_pause();
+                }
+            }
+            Action::SetUpPosition(position) => self.discard_with(Discard::Position(position)),
+            Action::LoadPosition(text) => self.load_position(&text),
+            Action::Orient(orientation) => self.settings.orientation = orientation,
+            Action::Rescan => self.catalog.rescan(),
+            Action::AddPluginFolder(folder) => {
+                if !self.settings.extra_plugin_folders.contains(&folder) {
+                    self.settings.extra_plugin_folders.push(folder);
+                    crate::panels::plugins::set_extra_folders(self);
+                }
+            }
+            Action::RemovePluginFolder(folder) => {
+                self.settings.extra_plugin_folders.retain(|f| *f != folder);
+                crate::panels::plugins::set_extra_folders(self);
+            }
+            Action::Tell(text) => self.show_info(text),
+            Action::Refuse(text) => self.show_error(text),
+            Action::OpenPath(path) => self.open_path(path),
+            Action::SavePath(path) => self.save_path(path),
+            Action::TakeBackTimeLoss => {
+                if let Some(loser) = self.session.lost_on_time() {
+                    self.confirm = Some(Confirm::TakeBackTimeLoss(loser));
+                }
+            }
+            Action::Quit => {
+                if self.game_in_progress() {
+                    self.confirm = Some(Confirm::Quit);
+                } else {
+                    self.quit(ctx);
+                }
+            }
         }
+    }
+
+    /// Pausing makes sense: the game goes on, and bots play it or a clock runs in it.
+    pub fn can_pause(&self) -> bool {
+        !self.game().is_over() && (!self.session.has_human() || self.session.clock().is_some())
+    }
+
+    /// Closes the window (the question, if any, was asked).
+    fn quit(&mut self, ctx: &egui::Context) {
+        self.quitting = true;
+        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
     }
 
     /// Resigning makes sense: the game goes on and its first move was played.
@@ -148,6 +274,7 @@ impl OthelloApp {
 
     /// The user said yes to `confirm` (or no question was needed).
     pub fn go_ahead(&mut self, confirm: Confirm) {
+        let ctx = self.egui_ctx.clone();
         self.confirm = None;
         match confirm {
             Confirm::Discard(Discard::NewGame) => self.new_game(),
@@ -168,6 +295,15 @@ impl OthelloApp {
                 }
             }
             Confirm::Overwrite(path) => self.save_game(&path),
+            Confirm::TakeBackTimeLoss(_) => {
+                if let Some(loser) = self.session.take_back_time_loss() {
+                    self.show_info(format!(
+                        "{}'s loss on time taken back: the clock is paused, Resume (Ctrl+P) goes on",
+                        crate::color_name(loser)
+                    ));
+                }
+            }
+            Confirm::Quit => self.quit(&ctx),
         }
     }
 

@@ -8,10 +8,11 @@
 //! worker is dropped: its runner is killed at once ([`StopHandle`]); an idle one just gets the
 //! new position.
 //!
-//! Convention: values are shown from Black's point of view by default, positive = Black ahead, in
-//! discs (a win rate as Black's chance in %); the setting [`EvalView::SideToMove`] shows them as
-//! Egaroucid and NBoard do, from the side to move's. The bot reports the side to move's view;
-//! [`shown_value`] turns it as the setting says.
+//! Convention: one point of view, the player's choice ([`EvalView`]: Black's by default, White's,
+//! or the side to move's as Egaroucid and NBoard show them), for the board, the move list, the
+//! graph, the read-outs, the tooltips and the help alike. Bots report the side to move's view;
+//! [`shown_value`], [`discs_for`] and [`rate_for`] turn it. Values are in discs to one decimal
+//! (a win rate as a chance in %); an exact (solved) value is a whole number.
 
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread;
@@ -51,35 +52,98 @@ pub fn black_view(value: &MoveValue, side_to_move: Color) -> ShownValue {
     }
 }
 
-/// Whose point of view evaluations are shown from.
+/// Whose point of view evaluations are shown from, everywhere in the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum EvalView {
-    /// + = Black ahead, whoever is to move (the app's graph and read-out always read so).
+    /// Black ahead is positive, whoever is to move.
     #[default]
     Black,
-    /// + = the side to move ahead, as Egaroucid and NBoard show them.
+    /// White ahead is positive, whoever is to move.
+    White,
+    /// The side to move ahead, as Egaroucid and NBoard show them (a played move's value: its
+    /// mover's view).
     SideToMove,
 }
 
-/// `value` from the point of view `view` asks for: Black's, or the side to move's (as reported).
-pub fn shown_value(value: &MoveValue, side_to_move: Color, view: EvalView) -> ShownValue {
-    match view {
-        EvalView::Black => black_view(value, side_to_move),
-        EvalView::SideToMove => {
-            ShownValue { side: side_to_move, discs: value.eval, wins: value.win_rate, exact: value.exact }
+impl EvalView {
+    pub const ALL: [EvalView; 3] = [EvalView::Black, EvalView::White, EvalView::SideToMove];
+
+    /// The value of a position where `to_move` is to move is shown for this side.
+    pub fn side(self, to_move: Color) -> Color {
+        match self {
+            EvalView::Black => Color::Black,
+            EvalView::White => Color::White,
+            EvalView::SideToMove => to_move,
+        }
+    }
+
+    /// The side a line over the whole game (the graph) is drawn for: one line cannot follow the
+    /// side to move, so with that view it is the human's colour (Black without exactly one human).
+    pub fn line_side(self, human: Option<Color>) -> Color {
+        match self {
+            EvalView::SideToMove => human.unwrap_or(Color::Black),
+            fixed => fixed.side(Color::Black),
+        }
+    }
+
+    /// The choice's name in the setting.
+    pub fn name(self) -> &'static str {
+        match self {
+            EvalView::Black => "Black",
+            EvalView::White => "White",
+            EvalView::SideToMove => "Side to move",
+        }
+    }
+
+    /// How to read the values, for the legend and the help.
+    pub fn legend(self) -> &'static str {
+        match self {
+            EvalView::Black => "+ = Black ahead, in discs (a chance: Black's)",
+            EvalView::White => "+ = White ahead, in discs (a chance: White's)",
+            EvalView::SideToMove => "+ = the side to move ahead, in discs (a played move: its mover)",
         }
     }
 }
 
+/// A disc value given for `from`, for `to`.
+pub fn discs_for(value: f64, from: Color, to: Color) -> f64 {
+    // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0.0".
+    if from == to { value } else { -value + 0.0 }
+}
+
+/// A chance of winning (0..1) given for `from`, for `to`.
+pub fn rate_for(rate: f64, from: Color, to: Color) -> f64 {
+    if from == to { rate } else { 1.0 - rate }
+}
+
+/// A value in discs to one decimal, signed: `+3.5`, `-12.0`, `0.0`; an exact one whole: `+4`.
+pub fn format_discs(discs: f64, exact: bool) -> String {
+    let text = if exact { format!("{:+.0}", discs.round()) } else { format!("{discs:+.1}") };
+    match text.as_str() {
+        "+0" | "-0" => "0".to_owned(),
+        "+0.0" | "-0.0" => "0.0".to_owned(),
+        _ => text,
+    }
+}
+
+/// `value` from the point of view `view` asks for.
+pub fn shown_value(value: &MoveValue, side_to_move: Color, view: EvalView) -> ShownValue {
+    let side = view.side(side_to_move);
+    ShownValue {
+        side,
+        discs: value.eval.map(|e| discs_for(e, side_to_move, side)),
+        wins: value.win_rate.map(|r| rate_for(r, side_to_move, side)),
+        exact: value.exact,
+    }
+}
+
 impl ShownValue {
-    /// The short text drawn on a square: `+4`, `-2`, `0` (discs) or `57%` (the side's chance).
+    /// The short text drawn on a square: `+4.5`, `-2.0` (discs; exact: `+4`) or `57%` (the side's
+    /// chance).
     pub fn label(&self) -> String {
         match (self.discs, self.wins) {
-            (Some(discs), _) => {
-                let rounded = discs.round() as i64;
-                if rounded > 0 { format!("+{rounded}") } else { rounded.to_string() }
-            }
+            (Some(discs), _) => format_discs(discs, self.exact),
             (None, Some(rate)) => format!("{:.0}%", rate * 100.0),
             (None, None) => String::new(),
         }
@@ -97,8 +161,76 @@ impl ShownValue {
     }
 }
 
+/// How far the analysis of a position goes: the player's setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// The longest search of a position, in milliseconds (the budgets grow up to it).
+    pub max_ms: u64,
+    /// From this many empty squares on, the search goes on past `max_ms` (doubling, up to
+    /// [`SOLVE_CAP_MS`]) until every value is exact; 0 = never.
+    pub solve_from_empties: u32,
+    /// Plies of the best line (principal variation) shown with their values; 0 = none.
+    pub line_plies: usize,
+}
+
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan { max_ms: 8000, solve_from_empties: 0, line_plies: 8 }
+    }
+}
+
+/// The longest search of an exact solve ("exact from N empties"): ten minutes.
+pub const SOLVE_CAP_MS: u64 = 600_000;
+
+impl Plan {
+    /// The time budgets of the successive searches of `position`, in milliseconds.
+    pub fn budgets(&self, position: &Position) -> Vec<u64> {
+        let max = self.max_ms.max(BUDGETS_MS[0]);
+        let mut budgets: Vec<u64> = BUDGETS_MS.iter().copied().filter(|b| *b < max).collect();
+        budgets.push(max);
+        if position.empty().count() <= self.solve_from_empties {
+            let mut next = max * 2;
+            while next < SOLVE_CAP_MS {
+                budgets.push(next);
+                next *= 2;
+            }
+            budgets.push(SOLVE_CAP_MS);
+        }
+        budgets
+    }
+
+    /// The search time of each ply of the best line after a search of `budget_ms`.
+    fn line_budget(budget_ms: u64) -> Duration {
+        Duration::from_millis((budget_ms / 16).clamp(10, 250))
+    }
+}
+
+/// One move of the best line, with its value as the analysis bot gave it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineMove {
+    /// Who plays it.
+    pub mover: Color,
+    pub mv: othello_sdk::Move,
+    /// Its value, the mover's view (none for a pass).
+    pub value: Option<MoveValue>,
+}
+
+impl LineMove {
+    /// "f5 +0.5" (the value from `view`'s point of view), "pass".
+    pub fn text(&self, view: EvalView) -> String {
+        match &self.value {
+            Some(value) => {
+                let shown = shown_value(value, self.mover, view);
+                // A no-break space: a wrapped line never parts a move from its value.
+                format!("{}\u{a0}{}", self.mv, shown.label())
+            }
+            None => self.mv.to_string(),
+        }
+    }
+}
+
 enum Request {
-    Analyze(Position),
+    Analyze(Position, Plan),
 }
 
 enum Event {
@@ -107,6 +239,11 @@ enum Event {
         position: Position,
         budget_ms: u64,
         analysis: Analysis,
+    },
+    /// The best line from `position` after its search of `budget_ms`.
+    Line {
+        position: Position,
+        line: Vec<LineMove>,
     },
     /// All budgets of `position` are done (or every value is exact).
     Finished {
@@ -129,6 +266,9 @@ pub enum Status {
     Deepening { budget_ms: u64 },
     /// The last budget is done.
     Done,
+    /// Stopped while a bot of the game thinks (its cores are the bot's); the values found stay
+    /// shown and the search starts again when the bot has moved.
+    Paused,
     /// The bot cannot analyse, or failed (with why).
     Failed(String),
 }
@@ -138,15 +278,26 @@ pub struct AnalysisWorker {
     spec: SeatSpec,
     requests: Sender<Request>,
     events: Receiver<Event>,
-    /// The position asked for last.
+    /// The position asked for last, and how far.
     position: Position,
+    plan: Plan,
     busy: bool,
     stop: StopHandle,
 }
 
+/// What the worker has told since the last look.
+#[derive(Default)]
+pub struct News {
+    /// The newest values and the budget they took.
+    pub newest: Option<(u64, Analysis)>,
+    /// The newest best line.
+    pub line: Option<Vec<LineMove>>,
+    pub status: Option<Status>,
+}
+
 impl AnalysisWorker {
     /// Starts a worker that opens the bot of `spec` and analyses `position`.
-    pub fn spawn(spec: SeatSpec, position: Position, wake: Waker) -> Result<AnalysisWorker, String> {
+    pub fn spawn(spec: SeatSpec, position: Position, plan: Plan, wake: Waker) -> Result<AnalysisWorker, String> {
         let stop = StopHandle::new().map_err(|e| format!("cannot start the analysis: {e}"))?;
         let (requests, request_rx) = channel::<Request>();
         let (event_tx, events) = channel::<Event>();
@@ -157,8 +308,8 @@ impl AnalysisWorker {
             .name(name)
             .spawn(move || run(&thread_spec, &thread_stop, request_rx, event_tx, wake))
             .map_err(|e| format!("cannot start the analysis thread: {e}"))?;
-        let worker = AnalysisWorker { spec, requests, events, position, busy: true, stop };
-        let _ = worker.requests.send(Request::Analyze(position));
+        let worker = AnalysisWorker { spec, requests, events, position, plan, busy: true, stop };
+        let _ = worker.requests.send(Request::Analyze(position, plan));
         Ok(worker)
     }
 
@@ -176,41 +327,49 @@ impl AnalysisWorker {
         self.busy
     }
 
+    /// How far the worker goes.
+    pub fn plan(&self) -> Plan {
+        self.plan
+    }
+
     /// Asks an idle worker to analyse `position` (its bot stays loaded).
-    pub fn analyze(&mut self, position: Position) -> bool {
-        if self.busy || self.requests.send(Request::Analyze(position)).is_err() {
+    pub fn analyze(&mut self, position: Position, plan: Plan) -> bool {
+        if self.busy || self.requests.send(Request::Analyze(position, plan)).is_err() {
             return false;
         }
         self.position = position;
+        self.plan = plan;
         self.busy = true;
         true
     }
 
     /// The worker's news for its current position: the newest analysis, and the status.
-    pub fn poll(&mut self) -> (Option<(u64, Analysis)>, Option<Status>) {
-        let (mut newest, mut status) = (None, None);
+    pub fn poll(&mut self) -> News {
+        let mut news = News::default();
+        let News { newest, line, status } = &mut news;
         loop {
             match self.events.try_recv() {
                 Ok(Event::Values { position, budget_ms, analysis }) if position == self.position => {
-                    newest = Some((budget_ms, analysis));
-                    status = Some(Status::Deepening { budget_ms });
+                    *newest = Some((budget_ms, analysis));
+                    *status = Some(Status::Deepening { budget_ms });
                 }
+                Ok(Event::Line { position, line: best }) if position == self.position => *line = Some(best),
                 Ok(Event::Finished { position }) if position == self.position => {
                     self.busy = false;
-                    status = Some(Status::Done);
+                    *status = Some(Status::Done);
                 }
                 Ok(Event::Failed { position, why }) if position.is_none_or(|p| p == self.position) => {
                     self.busy = false;
-                    status = Some(Status::Failed(why));
+                    *status = Some(Status::Failed(why));
                 }
                 Ok(_) => {} // about a position no longer shown
-                Err(TryRecvError::Empty) => return (newest, status),
+                Err(TryRecvError::Empty) => return news,
                 Err(TryRecvError::Disconnected) => {
                     if self.busy {
                         self.busy = false;
-                        status = Some(Status::Failed("the analysis stopped".to_owned()));
+                        *status = Some(Status::Failed("the analysis stopped".to_owned()));
                     }
-                    return (newest, status);
+                    return news;
                 }
             }
         }
@@ -242,13 +401,29 @@ fn run(spec: &SeatSpec, stop: &StopHandle, requests: Receiver<Request>, events: 
         send(Event::Failed { position: None, why: AnalysisError::Unsupported.to_string() });
         return;
     }
-    for Request::Analyze(position) in requests {
-        for budget_ms in BUDGETS_MS {
+    for Request::Analyze(position, plan) in requests {
+        for budget_ms in plan.budgets(&position) {
             match seat.analyze(&position, Some(Duration::from_millis(budget_ms))) {
                 Ok(analysis) => {
                     let all_exact = !analysis.values.is_empty() && analysis.values.iter().all(|v| v.exact);
+                    let first = analysis.values.first().copied();
                     if !send(Event::Values { position, budget_ms, analysis }) {
                         return;
+                    }
+                    if plan.line_plies > 0
+                        && let Some(first) = first
+                    {
+                        match best_line(&mut *seat, position, first, plan.line_plies, Plan::line_budget(budget_ms)) {
+                            Ok(line) => {
+                                if !send(Event::Line { position, line }) {
+                                    return;
+                                }
+                            }
+                            Err(error) => {
+                                send(Event::Failed { position: Some(position), why: error.to_string() });
+                                return;
+                            }
+                        }
                     }
                     if all_exact {
                         break; // nothing deeper to find
@@ -266,6 +441,73 @@ fn run(spec: &SeatSpec, stop: &StopHandle, requests: Receiver<Request>, events: 
     }
 }
 
+/// The best line from `position`, whose best move is `first`: each next position is searched for
+/// `per_ply` and its best move taken, up to `plies` moves (passes count) or the end of the game.
+fn best_line(
+    seat: &mut dyn othello_arena::seat::Seat,
+    position: Position,
+    first: MoveValue,
+    plies: usize,
+    per_ply: Duration,
+) -> Result<Vec<LineMove>, AnalysisError> {
+    let mut line = vec![LineMove {
+        mover: position.side_to_move(),
+        mv: othello_sdk::Move::Play(first.square),
+        value: Some(first),
+    }];
+    let mut at = position;
+    at.play(othello_sdk::Move::Play(first.square));
+    while line.len() < plies && !at.is_game_over() {
+        let mover = at.side_to_move();
+        if at.legal_moves().is_empty() {
+            line.push(LineMove { mover, mv: othello_sdk::Move::Pass, value: None });
+            at.play(othello_sdk::Move::Pass);
+            continue;
+        }
+        let analysis = seat.analyze(&at, Some(per_ply))?;
+        let Some(best) = analysis.values.first().copied() else { break };
+        line.push(LineMove { mover, mv: othello_sdk::Move::Play(best.square), value: Some(best) });
+        at.play(othello_sdk::Move::Play(best.square));
+    }
+    Ok(line)
+}
+
+/// In a symmetric position (the start, and a few others) moves that are the same move turned have
+/// the same true value; the search gives them slightly different ones (each searched for its share
+/// of the time). Each such set takes the value of its best-searched move (exact first, then the
+/// deepest, then the first reported), and the list is sorted best first again.
+pub fn symmetric_values(position: &Position, values: &mut [MoveValue]) {
+    let symmetries = crate::openings::symmetries_of(position);
+    if symmetries.is_empty() {
+        return;
+    }
+    let rank = |v: &MoveValue| (v.exact, v.depth.unwrap_or(0));
+    for index in 0..values.len() {
+        let square = values[index].square.index() as u8;
+        let twins: Vec<usize> = symmetries
+            .iter()
+            .filter_map(|&symmetry| {
+                let turned = crate::openings::turn_index(square, symmetry);
+                values.iter().position(|v| v.square.index() as u8 == turned)
+            })
+            .collect();
+        let best = twins
+            .iter()
+            .copied()
+            .fold(index, |best, twin| if rank(&values[twin]) > rank(&values[best]) { twin } else { best });
+        let chosen = values[best];
+        for twin in twins.into_iter().chain([index]) {
+            let square = values[twin].square;
+            values[twin] = MoveValue { square, ..chosen };
+        }
+    }
+    // Best first, as the bot reported them (a stable sort keeps its order among equals).
+    values.sort_by(|a, b| {
+        let value = |v: &MoveValue| v.eval.or(v.win_rate).unwrap_or(f64::NEG_INFINITY);
+        value(b).partial_cmp(&value(a)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+}
+
 /// The app's analysis: which worker runs, and what the board shows.
 #[derive(Default)]
 pub struct AnalysisView {
@@ -273,6 +515,8 @@ pub struct AnalysisView {
     /// The position the values belong to.
     position: Option<Position>,
     values: Vec<MoveValue>,
+    /// The best line from the position, with its values.
+    line: Vec<LineMove>,
     /// Values the host left out of the bot's last answer.
     rejected: Vec<String>,
     status: Option<Status>,
@@ -285,14 +529,15 @@ impl AnalysisView {
     /// Makes the analysis follow `wanted` (the bot and the position to analyse; `None` = off).
     /// A new position drops the values at once; a busy worker for another position or bot is
     /// stopped (its runner killed).
-    pub fn follow(&mut self, wanted: Option<(SeatSpec, Position)>, make_waker: &dyn Fn() -> Waker) {
-        let Some((spec, position)) = wanted else {
+    pub fn follow(&mut self, wanted: Option<(SeatSpec, Position, Plan)>, make_waker: &dyn Fn() -> Waker) {
+        let Some((spec, position, plan)) = wanted else {
             self.clear();
             return;
         };
         if self.position != Some(position) {
             self.position = Some(position);
             self.values.clear();
+            self.line.clear();
             self.rejected.clear();
             self.status = Some(Status::Searching);
             self.failed = None;
@@ -302,12 +547,14 @@ impl AnalysisView {
         }
         self.failed = None;
         let kept = match &mut self.worker {
-            Some(worker) if worker.spec() == &spec => worker.position() == position || worker.analyze(position),
+            Some(worker) if worker.spec() == &spec => {
+                (worker.position() == position && worker.plan() == plan) || worker.analyze(position, plan)
+            }
             _ => false,
         };
         if !kept {
             self.worker = None; // stops a busy one: its runner is killed
-            match AnalysisWorker::spawn(spec, position, make_waker()) {
+            match AnalysisWorker::spawn(spec, position, plan, make_waker()) {
                 Ok(worker) => self.worker = Some(worker),
                 Err(why) => self.status = Some(Status::Failed(why)),
             }
@@ -317,10 +564,16 @@ impl AnalysisView {
     /// Takes the worker's news.
     pub fn update(&mut self) {
         let Some(worker) = &mut self.worker else { return };
-        let (newest, status) = worker.poll();
+        let News { newest, line, status } = worker.poll();
         if let Some((_, analysis)) = newest {
             self.values = analysis.values;
+            if let Some(position) = self.position {
+                symmetric_values(&position, &mut self.values);
+            }
             self.rejected = analysis.rejected;
+        }
+        if let Some(line) = line {
+            self.line = line;
         }
         if let Some(status) = status {
             if matches!(status, Status::Failed(_)) {
@@ -331,12 +584,22 @@ impl AnalysisView {
         }
     }
 
+    /// Stops the search (its runner is killed) but keeps the values found, until the next
+    /// [`AnalysisView::follow`].
+    pub fn pause(&mut self) {
+        if self.position.is_some() {
+            self.worker = None;
+            self.status = Some(Status::Paused);
+        }
+    }
+
     /// Stops the analysis and forgets its values.
     pub fn clear(&mut self) {
         self.worker = None;
         self.failed = None;
         self.position = None;
         self.values.clear();
+        self.line.clear();
         self.rejected.clear();
         self.status = None;
     }
@@ -345,6 +608,11 @@ impl AnalysisView {
     /// they are for it.
     pub fn values_for(&self, position: &Position) -> &[MoveValue] {
         if self.position == Some(*position) { &self.values } else { &[] }
+    }
+
+    /// The best line from `position` with its values, if it is for it.
+    pub fn line_for(&self, position: &Position) -> &[LineMove] {
+        if self.position == Some(*position) { &self.line } else { &[] }
     }
 
     pub fn status(&self) -> Status {
@@ -375,11 +643,38 @@ mod tests {
         assert_eq!((black.label(), black.exact), ("+4".to_owned(), true));
         assert_eq!(black_view(&value, Color::White).label(), "-4");
         let even = MoveValue { eval: Some(0.0), ..MoveValue::new(square) };
-        assert_eq!(black_view(&even, Color::White).label(), "0");
+        assert_eq!(black_view(&even, Color::White).label(), "0.0", "one decimal, never -0.0");
+        // Symmetric first moves valued 0.5 and -0.4 once read 0 and +1 (whole numbers only).
+        let half = MoveValue { eval: Some(0.46), ..MoveValue::new(square) };
+        assert_eq!(black_view(&half, Color::Black).label(), "+0.5");
+        assert_eq!(shown_value(&half, Color::Black, EvalView::White).label(), "-0.5");
+        assert_eq!(shown_value(&half, Color::Black, EvalView::White).side, Color::White);
         let rate = MoveValue { win_rate: Some(0.7), ..MoveValue::new(square) };
         assert_eq!(black_view(&rate, Color::White).label(), "30%");
         assert_eq!(black_view(&rate, Color::Black).description(), "Black wins 70%");
         let white = shown_value(&rate, Color::White, EvalView::SideToMove);
         assert_eq!((white.label(), white.description()), ("70%".to_owned(), "White wins 70%".to_owned()));
+    }
+
+    #[test]
+    fn symmetric_moves_show_one_value_the_best_searched() {
+        let value = |square: &str, eval: f64, depth: u32| MoveValue {
+            eval: Some(eval),
+            depth: Some(depth),
+            ..MoveValue::new(square.parse().unwrap())
+        };
+        // The start's four moves are one move turned; the deepest search's value stands for all.
+        let mut values = [value("d3", -0.6, 17), value("c4", -0.1, 18), value("f5", -0.4, 17), value("e6", -0.4, 17)];
+        symmetric_values(&Position::start(), &mut values);
+        assert!(values.iter().all(|v| v.eval == Some(-0.1) && v.depth == Some(18)), "{values:?}");
+        let squares: Vec<String> = values.iter().map(|v| v.square.to_string()).collect();
+        assert_eq!(squares, ["d3", "c4", "f5", "e6"], "each keeps its square");
+        // A position without symmetry keeps its values.
+        let mut after = Position::start();
+        after.play("f5".parse().unwrap());
+        after.play("d6".parse().unwrap());
+        let mut values = [value("c3", 1.0, 10), value("c5", -2.0, 12)];
+        symmetric_values(&after, &mut values);
+        assert_eq!((values[0].eval, values[1].eval), (Some(1.0), Some(-2.0)));
     }
 }

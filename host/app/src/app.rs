@@ -10,6 +10,7 @@ use egui::{CentralPanel, Key, Panel, Ui};
 use othello_arena::seat::{Isolation, RunnerCommand, SeatOptions, Seating};
 use othello_sdk::Square;
 
+use crate::actions::Action;
 pub use crate::actions::Confirm;
 use crate::board::{self, Orientation};
 use crate::catalog::{Catalog, FolderSource};
@@ -136,31 +137,23 @@ pub struct OthelloApp {
     /// For waking the UI from worker threads started later.
     pub(crate) egui_ctx: egui::Context,
     pub(crate) tab: Tab,
-    /// The transcript text field.
-    pub(crate) transcript_input: String,
     /// `--plugins` folders from the command line.
     pub(crate) command_line_folders: Vec<std::path::PathBuf>,
     /// The engines file's engines (read-only here: edited in the file).
     pub(crate) file_engines: Vec<othello_arena::nboard::EngineSpec>,
-    /// Text field for adding a plugin folder.
-    pub(crate) folder_input: String,
     pub(crate) message: Option<Message>,
-    /// Moves in the list when it was last drawn (it scrolls to a new one).
-    pub(crate) listed_moves: panels::moves::Followed,
+    /// The panels' own state (text being typed, scrolling, open windows).
+    pub(crate) panels: panels::PanelStates,
     pub(crate) matches: matches::MatchesState,
     pub(crate) ladder: ladder::LadderState,
     /// Move evaluations on the board (the analysis bot's worker).
     pub(crate) analysis: analysis::AnalysisView,
     /// The position being set up, while the editor is open.
     pub(crate) editor: Option<panels::editor::EditorState>,
-    /// The position text field (OBF line).
-    pub(crate) position_input: String,
     /// First run (no saved settings): the opponent is chosen once the first plugin scan is done.
     pub(crate) newcomer: bool,
     /// An action waiting for the user's yes in a modal dialog.
     pub(crate) confirm: Option<Confirm>,
-    /// The Help windows that are open.
-    pub(crate) help: panels::menu::HelpWindows,
     /// The players' names of a game opened from a file, shown instead of the seats' names until
     /// the next new game.
     pub(crate) loaded_names: Option<[String; 2]>,
@@ -170,14 +163,18 @@ pub struct OthelloApp {
     /// The open and save dialogs, and the list of a multi-game file's games.
     pub(crate) files: files::Files,
     pub(crate) sounds: sound::Sounds,
-    /// The "Add engine" form, while open.
-    pub(crate) engine_form: Option<panels::engines::EngineForm>,
     /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
     pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
-    /// The game clock, while a human plays with one.
-    pub(crate) clock: Option<crate::clock::GameClock>,
-    /// Where the clock reads the time.
-    time_source: crate::clock::TimeSource,
+    /// How much larger than usual text and panels are drawn (see [`growth_for`]).
+    pub(crate) growth: f32,
+    /// The game database (a WTHOR file's opening tree).
+    pub(crate) database: crate::wthor::Database,
+    /// The loss on time the message line has told (so it tells each once).
+    flag_told: bool,
+    /// The user said yes to quitting (or nothing was at stake): the window may close.
+    pub(crate) quitting: bool,
+    /// The game's clock came from its file (kept whatever the clock setting says).
+    clock_from_file: bool,
     /// The number of moves the game began with (new, loaded, set up), until its first move is
     /// made: till then the clock follows the setting, afterwards a change applies from the next
     /// game.
@@ -231,30 +228,28 @@ impl OthelloApp {
             catalog,
             egui_ctx: ctx.clone(),
             tab: Tab::Play,
-            transcript_input: String::new(),
             command_line_folders: Vec::new(),
             file_engines: launch.engines.clone(),
-            folder_input: String::new(),
             message: None,
-            listed_moves: Default::default(),
+            panels: Default::default(),
             matches: Default::default(),
             ladder: Default::default(),
             analysis: Default::default(),
             editor: None,
-            position_input: String::new(),
             newcomer: false,
             confirm: None,
-            help: Default::default(),
             loaded_names: None,
             finished_names: None,
             files: files::Files::new(plugins_are_standard),
             sounds: sound::Sounds::new(),
-            engine_form: None,
             launch_sandbox: launch.options.sandbox,
             heard: (0, false),
             review: None,
-            clock: None,
-            time_source: crate::clock::system_time(),
+            flag_told: false,
+            database: Default::default(),
+            growth: 1.0,
+            quitting: false,
+            clock_from_file: false,
             clock_open_at: Some(0),
         }
     }
@@ -277,9 +272,19 @@ impl OthelloApp {
         }
     }
 
+    /// The window is closing: Quit was given (and confirmed, if a game was in progress).
+    pub fn is_quitting(&self) -> bool {
+        self.quitting
+    }
+
     /// The action waiting for confirmation, if any.
     pub fn confirmation(&self) -> Option<&Confirm> {
         self.confirm.as_ref()
+    }
+
+    /// How much larger than usual text and panels are drawn (1 up to a 1280×820 window).
+    pub fn growth(&self) -> f32 {
+        self.growth
     }
 
     /// The tab shown in the left panel.
@@ -364,8 +369,15 @@ impl OthelloApp {
         }
     }
 
-    /// Starts a new game with the current seats.
+    /// Starts a new game with the current seats (not with a bot whose library is gone).
     pub fn new_game(&mut self) {
+        if let Some((color, name)) = self.missing_seat() {
+            self.show_error(format!(
+                "{name} is no longer in its folder: choose another player for {} (Play tab)",
+                color_name(color)
+            ));
+            return;
+        }
         self.message = None;
         self.loaded_names = None;
         self.finished_names = None;
@@ -431,11 +443,32 @@ impl OthelloApp {
     fn seat_name(&self, color: othello_sdk::Color) -> String {
         match self.session.seat(color) {
             session::Seat::Human => "Human".to_owned(),
-            session::Seat::Bot(worker) => worker
-                .name()
-                .map(str::to_owned)
-                .unwrap_or_else(|| othello_arena::seat::library_stem(&worker.spec().library)),
+            // Before the bot has said its name: the name the plugin scan read, else the file's.
+            session::Seat::Bot(worker) => worker.name().map(str::to_owned).unwrap_or_else(|| {
+                let library = &worker.spec().library;
+                self.catalog
+                    .entry(library)
+                    .map_or_else(|| othello_arena::seat::library_stem(library), |entry| entry.name.clone())
+            }),
         }
+    }
+
+    /// The seat whose bot library is gone from its folder (deleted since it was chosen), if any:
+    /// a game with it would be lost at once on a load error.
+    pub fn missing_seat(&self) -> Option<(othello_sdk::Color, String)> {
+        othello_sdk::Color::ALL.into_iter().find_map(|color| {
+            let choice = if color == othello_sdk::Color::Black { &self.settings.black } else { &self.settings.white };
+            match choice {
+                SeatChoice::Bot { path, .. }
+                    if !path.to_string_lossy().starts_with("nboard:")
+                        && !path.exists()
+                        && !self.catalog.is_scanning() =>
+                {
+                    Some((color, othello_arena::seat::library_stem(path)))
+                }
+                _ => None,
+            }
+        })
     }
 
     /// Saves the game as GGF at `path`.
@@ -453,13 +486,16 @@ impl OthelloApp {
                 let ms = self.settings.time_per_move_ms;
                 let players =
                     game_file::Players { black: &black, white: &white, time_limit_ms: (ms > 0).then_some(ms) };
-                game_file::to_ggf(self.game(), &players) + "\n"
+                let now = self.session.now();
+                let clock = self.session.clock().filter(|_| !self.game().is_over()).map(|c| c.saved(now));
+                game_file::to_ggf_with_clock(self.game(), &players, clock) + "\n"
             }
         };
         match std::fs::write(path, text) {
             Ok(()) => {
                 self.settings.game_file = path.display().to_string();
-                self.show_info(format!("Saved to {}", path.display()));
+                let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+                self.show_info(format!("Saved to {}", shown.display()));
             }
             Err(e) => self.show_error(format!("Cannot save {}: {e}", path.display())),
         }
@@ -475,7 +511,20 @@ impl OthelloApp {
                 };
                 let text = format!("Opened {} vs {} from {}{others}", loaded.black, loaded.white, path.display());
                 self.session.restart(loaded.game, &self.settings);
-                self.begin_clock();
+                let text = match loaded.clock.filter(|_| !self.game().is_over()) {
+                    Some(saved) => {
+                        // The game's own clock, exactly as saved, paused until the player resumes.
+                        self.clock_open_at = None;
+                        self.clock_from_file = true;
+                        self.session.set_clock(Some(crate::clock::GameClock::restored(saved)));
+                        self.session.paused = true;
+                        format!("{text}; its clock is paused: Resume (Ctrl+P) goes on")
+                    }
+                    None => {
+                        self.begin_clock();
+                        text
+                    }
+                };
                 self.loaded_names = Some([loaded.black, loaded.white]);
                 self.finished_names = None;
                 self.settings.game_file = path.display().to_string();
@@ -531,6 +580,8 @@ impl OthelloApp {
             self.review = None;
         }
         if let Some(review) = &mut self.review {
+            // A bot of the game thinking has the cores: the game analysis waits meanwhile.
+            review.set_paused(self.session.thinking().is_some());
             review.update();
             if let Some(summary) = review.take_summary() {
                 let failed = matches!(review.status(), crate::review::Status::Failed(_));
@@ -539,6 +590,14 @@ impl OthelloApp {
         }
         self.follow_analysis();
         self.poll_file_dialog();
+        match self.database.update() {
+            Some(Ok((source, games, skipped))) => {
+                let skipped = if skipped > 0 { format!(" ({skipped} unreadable left out)") } else { String::new() };
+                self.show_info(format!("Imported {games} games from {source}{skipped}"));
+            }
+            Some(Err(why)) => self.show_error(format!("Not imported: {why}")),
+            None => {}
+        }
     }
 
     /// A game that has just ended keeps the names of who played it; one that goes on again
@@ -554,18 +613,24 @@ impl OthelloApp {
     /// Reads the clock's time from `source` from now on (tests drive it by hand); the clock
     /// starts afresh.
     pub fn set_time_source(&mut self, source: crate::clock::TimeSource) {
-        self.time_source = source;
+        self.session.set_time_source(source);
         self.begin_clock();
     }
 
-    /// The time `color` has left on the game clock, if one runs.
+    /// The time `color` has left on the game clock, if one is set.
     pub fn clock_left(&self, color: othello_sdk::Color) -> Option<Duration> {
-        Some(self.clock.as_ref()?.left(color, (self.time_source)()))
+        self.session.clock_left(color)
+    }
+
+    /// The game clock, if one is set.
+    pub fn clock(&self) -> Option<&crate::clock::GameClock> {
+        self.session.clock()
     }
 
     /// A game begins: its clock is set afresh from the setting.
     fn begin_clock(&mut self) {
-        self.clock = None;
+        self.clock_from_file = false;
+        self.session.set_clock(None);
         self.clock_open_at = Some(self.game().moves().len());
         self.set_clock_from_setting();
     }
@@ -580,43 +645,40 @@ impl OthelloApp {
         })
     }
 
-    /// Sets the clock afresh from the setting; the side to move's time runs from now.
+    /// Sets the clock afresh from the setting; it starts with the game's next move.
     fn set_clock_from_setting(&mut self) {
-        let now = (self.time_source)();
         let wanted = self.wanted_clock().filter(|_| !self.game().is_over());
-        self.clock = wanted.map(|(total, increment)| {
-            let mut clock = crate::clock::GameClock::new(total, increment, self.game());
-            clock.follow(self.game(), now);
-            clock
-        });
+        let clock = wanted.map(|(total, increment)| crate::clock::GameClock::new(total, increment, self.game()));
+        self.session.set_clock(clock);
     }
 
     /// Keeps the game clock with the game: set when a game begins and a human plays, charged as
-    /// moves are made, and a side out of time loses. As on a tournament clock, the side to move's
-    /// time runs from the start of the game. Until the first move the clock follows the setting
+    /// moves are made, and a side out of time loses. As on lichess, the clock starts with the
+    /// game's first move. Until the first move the clock follows the setting
     /// (typing or dragging "10 min" passes through "1 min", which must not stick); once the game
     /// is under way a change applies from the next game, except that 0 (or no human left) turns
     /// the clock off at once.
     fn follow_clock(&mut self, ctx: &egui::Context) {
         let wanted = self.wanted_clock();
-        if wanted.is_none() {
-            self.clock = None;
+        // A game opened with its own clock keeps it whatever the setting, while a human plays.
+        let own_clock = self.clock_open_at.is_none() && self.clock_from_file && self.session.has_human();
+        if wanted.is_none() && self.session.clock().is_some() && !own_clock {
+            self.session.set_clock(None);
         }
         if let Some(at) = self.clock_open_at {
             if self.game().moves().len() != at || self.game().is_over() {
                 self.clock_open_at = None; // under way: the clock stays as it was set
-            } else if self.clock.as_ref().map(crate::clock::GameClock::setting) != wanted {
+            } else if self.session.clock().map(crate::clock::GameClock::setting) != wanted {
                 self.set_clock_from_setting();
             }
         }
-        let now = (self.time_source)();
-        let Some(clock) = &mut self.clock else { return };
-        if let Some(loser) = clock.follow(&self.session.game, now) {
-            self.session.lose_on_time(loser, &self.settings);
-            clock.follow(&self.session.game, now);
+        self.session.follow_clock();
+        let flag = self.session.lost_on_time();
+        if let Some(loser) = flag.filter(|_| !self.flag_told) {
             self.show_info(format!("{} ran out of time: {} wins", color_name(loser), color_name(!loser)));
         }
-        if self.clock.as_ref().is_some_and(|c| c.running().is_some()) {
+        self.flag_told = flag.is_some();
+        if self.session.clock().is_some_and(|c| c.running().is_some()) {
             ctx.request_repaint_after(CLOCK_REFRESH);
         }
     }
@@ -634,6 +696,10 @@ impl OthelloApp {
     /// Analyses every move of the game on the board with the analysis bot, in the background
     /// (a running analysis of another game stops).
     pub fn analyse_game(&mut self) {
+        if self.hints_hidden() {
+            self.show_error("Practice: the game is analysed once it is over".to_owned());
+            return;
+        }
         let Some(path) = self.choose_analysis_bot() else {
             self.show_error(NO_ANALYSER.to_owned());
             return;
@@ -645,7 +711,8 @@ impl OthelloApp {
         }
         self.review = None; // stops a running one: its runner is killed
         let spec = self.session.seating().spec(&path, None);
-        match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)()) {
+        let paused = self.session.thinking().is_some();
+        match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)(), paused) {
             Ok(review) => {
                 let name = self.plugins().iter().find(|p| p.path == path).map(|p| p.name.clone());
                 let review = review.named(name);
@@ -706,16 +773,50 @@ impl OthelloApp {
             self.choose_analysis_bot();
         }
         let position = self.game().viewed();
+        let plan = crate::analysis::Plan {
+            max_ms: self.settings.analysis_max_ms,
+            solve_from_empties: self.settings.solve_from_empties,
+            line_plies: self.settings.best_line_plies as usize,
+        };
         let wanted = match &self.settings.analysis_bot {
             Some(path)
-                if self.settings.show_evaluations && self.editor.is_none() && !position.legal_moves().is_empty() =>
+                if self.settings.show_evaluations
+                    && !self.hints_hidden()
+                    && self.editor.is_none()
+                    && !position.legal_moves().is_empty() =>
             {
-                Some((self.session.seating().spec(path, None), position))
+                Some((self.session.seating().spec(path, None), position, plan))
             }
             _ => None,
         };
+        // A bot of the game on move has the cores: the analysis waits (its values stay shown).
+        if wanted.is_some() && self.session.thinking().is_some() {
+            self.analysis.pause();
+            return;
+        }
         self.analysis.follow(wanted, &*waker_factory(&self.egui_ctx));
         self.analysis.update();
+    }
+
+    /// Imports the games of the WTHOR file of the settings, in the background.
+    pub fn import_wthor(&mut self) {
+        let path = std::path::PathBuf::from(self.settings.wthor_file.trim());
+        if path.as_os_str().is_empty() {
+            self.show_error("Type the path of a WTHOR file (.wtb) first".to_owned());
+            return;
+        }
+        self.database.import(&path, waker_factory(&self.egui_ctx)());
+    }
+
+    /// The game database, once a file is imported.
+    pub fn opening_tree(&self) -> Option<&crate::wthor::OpeningTree> {
+        self.database.tree()
+    }
+
+    /// Practice mode hides the hints now: the player's game is on the board and goes on with a
+    /// human in it (once it is over everything shows again).
+    pub fn hints_hidden(&self) -> bool {
+        self.settings.practice && self.replay().is_none() && self.session.has_human() && !self.game().is_over()
     }
 
     /// Sounds what happened since the last frame: a move, a pass, the end of the game. Moves taken
@@ -818,19 +919,54 @@ impl OthelloApp {
         });
     }
 
+    /// The Position panel (the editor), its action carried out.
+    fn position_panel(&mut self, ui: &mut Ui) {
+        let mut editor = self.editor.take();
+        let mut input = std::mem::take(&mut self.panels.position_input);
+        let action = panels::editor::show(self, &mut editor, &mut input, ui);
+        self.editor = editor;
+        self.panels.position_input = input;
+        if let Some(action) = action {
+            self.perform(action, &ui.ctx().clone());
+        }
+    }
+
     /// The left panel's contents for the current tab.
     fn tab_contents(&mut self, ui: &mut Ui) {
         match self.tab {
             Tab::Play => {
+                // While a position is being set up the editor comes first, where it is seen (the
+                // place is decided once a frame, so the panel is drawn once).
+                let editing = self.editor.is_some();
+                if editing {
+                    self.position_panel(ui);
+                    ui.separator();
+                }
                 panels::players::show(self, ui);
                 ui.separator();
                 panels::analysis::show(self, ui);
                 ui.separator();
-                panels::analysis::game_analysis(self, ui);
+                let mut action = panels::analysis::game_analysis(self, ui);
                 ui.separator();
-                panels::editor::show(self, ui);
+                let mut database = std::mem::take(&mut self.panels.database);
+                action = database.show(self, ui).or(action);
+                self.panels.database = database;
+                if let Some(action) = action {
+                    self.perform(action, &ui.ctx().clone());
+                }
+                if !editing {
+                    ui.separator();
+                    self.position_panel(ui);
+                }
             }
-            Tab::Plugins => panels::plugins::show(self, ui),
+            Tab::Plugins => {
+                let mut plugins = std::mem::take(&mut self.panels.plugins);
+                let action = plugins.show(self, ui);
+                self.panels.plugins = plugins;
+                if let Some(action) = action {
+                    self.perform(action, &ui.ctx().clone());
+                }
+            }
             Tab::Matches => panels::matches::show(self, ui),
             Tab::Ladder => panels::ladder::show(self, ui),
         }
@@ -850,6 +986,11 @@ impl OthelloApp {
                 evaluations: Vec::new(),
                 best: None,
             };
+            let sign =
+                "Editing the position: click squares to change them; the editor (Play tab) plays from it or cancels";
+            ui.vertical_centered(|ui| {
+                ui.label(egui::RichText::new(sign).strong().color(egui::Color32::from_rgb(0xf0, 0xd0, 0x70)))
+            });
             if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
                 editor.apply(square);
             }
@@ -862,7 +1003,7 @@ impl OthelloApp {
             _ => othello_sdk::Bitboard::EMPTY,
         };
         let view = board_view(game, hints, human.is_some(), self.flip_progress(), self.settings.orientation);
-        let view = if self.settings.show_evaluations {
+        let view = if self.settings.show_evaluations && !self.hints_hidden() {
             let position = game.viewed();
             let values = self.analysis.values_for(&position);
             let side = position.side_to_move();
@@ -886,6 +1027,63 @@ impl OthelloApp {
             self.session.click(square);
         }
     }
+}
+
+/// The window size (in points) up to which the app is drawn at its own size; a larger window
+/// draws text, side panels and graphs larger, in proportion, up to [`MAX_GROWTH`].
+const GROWTH_FROM: [f32; 2] = [1280.0, 820.0];
+const MAX_GROWTH: f32 = 1.75;
+/// Steps of the growth (so a window being resized does not restyle at every pixel).
+const GROWTH_STEP: f32 = 0.05;
+
+/// How much larger than usual a window of `size` points draws its text and panels (a 1920×1080
+/// screen: 1.3×), so the side panels and their text keep their share beside the board. (Not the
+/// zoom factor: that would change the window's size in points, and so the growth, again.)
+pub fn growth_for(size: egui::Vec2) -> f32 {
+    let growth = (size.x / GROWTH_FROM[0]).min(size.y / GROWTH_FROM[1]).clamp(1.0, MAX_GROWTH);
+    ((growth / GROWTH_STEP) + 1e-3).floor() * GROWTH_STEP
+}
+
+/// Text and controls `growth` times their usual size.
+fn apply_growth(ctx: &egui::Context, growth: f32) {
+    let usual = egui::Style::default();
+    ctx.all_styles_mut(|style| {
+        for (text_style, font) in &mut style.text_styles {
+            if let Some(base) = usual.text_styles.get(text_style) {
+                font.size = base.size * growth;
+            }
+        }
+        style.spacing.interact_size = usual.spacing.interact_size * growth;
+        style.spacing.button_padding = usual.spacing.button_padding * growth;
+        style.spacing.item_spacing = usual.spacing.item_spacing * growth;
+        style.spacing.icon_width = usual.spacing.icon_width * growth;
+        style.spacing.icon_width_inner = usual.spacing.icon_width_inner * growth;
+    });
+}
+
+/// The smallest the tab bar's titles shrink to, as a share of the buttons' text size.
+const MIN_TAB_TEXT_SHARE: f32 = 0.7;
+
+/// The left panel's tabs on one line whatever the panel's width: the titles shrink to fit rather
+/// than wrap (a wrapped bar moved the panel's contents down on some tabs and not others).
+fn tab_bar(current: &mut Tab, ui: &mut Ui) {
+    ui.horizontal(|ui| {
+        let full = ui.style().text_styles.get(&egui::TextStyle::Button).map_or(14.0, |font| font.size);
+        ui.spacing_mut().item_spacing.x = full / 6.0;
+        ui.spacing_mut().button_padding.x = full / 3.0;
+        let padding = 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x;
+        let color = ui.visuals().text_color();
+        let font = egui::FontId::proportional(full);
+        let text_width: f32 = Tab::ALL
+            .iter()
+            .map(|tab| ui.painter().layout_no_wrap(tab.title().to_owned(), font.clone(), color).size().x)
+            .sum();
+        let room = ui.available_width() - padding * Tab::ALL.len() as f32;
+        let size = (full * room / text_width).clamp(full * MIN_TAB_TEXT_SHARE, full);
+        for tab in Tab::ALL {
+            ui.selectable_value(current, tab, egui::RichText::new(tab.title()).size(size));
+        }
+    });
 }
 
 /// The board showing `game`'s viewed position: the one place the app builds a [`board::BoardView`]
@@ -954,6 +1152,20 @@ pub(crate) fn waker_factory(ctx: &egui::Context) -> Box<dyn Fn() -> Waker> {
 impl eframe::App for OthelloApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
+        let growth = if self.settings.grow_with_window { growth_for(ctx.viewport_rect().size()) } else { 1.0 };
+        if growth != self.growth {
+            self.growth = growth;
+            apply_growth(&ctx, growth);
+        }
+        // The window's close button asks like Quit does when a game is in progress.
+        if ctx.input(|input| input.viewport().close_requested()) && !self.quitting {
+            if self.game_in_progress() {
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.confirm = Some(Confirm::Quit);
+            } else {
+                self.quitting = true;
+            }
+        }
         self.handle_keys(&ctx);
         self.advance(&ctx);
 
@@ -961,23 +1173,19 @@ impl eframe::App for OthelloApp {
         Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
         Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
         let width = ui.available_width();
-        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX);
+        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX * self.growth);
         // The tables' tabs get a wider panel of their own, which the user may drag wider; the
         // other tabs keep the board's size whatever the tab.
         let left = if matches!(self.tab, Tab::Matches | Tab::Ladder) {
             // The board keeps room enough to be read beside the two panels.
             let widest = (width * WIDE_PANEL_LIMIT_SHARE).min(width - side - BOARD_ROOM).max(side);
-            let wide = (width * WIDE_PANEL_SHARE).clamp(side, WIDE_PANEL_MAX.min(widest));
+            let wide = (width * WIDE_PANEL_SHARE).clamp(side, (WIDE_PANEL_MAX * self.growth).min(widest));
             Panel::left("side-wide").resizable(true).default_size(wide).size_range(side..=widest)
         } else {
             Panel::left("side").exact_size(side).resizable(false)
         };
         left.show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                for tab in Tab::ALL {
-                    ui.selectable_value(&mut self.tab, tab, tab.title());
-                }
-            });
+            tab_bar(&mut self.tab, ui);
             ui.separator();
             egui::ScrollArea::vertical().id_salt("tab").auto_shrink([false, false]).show(ui, |ui| {
                 ui.set_max_width(ui.available_width());
@@ -992,24 +1200,51 @@ impl eframe::App for OthelloApp {
                     panels::status::own_clock_line(self, ui);
                 }
                 if self.tab == Tab::Matches && self.matches.viewer().is_some() {
-                    replay_request = panels::matches::show_viewer_info(&mut self.matches, self.review.as_ref(), ui);
+                    replay_request = panels::matches::show_viewer_info(
+                        &mut self.matches,
+                        self.review.as_ref(),
+                        self.settings.eval_view,
+                        ui,
+                    );
                     return;
                 }
                 if self.tab == Tab::Ladder
                     && let Some(replay) = &mut self.ladder.replay
                 {
                     let heading = format!("Ladder game {}", replay.index);
-                    replay_request = panels::matches::replay_info(replay, &heading, false, self.review.as_ref(), ui);
+                    replay_request = panels::matches::replay_info(
+                        replay,
+                        &heading,
+                        false,
+                        self.review.as_ref(),
+                        self.settings.eval_view,
+                        ui,
+                    );
                     if replay_request == panels::matches::ReplayRequest::Back {
                         self.ladder.replay = None;
                     }
                     return;
                 }
-                panels::status::show(self, ui);
+                let mut action = panels::status::show(self, ui);
                 ui.separator();
-                panels::eval_graph::show_game(&mut self.session.game, self.review.as_ref(), ui);
+                let side = self.settings.eval_view.line_side(self.session.human_color());
+                let review = self.review.as_ref();
+                if self.hints_hidden() {
+                    ui.heading("Evaluation");
+                    ui.weak("Practice: the bots' values show once the game is over.");
+                } else {
+                    let clicked = panels::eval_graph::show_game(&self.session.game, review, side, ui);
+                    action = clicked.map(Action::View).or(action);
+                    let clicked = panels::eval_graph::show_losses(&self.session.game, review, ui);
+                    action = clicked.map(Action::View).or(action);
+                }
                 ui.separator();
-                panels::moves::show(self, ui);
+                let can_play_on = self.session.can_play_on();
+                let moves =
+                    self.panels.moves.show(&self.session.game, review, self.settings.eval_view, can_play_on, ui);
+                if let Some(action) = moves.or(action) {
+                    self.perform(action, &ctx);
+                }
             });
         });
         if replay_request == panels::matches::ReplayRequest::Analyse {

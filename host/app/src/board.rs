@@ -38,6 +38,9 @@ const FLIPPED_RING_RADIUS: f32 = 0.72;
 const FLIPPED_RING_WIDTH: f32 = 0.025;
 /// Evaluation text height as a fraction of a cell.
 const EVAL_TEXT_SIZE: f32 = 0.34;
+/// Values longer than this many characters (`+32.8`) are drawn at [`LONG_VALUE_SHARE`] of the size.
+const SHORT_VALUE_CHARS: usize = 4;
+const LONG_VALUE_SHARE: f32 = 0.8;
 /// Smallest evaluation text, in points (still legible at the smallest window).
 const EVAL_TEXT_MIN: f32 = 9.0;
 /// Ring around the best move: radius and width as fractions of a cell.
@@ -270,10 +273,13 @@ impl BoardView {
             painter.circle_stroke(center(square), cell * BEST_RING_RADIUS, ring);
         }
         let eval_font = FontId::proportional((cell * EVAL_TEXT_SIZE).max(EVAL_TEXT_MIN));
+        // A long value (`+32.8`) is drawn smaller so it stays inside its square and its ring.
+        let long_font = FontId::proportional((cell * EVAL_TEXT_SIZE * LONG_VALUE_SHARE).max(EVAL_TEXT_MIN));
         for evaluation in &self.evaluations {
             let color = if evaluation.value.exact { EVAL_EXACT_TEXT } else { EVAL_TEXT };
             let text = evaluation.value.label();
-            painter.text(center(evaluation.square), Align2::CENTER_CENTER, text, eval_font.clone(), color);
+            let font = if text.chars().count() > SHORT_VALUE_CHARS { long_font.clone() } else { eval_font.clone() };
+            painter.text(center(evaluation.square), Align2::CENTER_CENTER, text, font, color);
         }
         if let Some(square) = self.last_move {
             painter.circle_filled(center(square), cell * LAST_MOVE_RADIUS, LAST_MOVE);

@@ -31,15 +31,22 @@ impl std::ops::Deref for PlayedMove {
 impl PlayedMove {
     /// The bot's evaluation in discs from Black's point of view (the ABI reports the mover's view).
     pub fn eval_for_black(&self) -> Option<f64> {
-        let eval = self.info.as_ref()?.eval?;
-        // `+ 0.0` turns a negated zero into a plain one, so it is not shown as "-0.0".
-        Some(if self.color == Color::Black { eval } else { -eval + 0.0 })
+        self.eval_for(Color::Black)
     }
 
     /// The bot's estimated chance that Black wins, 0..1 (the ABI reports the mover's chance).
     pub fn win_rate_for_black(&self) -> Option<f64> {
-        let rate = self.info.as_ref()?.win_rate?;
-        Some(if self.color == Color::Black { rate } else { 1.0 - rate })
+        self.win_rate_for(Color::Black)
+    }
+
+    /// The bot's evaluation in discs from `side`'s point of view.
+    pub fn eval_for(&self, side: Color) -> Option<f64> {
+        Some(crate::analysis::discs_for(self.info.as_ref()?.eval?, self.color, side))
+    }
+
+    /// The bot's estimated chance that `side` wins, 0..1.
+    pub fn win_rate_for(&self, side: Color) -> Option<f64> {
+        Some(crate::analysis::rate_for(self.info.as_ref()?.win_rate?, self.color, side))
     }
 }
 
@@ -119,6 +126,21 @@ pub struct Game {
     ending: Option<Ending>,
     /// The first moves were a forced opening (a match's random opening), not the players' own.
     opening: usize,
+    /// Other lines played from the same start (a move that left the line redo would replay keeps
+    /// that line here), each whole from the start: with the current line they make the game's
+    /// variation tree, each branching where it leaves the current line.
+    variations: Vec<Vec<PlayedMove>>,
+}
+
+/// A line of the game other than the one on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VariationInfo {
+    /// Its index, for [`Game::switch_to_variation`].
+    pub index: usize,
+    /// The moves it shares with the current line: it branches after this many.
+    pub from: usize,
+    /// Its moves after the branch.
+    pub length: usize,
 }
 
 impl Default for Game {
@@ -129,7 +151,15 @@ impl Default for Game {
 
 impl Game {
     pub fn new(start: Position) -> Game {
-        Game { positions: vec![start], moves: Vec::new(), redo: Vec::new(), cursor: 0, ending: None, opening: 0 }
+        Game {
+            positions: vec![start],
+            moves: Vec::new(),
+            redo: Vec::new(),
+            cursor: 0,
+            ending: None,
+            opening: 0,
+            variations: Vec::new(),
+        }
     }
 
     /// A game from the standard start and a transcript (`f5d6c3…`, passes optional).
@@ -261,10 +291,13 @@ impl Game {
             record: MoveRecord { color, mv, elapsed: elapsed.unwrap_or_default(), info, cpu: None, throttled: None },
             flipped,
         };
-        // A move that is what redo would replay keeps the rest of the redo line.
+        // A move that is what redo would replay keeps the rest of the redo line; another one
+        // keeps that line as a variation.
         if self.redo.last().is_some_and(|next| next.mv == mv) {
             self.redo.pop();
-        } else {
+        } else if !self.redo.is_empty() {
+            let line = self.current_line();
+            self.keep_variation(line);
             self.redo.clear();
         }
         self.moves.push(played);
@@ -340,6 +373,64 @@ impl Game {
         Some(next.mv)
     }
 
+    /// The whole current line: the moves played and those redo would replay.
+    fn current_line(&self) -> Vec<PlayedMove> {
+        self.moves.iter().chain(self.redo.iter().rev()).cloned().collect()
+    }
+
+    /// Keeps `line` as a variation, unless the tree has it already.
+    fn keep_variation(&mut self, line: Vec<PlayedMove>) {
+        let same = |a: &[PlayedMove], b: &[PlayedMove]| a.len() == b.len() && shared(a, b) == a.len();
+        if !self.variations.iter().any(|v| same(v, &line)) {
+            self.variations.push(line);
+        }
+    }
+
+    /// The other lines, each with where it leaves the current one (first-branching first).
+    pub fn variations(&self) -> Vec<VariationInfo> {
+        let current = self.current_line();
+        let mut list: Vec<VariationInfo> = self
+            .variations
+            .iter()
+            .enumerate()
+            .map(|(index, line)| {
+                let from = shared(line, &current);
+                VariationInfo { index, from, length: line.len() - from }
+            })
+            .collect();
+        list.sort_by_key(|v| (v.from, v.index));
+        list
+    }
+
+    /// The moves of variation `index` after it leaves the current line.
+    pub fn variation_moves(&self, index: usize) -> &[PlayedMove] {
+        let Some(line) = self.variations.get(index) else { return &[] };
+        &line[shared(line, &self.current_line())..]
+    }
+
+    /// Makes variation `index` the current line (the current one becomes a variation) and views
+    /// where it branches off. Its moves are played again from the branch.
+    pub fn switch_to_variation(&mut self, index: usize) -> bool {
+        if index >= self.variations.len() {
+            return false;
+        }
+        let target = self.variations.remove(index);
+        let current = self.current_line();
+        let from = shared(&target, &current);
+        self.keep_variation(current);
+        while self.moves.len() > from {
+            self.take_back();
+        }
+        self.redo.clear();
+        for played in &target[from..] {
+            if self.play(played.mv, Some(played.elapsed), played.info).is_err() {
+                break; // a variation is a line of this game: every move is legal
+            }
+        }
+        self.view(from);
+        true
+    }
+
     /// The moves as a transcript, `f5d6c3…` (passes left out, as usual).
     pub fn transcript(&self) -> String {
         let moves: Vec<Move> = self.moves.iter().map(|m| m.mv).collect();
@@ -350,6 +441,11 @@ impl Game {
     pub fn to_move(&self) -> Option<Color> {
         (!self.is_over()).then(|| self.live().side_to_move())
     }
+}
+
+/// How many first moves two lines share.
+fn shared(a: &[PlayedMove], b: &[PlayedMove]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x.mv == y.mv).count()
 }
 
 #[cfg(test)]
@@ -458,5 +554,33 @@ mod tests {
         assert_eq!(game.moves()[2].win_rate_for_black(), Some(0.8));
         assert!((game.moves()[3].win_rate_for_black().unwrap() - 0.2).abs() < 1e-9);
         assert_eq!(game.moves()[3].eval_for_black(), None);
+    }
+
+    #[test]
+    fn playing_on_from_a_past_position_keeps_the_old_line_as_a_variation() {
+        let mut game = Game::from_transcript("f5d6c3d3c4").unwrap();
+        game.view(2);
+        game.play_on_from_viewed();
+        game.play(mv("c5"), None, None).unwrap();
+        assert_eq!(game.transcript(), "f5d6c5");
+        let variations = game.variations();
+        assert_eq!(variations, [VariationInfo { index: 0, from: 2, length: 3 }]);
+        let moves: Vec<Move> = game.variation_moves(0).iter().map(|m| m.mv).collect();
+        assert_eq!(moves, [mv("c3"), mv("d3"), mv("c4")]);
+        // Switching back: the c5 line becomes the variation.
+        assert!(game.switch_to_variation(0));
+        assert_eq!(game.transcript(), "f5d6c3d3c4");
+        assert_eq!(game.cursor(), 2, "viewed where the lines part");
+        assert_eq!(game.variations(), [VariationInfo { index: 0, from: 2, length: 1 }]);
+        // A branch of a branch: from move 1 of the current line.
+        game.view(1);
+        game.play_on_from_viewed();
+        game.play(mv("f6"), None, None).unwrap();
+        let froms: Vec<usize> = game.variations().iter().map(|v| v.from).collect();
+        assert_eq!(froms, [1, 1], "both other lines leave this one after f5");
+        // Undo and the same move again keeps no duplicate.
+        game.undo();
+        game.play(mv("f6"), None, None).unwrap();
+        assert_eq!(game.variations().len(), 2);
     }
 }

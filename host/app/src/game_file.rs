@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use super::clock::SavedClock;
 use super::game::{Ending, Game};
 use othello_arena::ggf::{self, GgfGame};
 use othello_arena::record::unix_now;
@@ -22,8 +23,18 @@ pub struct Players<'a> {
 /// chance of winning, as bots report it. Other programs skip a property they do not know.
 const WIN_RATES: &str = "WR";
 
+/// The app's own GGF property for the game clock of a game saved in progress, so that it opens
+/// exactly as it was: `CL[total increment black-used white-used base-ply]`, times in ms (see
+/// [`SavedClock`]).
+const CLOCK: &str = "CL";
+
 /// The game as a GGF line. A game without a result is written without `RE`.
 pub fn to_ggf(game: &Game, players: &Players<'_>) -> String {
+    to_ggf_with_clock(game, players, None)
+}
+
+/// The game as a GGF line with its game clock, if it has one.
+pub fn to_ggf_with_clock(game: &Game, players: &Players<'_>, clock: Option<SavedClock>) -> String {
     let text = ggf_line(game, players);
     let rates: Vec<String> = game
         .moves()
@@ -31,17 +42,29 @@ pub fn to_ggf(game: &Game, players: &Players<'_>) -> String {
         .enumerate()
         .filter_map(|(i, m)| Some(format!("{}:{:.3}", i + 1, m.info.as_ref()?.win_rate?)))
         .collect();
+    let mut own = String::new();
+    if !rates.is_empty() {
+        own += &format!("{WIN_RATES}[{}]", rates.join(" "));
+    }
+    if let Some(clock) = clock {
+        own += &format!("{CLOCK}[{}]", clock.to_text());
+    }
     match text.strip_suffix(";)") {
-        Some(body) if !rates.is_empty() => format!("{body}{WIN_RATES}[{}];)", rates.join(" ")),
+        Some(body) if !own.is_empty() => format!("{body}{own};)"),
         _ => text,
     }
 }
 
+/// The value of the app's property `name` in `text` (the game's own text), if it has one.
+fn property<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let start = text.find(&format!("{name}["))?;
+    let value = &text[start + name.len() + 1..];
+    Some(&value[..value.find(']').unwrap_or(value.len())])
+}
+
 /// The win rates of a game's `WR` property in `text` (the game's own text), if it has one.
 fn win_rates_in(text: &str) -> Vec<(usize, f64)> {
-    let Some(start) = text.find(&format!("{WIN_RATES}[")) else { return Vec::new() };
-    let value = &text[start + WIN_RATES.len() + 1..];
-    let value = &value[..value.find(']').unwrap_or(value.len())];
+    let Some(value) = property(text, WIN_RATES) else { return Vec::new() };
     value
         .split_whitespace()
         .filter_map(|pair| {
@@ -72,6 +95,8 @@ pub struct Loaded {
     pub white: String,
     /// Games in the file besides the one loaded.
     pub others: usize,
+    /// The game clock it was saved with, if any.
+    pub clock: Option<SavedClock>,
 }
 
 /// Reads the first game of a GGF file, finished or in progress.
@@ -90,10 +115,10 @@ pub fn open_at(path: &Path, index: usize) -> Result<Loaded, String> {
     let mut game = from_ggf(&saved)?;
     // The app's own win rates, in the text of the same game (the file was read just above).
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    if let Some(own_text) = text.split("(;").filter(|part| !part.trim().is_empty()).nth(index) {
-        game.restore_win_rates(&win_rates_in(own_text));
-    }
-    Ok(Loaded { game, black: saved.black, white: saved.white, others })
+    let own_text = text.split("(;").filter(|part| !part.trim().is_empty()).nth(index).unwrap_or_default();
+    game.restore_win_rates(&win_rates_in(own_text));
+    let clock = property(own_text, CLOCK).and_then(SavedClock::from_text).filter(|c| c.base_ply <= game.moves().len());
+    Ok(Loaded { game, black: saved.black, white: saved.white, others, clock })
 }
 
 /// Every game of a GGF file (an error if it has none).

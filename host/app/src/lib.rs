@@ -25,6 +25,7 @@ pub mod session;
 pub mod settings;
 pub mod shortcuts;
 pub mod sound;
+pub mod wthor;
 
 pub use self::actions::{Action, Confirm};
 pub use self::app::{Launch, Message, OthelloApp, Tab, color_name, run};

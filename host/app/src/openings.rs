@@ -39,24 +39,39 @@ fn table() -> &'static HashMap<(u64, u64, bool), Opening> {
     })
 }
 
+/// The same key for a position in any of its eight symmetries (the least of their keys).
+pub(crate) fn canonical(position: &Position) -> (u64, u64, bool) {
+    (0..8).map(|symmetry| key(position, symmetry)).min().expect("eight symmetries")
+}
+
+/// Square `index` (0..64) turned by `symmetry` (0..8: the identity, turns and mirrors).
+pub(crate) fn turn_index(index: u8, symmetry: u8) -> u8 {
+    let (row, column) = (index / 8, index % 8);
+    let (row, column) = match symmetry {
+        0 => (row, column),
+        1 => (column, row),
+        2 => (7 - row, 7 - column),
+        3 => (7 - column, 7 - row),
+        4 => (row, 7 - column),
+        5 => (7 - row, column),
+        6 => (column, 7 - row),
+        _ => (7 - column, row),
+    };
+    row * 8 + column
+}
+
+/// The symmetries (1..8) that leave `position` as it is (none for most positions).
+pub(crate) fn symmetries_of(position: &Position) -> Vec<u8> {
+    (1..8).filter(|&symmetry| key(position, symmetry) == key(position, 0)).collect()
+}
+
 /// `position` turned by `symmetry` (0..8: the identity, turns and mirrors), as a map key.
 fn key(position: &Position, symmetry: u8) -> (u64, u64, bool) {
     let turn = |board: Bitboard| {
         let mut out = 0u64;
         for index in 0..64u8 {
             if board.0 >> index & 1 == 1 {
-                let (row, column) = (index / 8, index % 8);
-                let (row, column) = match symmetry {
-                    0 => (row, column),
-                    1 => (column, row),
-                    2 => (7 - row, 7 - column),
-                    3 => (7 - column, 7 - row),
-                    4 => (row, 7 - column),
-                    5 => (7 - row, column),
-                    6 => (column, 7 - row),
-                    _ => (7 - column, row),
-                };
-                out |= 1 << (row * 8 + column);
+                out |= 1 << turn_index(index, symmetry);
             }
         }
         out

@@ -18,7 +18,7 @@ use othello_arena::seat::{Failure, Reply, SeatSpec, StopHandle, Termination, ope
 pub type Waker = Box<dyn Fn() + Send>;
 
 enum Request {
-    Think { token: u64, position: Position },
+    Think { token: u64, position: Position, time_limit: Option<Duration> },
 }
 
 enum Event {
@@ -93,8 +93,8 @@ impl BotWorker {
             if !send(Event::Opened { name: seat.name().to_owned() }) {
                 return;
             }
-            for Request::Think { token, position } in request_rx {
-                let result = seat.think(&position, time_limit);
+            for Request::Think { token, position, time_limit: this_move } in request_rx {
+                let result = seat.think(&position, this_move.or(time_limit));
                 if !send(Event::Reply { token, result }) {
                     return;
                 }
@@ -147,12 +147,13 @@ impl BotWorker {
         matches!(self.state, WorkerState::Thinking { .. })
     }
 
-    /// Asks for a move; the answer comes from [`BotWorker::poll`].
-    pub fn think(&mut self, token: u64, position: Position) {
+    /// Asks for a move, within `time_limit` if given (else the worker's own limit); the answer
+    /// comes from [`BotWorker::poll`].
+    pub fn think(&mut self, token: u64, position: Position, time_limit: Option<Duration>) {
         if self.state != WorkerState::Ready {
             return;
         }
-        if self.requests.send(Request::Think { token, position }).is_ok() {
+        if self.requests.send(Request::Think { token, position, time_limit }).is_ok() {
             self.state = WorkerState::Thinking { token, since: Instant::now() };
         } else {
             self.state = WorkerState::Failed(worker_stopped());

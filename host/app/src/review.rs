@@ -7,6 +7,8 @@
 //! Values are the mover's view, as bots report them: in discs, or for a bot that only reports win
 //! rates, in percentage points of the mover's chance.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread;
 use std::time::Duration;
@@ -19,6 +21,17 @@ use crate::players::Waker;
 
 /// Time the analysis bot gets for each position of the game.
 pub const BUDGET_PER_POSITION: Duration = Duration::from_millis(500);
+/// How often a paused analysis looks whether it may go on.
+const PAUSE_POLL: Duration = Duration::from_millis(50);
+
+/// The pause of a game analysis, shared with its worker: asked by the app while a bot of the game
+/// thinks, and the worker says when it waits (its search in progress, at most
+/// [`BUDGET_PER_POSITION`], ends first).
+#[derive(Default)]
+struct Pause {
+    asked: AtomicBool,
+    waiting: AtomicBool,
+}
 /// A move that loses at least this many discs against the best is a mistake, and at least
 /// [`BLUNDER_DISCS`] a blunder.
 pub const MISTAKE_DISCS: f64 = 4.0;
@@ -96,23 +109,37 @@ impl MoveReview {
         }
     }
 
-    /// The played move's value from Black's point of view (for the graph).
+    /// The played move's value from Black's point of view.
     pub fn played_for_black(&self) -> Option<f64> {
-        let value = self.played_value?;
-        Some(match (self.color, self.unit) {
-            (Color::Black, _) => value,
-            (Color::White, Unit::Discs) => -value + 0.0,
-            (Color::White, Unit::WinPercent) => 100.0 - value,
-        })
+        self.played_for(Color::Black)
     }
 
-    /// One line: "12. W c4?: lost 6 discs, best d3 (+2)".
+    /// A value of this move (the mover's view) from `side`'s point of view.
+    fn value_for(&self, value: f64, side: Color) -> f64 {
+        match self.unit {
+            Unit::Discs => crate::analysis::discs_for(value, self.color, side),
+            Unit::WinPercent => 100.0 * crate::analysis::rate_for(value / 100.0, self.color, side),
+        }
+    }
+
+    /// The played move's value from `side`'s point of view (for the graph).
+    pub fn played_for(&self, side: Color) -> Option<f64> {
+        Some(self.value_for(self.played_value?, side))
+    }
+
+    /// One line in the mover's view: "12. W c4?: lost 6.0 discs, best d3 (+2.0)".
     pub fn describe(&self) -> String {
+        self.describe_for(self.color)
+    }
+
+    /// One line, the best move's value from `side`'s point of view (the loss is a loss whoever
+    /// reads it): "12. W c4?: lost 6.0 discs, best d3 (-2.0)". Moves are numbered by ply.
+    pub fn describe_for(&self, side: Color) -> String {
         let letter = if self.color == Color::Black { 'B' } else { 'W' };
         let head = format!("{}. {letter} {}{}", self.ply, self.played, self.severity().mark());
         let value = |v: f64| match self.unit {
-            Unit::Discs => format!("{v:+.0}"),
-            Unit::WinPercent => format!("{v:.0}%"),
+            Unit::Discs => crate::analysis::format_discs(self.value_for(v, side), self.exact),
+            Unit::WinPercent => format!("{:.1}%", self.value_for(v, side)),
         };
         let unit = match self.unit {
             Unit::Discs => "discs",
@@ -122,7 +149,7 @@ impl MoveReview {
             Some(loss) if self.played == self.best || loss < 0.5 => {
                 format!("{head}: best ({})", value(self.best_value))
             }
-            Some(loss) => format!("{head}: lost {loss:.0} {unit}, best {} ({})", self.best, value(self.best_value)),
+            Some(loss) => format!("{head}: lost {loss:.1} {unit}, best {} ({})", self.best, value(self.best_value)),
             None => format!("{head}: best {} ({}), played move not valued", self.best, value(self.best_value)),
         }
     }
@@ -157,19 +184,24 @@ pub struct GameReview {
     bot_name: Option<String>,
     reports: Receiver<Report>,
     stop: StopHandle,
+    pause: Arc<Pause>,
 }
 
 impl GameReview {
-    /// Starts analysing every move of `game` with the bot of `spec`.
-    pub fn start(spec: SeatSpec, game: &Game, wake: Waker) -> Result<GameReview, String> {
+    /// Starts analysing every move of `game` with the bot of `spec`, paused from the start if
+    /// `paused` (a bot of the game thinks).
+    pub fn start(spec: SeatSpec, game: &Game, wake: Waker, paused: bool) -> Result<GameReview, String> {
         let stop = StopHandle::new().map_err(|e| format!("cannot start the game analysis: {e}"))?;
         let (sender, reports) = channel();
         let positions: Vec<(Position, Move)> =
             game.moves().iter().enumerate().map(|(i, m)| (game.position_at(i), m.mv)).collect();
         let thread_stop = stop.clone();
+        let pause = Arc::new(Pause::default());
+        pause.asked.store(paused, Ordering::SeqCst);
+        let thread_pause = pause.clone();
         thread::Builder::new()
             .name("game analysis".to_owned())
-            .spawn(move || run(&spec, &thread_stop, &positions, &sender, &wake))
+            .spawn(move || run(&spec, &thread_stop, &positions, &sender, &wake, &thread_pause))
             .map_err(|e| format!("cannot start the game analysis thread: {e}"))?;
         let moves: Vec<Move> = game.moves().iter().map(|m| m.mv).collect();
         Ok(GameReview {
@@ -182,7 +214,19 @@ impl GameReview {
             bot_name: None,
             reports,
             stop,
+            pause,
         })
+    }
+
+    /// Pauses the analysis (while a bot of the game thinks: the cores are the bot's) or lets it
+    /// go on.
+    pub fn set_paused(&self, paused: bool) {
+        self.pause.asked.store(paused, Ordering::SeqCst);
+    }
+
+    /// The worker waits, paused (no search of it runs).
+    pub fn is_waiting(&self) -> bool {
+        self.pause.waiting.load(Ordering::SeqCst)
     }
 
     /// Names the analysing bot in the messages.
@@ -275,13 +319,22 @@ impl GameReview {
 
 impl Drop for GameReview {
     fn drop(&mut self) {
-        // Kills the runner at once, even in the middle of a search.
+        // Kills the runner at once, even in the middle of a search; a paused worker goes on to
+        // find it gone and ends.
         self.stop.stop();
+        self.pause.asked.store(false, Ordering::SeqCst);
     }
 }
 
 /// The worker: opens the bot, then searches each position in turn.
-fn run(spec: &SeatSpec, stop: &StopHandle, positions: &[(Position, Move)], reports: &Sender<Report>, wake: &Waker) {
+fn run(
+    spec: &SeatSpec,
+    stop: &StopHandle,
+    positions: &[(Position, Move)],
+    reports: &Sender<Report>,
+    wake: &Waker,
+    pause: &Pause,
+) {
     let send = |report| {
         let delivered = reports.send(report).is_ok();
         wake();
@@ -305,6 +358,11 @@ fn run(spec: &SeatSpec, stop: &StopHandle, positions: &[(Position, Move)], repor
             }
             continue;
         };
+        while pause.asked.load(Ordering::SeqCst) {
+            pause.waiting.store(true, Ordering::SeqCst);
+            thread::sleep(PAUSE_POLL);
+        }
+        pause.waiting.store(false, Ordering::SeqCst);
         let analysis = match seat.analyze(position, Some(BUDGET_PER_POSITION)) {
             Ok(analysis) => analysis,
             Err(error) => {
@@ -358,7 +416,8 @@ mod tests {
         assert_eq!((best.loss(), best.severity()), (Some(0.0), Severity::Fine));
         let mistake = verdict(1, Color::Black, "c4".parse().unwrap(), &values).unwrap();
         assert_eq!((mistake.loss(), mistake.severity()), (Some(5.0), Severity::Mistake));
-        assert_eq!(mistake.describe(), "1. B c4?: lost 5 discs, best d3 (+6)");
+        assert_eq!(mistake.describe(), "1. B c4?: lost 5.0 discs, best d3 (+6.0)");
+        assert_eq!(mistake.describe_for(Color::White), "1. B c4?: lost 5.0 discs, best d3 (-6.0)", "White's view");
         let blunder = verdict(2, Color::White, "e6".parse().unwrap(), &values).unwrap();
         assert_eq!(blunder.severity(), Severity::Blunder);
         assert_eq!(blunder.played_for_black(), Some(5.0), "White's -5 is +5 for Black");

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use othello_sdk::{Color, Move, Square};
 
+use super::clock::{GameClock, TimeSource};
 use super::game::{Ending, Game};
 use super::players::{BotWorker, Waker, WorkerState};
 use super::settings::{SeatChoice, Settings};
@@ -62,6 +63,29 @@ pub struct Session {
     last_applied: Option<(usize, Instant)>,
     /// The last pass, until the user acknowledges it or a later move makes it old news.
     pass_notice: Option<PassNotice>,
+    /// The game clock, when a human plays with one. It follows every change of the game at the
+    /// moment it happens (not at the next frame), so no time is lost or given between them.
+    clock: Option<GameClock>,
+    /// Where the clock reads the time.
+    time: TimeSource,
+    /// The seats' settings last seated, to seat fresh players when a clock's flag stops a think.
+    seated: Settings,
+}
+
+/// Told to a bot's think besides its move limit: the time it keeps in hand on the game clock (the
+/// runner's reply and the seat's grace margin come out of it).
+pub const CLOCK_SAFETY: Duration = Duration::from_millis(150);
+/// The shortest think a bot is given on the game clock.
+pub const MIN_THINK: Duration = Duration::from_millis(10);
+
+/// A bot's limit for one move: its move limit (`None` = none), and never more than what its game
+/// clock has left minus a safety margin (the seat's grace of a tenth and [`CLOCK_SAFETY`]).
+pub fn move_limit(per_move: Option<Duration>, clock_left: Option<Duration>) -> Option<Duration> {
+    let from_clock = clock_left.map(|left| left.saturating_sub(left / 10 + CLOCK_SAFETY).max(MIN_THINK));
+    match (per_move, from_clock) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 impl Session {
@@ -79,6 +103,9 @@ impl Session {
             last_move_at: Instant::now(),
             last_applied: None,
             pass_notice: None,
+            clock: None,
+            time: super::clock::system_time(),
+            seated: settings.clone(),
         };
         session.seat_players(settings);
         session
@@ -103,6 +130,7 @@ impl Session {
     /// a runner still thinking is killed at once.
     pub fn seat_players(&mut self, settings: &Settings) {
         self.pending = None;
+        self.seated = settings.clone();
         for color in Color::ALL {
             let choice = match color {
                 Color::Black => &settings.black,
@@ -120,10 +148,83 @@ impl Session {
         }
     }
 
+    /// Reads the clock's time from `source` from now on (tests drive it by hand).
+    pub fn set_time_source(&mut self, source: TimeSource) {
+        self.time = source;
+    }
+
+    /// The time now, as the clock reads it.
+    pub fn now(&self) -> std::time::Instant {
+        (self.time)()
+    }
+
+    /// The game clock, if one is set.
+    pub fn clock(&self) -> Option<&GameClock> {
+        self.clock.as_ref()
+    }
+
+    /// Sets (or removes) the game clock; it follows the game from now.
+    pub fn set_clock(&mut self, clock: Option<GameClock>) {
+        self.clock = clock;
+        self.follow_clock();
+    }
+
+    /// The time `color` has left on the game clock, if one is set.
+    pub fn clock_left(&self, color: Color) -> Option<Duration> {
+        Some(self.clock.as_ref()?.left(color, &self.game, self.now()))
+    }
+
+    /// Charges the clock up to now and lets it follow the game; a side out of time loses. Called
+    /// after every change of the game, and every frame.
+    pub fn follow_clock(&mut self) -> Option<Color> {
+        let now = self.now();
+        let loser = self.clock.as_mut()?.follow(&self.game, now)?;
+        let failure = Failure::new(othello_arena::seat::Termination::Timeout, "ran out of time on the game clock");
+        self.game.end(Ending::Forfeit { loser, failure });
+        if self.pending.take().is_some() {
+            let settings = self.seated.clone();
+            self.seat_players(&settings);
+        }
+        self.follow_clock();
+        Some(loser)
+    }
+
+    /// The game was lost on the game clock (and not taken back).
+    pub fn lost_on_time(&self) -> Option<Color> {
+        self.clock.as_ref()?.flag().filter(|_| self.game.is_over())
+    }
+
+    /// Takes back a loss on time, as the player asked: the game goes on with the loser's time
+    /// of that turn given back, the clock paused until resumed.
+    pub fn take_back_time_loss(&mut self) -> Option<Color> {
+        self.lost_on_time()?;
+        let loser = self.clock.as_mut()?.take_back_time_loss()?;
+        self.game.reopen();
+        self.paused = true;
+        let settings = self.seated.clone();
+        self.seat_players(&settings);
+        Some(loser)
+    }
+
+    /// Pauses the game (bots make no move, the clock stops, the board takes no move) or goes on.
+    pub fn toggle_pause(&mut self) {
+        let now = self.now();
+        self.paused = !self.paused;
+        if let Some(clock) = &mut self.clock {
+            if self.paused {
+                clock.pause(now);
+            } else {
+                clock.resume(&self.game, now);
+            }
+        }
+        self.follow_clock();
+    }
+
     /// Starts a new game (from `game`) with the seats of `settings`.
     pub fn restart(&mut self, game: Game, settings: &Settings) {
         self.game = game;
         self.paused = false;
+        self.clock = None;
         self.last_applied = None;
         self.pass_notice = None;
         self.seat_players(settings);
@@ -139,6 +240,12 @@ impl Session {
         self.seats.iter().all(|s| !s.is_human())
     }
 
+    /// The human's colour when exactly one human plays.
+    pub fn human_color(&self) -> Option<Color> {
+        let humans: Vec<Color> = Color::ALL.into_iter().filter(|c| self.seat(*c).is_human()).collect();
+        (humans.len() == 1).then(|| humans[0])
+    }
+
     pub fn has_human(&self) -> bool {
         self.seats.iter().any(Seat::is_human)
     }
@@ -147,11 +254,13 @@ impl Session {
     /// shows the live position.
     pub fn human_to_move(&self) -> Option<Color> {
         let color = self.game.to_move()?;
-        (self.seat(color).is_human() && self.game.is_viewing_live()).then_some(color)
+        (self.seat(color).is_human() && self.game.is_viewing_live() && !self.paused).then_some(color)
     }
 
     /// A human's click: plays the move if it is legal, otherwise changes nothing.
     pub fn click(&mut self, square: Square) -> bool {
+        // A move made after the flag fell is too late.
+        self.follow_clock();
         if self.human_to_move().is_none() {
             return false;
         }
@@ -181,6 +290,7 @@ impl Session {
     ) -> Result<(), othello_sdk::IllegalMove> {
         let color = self.game.live().side_to_move();
         self.game.play(mv, elapsed, info)?;
+        self.follow_clock();
         self.last_move_at = Instant::now();
         let ply = self.game.moves().len();
         self.last_applied = Some((ply, Instant::now()));
@@ -212,8 +322,9 @@ impl Session {
     }
 
     /// Undo is possible: there is a human, and a move to take back or an ended game to reopen.
+    /// A loss on time is not undone: only taken back explicitly ([`Session::take_back_time_loss`]).
     pub fn can_undo(&self) -> bool {
-        self.has_human() && (self.game.can_undo() || self.game.can_reopen())
+        self.has_human() && (self.game.can_undo() || self.game.can_reopen()) && self.lost_on_time().is_none()
     }
 
     /// Takes back moves until a human is to move again (one move in a human-vs-human game). A game
@@ -243,23 +354,45 @@ impl Session {
             // worker, and it starts afresh.
             self.seat_players(settings);
         }
+        self.follow_clock();
     }
 
-    /// Replays moves taken back until a human is to move again.
+    /// Replays the moves taken back, up to the end of the line taken back (as NBoard's redo all):
+    /// the clock gives back their increments, not their time.
     pub fn redo(&mut self) {
-        if !self.has_human() || self.pending.is_some() {
+        if !self.has_human() || self.pending.is_some() || self.paused {
             return;
         }
-        while self.game.redo().is_some() {
-            if self.game.to_move().is_none_or(|c| self.seat(c).is_human()) {
-                break;
-            }
-        }
+        while self.game.redo().is_some() {}
         self.game.view_last();
+        self.follow_clock();
+    }
+
+    /// Continuing from a past position is possible (not once the game was lost on time).
+    pub fn can_play_on(&self) -> bool {
+        self.lost_on_time().is_none()
+    }
+
+    /// Makes variation `index` the game's line (a take-back of sorts: not while a clock runs, nor
+    /// after a loss on time). A bot thinking about the old line starts afresh.
+    pub fn switch_variation(&mut self, index: usize, settings: &Settings) {
+        if !self.can_play_on() || self.clock.as_ref().is_some_and(|c| c.running().is_some()) {
+            return;
+        }
+        if !self.game.switch_to_variation(index) {
+            return;
+        }
+        self.last_applied = None;
+        self.pass_notice = None;
+        self.seat_players(settings);
+        self.follow_clock();
     }
 
     /// Continues the game from the viewed position.
     pub fn play_on_from_viewed(&mut self, settings: &Settings) {
+        if !self.can_play_on() {
+            return;
+        }
         let ended = self.game.ending().cloned();
         if matches!(ended, Some(Ending::Forfeit { .. } | Ending::Aborted)) {
             // A forfeited or aborted game cannot be reopened; play on in a copy of its line.
@@ -273,6 +406,7 @@ impl Session {
         self.game.play_on_from_viewed();
         self.last_applied = None;
         self.seat_players(settings);
+        self.follow_clock();
     }
 
     /// The side to move resigns (a human, or stopping a bot).
@@ -280,19 +414,14 @@ impl Session {
         if let Some(color) = self.game.to_move() {
             self.game.end(Ending::Resigned(color));
             self.drop_abandoned_think(settings);
+            self.follow_clock();
         }
-    }
-
-    /// `loser` ran out of time on the game clock: the game ends as a bot's timeout does.
-    pub fn lose_on_time(&mut self, loser: Color, settings: &Settings) {
-        let failure = Failure::new(othello_arena::seat::Termination::Timeout, "ran out of time on the game clock");
-        self.game.end(Ending::Forfeit { loser, failure });
-        self.drop_abandoned_think(settings);
     }
 
     pub fn abort(&mut self, settings: &Settings) {
         self.game.end(Ending::Aborted);
         self.drop_abandoned_think(settings);
+        self.follow_clock();
     }
 
     /// A bot thinking about a position that no longer matters is stopped (its runner killed):
@@ -306,6 +435,8 @@ impl Session {
     /// Advances the game: takes the bots' answers, passes for a human who cannot move, and asks
     /// the bot to move when its turn comes. Returns how soon to call again without new input.
     pub fn drive(&mut self, bot_delay: Duration) -> Option<Duration> {
+        // An answer that comes after the flag fell is too late.
+        self.follow_clock();
         let mut answers = Vec::new();
         for color in Color::ALL {
             if let Seat::Bot(worker) = &mut self.seats[color_index(color)] {
@@ -330,6 +461,8 @@ impl Session {
 
         let color = self.game.to_move()?;
         let both_bots = self.both_bots();
+        let per_move = (self.seated.time_per_move_ms > 0).then(|| Duration::from_millis(self.seated.time_per_move_ms));
+        let limit = move_limit(per_move, self.clock_left(color));
         match &mut self.seats[color_index(color)] {
             Seat::Human => {
                 if self.game.live().must_pass() {
@@ -357,7 +490,7 @@ impl Session {
                     }
                     self.next_token += 1;
                     let token = self.next_token;
-                    worker.think(token, self.game.live());
+                    worker.think(token, self.game.live(), limit);
                     self.pending = Some((color, token));
                     None
                 }
@@ -368,6 +501,7 @@ impl Session {
     fn forfeit(&mut self, loser: Color, failure: Failure) {
         self.pending = None;
         self.game.end(Ending::Forfeit { loser, failure });
+        self.follow_clock();
     }
 }
 
@@ -375,5 +509,28 @@ fn color_index(color: Color) -> usize {
     match color {
         Color::Black => 0,
         Color::White => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bots_move_limit_never_exceeds_its_clock_less_the_margin() {
+        let s = Duration::from_secs;
+        // 20 s a move with a minute left: the move limit holds.
+        assert_eq!(move_limit(Some(s(20)), Some(s(60))), Some(s(20)));
+        // 20 s a move with 10 s left: 10 s less a tenth and the safety margin.
+        let limit = move_limit(Some(s(20)), Some(s(10))).unwrap();
+        assert_eq!(limit, s(9) - CLOCK_SAFETY);
+        // The seat's grace (a tenth of the limit, at least 20 ms) still ends before the flag.
+        assert!(limit + limit / 10 < s(10));
+        // No move limit: the clock alone; no clock: the move limit alone.
+        assert_eq!(move_limit(None, Some(s(10))), Some(s(9) - CLOCK_SAFETY));
+        assert_eq!(move_limit(Some(s(1)), None), Some(s(1)));
+        assert_eq!(move_limit(None, None), None);
+        // Almost no time left: the shortest think, not zero (zero means no limit to some bots).
+        assert_eq!(move_limit(Some(s(20)), Some(Duration::from_millis(50))), Some(MIN_THINK));
     }
 }

@@ -70,6 +70,19 @@ pub struct Settings {
     pub clock_minutes: u32,
     /// Seconds added to a side's clock after each of its moves.
     pub clock_increment_s: u32,
+    /// The longest analysis of a position, in milliseconds.
+    pub analysis_max_ms: u64,
+    /// From this many empties on, the analysis searches until every value is exact (0 = never).
+    pub solve_from_empties: u32,
+    /// Plies of the best line shown with the analysis (0 = none).
+    pub best_line_plies: u32,
+    /// Practice: no evaluations, best line or bots' values while a human's game goes on; all of
+    /// them, and game analysis, once it is over.
+    pub practice: bool,
+    /// The WTHOR game file (`.wtb`) last imported.
+    pub wthor_file: String,
+    /// Text, panels and graphs grow with a large window.
+    pub grow_with_window: bool,
 }
 
 /// The sandbox mode of the bots' runners: `auto`, `strict` or `off` (as `--sandbox`).
@@ -162,6 +175,12 @@ impl Default for Settings {
             eval_view: EvalView::Black,
             clock_minutes: 0,
             clock_increment_s: 0,
+            analysis_max_ms: crate::analysis::Plan::default().max_ms,
+            solve_from_empties: 0,
+            best_line_plies: crate::analysis::Plan::default().line_plies as u32,
+            practice: false,
+            wthor_file: String::new(),
+            grow_with_window: true,
         }
     }
 }

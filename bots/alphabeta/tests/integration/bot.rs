@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use alphabeta::{AlphaBetaBot, LEVEL_COUNT, Limits, Searcher};
+use alphabeta::{AlphaBetaBot, LEVEL_COUNT, Level, Limits, Searcher};
 use othello_sdk::{Bot, Move, Position, ThinkRequest, parse_transcript};
 
 /// xorshift64: reproducible random numbers without dependencies.
@@ -183,5 +183,59 @@ fn strong_levels_play_the_opening_book_and_say_so() {
         bot.set_level(8);
         bot.think(&request(position, 100));
         assert!(bot.search_info().unwrap().nodes.unwrap() > 0);
+    }
+}
+
+#[test]
+fn level_noise_changes_the_choice_never_the_score() {
+    // The same noise on every move leaves the choice as it was: the score must be the noiseless
+    // one. Noise once went into the reported score, and a score near the cap plus noise read as a
+    // final score near 0 (`+63` shown as `0.58`).
+    let positions = random_positions(3, 0xE7A1);
+    for level in (1..=LEVEL_COUNT).map(Level::get).filter(|level| level.noise > 0) {
+        for position in positions.iter().filter(|p| !p.legal_moves().is_empty()).step_by(3) {
+            // Zero noise takes the noisy search's path (full windows) without moving any score.
+            let mut zero = Searcher::new();
+            zero.set_root_noise(Some([0; 64]));
+            let plain = zero.search(position, &Limits::depth(level.max_depth));
+            for offset in [level.noise, -level.noise] {
+                let mut noisy = Searcher::new();
+                noisy.set_root_noise(Some([offset; 64]));
+                let result = noisy.search(position, &Limits::depth(level.max_depth));
+                assert_eq!(
+                    (result.best_move, result.score),
+                    (plain.best_move, plain.score),
+                    "depth {} noise {offset} in\n{position}",
+                    level.max_depth
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn level_noise_never_pushes_a_score_out_of_range() {
+    // Black to move wipes White out with any move (a final score above the evaluation's cap).
+    let wipe_out = Position::from_board_string(
+        "--------\
+         --XXXXO-\
+         -XXXXXX-\
+         -XXXXXX-\
+         -XXXXXX-\
+         -XXXXXX-\
+         --XXXX--\
+         -------- X",
+    )
+    .unwrap();
+    let mut positions = random_positions(2, 0xE7A1);
+    positions.push(wipe_out);
+    for level in 1..=LEVEL_COUNT {
+        let mut bot = AlphaBetaBot::with_seed(u64::from(level));
+        bot.set_level(level);
+        for position in positions.iter().filter(|p| !p.legal_moves().is_empty()) {
+            bot.think(&request(*position, 5));
+            let eval = bot.search_info().and_then(|info| info.eval).expect("an evaluation");
+            assert!((-64.0..=64.0).contains(&eval), "level {level}: {eval} out of range in\n{position}");
+        }
     }
 }

@@ -1,15 +1,15 @@
 //! Move evaluations: the "Show evaluations" toggle, the analysis bot, how to read the values, and
 //! how far the search has got.
 //!
-//! Values are shown from Black's point of view (positive = Black ahead, in discs; a win rate as
-//! Black's chance), like everywhere in the app; the ring marks the best move for the side to move.
+//! Values are shown from the point of view the player chooses here (Black's, White's or the side
+//! to move's), like everywhere in the app; the ring marks the best move for the side to move.
 
 use egui::{RichText, Ui};
 use othello_arena::seat::library_stem;
 
-use crate::OthelloApp;
 use crate::analysis::{EvalView, Status, shown_value};
 use crate::review::Status as ReviewStatus;
+use crate::{Action, OthelloApp};
 
 /// Colour of an analysis failure.
 const ERROR_COLOR: egui::Color32 = egui::Color32::from_rgb(0xd0, 0x40, 0x40);
@@ -42,20 +42,19 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     if analysers.is_empty() && !app.is_scanning_plugins() {
         ui.weak("No loaded bot has the analysis export (Alpha-beta and MCTS have it).");
     }
+    ui.checkbox(&mut app.settings.practice, "Practice (no hints until the game is over)").on_hover_text(
+        "While your game goes on: no evaluations, best line or bots' values. Once it is over they all show, and Analyse game reviews it.",
+    );
     if !app.settings.show_evaluations {
         return;
     }
-    ui.horizontal_wrapped(|ui| {
-        ui.label("Values for");
-        ui.selectable_value(&mut app.settings.eval_view, EvalView::Black, "Black")
-            .on_hover_text("+ = Black ahead, whoever is to move");
-        ui.selectable_value(&mut app.settings.eval_view, EvalView::SideToMove, "Side to move")
-            .on_hover_text("+ = the side to move ahead, as Egaroucid and NBoard show them");
-    });
-    let legend = match app.settings.eval_view {
-        EvalView::Black => "+ = Black ahead (discs)",
-        EvalView::SideToMove => "+ = the side to move ahead (discs)",
-    };
+    search_controls(app, ui);
+    view_choice(app, ui);
+    if app.hints_hidden() {
+        ui.weak("Practice: the hints show once the game is over.");
+        return;
+    }
+    let legend = app.settings.eval_view.legend();
     ui.label(format!("{legend} · gold = exact · ring = best move for the side to move"));
     let position = app.game().viewed();
     let values = app.analysis.values_for(&position);
@@ -65,6 +64,14 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         // An exact value says so in its description; a searched one gives its depth.
         let depth = best.depth.filter(|_| !best.exact).map_or(String::new(), |d| format!(", depth {d}"));
         ui.label(format!("Best for {side}: {} — {}{depth}", best.square, view.description()));
+    }
+    let line = app.analysis.line_for(&position);
+    if !line.is_empty() {
+        let view = app.settings.eval_view;
+        let text = line.iter().map(|m| m.text(view)).collect::<Vec<_>>().join("  ");
+        ui.add(egui::Label::new(RichText::new(format!("Best line: {text}")).monospace()).wrap()).on_hover_text(
+            "The principal variation: each move the analysis bot's best, with its value (this point of view)",
+        );
     }
     match app.analysis.status() {
         Status::Off => {
@@ -81,6 +88,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         Status::Done => {
             ui.weak("Search finished.");
         }
+        Status::Paused => {
+            ui.weak("Paused while a bot thinks (its cores are the bot's).");
+        }
         Status::Failed(why) => {
             ui.label(RichText::new(format!("Analysis failed: {why}")).color(ERROR_COLOR));
         }
@@ -91,19 +101,21 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     }
 }
 
-/// Game analysis: the command, its progress, and the mistakes found (a click views the move).
-pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
+/// Game analysis: the command, its progress, and the mistakes found. Reads the app only; returns
+/// what the user asked for (analyse, or view a mistake's move).
+pub fn game_analysis(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
     ui.heading("Game analysis");
+    let mut action = None;
     let can = app.analysis_bot().is_some() && !app.board_game().moves().is_empty();
     let button = ui
         .add_enabled(can, egui::Button::new("Analyse game"))
         .on_hover_text("Search every position of the game on the board with the analysis bot")
         .on_disabled_hover_text("Play or load a game first (and load a bot with the analysis export)");
     if button.clicked() {
-        app.analyse_game();
+        action = Some(Action::AnalyseGame);
     }
-    let game = app.board_game().clone();
-    let Some(review) = app.review.as_ref().filter(|r| r.is_for(&game)) else { return };
+    let game = app.board_game();
+    let Some(review) = app.review.as_ref().filter(|r| r.is_for(game)) else { return action };
     let (done, total) = review.progress();
     match review.status() {
         ReviewStatus::Running => {
@@ -117,26 +129,61 @@ pub fn game_analysis(app: &mut OthelloApp, ui: &mut Ui) {
         }
     }
     if let Some(verdict) = review.of_ply(game.cursor()) {
-        ui.label(format!("This move: {}", verdict.describe()));
+        ui.label(format!("This move: {}", verdict.describe_for(app.settings.eval_view.side(verdict.color))));
     }
-    let mistakes: Vec<(usize, String)> = review.mistakes().map(|m| (m.ply, m.describe())).collect();
+    let eval_view = app.settings.eval_view;
+    let mistakes: Vec<(usize, String)> =
+        review.mistakes().map(|m| (m.ply, m.describe_for(eval_view.side(m.color)))).collect();
     if mistakes.is_empty() {
         if *review.status() == ReviewStatus::Done {
             ui.label("No mistake found.");
         }
-        return;
+        return action;
     }
     ui.label(RichText::new(format!("Mistakes ({})", mistakes.len())).strong());
-    let mut view = None;
     for (ply, line) in mistakes {
         if ui.selectable_label(game.cursor() == ply, line).clicked() {
-            view = Some(ply);
+            action = Some(Action::View(ply));
         }
     }
-    if let Some(ply) = view {
-        match app.replay_mut() {
-            Some(replay) => replay.game.view(ply),
-            None => app.session.game.view(ply),
+    action
+}
+
+/// The point of view of every value in the app (board, lists, graph, read-outs, tooltips, help).
+pub fn view_choice(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Values for");
+        for view in EvalView::ALL {
+            ui.selectable_value(&mut app.settings.eval_view, view, view.name()).on_hover_text(view.legend());
         }
-    }
+    });
+}
+
+/// Longest analysis offered, in seconds.
+const MAX_ANALYSIS_S: f64 = 600.0;
+
+/// How long the analysis searches a position, when it solves exactly, and how long a best line.
+fn search_controls(app: &mut OthelloApp, ui: &mut Ui) {
+    ui.horizontal_wrapped(|ui| {
+        let mut seconds = app.settings.analysis_max_ms as f64 / 1000.0;
+        ui.label("Search up to");
+        ui.add(egui::DragValue::new(&mut seconds).range(0.1..=MAX_ANALYSIS_S).speed(0.1).suffix(" s"))
+            .accessible_name("Analysis time")
+            .on_hover_text("The longest search of a position (values deepen up to it)");
+        app.settings.analysis_max_ms = (seconds * 1000.0).round() as u64;
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Exact from");
+        ui.add(egui::DragValue::new(&mut app.settings.solve_from_empties).range(0..=30).suffix(" empties"))
+            .accessible_name("Exact from empties")
+            .on_hover_text(
+                "With this many empty squares or fewer the search goes on until every value is exact (0 = never)",
+            );
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Best line");
+        ui.add(egui::DragValue::new(&mut app.settings.best_line_plies).range(0..=20).suffix(" moves"))
+            .accessible_name("Best line moves")
+            .on_hover_text("Moves of the principal variation shown with their values (0 = none)");
+    });
 }

@@ -6,7 +6,7 @@
 use egui::Ui;
 use othello_sdk::{Bitboard, Color, Position, Square};
 
-use crate::{Message, OthelloApp};
+use crate::{Action, OthelloApp};
 
 /// Characters of one square in a pasted position.
 const BLACK_SQUARE: [char; 3] = ['X', 'x', '*'];
@@ -127,58 +127,63 @@ pub fn format_position(position: &Position) -> String {
     position.to_board_string()
 }
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// The Position panel: its own state is the position line being typed. The draft being edited
+/// (`editor`) is the app's, as the board draws it; the panel edits the draft's tools and returns
+/// everything else as actions.
+pub fn show(
+    app: &OthelloApp,
+    editor: &mut Option<EditorState>,
+    position_input: &mut String,
+    ui: &mut Ui,
+) -> Option<Action> {
     ui.heading("Position");
-    match app.editor.clone() {
+    let mut action = None;
+    match editor {
         None => {
             ui.horizontal_wrapped(|ui| {
                 if ui.button("Edit position").on_hover_text("Set up discs and the side to move").clicked() {
-                    app.editor = Some(EditorState::new(&app.game().viewed()));
-                    // The game's bots wait while the board shows the draft.
-                    app.session.paused = true;
+                    action = Some(Action::EditPosition);
                 }
                 if ui.button("Copy position").on_hover_text("The board as an OBF line (Edax, Egaroucid)").clicked() {
                     let text = format_position(&app.game().viewed());
                     ui.ctx().copy_text(text.clone());
-                    app.position_input = text;
-                    app.message = Some(Message { text: "Position copied".to_owned(), is_error: false });
+                    *position_input = text;
+                    action = Some(Action::Tell("Position copied".to_owned()));
                 }
             });
         }
-        Some(mut editor) => {
-            editing_controls(app, ui, &mut editor);
-            if app.editor.is_some() {
-                app.editor = Some(editor);
-            }
-        }
+        Some(draft) => action = editing_controls(ui, draft),
     }
     ui.horizontal(|ui| {
         ui.add(
-            egui::TextEdit::singleline(&mut app.position_input)
+            egui::TextEdit::singleline(position_input)
                 .desired_width(ui.available_width().min(POSITION_FIELD_WIDTH))
                 .hint_text("--XXXXX--OOOXX-O…  X"),
         )
         .accessible_name("Paste a position");
     });
     if ui.button("Set up pasted position").clicked() {
-        let text = app.position_input.clone();
-        app.load_position(&text);
+        action = Some(Action::LoadPosition(position_input.clone()));
     }
+    let orientation = app.settings.orientation;
     ui.horizontal_wrapped(|ui| {
         ui.label("Board view");
         if ui.button("Rotate").on_hover_text("A quarter turn clockwise").clicked() {
-            app.settings.orientation = app.settings.orientation.rotated();
+            action = Some(Action::Orient(orientation.rotated()));
         }
         if ui.button("Mirror").on_hover_text("Left and right swapped").clicked() {
-            app.settings.orientation = app.settings.orientation.mirrored();
+            action = Some(Action::Orient(orientation.mirrored()));
         }
-        if app.settings.orientation != Default::default() && ui.button("Reset view").clicked() {
-            app.settings.orientation = Default::default();
+        if orientation != Default::default() && ui.button("Reset view").clicked() {
+            action = Some(Action::Orient(Default::default()));
         }
     });
+    action
 }
 
-fn editing_controls(app: &mut OthelloApp, ui: &mut Ui, editor: &mut EditorState) {
+/// The draft's tools; returns "play from here" or "cancel".
+fn editing_controls(ui: &mut Ui, editor: &mut EditorState) -> Option<Action> {
+    let mut action = None;
     ui.label("Click squares to place or remove discs.");
     ui.horizontal_wrapped(|ui| {
         ui.selectable_value(&mut editor.tool, Tool::Black, "Black disc");
@@ -200,16 +205,17 @@ fn editing_controls(app: &mut OthelloApp, ui: &mut Ui, editor: &mut EditorState)
     });
     ui.horizontal_wrapped(|ui| {
         if ui.button("Play from here").clicked() {
-            match editor.check() {
+            action = Some(match editor.check() {
                 // Asks first if a game is in progress; the editor closes once it goes ahead.
-                Ok(position) => app.discard_with(crate::actions::Discard::Position(position)),
-                Err(why) => app.message = Some(Message { text: format!("Not set up: {why}"), is_error: true }),
-            }
+                Ok(position) => Action::SetUpPosition(position),
+                Err(why) => Action::Refuse(format!("Not set up: {why}")),
+            });
         }
         if ui.button("Cancel editing").clicked() {
-            app.editor = None;
+            action = Some(Action::CancelEditing);
         }
     });
+    action
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub struct EngineForm {
 
 /// Opens the form to add an engine for the seat of `color`.
 pub fn open_form(app: &mut OthelloApp, color: Color) {
-    app.engine_form = Some(EngineForm { seat: Some(color), ..Default::default() });
+    app.panels.engine_form = Some(EngineForm { seat: Some(color), ..Default::default() });
 }
 
 /// The engines added, each with Remove, and "Add engine…".
@@ -47,7 +47,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             .on_hover_text(format!("{} — from the engines file (edit it there)", engine.command));
     }
     if ui.button("Add engine…").clicked() {
-        app.engine_form = Some(EngineForm::default());
+        app.panels.engine_form = Some(EngineForm::default());
     }
 }
 
@@ -70,7 +70,7 @@ pub fn remove_engine(app: &mut OthelloApp, index: usize) {
 
 /// The form's window, while open.
 pub fn form_window(app: &mut OthelloApp, ctx: &egui::Context) {
-    let Some(mut form) = app.engine_form.take() else { return };
+    let Some(mut form) = app.panels.engine_form.take() else { return };
     let mut open = true;
     let mut add = false;
     egui::Window::new("Add an NBoard engine").open(&mut open).collapsible(false).resizable(false).show(ctx, |ui| {
@@ -111,7 +111,7 @@ pub fn form_window(app: &mut OthelloApp, ctx: &egui::Context) {
         }
     }
     if open {
-        app.engine_form = Some(form);
+        app.panels.engine_form = Some(form);
     }
 }
 

@@ -353,12 +353,13 @@ pub enum ReplayRequest {
 pub fn show_viewer_info(
     state: &mut MatchesState,
     review: Option<&crate::review::GameReview>,
+    view: crate::analysis::EvalView,
     ui: &mut Ui,
 ) -> ReplayRequest {
     let Some(viewer) = &mut state.viewer else { return ReplayRequest::Nothing };
     let live = state.live.contains_key(&viewer.index);
     let heading = format!("Match game {} ({})", viewer.index + 1, if live { "live" } else { "replay" });
-    let request = replay_info(viewer, &heading, live, review, ui);
+    let request = replay_info(viewer, &heading, live, review, view, ui);
     if request == ReplayRequest::Back {
         state.viewer = None;
     }
@@ -372,6 +373,7 @@ pub fn replay_info(
     heading: &str,
     live: bool,
     review: Option<&crate::review::GameReview>,
+    view: crate::analysis::EvalView,
     ui: &mut Ui,
 ) -> ReplayRequest {
     ui.horizontal_wrapped(|ui| ui.heading(heading));
@@ -412,24 +414,30 @@ pub fn replay_info(
             .strong(),
         );
     }
-    super::status::search_readout(ui, game);
+    super::status::search_readout(ui, game, view);
     ui.separator();
-    super::eval_graph::show_game(&mut viewer.game, review, ui);
+    // No human in a bots' game: a line for the side to move is drawn for Black.
+    let mut chosen = super::eval_graph::show_game(&viewer.game, review, view.line_side(None), ui);
+    chosen = super::eval_graph::show_losses(&viewer.game, review, ui).or(chosen);
     ui.separator();
     ui.heading("Moves");
-    super::moves::navigation(&mut viewer.game, ui);
-    super::moves::list(&mut viewer.game, &mut viewer.listed, review, "replay move list", ui);
+    chosen = super::moves::navigation(&viewer.game, ui).or(chosen);
+    chosen = super::moves::list(&viewer.game, &mut viewer.listed, review, view, "replay move list", ui).or(chosen);
+    if let Some(ply) = chosen {
+        viewer.game.view(ply);
+    }
     request
 }
 
-/// A table that scrolls sideways in a narrow panel, its scroll bar always shown in a strip of its
-/// own under the rows (egui's floating bar would cover the last row).
+/// A table that scrolls sideways in a narrow panel, its scroll bar (only when the table is wider
+/// than the panel) in a strip of its own under the rows (egui's floating bar would cover the last
+/// row).
 pub(crate) fn sideways_table<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> R {
     ui.scope(|ui| {
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         egui::ScrollArea::horizontal()
             .id_salt(id)
-            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+            .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
             .show(ui, table)
             .inner
     })
@@ -459,5 +467,25 @@ mod tests {
         let below = harness.get_by_label("below the table").rect();
         let bar = egui::style::ScrollStyle::solid().allocated_width();
         assert!(below.top() - last.bottom() >= bar, "the bar's strip lies between: {last:?} {below:?}");
+    }
+
+    #[test]
+    fn a_sideways_table_that_fits_has_no_scroll_bar() {
+        let mut harness = Harness::builder().with_size([400.0, 300.0]).build_ui(|ui| {
+            super::sideways_table(ui, "table", |ui| {
+                egui::Grid::new("rows").show(ui, |ui| {
+                    ui.label("a short row");
+                    ui.end_row();
+                    ui.label("the last row");
+                    ui.end_row();
+                });
+            });
+            ui.label("below the table");
+        });
+        harness.run();
+        let last = harness.get_by_label("the last row").rect();
+        let below = harness.get_by_label("below the table").rect();
+        let bar = egui::style::ScrollStyle::solid().allocated_width();
+        assert!(below.top() - last.bottom() < bar, "no strip for a bar: {last:?} {below:?}");
     }
 }

@@ -39,9 +39,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.separator();
             item(ui, "Resign", Action::Resign, app.can_resign());
             item(ui, "Abort", Action::Abort, !over);
-            let bots = !app.session.has_human();
-            item(ui, if app.session.paused { "Resume" } else { "Pause" }, Action::TogglePause, bots && !over);
-            item(ui, "Step one move", Action::Step, app.session.paused && !over);
+            item(ui, if app.session.paused { "Resume" } else { "Pause" }, Action::TogglePause, app.can_pause());
+            item(ui, "Step one move", Action::Step, app.session.paused && !over && !app.session.has_human());
+            item(ui, "Take back loss on time", Action::TakeBackTimeLoss, app.session.lost_on_time().is_some());
             ui.separator();
             item(ui, "Quit", Action::Quit, true);
         });
@@ -58,17 +58,19 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             ui.separator();
             ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
             ui.checkbox(&mut app.settings.animate, "Animate flips");
+            ui.checkbox(&mut app.settings.grow_with_window, "Grow with the window")
+                .on_hover_text("Larger text and panels in a window larger than 1280×820");
             ui.checkbox(&mut app.settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
         });
         ui.menu_button("Help", |ui| {
             if ui.button("Keyboard shortcuts").clicked() {
-                app.help.shortcuts = true;
+                app.panels.help.shortcuts = true;
             }
             if ui.button("How to play").clicked() {
-                app.help.how_to_play = true;
+                app.panels.help.how_to_play = true;
             }
             if ui.button("About").clicked() {
-                app.help.about = true;
+                app.panels.help.about = true;
             }
         });
     });
@@ -79,9 +81,11 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
 
 /// The Help windows that are open.
 pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
-    egui::Window::new("Keyboard shortcuts").open(&mut app.help.shortcuts).resizable(false).collapsible(false).show(
-        ctx,
-        |ui| {
+    egui::Window::new("Keyboard shortcuts")
+        .open(&mut app.panels.help.shortcuts)
+        .resizable(false)
+        .collapsible(false)
+        .show(ctx, |ui| {
             egui::Grid::new("shortcuts").num_columns(2).striped(true).show(ui, |ui| {
                 for (shortcut, action) in shortcuts::bindings() {
                     ui.label(ctx.format_shortcut(&shortcut));
@@ -94,9 +98,8 @@ pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
                     ui.end_row();
                 }
             });
-        },
-    );
-    egui::Window::new("How to play").open(&mut app.help.how_to_play).resizable(false).collapsible(false).show(
+        });
+    egui::Window::new("How to play").open(&mut app.panels.help.how_to_play).resizable(false).collapsible(false).show(
         ctx,
         |ui| {
             ui.set_max_width(360.0);
@@ -107,13 +110,16 @@ pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
                  move; the one with more discs wins.",
             );
             ui.add_space(4.0);
-            ui.label(
-                "Evaluations are in discs from Black's point of view: +4 means Black is expected to finish \
-                 4 discs ahead.",
-            );
+            let view = app.settings.eval_view;
+            ui.label(format!(
+                "Evaluations are in discs, to one decimal (a solved, exact one is whole), from one point of \
+                 view everywhere: {}. Moves are numbered 1, 2, 3… by each disc placed (passes count), as in \
+                 Othello records. Change the point of view in the Play tab, Analysis.",
+                view.legend()
+            ));
         },
     );
-    egui::Window::new("About").open(&mut app.help.about).resizable(false).collapsible(false).show(ctx, |ui| {
+    egui::Window::new("About").open(&mut app.panels.help.about).resizable(false).collapsible(false).show(ctx, |ui| {
         ui.label(format!("Othello Arena {}", env!("CARGO_PKG_VERSION")));
         ui.label("Write, load, watch, play and rank Othello bots.");
     });
@@ -130,11 +136,14 @@ fn action_name(action: &Action) -> String {
         Action::Redo => "Redo".into(),
         Action::Resign => "Resign".into(),
         Action::Abort => "Abort".into(),
-        Action::TogglePause => "Pause / resume a bots' game".into(),
+        Action::TogglePause => "Pause / resume the game (its bots and its clock)".into(),
+        Action::TakeBackTimeLoss => "Take back a loss on time".into(),
         Action::Step => "Step one move while paused".into(),
         Action::CopyTranscript => "Copy the transcript".into(),
         Action::AnalyseGame => "Analyse the game".into(),
         Action::ShowTab(tab) => format!("{} tab", tab.title()),
         Action::Quit => "Quit".into(),
+        // Not bound to keys (the shortcuts list names only bound actions).
+        other => format!("{other:?}"),
     }
 }

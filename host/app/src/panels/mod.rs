@@ -1,7 +1,12 @@
-//! The panels around the board; each draws from and acts on the app.
+//! The panels around the board. A panel keeps its own state (what it alone reads: text being
+//! typed, where a list was scrolled, which windows are open) in its own struct, here in
+//! [`PanelStates`]; it draws from the app read-only where it can and returns the user's wishes as
+//! [`Action`](crate::Action)s, which [`OthelloApp::perform`](crate::OthelloApp::perform) carries
+//! out in one place (the toolbar, the menu, Records, Moves, the graph and the status panel so far).
 
 pub mod analysis;
 pub mod confirm;
+pub mod database;
 pub mod editor;
 pub mod engines;
 pub mod eval_graph;
@@ -14,3 +19,24 @@ pub mod plugins;
 pub mod records;
 pub mod status;
 pub mod toolbar;
+
+/// The panels' own state, out of the app's.
+#[derive(Default)]
+pub struct PanelStates {
+    /// The player's move list (where it was scrolled).
+    pub moves: moves::MovesPanel,
+    /// The transcript being typed.
+    pub records: records::RecordsPanel,
+    /// The position line (OBF) being typed.
+    pub position_input: String,
+    /// The plugin folder being typed.
+    pub plugins: plugins::PluginsPanel,
+    /// The "Add engine" form, while open.
+    pub engine_form: Option<engines::EngineForm>,
+    /// The Help windows that are open.
+    pub help: menu::HelpWindows,
+    /// The WTHOR file's path being typed.
+    pub database: database::DatabasePanel,
+    /// The game was paused before the editor opened (Cancel leaves it so).
+    pub paused_before_edit: bool,
+}

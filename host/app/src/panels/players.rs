@@ -56,7 +56,9 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
     ui.checkbox(&mut app.settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
     sandbox_choice(app, ui);
     ui.separator();
-    super::records::show(app, ui);
+    if let Some(action) = app.panels.records.show(&mut app.settings.game_file, ui) {
+        app.perform(action, &ui.ctx().clone());
+    }
     ui.separator();
     super::engines::show(app, ui);
 }
@@ -105,6 +107,12 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
             }
         }
     };
+    if app.missing_seat().is_some_and(|(missing, _)| missing == color) {
+        ui.colored_label(
+            egui::Color32::LIGHT_RED,
+            format!("{}: this bot's library is gone; choose another", crate::color_name(color)),
+        );
+    }
     let mut add_engine = false;
     let mut chosen = current.clone();
     ui.horizontal(|ui| {

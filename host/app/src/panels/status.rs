@@ -1,8 +1,9 @@
 //! Whose turn, disc counts, pass notices, the thinking indicator, the search read-out and the
 //! result banner.
 //!
-//! Evaluations follow the app's one convention: from Black's point of view, positive = Black
-//! ahead, in discs; win rates are Black's chance. Bots report the mover's view; the app turns it.
+//! Evaluations follow the app's one point of view (the player's choice, see
+//! [`EvalView`](crate::analysis::EvalView)), in discs to one decimal; win rates are that side's
+//! chance. Bots report the mover's view; the app turns it.
 
 use egui::{Color32, Frame, RichText, Stroke, Ui};
 use othello_sdk::{Color, Move, Position, SearchInfo};
@@ -35,7 +36,9 @@ const LOW_TIME_COLOR: Color32 = Color32::from_rgb(0xf0, 0x60, 0x50);
 /// Text shown for a value the search did not report.
 const NO_VALUE: &str = "—";
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// The status of the player's game; returns what the user asked for (the pass seen).
+pub fn show(app: &OthelloApp, ui: &mut Ui) -> Option<crate::Action> {
+    let mut action = None;
     let game = &app.session.game;
     if let Some(result) = game.result() {
         result_banner(ui, &result);
@@ -58,7 +61,7 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             });
         });
         if acknowledged {
-            app.session.acknowledge_pass();
+            action = Some(crate::Action::AcknowledgePass);
         }
     }
 
@@ -116,7 +119,10 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             _ => {}
         }
     }
-    search_readout(ui, game);
+    if !app.hints_hidden() {
+        search_readout(ui, game, app.settings.eval_view);
+    }
+    action
 }
 
 /// The result of an ended game in a coloured banner, with the forfeiting bot's last output.
@@ -196,7 +202,7 @@ pub fn opening_line(ui: &mut Ui, game: &Game) {
 
 /// Both sides' game clocks, when a clock runs: the running one is bright, one under a minute red.
 fn clocks(app: &OthelloApp, ui: &mut Ui) {
-    let Some(clock) = &app.clock else { return };
+    let Some(clock) = app.clock() else { return };
     ui.columns(2, |columns| {
         for (ui, color) in columns.iter_mut().zip(Color::ALL) {
             let Some(left) = app.clock_left(color) else { continue };
@@ -225,7 +231,7 @@ fn clocks(app: &OthelloApp, ui: &mut Ui) {
 /// While a replay is on the board, the running clock of the player's own game, so that its time
 /// does not run out unseen.
 pub fn own_clock_line(app: &OthelloApp, ui: &mut Ui) {
-    let Some(color) = app.clock.as_ref().and_then(crate::clock::GameClock::running) else { return };
+    let Some(color) = app.clock().and_then(crate::clock::GameClock::running) else { return };
     let Some(left) = app.clock_left(color) else { return };
     let text = format!("Your game: {}'s clock {} is running", color_name(color), crate::clock::format_clock(left));
     let text = RichText::new(text).strong();
@@ -235,8 +241,11 @@ pub fn own_clock_line(app: &OthelloApp, ui: &mut Ui) {
 
 /// The search behind the viewed position's last move, in fixed rows of fixed-width values so the
 /// panel keeps its size as the numbers change.
-pub fn search_readout(ui: &mut Ui, game: &Game) {
+pub fn search_readout(ui: &mut Ui, game: &Game, view: crate::analysis::EvalView) {
     let played = game.viewed_last_move();
+    // A played move's value, for the side to move's view, is its mover's.
+    let side = view.side(played.map_or(game.viewed().side_to_move(), |m| m.color));
+    let side_name = color_name(side);
     let title = match played {
         Some(m) if m.info.is_some() => {
             format!("Search for {} {} ({:.2} s)", color_name(m.color), m.mv, m.elapsed.as_secs_f64())
@@ -245,15 +254,15 @@ pub fn search_readout(ui: &mut Ui, game: &Game) {
         None => "No move yet".to_owned(),
     };
     ui.add(egui::Label::new(RichText::new(title).strong()).truncate());
-    ui.label(RichText::new("In discs for Black: + = Black ahead").small().weak());
-    let values = Readout::of(played);
+    ui.label(RichText::new(format!("In discs for {side_name}: + = {side_name} ahead")).small().weak());
+    let values = Readout::of(played, side);
+    let eval_hint =
+        format!("In discs from {side_name}'s point of view: + = {side_name} ahead; = marks an exact (solved) score");
+    let wins_hint = format!("The bot's estimate of {side_name}'s chance to win");
+    let wins_label = format!("{side_name} wins");
     for (label, value, hint) in [
-        (
-            "Eval",
-            values.eval,
-            "In discs from Black's point of view: + = Black ahead, - = White ahead; = marks an exact (solved) score",
-        ),
-        ("Black wins", values.win_rate, "The bot's estimate of Black's chance to win"),
+        ("Eval", values.eval, eval_hint.as_str()),
+        (wins_label.as_str(), values.win_rate, wins_hint.as_str()),
         ("Depth", values.depth, "Plies searched"),
         ("Nodes", values.nodes, "Positions (or playouts) searched"),
     ] {
@@ -282,16 +291,17 @@ pub struct Readout {
 }
 
 impl Readout {
-    pub fn of(played: Option<&PlayedMove>) -> Readout {
+    /// The read-out of `played`, its values from `side`'s point of view.
+    pub fn of(played: Option<&PlayedMove>, side: Color) -> Readout {
         let info: Option<&SearchInfo> = played.and_then(|m| m.info.as_ref());
-        let eval = played.and_then(PlayedMove::eval_for_black).map_or(NO_VALUE.to_owned(), |eval| {
+        let eval = played.and_then(|m| m.eval_for(side)).map_or(NO_VALUE.to_owned(), |eval| {
             let exact = if info.is_some_and(|i| i.exact) { " =" } else { "" };
             format!("{}{exact}", format_eval(eval))
         });
         Readout {
             eval,
             win_rate: played
-                .and_then(PlayedMove::win_rate_for_black)
+                .and_then(|m| m.win_rate_for(side))
                 .map_or(NO_VALUE.to_owned(), |rate| format!("{:.1} %", rate * 100.0)),
             depth: info.and_then(|i| i.depth).map_or(NO_VALUE.to_owned(), |d| d.to_string()),
             nodes: info.and_then(|i| i.nodes).map_or(NO_VALUE.to_owned(), human_count),
@@ -299,9 +309,9 @@ impl Readout {
     }
 }
 
-/// An evaluation in discs for Black, signed: `+3.5`, `-12.0`, `0.0`.
-pub fn format_eval(eval_for_black: f64) -> String {
-    if eval_for_black == 0.0 { "0.0".to_owned() } else { format!("{eval_for_black:+.1}") }
+/// An evaluation in discs, signed, to one decimal: `+3.5`, `-12.0`, `0.0`.
+pub fn format_eval(eval: f64) -> String {
+    crate::analysis::format_discs(eval, false)
 }
 
 /// A busy mark turning with the time since `since`. Unlike egui's spinner it asks for no repaint

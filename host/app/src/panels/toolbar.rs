@@ -31,11 +31,18 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
         let resign_hint = if app.game().moves().is_empty() { "Play a move first" } else { "The side to move resigns" };
         button(ui, "Resign", Action::Resign, app.can_resign(), resign_hint);
         button(ui, "Abort", Action::Abort, !over, "Stop the game without a result");
-        if !app.session.has_human() {
+        if app.can_pause() || app.session.paused {
             ui.separator();
             let label = if app.session.paused { "Resume" } else { "Pause" };
-            button(ui, label, Action::TogglePause, !over, "Pause or resume the bots");
-            button(ui, "Step", Action::Step, !over && app.session.paused, "Play one move");
+            button(ui, label, Action::TogglePause, app.can_pause(), "Pause or resume the game: its bots and its clock");
+            if !app.session.has_human() {
+                button(ui, "Step", Action::Step, !over && app.session.paused, "Play one move");
+            }
+        }
+        if app.session.lost_on_time().is_some() {
+            ui.separator();
+            let hint = "The game was lost on time: take it back with the time of that turn restored";
+            button(ui, "Take back loss on time", Action::TakeBackTimeLoss, true, hint);
         }
     });
     if let Some(action) = chosen {

@@ -1,5 +1,5 @@
 //! Move evaluations on the board and the position editor, through the real app with
-//! egui_kittest: the analysis bot's values appear on every legal square (Black's view), are
+//! egui_kittest: the analysis bot's values appear on every legal square (one point of view), are
 //! dropped and recomputed after a move, go when turned off, and a hanging analysis is killed
 //! when the position changes; the editor and a pasted OBF line set up positions, and a malformed
 //! line is refused with its reason.
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
+use othello_app::analysis::Status;
 use othello_app::catalog::FolderSource;
 use othello_app::game_file::{self, Players};
 use othello_app::{Launch, OthelloApp, Settings};
@@ -84,12 +85,12 @@ fn evaluations_appear_on_every_legal_square_and_are_recomputed_after_a_move() {
     let cells = evaluated_cells(&harness);
     assert_eq!(cells.len(), 4, "{cells:?}");
     for square in ["d3", "c4", "f5", "e6"] {
-        // Black to move, every move flips one disc: +1 for Black.
+        // Black to move, every move flips one disc: +1.0 for Black (one decimal).
         let label = cells.iter().find(|l| l.starts_with(&format!("{square}, "))).expect(square);
-        assert!(label.contains("+1 discs, Black's view"), "{label}");
+        assert!(label.contains("+1.0 discs, Black's view"), "{label}");
     }
     assert_eq!(cells.iter().filter(|l| l.ends_with(", best move")).count(), 1, "one best move ringed");
-    assert!(harness.query_by_label_contains("+ = Black ahead (discs)").is_some(), "the legend says how to read them");
+    assert!(harness.query_by_label_contains("+ = Black ahead, in discs").is_some(), "the legend says how to read them");
 
     harness.get_by_label_contains("f5, evaluation").click();
     // The frame that takes the click, then the first frame of the new position.
@@ -105,7 +106,7 @@ fn evaluations_appear_on_every_legal_square_and_are_recomputed_after_a_move() {
     let cells = evaluated_cells(&harness);
     assert_eq!(cells.len() as u32, after_f5.legal_moves().count(), "{cells:?}");
     // White to move, each move flips one disc: +1 for White is -1 from Black's view.
-    assert!(cells.iter().all(|l| l.contains("-1 discs, Black's view")), "{cells:?}");
+    assert!(cells.iter().all(|l| l.contains("-1.0 discs, Black's view")), "{cells:?}");
 }
 
 #[test]
@@ -169,6 +170,7 @@ fn the_editor_sets_up_a_position_to_play_from_and_it_is_saved_with_its_board() {
     let mut harness = app_with(Settings { animate: false, ..Settings::default() }, launch(othello_testkit::TEST_GRACE));
     click_button(&mut harness, "Edit position");
     assert!(harness.state().editor().is_some());
+    assert!(harness.query_by_label_contains("Editing the position").is_some(), "the board says edit mode is on");
     click_button(&mut harness, "Clear board");
     for (tool, squares) in [("Black disc", ["a1", "c1"]), ("White disc", ["b1", "b2"])] {
         click_button(&mut harness, tool);
@@ -251,7 +253,7 @@ fn the_side_to_move_view_flips_the_signs_and_keeps_the_best_move_ringed() {
     harness.step();
     wait_until(&mut harness, "the values after f5", every_move_valued);
     let black_view = evaluated_cells(&harness);
-    assert!(black_view.iter().all(|l| l.contains("-1 discs, Black's view")), "{black_view:?}");
+    assert!(black_view.iter().all(|l| l.contains("-1.0 discs, Black's view")), "{black_view:?}");
     let ringed = |cells: &[String]| -> Vec<String> {
         cells.iter().filter(|l| l.ends_with(", best move")).map(|l| l[..2].to_owned()).collect()
     };
@@ -260,12 +262,12 @@ fn the_side_to_move_view_flips_the_signs_and_keeps_the_best_move_ringed() {
     let mover_view = evaluated_cells(&harness);
     assert_eq!(mover_view.len(), black_view.len());
     // White to move: each move flips one disc, +1 for White.
-    assert!(mover_view.iter().all(|l| l.contains("+1 discs, White's view")), "{mover_view:?}");
+    assert!(mover_view.iter().all(|l| l.contains("+1.0 discs, White's view")), "{mover_view:?}");
     assert!(harness.query_by_label_contains("+ = the side to move ahead").is_some(), "the legend says so");
     assert_eq!(ringed(&mover_view), ringed(&black_view), "the same best move is ringed");
     assert_eq!(ringed(&mover_view).len(), 1);
     click_button(&mut harness, "Black");
-    assert!(evaluated_cells(&harness).iter().all(|l| l.contains("-1 discs, Black's view")));
+    assert!(evaluated_cells(&harness).iter().all(|l| l.contains("-1.0 discs, Black's view")));
 }
 
 /// A game where each side plays the move that flips the fewest discs (the first such in square
@@ -329,6 +331,14 @@ fn game_analysis_finds_the_known_mistakes_of_a_scripted_game() {
     let graph = harness.get_by_label_contains("Evaluation graph").accesskit_node().label().unwrap().to_owned();
     assert!(graph.contains(&format!("mistakes at moves {}", expected[0])), "{graph}");
     assert!(harness.query_by_label_contains(&format!("Mistakes ({})", expected.len())).is_some());
+    // The loss graph adds up each player's losses against the best moves.
+    let mut lost = [0.0, 0.0];
+    for &(ply, best, played) in &verdicts {
+        let color = review.of_ply(ply).unwrap().color;
+        lost[usize::from(color == Color::White)] += f64::from(best - played);
+    }
+    let expected_name = format!("Loss graph: Black lost {:.1} discs, White lost {:.1} discs in all", lost[0], lost[1]);
+    assert!(harness.query_by_label(&expected_name).is_some(), "{expected_name}");
 }
 
 #[test]
@@ -379,4 +389,166 @@ fn game_analysis_takes_a_bot_with_the_analysis_export_when_none_is_chosen() {
         harness.query_by_label_contains(&format!("Game analysed with {name}: ")).is_some(),
         "the summary names the bot too"
     );
+}
+
+#[test]
+fn the_analysis_pauses_while_a_bot_thinks_and_starts_again_after_its_move() {
+    let slow = super::app_ui::standin_bot("slow-thinker", &[("BOT_THINK_MS", "1500")]);
+    let settings = Settings {
+        white: super::app_ui::bot(&slow),
+        time_per_move_ms: 0, // the stand-in sleeps: no move limit to run into
+        ..evaluating(&analyzer())
+    };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the start position's values", every_move_valued);
+    harness.get_by_label_contains("f5, evaluation").click();
+    wait_until(&mut harness, "the bot's think", |app| app.session().thinking().is_some());
+    assert_eq!(harness.state().analysis().status(), Status::Paused, "the bot has the cores");
+    assert!(!harness.state().analysis().is_running(), "no search runs beside the bot");
+    assert!(harness.query_by_label_contains("Paused while a bot thinks").is_some(), "the panel says why");
+    wait_until(&mut harness, "the bot's move", |app| app.game().moves().len() == 2);
+    wait_until(&mut harness, "the values after the bot's move", every_move_valued);
+    assert_ne!(harness.state().analysis().status(), Status::Paused);
+}
+
+#[test]
+fn one_point_of_view_for_the_board_the_read_out_the_graph_the_list_and_the_help() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the start position's values", every_move_valued);
+    for square in ["f5", "d6", "c3"] {
+        harness.get_by_label_contains(&format!("{square}, evaluation")).click();
+        harness.step();
+        harness.step();
+        wait_until(&mut harness, "the values after the move", every_move_valued);
+    }
+    click_button(&mut harness, "White");
+    assert_eq!(harness.state().settings().eval_view, othello_app::settings::EvalView::White);
+    // White to move: a move's value is the discs it flips, + for White, to one decimal.
+    let cells = evaluated_cells(&harness);
+    assert!(cells.iter().any(|l| l.starts_with("g5, evaluation +2.0 discs, White's view")), "{cells:?}");
+    assert!(cells.iter().all(|l| l.contains("evaluation +") && l.contains(".0 discs, White's view")), "{cells:?}");
+    assert!(harness.query_by_label_contains("For White, in discs: + = White ahead").is_some(), "the graph");
+    assert!(harness.query_by_label_contains("In discs for White: + = White ahead").is_some(), "the read-out");
+    // One numbering: plies, in the list's rows as in its moves and the status line.
+    assert!(harness.query_by_label("3. B c3").is_some(), "the third move is move 3");
+    assert!(harness.query_by_label("3.").is_some(), "its row is numbered 3");
+    harness.key_press(egui::Key::ArrowLeft);
+    harness.step();
+    assert!(harness.query_by_label("Viewing move 2 of 3").is_some());
+    // The help says the same.
+    harness.get_by_role_and_label(Role::Button, "Help").click();
+    harness.step();
+    harness.step();
+    harness.get_by_label("How to play").click();
+    harness.step();
+    harness.step();
+    assert!(harness.query_by_label_contains("view everywhere: + = White ahead, in discs").is_some(), "the help");
+}
+
+#[test]
+fn the_best_line_is_shown_with_its_values_and_is_legal() {
+    let mut harness = app_with(evaluating(&analyzer()), launch(othello_testkit::TEST_GRACE));
+    wait_until(&mut harness, "the best line", |app| app.analysis().line_for(&app.game().viewed()).len() == 8);
+    let app = harness.state();
+    let line = app.analysis().line_for(&Position::start()).to_vec();
+    let best = app.analysis().values_for(&Position::start())[0].square;
+    assert_eq!(line[0].mv, othello_sdk::Move::Play(best), "it starts with the best move");
+    let mut position = Position::start();
+    for step in &line {
+        assert_eq!(step.mover, position.side_to_move());
+        assert!(position.is_legal(step.mv), "{} is legal", step.mv);
+        assert!(step.value.is_some_and(|v| v.eval.is_some()), "each move has its value");
+        position.play(step.mv);
+    }
+    let shown = harness.query_by_label_contains("Best line: ").expect("the line is shown");
+    let text = shown.accesskit_node().value().unwrap_or_default().to_owned();
+    assert!(text.contains(&format!("{best}\u{a0}+1.0")), "the first move and its value, Black's view: {text}");
+}
+
+#[test]
+fn the_search_time_is_the_players_choice() {
+    let settings = Settings { analysis_max_ms: 250, ..evaluating(&analyzer()) };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    let mut budgets = Vec::new();
+    let started = Instant::now();
+    while harness.state().analysis().status() != Status::Done {
+        assert!(started.elapsed() < WAIT, "the analysis ends at its last budget");
+        if let Status::Deepening { budget_ms } = harness.state().analysis().status() {
+            budgets.push(budget_ms);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        harness.step();
+    }
+    assert!(budgets.iter().all(|b| *b <= 250), "{budgets:?}");
+    assert!(harness.query_by_label("Analysis time").is_some(), "set in the Analysis panel");
+}
+
+#[test]
+fn practice_hides_the_hints_until_the_game_is_over_then_shows_them_and_analyses() {
+    let settings = Settings { practice: true, ..evaluating(&analyzer()) };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    for _ in 0..10 {
+        harness.step();
+    }
+    assert!(evaluated_cells(&harness).is_empty(), "no evaluations during the game");
+    assert_eq!(harness.state().analysis().status(), Status::Off, "nothing searched meanwhile");
+    assert!(harness.query_by_label_contains("Practice: the hints show once the game is over").is_some());
+    harness.get_by_label("f5").click();
+    for _ in 0..10 {
+        harness.step();
+    }
+    assert!(evaluated_cells(&harness).is_empty());
+    harness.state_mut().go_ahead(othello_app::Confirm::Resign(Color::White));
+    wait_until(&mut harness, "the values after the game", every_move_valued);
+    assert!(!evaluated_cells(&harness).is_empty(), "the hints show once it is over");
+    harness.state_mut().analyse_game();
+    wait_until(&mut harness, "the game analysis", |app| {
+        app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
+    });
+}
+
+#[test]
+fn search_budgets_follow_the_time_and_go_on_to_an_exact_solve_near_the_end() {
+    use othello_app::analysis::{Plan, SOLVE_CAP_MS};
+    let plan = Plan { max_ms: 1000, solve_from_empties: 0, line_plies: 0 };
+    assert_eq!(plan.budgets(&Position::start()), [100, 250, 500, 1000]);
+    let odd = Plan { max_ms: 700, ..plan };
+    assert_eq!(odd.budgets(&Position::start()), [100, 250, 500, 700]);
+    let ffo = Position::from_board_string(FFO_1).unwrap();
+    let solving = Plan { solve_from_empties: 14, ..plan };
+    let budgets = solving.budgets(&ffo);
+    assert_eq!(budgets[..5], [100, 250, 500, 1000, 2000], "past the time, doubling");
+    assert_eq!(budgets.last(), Some(&SOLVE_CAP_MS), "up to the cap");
+    assert_eq!(solving.budgets(&Position::start()).len(), 4, "not with 60 empties");
+}
+
+#[test]
+fn a_game_analysis_waits_while_a_bot_of_the_game_thinks() {
+    let slow = super::app_ui::standin_bot("slow-reviewed", &[("BOT_THINK_MS", "1500")]);
+    let settings = Settings {
+        white: super::app_ui::bot(&slow),
+        time_per_move_ms: 0,
+        analysis_bot: Some(analyzer()),
+        animate: false,
+        ..Settings::default()
+    };
+    let mut harness = app_with(settings, launch(othello_testkit::TEST_GRACE));
+    // 31 moves of the scripted game: White, the slow bot, is to move.
+    let (transcript, _) = fewest_flips_game();
+    harness.state_mut().load_transcript(&transcript[..62]);
+    wait_until(&mut harness, "the bot's think", |app| app.session().thinking().is_some());
+    harness.state_mut().analyse_game();
+    wait_until(&mut harness, "the analysis to wait", |app| app.game_review().is_some_and(|r| r.is_waiting()));
+    let waiting = harness.state().game_review().unwrap().progress();
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    let review = harness.state().game_review().unwrap();
+    assert_eq!(review.progress(), waiting, "no position searched while the bot thinks");
+    assert!(waiting.0 < waiting.1 && *review.status() == othello_app::review::Status::Running);
+    wait_until(&mut harness, "the bot's move and the analysis's end", |app| {
+        app.game().moves().len() == 32
+            && app.game_review().is_some_and(|r| *r.status() == othello_app::review::Status::Done)
+    });
 }

@@ -16,7 +16,7 @@ use othello_sdk::{Color, Move, Position, parse_transcript_from};
 const BOT_WAIT: Duration = Duration::from_secs(20);
 
 /// A well-behaved bot: plays its first legal move.
-fn first_legal_bot() -> PathBuf {
+pub(super) fn first_legal_bot() -> PathBuf {
     othello_testkit::fixture("first_legal")
 }
 
@@ -25,13 +25,13 @@ fn crashing_bot() -> PathBuf {
     othello_testkit::fixture("segfault")
 }
 
-fn bot(path: &Path) -> SeatChoice {
+pub(super) fn bot(path: &Path) -> SeatChoice {
     SeatChoice::Bot { path: path.to_owned(), level: None }
 }
 
 /// The real app with `settings`, scanning only `folders`, in a window big enough for every panel.
 /// Bots run in runner processes, as in the app.
-fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
+pub(super) fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp> {
     let launch = Launch {
         plugin_folders: Vec::new(),
         runner: othello_testkit::runner_command(),
@@ -43,14 +43,14 @@ fn app(settings: Settings, folders: Vec<PathBuf>) -> Harness<'static, OthelloApp
         .build_eframe(move |cc| OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(folders), &launch))
 }
 
-fn humans() -> Settings {
+pub(super) fn humans() -> Settings {
     Settings { animate: false, ..Settings::default() }
 }
 
 /// Runs the app until it is idle: no repaint pending, every answer that arrived handled. Waits on
 /// that event, not on a number of frames: a busy machine may deliver a bot's answer in the middle
 /// (each answer asks for a frame of its own), which is a reason to go on, not to fail.
-fn settle(harness: &mut Harness<'_, OthelloApp>) {
+pub(super) fn settle(harness: &mut Harness<'_, OthelloApp>) {
     let started = Instant::now();
     while harness.try_run().is_err() {
         assert!(started.elapsed() < BOT_WAIT, "the app kept asking for frames for {BOT_WAIT:?}");
@@ -58,7 +58,7 @@ fn settle(harness: &mut Harness<'_, OthelloApp>) {
 }
 
 /// Steps the app until `done` holds, letting worker threads answer in between.
-fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
+pub(super) fn wait_until(harness: &mut Harness<'_, OthelloApp>, what: &str, done: impl Fn(&OthelloApp) -> bool) {
     let started = Instant::now();
     while !done(harness.state()) {
         assert!(started.elapsed() < BOT_WAIT, "timed out waiting for {what}");
@@ -92,7 +92,7 @@ fn paste_transcript(harness: &mut Harness<'_, OthelloApp>, text: &str) {
 
 /// A stand-in bot compiled from `tests/bots/standin.c` with these `-D` definitions, into a folder
 /// of its own named `tag` (so a test can scan just it).
-fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
+pub(super) fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
     let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("app-ui-bots-{tag}"));
     std::fs::create_dir_all(&folder).unwrap();
     let library = folder.join(format!("lib{tag}.so"));
@@ -113,7 +113,7 @@ fn standin_bot(tag: &str, defines: &[(&str, &str)]) -> PathBuf {
 }
 
 /// New game, confirmed if a game in progress makes the app ask (a bot may be thinking: no settle).
-fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
+pub(super) fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
     harness.get_by_role_and_label(Role::Button, "New game").click();
     harness.step();
     if harness.state().confirmation().is_some() {
@@ -123,7 +123,7 @@ fn start_new_game(harness: &mut Harness<'_, OthelloApp>) {
     }
 }
 
-fn is_enabled(harness: &Harness<'_, OthelloApp>, button: &str) -> bool {
+pub(super) fn is_enabled(harness: &Harness<'_, OthelloApp>, button: &str) -> bool {
     !harness.get_by_role_and_label(Role::Button, button).accesskit_node().is_disabled()
 }
 
@@ -634,9 +634,11 @@ fn the_menu_bar_lists_the_commands_with_their_shortcuts() {
     settle(&mut harness);
     harness.get_by_label("Keyboard shortcuts").click();
     settle(&mut harness);
-    for (keys, what) in
-        [("Ctrl+N", "Pause / resume a bots' game"), ("Ctrl+Z", "Copy the transcript"), ("Ctrl+O", "Open a game file")]
-    {
+    for (keys, what) in [
+        ("Ctrl+N", "Pause / resume the game (its bots and its clock)"),
+        ("Ctrl+Z", "Copy the transcript"),
+        ("Ctrl+O", "Open a game file"),
+    ] {
         assert!(harness.query_by_label(keys).is_some(), "{keys}");
         assert!(harness.query_by_label(what).is_some(), "{what}");
     }
@@ -1164,6 +1166,9 @@ fn setting_up_a_position_over_a_game_in_progress_asks_first() {
     assert!(harness.state().editor().is_some(), "still editing after no");
     harness.get_by_role_and_label(Role::Button, "Cancel editing").click_accesskit();
     settle(&mut harness);
+    // Editing paused the game; cancelling leaves it as it was: White may move.
+    assert!(!harness.state().session().paused);
+    assert_eq!(harness.state().session().human_to_move(), Some(Color::White));
 
     harness.get_by_role_and_label(Role::Button, "Set up pasted position").click_accesskit();
     settle(&mut harness);
@@ -1225,15 +1230,17 @@ fn the_game_clock_counts_down_for_the_side_to_move_and_flags_a_time_loss() {
     let mut harness = app(settings, Vec::new());
     harness.state_mut().set_time_source(time.source());
     settle(&mut harness);
-    assert!(harness.query_by_label("Black's clock 1:00, running").is_some());
+    assert!(harness.query_by_label("Black's clock 1:00").is_some());
     assert!(harness.query_by_label("White's clock 1:00").is_some());
-    time.advance(Duration::from_secs(10));
+    // The clock starts with the game's first move: a minute untouched loses nothing.
+    time.advance(Duration::from_secs(100));
     harness.step();
-    assert!(harness.query_by_label("Black's clock 0:50, running").is_some(), "Black's time runs");
+    assert!(harness.query_by_label("Black's clock 1:00").is_some(), "nothing runs before the first move");
+    assert!(!harness.state().game().is_over());
     harness.get_by_label("f5").click();
     harness.step();
     harness.step();
-    assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(52)), "50 s left, 2 s added");
+    assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(62)), "60 s left, 2 s added");
     assert!(harness.query_by_label("White's clock 1:00, running").is_some(), "now White's runs");
     time.advance(Duration::from_secs(59));
     harness.step();
@@ -1249,7 +1256,7 @@ fn the_game_clock_counts_down_for_the_side_to_move_and_flags_a_time_loss() {
         other => panic!("White lost on time, not {other:?}"),
     }
     assert!(harness.query_by_label_contains("White lost by timeout").is_some(), "the banner says so");
-    assert!(harness.query_by_label("Black's clock 0:52").is_some(), "the clocks stop");
+    assert!(harness.query_by_label("Black's clock 1:02").is_some(), "the clocks stop");
     // Without a human there is no clock.
     let first_legal = first_legal_bot();
     let settings = Settings { clock_minutes: 1, black: bot(&first_legal), white: bot(&first_legal), ..humans() };
@@ -1298,17 +1305,19 @@ fn the_clock_setting_holds_from_the_first_move_and_then_waits_for_the_next_game(
     time.advance(Duration::from_secs(5));
     harness.step();
     let ten = Duration::from_secs(600);
-    assert_eq!(harness.state().clock_left(Color::Black), Some(ten - Duration::from_secs(5)), "Black's time runs");
-    assert!(harness.query_by_label("Black's clock 9:55, running").is_some());
+    assert_eq!(harness.state().clock_left(Color::Black), Some(ten), "nothing runs before the first move");
+    assert!(harness.query_by_label("Black's clock 10:00").is_some());
     assert!(harness.query_by_label("White's clock 10:00").is_some());
     // Once the game is under way a new setting waits for the next game.
     harness.get_by_label("f5").click();
     harness.step();
     harness.step();
+    time.advance(Duration::from_secs(5));
     harness.state_mut().settings_mut().clock_minutes = 3;
     harness.step();
-    assert_eq!(harness.state().clock_left(Color::Black), Some(ten - Duration::from_secs(5)), "the game's clock holds");
-    assert_eq!(harness.state().clock_left(Color::White), Some(ten));
+    assert_eq!(harness.state().clock_left(Color::Black), Some(ten), "the game's clock holds");
+    assert_eq!(harness.state().clock_left(Color::White), Some(ten - Duration::from_secs(5)));
+    assert!(harness.query_by_label("White's clock 9:55, running").is_some());
     start_new_game(&mut harness);
     harness.step();
     assert_eq!(harness.state().clock_left(Color::Black), Some(Duration::from_secs(180)), "the next game's clock");
@@ -1409,4 +1418,125 @@ fn a_replay_shows_the_running_clock_of_the_players_game() {
         harness.query_by_label_contains("Your game: White's clock").is_some(),
         "the player's running clock stays in sight during the replay"
     );
+}
+
+#[test]
+fn playing_on_from_a_past_position_keeps_the_old_line_as_a_variation_to_switch_back_to() {
+    let mut harness = app(humans(), Vec::new());
+    for square in ["f5", "d6", "c3"] {
+        harness.get_by_label(square).click();
+        settle(&mut harness);
+    }
+    harness.get_by_label("1. B f5").click();
+    settle(&mut harness);
+    harness.get_by_role_and_label(Role::Button, "Play on from here").click();
+    settle(&mut harness);
+    harness.get_by_label("f4").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5f4");
+    assert!(harness.query_by_label("Variations (1)").is_some(), "the old line is kept");
+    harness.get_by_label("Switch to the variation after move 1: d6 c3 (2 moves)").click();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6c3", "back on the old line");
+    assert!(harness.query_by_label("Switch to the variation after move 1: f4 (1 move)").is_some());
+}
+
+#[test]
+fn a_wthor_file_is_imported_and_its_opening_tree_shows_the_moves_played_with_their_results() {
+    use othello_app::wthor;
+    let squares = |text: &str| -> Vec<othello_sdk::Square> {
+        othello_sdk::parse_transcript(text).unwrap().into_iter().filter_map(|m| m.square()).collect()
+    };
+    // Written by the test from the published format: Black's discs 40, 20 and 32.
+    let bytes = wthor::write(2026, &[(40, squares("f5d6c3d3c4")), (20, squares("f5f6e6")), (32, squares("d3c5"))]);
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("test.wtb");
+    std::fs::write(&path, &bytes).unwrap();
+    let broken = folder.path().join("broken.wtb");
+    std::fs::write(&broken, &bytes[..bytes.len() - 1]).unwrap();
+
+    let mut harness = app(humans(), Vec::new());
+    set_text(&mut harness, "WTHOR file (.wtb)", &broken.display().to_string());
+    harness.get_by_role_and_label(Role::Button, "Import games").click_accesskit();
+    wait_until(&mut harness, "the import", |app| app.message().is_some_and(|m| m.text.starts_with("Not imported")));
+    assert!(harness.state().message().unwrap().text.contains("cut short"), "{:?}", harness.state().message());
+    assert!(harness.state().opening_tree().is_none());
+
+    set_text(&mut harness, "WTHOR file (.wtb)", &path.display().to_string());
+    harness.get_by_role_and_label(Role::Button, "Import games").click_accesskit();
+    wait_until(&mut harness, "the import", |app| app.opening_tree().is_some());
+    settle(&mut harness);
+    assert_eq!(harness.state().message().unwrap().text, "Imported 3 games from test.wtb");
+    assert_eq!(harness.state().settings().wthor_file, path.display().to_string(), "remembered");
+    // Every first move is f5 turned: the three games, Black 1 win 1 draw 1 loss, -8 / 3 discs.
+    assert!(harness.query_by_label("f5: 3 games, Black 50%, -2.7").is_some());
+    harness.get_by_label("f5").click();
+    settle(&mut harness);
+    assert!(harness.query_by_label_contains("3 games reach this position").is_some());
+    // White to move; values for Black (the point of view): d3 c5 is f5 d6 turned.
+    assert!(harness.query_by_label("d6: 2 games, Black 75%, +8.0").is_some());
+    assert!(harness.query_by_label("f6: 1 game, Black 0%, -24.0").is_some());
+    // A move of the base is played from its row.
+    harness.get_by_label("d6: 2 games, Black 75%, +8.0").click_accesskit();
+    settle(&mut harness);
+    assert_eq!(harness.state().game().transcript(), "f5d6");
+}
+
+#[test]
+fn a_bot_deleted_since_it_was_chosen_is_named_and_no_game_starts_with_it() {
+    let library = standin_bot("soon-gone", &[("BOT_NAME", "\"Soon Gone\"")]);
+    let settings = Settings { white: bot(&library), ..humans() };
+    let mut harness = app(settings, vec![library.parent().unwrap().to_owned()]);
+    wait_until(&mut harness, "the plugin scan", |app| !app.is_scanning_plugins());
+    settle(&mut harness);
+    assert!(harness.query_all_by_label_contains("Soon Gone").count() > 0, "the scan's name, not the file's");
+    assert!(harness.query_by_label_contains("soon-gone").is_none());
+    std::fs::remove_file(&library).unwrap();
+    harness.step();
+    assert!(harness.query_by_label_contains("White: this bot's library is gone").is_some());
+    harness.state_mut().new_game();
+    harness.step();
+    let message = harness.state().message().unwrap().text.clone();
+    assert!(message.contains("soon-gone is no longer in its folder"), "{message}");
+}
+
+#[test]
+fn a_large_window_draws_everything_larger_and_the_tab_bar_keeps_one_line() {
+    let sized = |size: [f32; 2]| {
+        let launch = Launch {
+            plugin_folders: Vec::new(),
+            runner: othello_testkit::runner_command(),
+            options: othello_testkit::seat_options(),
+            engines: Vec::new(),
+        };
+        Harness::builder().with_size(size).build_eframe(move |cc| {
+            OthelloApp::with_config(&cc.egui_ctx, humans(), FolderSource::Exact(Vec::new()), &launch)
+        })
+    };
+    let mut large = sized([1920.0, 1080.0]);
+    for _ in 0..4 {
+        large.step();
+    }
+    let growth = large.state().growth();
+    assert!((growth - 1.3).abs() < 0.01, "1920×1080 draws at 1.3×, not {growth}");
+    let body = large.ctx.global_style().text_styles[&egui::TextStyle::Body].size;
+    assert!((body - 1.3 * egui::Style::default().text_styles[&egui::TextStyle::Body].size).abs() < 0.01);
+    let graph = large.get_by_label_contains("Evaluation graph").accesskit_node().bounding_box().unwrap();
+    assert!(graph.height() > 140.0, "the graph grows too: {}", graph.height());
+    let mut usual = sized([1200.0, 800.0]);
+    usual.step();
+    assert_eq!(usual.state().growth(), 1.0, "up to 1280×820 the app keeps its size");
+    // At 1024×700 the four tabs stay on one line on every tab (the wide Matches and Ladder panels
+    // as the narrow Play one).
+    let mut small = sized([1024.0, 700.0]);
+    for tab in ["Play", "Plugins", "Matches", "Ladder"] {
+        small.get_by_role_and_label(Role::Button, tab).click();
+        small.step();
+        small.step();
+        let tops: Vec<f64> = ["Play", "Plugins", "Matches", "Ladder"]
+            .iter()
+            .map(|t| small.get_by_role_and_label(Role::Button, t).accesskit_node().bounding_box().unwrap().y0)
+            .collect();
+        assert!(tops.iter().all(|y| (y - tops[0]).abs() < 1.0), "on the {tab} tab: {tops:?}");
+    }
 }

@@ -2,4 +2,6 @@
 
 mod analysis_ui;
 mod app_ui;
+mod clock_ui;
 mod ladder_ui;
+mod panels_ui;
