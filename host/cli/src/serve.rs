@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// worker renews it within this many seconds.
     #[arg(long, value_name = "S", default_value_t = othello_server::remote::DEFAULT_LEASE.as_secs_f64())]
     pub lease_secs: f64,
+    /// A remote worker's lease ends this many seconds after its claim however often it is
+    /// renewed (its job then goes back to the queue): no worker holds a job forever.
+    #[arg(long, value_name = "S", default_value_t = othello_server::remote::DEFAULT_LEASE_CAP.as_secs_f64())]
+    pub lease_cap_secs: f64,
     /// Run even when a sandbox layer is missing on this machine (every page then says so).
     #[arg(long)]
     pub allow_weak_sandbox: bool,
@@ -371,6 +375,10 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
             .ok()
             .filter(|d| !d.is_zero())
             .ok_or("--lease-secs must be a positive number of seconds")?,
+        lease_cap: Duration::try_from_secs_f64(args.lease_cap_secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or("--lease-cap-secs must be a positive number of seconds")?,
         time_limit: (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms)),
         runner,
         seat_options: options,

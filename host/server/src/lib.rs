@@ -50,6 +50,8 @@ pub struct Config {
     pub workers: usize,
     /// A remote worker's lease on a job lapses unless renewed within this time.
     pub lease_duration: Duration,
+    /// A remote worker's lease ends this long after its claim however often it is renewed.
+    pub lease_cap: Duration,
     /// Time per move of rating games (`None` = no limit).
     pub time_limit: Option<Duration>,
     /// Starts the bots' runners (`othello runner`).

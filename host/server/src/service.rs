@@ -18,6 +18,7 @@ use crate::store::{self, Entrant, Status, Upload};
 use crate::worker::CheckReport;
 use crate::{Config, Shared};
 
+pub mod entries;
 mod history;
 mod testing;
 
@@ -288,6 +289,11 @@ impl Service {
         let sha256 = store::sha256_hex(bytes);
         if let Some(earlier) = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)? {
             return Ok(Accepted { id: earlier.id, status: earlier.status, sha256, duplicate: true });
+        }
+        let copy = entries::refuse_copy(&lock(&self.db), &lock(&self.ladder), entrant.id, &sha256)
+            .map_err(Refusal::internal)?;
+        if let Some(why) = copy {
+            return Err(Refusal::new(409, why));
         }
         let file_name = crate::inspect::safe_file_name(raw_file_name);
         let folder = self.config.uploads_dir().join(&sha256);

@@ -75,6 +75,8 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     crate::remote::migrate(&connection)
         .map_err(|e| format!("cannot set up the workers' tables in {}: {e}", path.display()))?;
     crate::test_games::migrate(&connection)?;
+    crate::service::entries::migrate(&connection)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     Ok(connection)
 }
 
@@ -450,12 +452,18 @@ pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
 /// Claims the next job for `lease` (checks first, then pairs, oldest first), held until it is
 /// finished or the server stops (a local worker's).
 pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
-    claim_job_until(connection, lease, None)
+    claim_job_until(connection, lease, None, None)
 }
 
 /// [`claim_job`] with a lease that lapses at `expires` (Unix milliseconds) unless renewed: a
-/// remote worker's. Jobs whose leases have lapsed go back to the queue first.
-pub fn claim_job_until(connection: &mut Connection, lease: &str, expires: Option<i64>) -> Result<Option<Job>, String> {
+/// remote worker's. Jobs whose leases have lapsed go back to the queue first. A remote `worker`
+/// is never given again a check it found unloadable (a second worker must confirm it).
+pub fn claim_job_until(
+    connection: &mut Connection,
+    lease: &str,
+    expires: Option<i64>,
+    worker: Option<i64>,
+) -> Result<Option<Job>, String> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     transaction
@@ -468,8 +476,10 @@ pub fn claim_job_until(connection: &mut Connection, lease: &str, expires: Option
     let job = transaction
         .query_row(
             "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued'
+               AND NOT (?1 IS NOT NULL AND kind = 'check'
+                        AND id IN (SELECT job FROM server_load_verdicts WHERE worker = ?1))
              ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
-            [],
+            [worker],
             job_row,
         )
         .optional()

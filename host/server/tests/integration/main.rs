@@ -34,6 +34,7 @@ pub fn config(dir: &Path) -> Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         workers: 2,
         lease_duration: othello_server::remote::DEFAULT_LEASE,
+        lease_cap: othello_server::remote::DEFAULT_LEASE_CAP,
         time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
         runner: othello_testkit::runner_command(),
         seat_options: othello_testkit::seat_options(),
