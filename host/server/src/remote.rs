@@ -446,6 +446,7 @@ impl Remote {
                     .map_err(|e| internal(db(e)))?;
                 shared.changed();
                 let libraries = [0, 1].map(|i| format!("/api/worker/libraries/{}", plan.bots[i].sha256));
+                let lease_ms = (expires - issued) as u64;
                 return Ok(Some(Claimed { lease, lease_ms, job: job.id, plan, libraries }));
             }
         })

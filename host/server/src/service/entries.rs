@@ -34,7 +34,12 @@ fn db(e: rusqlite::Error) -> String {
 
 /// Whose the file `sha256` is when it is not `entrant`'s own: another entrant's upload, or a bot
 /// of the organiser's pool. In words, for the message and the organiser's page.
-pub fn original_of(connection: &Connection, ladder: &Ladder, entrant: i64, sha256: &str) -> Result<Option<String>, String> {
+pub fn original_of(
+    connection: &Connection,
+    ladder: &Ladder,
+    entrant: i64,
+    sha256: &str,
+) -> Result<Option<String>, String> {
     let others = store::all_rows(
         connection,
         "SELECT u.id, e.name, coalesce(json_extract(u.report, '$.name'), u.file_name) FROM server_uploads u
@@ -54,7 +59,12 @@ pub fn original_of(connection: &Connection, ladder: &Ladder, entrant: i64, sha25
 }
 
 /// Refuses `entrant`'s file when it is a copy (logged for the organiser); the message names whose.
-pub fn refuse_copy(connection: &Connection, ladder: &Ladder, entrant: i64, sha256: &str) -> Result<Option<String>, String> {
+pub fn refuse_copy(
+    connection: &Connection,
+    ladder: &Ladder,
+    entrant: i64,
+    sha256: &str,
+) -> Result<Option<String>, String> {
     let Some(original) = original_of(connection, ladder, entrant, sha256)? else { return Ok(None) };
     connection
         .execute(
@@ -70,15 +80,21 @@ pub fn refuse_copy(connection: &Connection, ladder: &Ladder, entrant: i64, sha25
 
 /// Ladder entries that are entrants' uploads.
 fn uploaded_entries(connection: &Connection) -> Result<std::collections::HashSet<i64>, String> {
-    let entries = store::all_rows(connection, "SELECT DISTINCT entry FROM server_uploads WHERE entry IS NOT NULL", [], |row| {
-        row.get::<_, i64>(0)
-    })?;
+    let entries =
+        store::all_rows(connection, "SELECT DISTINCT entry FROM server_uploads WHERE entry IS NOT NULL", [], |row| {
+            row.get::<_, i64>(0)
+        })?;
     Ok(entries.into_iter().collect())
 }
 
 /// Why `name` cannot be `entrant`'s bot's name, if it cannot: it looks like (same skeleton) the
 /// name of another entrant's bot or of a pool bot. An entrant's own earlier versions may share it.
-pub fn name_taken(connection: &Connection, ladder: &Ladder, entrant: i64, name: &str) -> Result<Option<String>, String> {
+pub fn name_taken(
+    connection: &Connection,
+    ladder: &Ladder,
+    entrant: i64,
+    name: &str,
+) -> Result<Option<String>, String> {
     let wanted = skeleton(name);
     let owners = store::all_rows(
         connection,

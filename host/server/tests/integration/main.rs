@@ -2,6 +2,7 @@
 //! over HTTP as entrants and an abuser would.
 
 mod abuse;
+mod attacks;
 mod browser;
 mod contest;
 mod pages;

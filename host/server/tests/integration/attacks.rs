@@ -1,0 +1,489 @@
+//! The second round of attacks (issue 45), one test each: a worker that lies, a copy of another
+//! entrant's file, look-alike names, a lease held forever, a worker led to send its token
+//! elsewhere or to hammer a server. Each asserts the attack had no effect and that the user sees
+//! why.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use othello_arena::plugins::PluginStatus;
+use othello_server::remote_client::{BACKOFF_FIRST, WorkerOptions, run};
+use othello_server::worker::Played;
+use serde_json::Value;
+
+use crate::remote::{TestWorker, claim, count, made_up_check, made_up_game, post, refusals, remote_server, submit};
+use crate::{DEADLINE, TestServer, compile_test_bot, named_bot};
+
+fn worker(server: &TestServer, name: &str) -> String {
+    othello_server::add_worker(&server.ladder(), name).unwrap()
+}
+
+fn upload_named(server: &TestServer, token: &str, tag: &str, name: &str) -> (i64, String) {
+    let (status, json) = server.upload(Some(token), "bot.so", &std::fs::read(named_bot(tag, name)).unwrap());
+    assert_eq!(status, 201, "{json}");
+    (json["id"].as_i64().unwrap(), json["sha256"].as_str().unwrap().to_owned())
+}
+
+/// A worker fetches the libraries of its own leases only: not a classmate's bot by its hash.
+#[test]
+fn a_worker_cannot_download_a_library_that_none_of_its_leases_plays() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let fake = worker(&server, "fake");
+    let (alice, bob) = (server.add_entrant("Alice"), server.add_entrant("Bob"));
+    let (_, alice_hash) = upload_named(&server, &alice, "dl-alice", "Alice's bot");
+    let (_, bob_hash) = upload_named(&server, &bob, "dl-bob", "Bob's bot");
+
+    // No lease yet: nothing at all.
+    let (status, body) = server.get(&format!("/api/worker/libraries/{bob_hash}"), Some(&fake));
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("none of this worker's live leases"), "{body}");
+
+    let claimed = claim(&server, &fake);
+    let (leased, other) =
+        if claimed.plan.bots[0].sha256 == alice_hash { (&alice_hash, &bob_hash) } else { (&bob_hash, &alice_hash) };
+    let (status, body) = server.get(&format!("/api/worker/libraries/{other}"), Some(&fake));
+    assert_eq!(status, 403, "the other entrant's library: {body}");
+    let response = server
+        .agent
+        .get(format!("{}/api/worker/libraries/{leased}", server.url))
+        .header("Authorization", format!("Bearer {fake}"))
+        .call()
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200, "the library of its own lease");
+}
+
+/// Heartbeats renew a lease up to its hard cap, no further: then the job goes to another worker.
+#[test]
+fn a_lease_cannot_be_held_forever_by_heartbeats() {
+    let server = TestServer::start_with(|config| {
+        config.workers = 0;
+        config.lease_duration = Duration::from_secs(60);
+        config.lease_cap = Duration::from_millis(1500);
+    });
+    let (holder, other) = (worker(&server, "holder"), worker(&server, "other"));
+    let entrant = server.add_entrant("Cid");
+    upload_named(&server, &entrant, "cap", "Cid's bot");
+    let claimed = claim(&server, &holder);
+    assert!(claimed.lease_ms <= 1500, "a claim's lease ends by the cap: {}", claimed.lease_ms);
+    let start = Instant::now();
+    let why = loop {
+        let (status, body) = post(&server, &format!("/api/worker/leases/{}/heartbeat", claimed.lease), &holder, b"");
+        if status == 409 {
+            break body["error"].as_str().unwrap().to_owned();
+        }
+        assert_eq!(status, 200, "{body}");
+        assert!(start.elapsed() < DEADLINE, "the lease is still renewed after {DEADLINE:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(why.contains("hard cap"), "{why}");
+    assert!(start.elapsed() >= Duration::from_millis(1000), "renewed until the cap, not refused at once");
+    let again = claim(&server, &other);
+    assert_eq!(again.job, claimed.job, "the capped job went to another worker");
+    let (status, body) = submit(&server, &holder, &claimed.lease, &made_up_check(&claimed));
+    assert_eq!(status, 409, "a result under the capped lease does not count: {body}");
+}
+
+/// One worker saying that a classmate's working bot "does not load" rejects nothing: the check is
+/// played again by another worker, which finds it loads.
+#[test]
+fn one_workers_does_not_load_verdict_does_not_reject_an_upload() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let (liar, honest) = (worker(&server, "liar"), worker(&server, "honest"));
+    let entrant = server.add_entrant("Dee");
+    let (id, _) = upload_named(&server, &entrant, "verdict", "Dee's bot");
+    let claimed = claim(&server, &liar);
+    let mut lie = made_up_check(&claimed);
+    lie.games.clear();
+    lie.probe.as_mut().unwrap().status = PluginStatus::Error("missing symbol `think`".to_owned());
+    let (status, body) = submit(&server, &liar, &claimed.lease, &lie);
+    assert_eq!(status, 200, "taken as one worker's word: {body}");
+    let (_, bot) = server.get_json(&format!("/api/bots/{id}"), Some(&entrant));
+    assert_ne!(bot["status"], "rejected", "{bot}");
+    assert!(bot["reason"].as_str().unwrap().contains("another worker checks it again"), "{bot}");
+    // The liar is not given the same check again.
+    let (status, body) = post(&server, "/api/worker/claim", &liar, b"{}");
+    assert_eq!(status, 204, "{body}");
+
+    let honest = TestWorker::start(&server, &honest, 1);
+    let bot = server.wait_for_status(&entrant, id, &["rated", "rejected"]);
+    honest.stop().unwrap();
+    assert_eq!(bot["status"], "rated", "the honest worker found it loads: {bot}");
+}
+
+/// Two workers agreeing that a library does not load reject it, with their reason.
+#[test]
+fn two_workers_finding_a_library_unloadable_reject_it() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let dir = tempfile::tempdir().unwrap();
+    let hollow = compile_test_bot("no_exports", dir.path());
+    let entrant = server.add_entrant("Eve");
+    let id = server.upload_file(&entrant, &hollow);
+    let workers: Vec<TestWorker> =
+        ["one", "two"].iter().map(|name| TestWorker::start(&server, &worker(&server, name), 1)).collect();
+    let bot = server.wait_for_status(&entrant, id, &["rated", "rejected"]);
+    for worker in workers {
+        worker.stop().unwrap();
+    }
+    assert_eq!(bot["status"], "rejected", "{bot}");
+    assert!(bot["reason"].as_str().unwrap().contains("does not load"), "{bot}");
+    assert_eq!(
+        count(
+            &server,
+            &format!(
+                "SELECT count(DISTINCT worker) FROM server_load_verdicts WHERE job IN (SELECT id FROM server_jobs WHERE upload = {id})"
+            )
+        ),
+        2
+    );
+}
+
+/// A worker reporting a library without the bot's exports as loadable is refused.
+#[test]
+fn a_workers_report_is_held_against_the_librarys_exports() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let fake = worker(&server, "fake");
+    let dir = tempfile::tempdir().unwrap();
+    let hollow = compile_test_bot("no_exports", dir.path());
+    let entrant = server.add_entrant("Fay");
+    let hollow_id = server.upload_file(&entrant, &hollow);
+    let claimed = claim(&server, &fake);
+    let (status, body) = submit(&server, &fake, &claimed.lease, &made_up_check(&claimed));
+    assert_eq!(status, 422, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("exports no init, think"), "{body}");
+    let (_, bot) = server.get_json(&format!("/api/bots/{hollow_id}"), Some(&entrant));
+    assert!(bot["entry"].is_null() && bot["status"] != "rated", "not on the ladder: {bot}");
+    assert!(refusals(&server).iter().any(|r| r.contains("exports no init")), "logged for the organiser");
+}
+
+/// A name a worker reports for a bot (an escape sequence, 313 characters) is made harmless and
+/// bounded as a local probe's is.
+#[test]
+fn a_name_a_worker_reports_is_made_harmless() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let fake = worker(&server, "fake");
+    let entrant = server.add_entrant("Fay");
+    let (id, _) = upload_named(&server, &entrant, "harmless", "Fay's bot");
+    let claimed = claim(&server, &fake);
+    let mut report = made_up_check(&claimed);
+    let long_name = format!("\u{1b}]0;owned\u{7}{}", "x".repeat(303));
+    assert_eq!(long_name.chars().count(), 313);
+    report.probe.as_mut().unwrap().name = long_name;
+    let (status, body) = submit(&server, &fake, &claimed.lease, &report);
+    assert_eq!(status, 200, "{body}");
+    let (_, bot) = server.get_json(&format!("/api/bots/{id}"), Some(&entrant));
+    let name = bot["name"].as_str().unwrap();
+    assert!(!name.contains('\u{1b}') && !name.contains('\u{7}'), "{name:?}");
+    assert!(name.chars().count() <= othello_arena::seat::MAX_BOT_NAME_CHARS, "{name:?}");
+}
+
+/// A move a worker measured over the limit and its grace is that bot's timeout loss there: the
+/// result counts (the honest worker is not taken for a cheat), the rest of the game does not.
+#[test]
+fn a_slow_move_is_the_bots_timeout_loss_not_a_refused_result() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let fake = worker(&server, "slow machine");
+    let entrant = server.add_entrant("Gus");
+    let (id, _) = upload_named(&server, &entrant, "slow", "Gus's bot");
+    let check = claim(&server, &fake);
+    assert_eq!(submit(&server, &fake, &check.lease, &made_up_check(&check)).0, 200);
+    let pair = claim(&server, &fake);
+    assert_eq!(pair.plan.kind, "pair", "{pair:?}");
+    let allowed = pair.plan.move_time_allowed(&othello_testkit::seat_options()).unwrap();
+    assert_eq!(pair.plan.grace_ms.map(Duration::from_millis), Some(allowed - pair.plan.time_limit().unwrap()));
+    let mut games = vec![made_up_game(&pair, "a", "b"), made_up_game(&pair, "b", "a")];
+    // The first game's fifth move took longer than the rule allows.
+    games[0].moves[4].elapsed = allowed + Duration::from_millis(55);
+    let slow = games[0].moves[4].color;
+    let (status, body) = submit(&server, &fake, &pair.lease, &Played { probe: None, games });
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["games"], 2, "{body}");
+    assert!(refusals(&server).is_empty(), "{:?}", refusals(&server));
+    let game = count(&server, &format!("SELECT min(game) FROM server_job_games WHERE job = {}", pair.job));
+    let (_, replay) = server.get_json(&format!("/api/games/{game}"), None);
+    assert_eq!(replay["termination"], "timeout", "{replay}");
+    let opening = pair.plan.opening().unwrap().moves().len();
+    assert_eq!(replay["moves"].as_array().unwrap().len(), opening + 4, "the game ends at the slow move: {replay}");
+    let winner = if slow == othello_sdk::Color::Black { "0-1" } else { "1-0" };
+    assert!(replay["result"].as_str().unwrap().starts_with(winner), "{replay}");
+    let _ = id;
+}
+
+/// A timeout claimed in a game without a time limit cannot have happened: refused.
+#[test]
+fn a_timeout_without_a_time_limit_is_refused() {
+    let server = TestServer::start_with(|config| {
+        config.workers = 0;
+        config.time_limit = None;
+    });
+    let fake = worker(&server, "fake");
+    let entrant = server.add_entrant("Hal");
+    upload_named(&server, &entrant, "no-limit", "Hal's bot");
+    let check = claim(&server, &fake);
+    assert_eq!(submit(&server, &fake, &check.lease, &made_up_check(&check)).0, 200);
+    let pair = claim(&server, &fake);
+    let mut games = vec![made_up_game(&pair, "a", "b"), made_up_game(&pair, "b", "a")];
+    // The opponent "timed out" at once: the game ends before its first move.
+    let loser = games[0].start.side_to_move();
+    games[0].moves.clear();
+    games[0].result = othello_arena::record::Outcome::forfeit(
+        loser,
+        othello_arena::seat::Failure::new(othello_arena::seat::Termination::Timeout, "0 ms"),
+    );
+    let (status, body) = submit(&server, &fake, &pair.lease, &Played { probe: None, games });
+    assert_eq!(status, 422, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("no time limit"), "{body}");
+    assert_eq!(count(&server, "SELECT count(*) FROM server_job_games"), 0, "nothing counted");
+}
+
+/// A byte-identical copy of another entrant's library, or of a pool bot's, is refused with a
+/// message naming whose it is; the original's row is untouched and the organiser sees the copy.
+#[test]
+fn a_copy_of_another_entrants_or_the_pools_file_is_refused_naming_it() {
+    let server = TestServer::start();
+    let (alice, bob) = (server.add_entrant("Alice"), server.add_entrant("Bob"));
+    let greedy = named_bot("copied", "Greedy");
+    let alice_id = server.upload_file(&alice, &greedy);
+    let alice_bot = server.wait_for_status(&alice, alice_id, &["rated", "rejected"]);
+    assert_eq!(alice_bot["status"], "rated", "{alice_bot}");
+
+    let (status, json) = server.upload(Some(&bob), "greedy.so", &std::fs::read(&greedy).unwrap());
+    assert_eq!(status, 409, "{json}");
+    let why = json["error"].as_str().unwrap();
+    assert!(why.contains("copy") && why.contains("Alice"), "{why}");
+    let (status, json) = server.upload(Some(&bob), "random.so", &std::fs::read(othello_testkit::random_bot()).unwrap());
+    assert_eq!(status, 409, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("pool"), "{json}");
+
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let rows = board.as_array().unwrap();
+    let alice_row = rows.iter().find(|r| r["bot"] == alice_id).unwrap();
+    assert_eq!(alice_row["entrant"], "Alice", "{alice_row}");
+    assert!(rows.iter().all(|r| r["entrant"] != "Bob"), "Bob took no row: {board}");
+    let random_row = rows.iter().find(|r| r["name"] == "Random").unwrap();
+    assert!(random_row["entrant"].is_null(), "the pool's row stays the pool's: {random_row}");
+    assert_eq!(
+        count(
+            &server,
+            "SELECT count(*) FROM server_uploads WHERE entrant = (SELECT id FROM server_entrants WHERE name = 'Bob')"
+        ),
+        0
+    );
+    let db = othello_server::store::open(&server.ladder()).unwrap();
+    let copies = othello_server::service::entries::copies(&db).unwrap();
+    assert_eq!(copies.len(), 2, "both copies are flagged for the organiser: {copies:?}");
+}
+
+/// A bot named like another entrant's (a Greek capital alpha, another case, a right-to-left
+/// override) is refused with the reason; the first keeps its name and its row.
+#[test]
+fn a_bot_name_that_looks_like_another_entrants_is_refused() {
+    let server = TestServer::start();
+    let (alice, bob, carol) = (server.add_entrant("Alice"), server.add_entrant("Bob"), server.add_entrant("Carol"));
+    let first = server.upload_file(&alice, &named_bot("look-alpha", "Alpha"));
+    assert_eq!(server.wait_for_status(&alice, first, &["rated", "rejected"])["status"], "rated");
+    for (token, tag, name) in [(&bob, "look-greek", "\u{391}LPHA"), (&carol, "look-rlo", "Alpha\u{202E}")] {
+        let id = server.upload_file(token, &named_bot(tag, name));
+        let bot = server.wait_for_status(token, id, &["rated", "rejected"]);
+        assert_eq!(bot["status"], "rejected", "{name:?}: {bot}");
+        let why = bot["reason"].as_str().unwrap();
+        assert!(why.contains("looks like `Alpha`") && why.contains("Alice"), "{why}");
+    }
+    // A pool bot's name is taken too.
+    let id = server.upload_file(&bob, &named_bot("look-pool", "random"));
+    let bot = server.wait_for_status(&bob, id, &["rated", "rejected"]);
+    assert!(bot["reason"].as_str().unwrap().contains("organiser's pool"), "{bot}");
+    // Alice's next version may keep its name (here in another case).
+    let again = server.upload_file(&alice, &named_bot("look-alpha-2", "alpha"));
+    assert_eq!(server.wait_for_status(&alice, again, &["rated", "rejected"])["status"], "rated");
+}
+
+/// Two uploads on one ladder entry (made before copies were refused) seed the final once: no
+/// entry plays itself.
+#[test]
+fn the_final_seeds_each_entry_once() {
+    let server = TestServer::start();
+    let (alice, bob, carol) = (server.add_entrant("Alice"), server.add_entrant("Bob"), server.add_entrant("Carol"));
+    let a = server.upload_file(&alice, &named_bot("final-a", "Ay"));
+    let b = server.upload_file(&bob, &named_bot("final-b", "Bee"));
+    let c = server.upload_file(&carol, &named_bot("final-c", "Cee"));
+    for (token, id) in [(&alice, a), (&bob, b), (&carol, c)] {
+        server.wait_for_status(token, id, &["rated"]);
+    }
+    // As an older server left it: Bob's upload on Alice's entry.
+    let db = rusqlite::Connection::open(server.ladder()).unwrap();
+    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    db.execute(
+        &format!("UPDATE server_uploads SET entry = (SELECT entry FROM server_uploads WHERE id = {a}) WHERE id = {b}"),
+        [],
+    )
+    .unwrap();
+    let options = othello_server::final_round::FinalOptions {
+        format: othello_server::final_round::Format::RoundRobin,
+        games_per_pair: 2,
+        time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+        seed: 1,
+    };
+    let (_, bots) = othello_server::start_final(&server.ladder(), options).unwrap();
+    let entries: Vec<i64> = bots.iter().map(|b| b.entry).collect();
+    assert_eq!(entries.len(), 2, "{bots:?}");
+    assert_ne!(entries[0], entries[1]);
+    let view = server.wait_for_final();
+    assert_eq!(
+        count(&server, "SELECT count(*) FROM games WHERE black = white"),
+        0,
+        "no game of an entry against itself: {view}"
+    );
+}
+
+/// A stand-in server for the worker client: answers each request with `answer(path)` and notes
+/// every request's line and `Authorization` header.
+struct FakeServer {
+    url: String,
+    seen: Arc<Mutex<Vec<(String, Option<String>, Instant)>>>,
+}
+
+impl FakeServer {
+    fn start(answer: impl Fn(&str) -> (u16, String) + Send + Sync + 'static) -> FakeServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (log, answer) = (seen.clone(), Arc::new(answer));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (log, answer) = (log.clone(), answer.clone());
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut stream = stream;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let (mut length, mut authorization) = (0, None);
+                        loop {
+                            let mut header = String::new();
+                            if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+                                break;
+                            }
+                            let (name, value) = header.split_once(':').unwrap_or((&header, ""));
+                            if name.eq_ignore_ascii_case("content-length") {
+                                length = value.trim().parse().unwrap_or(0);
+                            }
+                            if name.eq_ignore_ascii_case("authorization") {
+                                authorization = Some(value.trim().to_owned());
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        let _ = reader.read_exact(&mut body);
+                        let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+                        log.lock().unwrap().push((path.clone(), authorization, Instant::now()));
+                        let (status, body) = answer(&path);
+                        let reply = format!(
+                            "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nContent-Type: application/json\r\n\r\n{body}",
+                            body.len()
+                        );
+                        if stream.write_all(reply.as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        FakeServer { url, seen }
+    }
+
+    fn requests(&self) -> Vec<(String, Option<String>, Instant)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn start_worker(
+    url: &str,
+    token: &str,
+) -> (Arc<AtomicBool>, std::thread::JoinHandle<Result<(), String>>, tempfile::TempDir) {
+    let cache = tempfile::tempdir().unwrap();
+    let options = WorkerOptions {
+        server: url.to_owned(),
+        token: token.to_owned(),
+        concurrency: 1,
+        cache: cache.path().to_path_buf(),
+        seating: othello_testkit::isolated_seating(),
+        ca_certificates: None,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    (stop, std::thread::spawn(move || run(&options, &flag)), cache)
+}
+
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < DEADLINE, "{what} after {DEADLINE:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A server naming a library URL on another origin never gets the worker's token sent there:
+/// the worker refuses the URL and gives the job back.
+#[test]
+fn a_worker_sends_its_token_to_no_other_origin() {
+    let elsewhere = FakeServer::start(|_| (200, String::new()));
+    let library = format!("{}/steal", elsewhere.url);
+    let sha = "ab".repeat(32);
+    let claim = serde_json::json!({
+        "lease": "l1", "lease_ms": 60000, "job": 1,
+        "plan": {
+            "kind": "pair",
+            "bots": [
+                {"entry": 1, "name": "a", "level": null, "sha256": sha},
+                {"entry": 2, "name": "b", "level": null, "sha256": sha}
+            ],
+            "opening": "f5d6", "time_limit_ms": 100
+        },
+        "libraries": [library, library]
+    })
+    .to_string();
+    let served = Arc::new(AtomicBool::new(false));
+    let once = served.clone();
+    let server = FakeServer::start(move |path| {
+        if path == "/api/worker/claim" && !once.swap(true, Ordering::SeqCst) {
+            (200, claim.clone())
+        } else if path.ends_with("/release") {
+            (200, "{\"released\": true}".to_owned())
+        } else {
+            (204, String::new())
+        }
+    });
+    let (stop, thread, _cache) = start_worker(&server.url, "secret-token");
+    wait_until("no release", || server.requests().iter().any(|(path, _, _)| path.ends_with("/release")));
+    stop.store(true, Ordering::SeqCst);
+    thread.join().unwrap().unwrap();
+    assert!(elsewhere.requests().is_empty(), "nothing was sent to the other origin: {:?}", elsewhere.requests());
+    assert!(
+        server.requests().iter().all(|(_, auth, _)| auth.as_deref() == Some("Bearer secret-token")),
+        "the token goes to its own server"
+    );
+}
+
+/// A server answering "no work" at once is not hammered: the claims back off exponentially.
+#[test]
+fn a_worker_backs_off_from_a_server_without_work() {
+    let server = FakeServer::start(|_| (204, String::new()));
+    let (stop, thread, _cache) = start_worker(&server.url, "token");
+    wait_until("fewer than 6 claims", || server.requests().len() >= 6);
+    stop.store(true, Ordering::SeqCst);
+    thread.join().unwrap().unwrap();
+    let times: Vec<Instant> = server.requests().iter().map(|(_, _, at)| *at).collect();
+    // Each pause is at least half its step; the steps double from the first.
+    let mut least = Duration::ZERO;
+    let mut step = BACKOFF_FIRST;
+    for _ in 0..5 {
+        least += step / 2;
+        step *= 2;
+    }
+    assert!(times[5] - times[0] >= least, "6 claims in {:?}, under the back-off's {least:?}", times[5] - times[0]);
+    let _: Option<Value> = None;
+}
