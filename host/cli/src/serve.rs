@@ -159,6 +159,16 @@ pub enum EntrantCommand {
         #[command(flatten)]
         location: LadderLocation,
     },
+    /// Give an entrant a new token: the old one and every login made with it end at once (a
+    /// revoked entrant gets back in with the new one). Prints it like `add`.
+    Token {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+        /// The server's address as entrants reach it, for the login link.
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
+        url: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -176,6 +186,19 @@ pub enum WorkerCommand {
     },
     /// Revoke a worker's token and drop its leases (their jobs go back to the queue).
     Revoke {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// Give a worker a new token (the old one ends at once).
+    Token {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// Remove every ladder game the worker played and refit the ladder (a worker found
+    /// cheating; revoke it too). The admin page's workers table flags outliers.
+    Purge {
         name: String,
         #[command(flatten)]
         location: LadderLocation,
@@ -296,6 +319,15 @@ fn entrant(command: EntrantCommand) -> Result<(), String> {
             othello_server::revoke_entrant(&location.path()?, &name)?;
             outln!("Entrant `{name}` revoked.");
         }
+        EntrantCommand::Token { name, location, url } => {
+            let token = othello_server::reissue_entrant_token(&location.path()?, &name)?;
+            outln!(
+                "Entrant `{}` has a new token; the old one no longer works. The login link (shown only this once):",
+                name.trim()
+            );
+            outln!("  {}/login#token={token}", url.trim_end_matches('/'));
+            outln!("{token}");
+        }
     }
     Ok(())
 }
@@ -333,6 +365,15 @@ fn worker(command: WorkerCommand) -> Result<(), String> {
             let requeued = othello_server::revoke_worker(&location.path()?, &name)?;
             outln!("Worker `{name}` revoked; {requeued} job(s) it held went back to the queue.");
         }
+        WorkerCommand::Token { name, location } => {
+            let token = othello_server::reissue_worker_token(&location.path()?, &name)?;
+            outln!("Worker `{}` has a new token; the old one no longer works (shown only this once):", name.trim());
+            outln!("{token}");
+        }
+        WorkerCommand::Purge { name, location } => {
+            let purged = othello_server::purge_worker(&location.path()?, &name)?;
+            outln!("Removed the {purged} game(s) worker `{name}` played; the ladder is refitted.");
+        }
     }
     Ok(())
 }
@@ -350,8 +391,10 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     let check_opponent = plugins::resolve("random", &folders, &runner, &options).map_err(|e| {
         format!("the check games need the sample `random` bot: {e} (build it with `cargo build --release`)")
     })?;
-    let seed_pool: Vec<Identity> = if ladder.exists() {
-        Vec::new() // an existing ladder keeps its pool
+    // A ladder with bots keeps its pool; a new one, or one made by `serve entrant add` before
+    // the first start (entrants but no bots), is seeded.
+    let seed_pool: Vec<Identity> = if !othello_server::needs_pool(&ladder)? {
+        Vec::new()
     } else {
         SAMPLE_POOL
             .iter()

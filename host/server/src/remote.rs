@@ -204,6 +204,129 @@ pub fn revoke_worker(connection: &mut Connection, name: &str) -> Result<usize, S
     Ok(requeued)
 }
 
+/// One worker's results against the rest, as fishtest tallies them: the games it played, the
+/// failures and time losses among them, and how far the bots it played scored from what their
+/// ratings predict (the residual, in points; a worker that forges wins for a bot shows a large
+/// positive one). `flagged` says why it stands out, if it does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkerTally {
+    pub worker: String,
+    pub games: u64,
+    pub failures: u64,
+    pub time_losses: u64,
+    /// Sum of (score − expected score) of the job's own bot over its games with two rated bots.
+    pub residual: f64,
+    /// The residual in standard deviations (its games' binomial spread).
+    pub z: f64,
+    pub flagged: Option<String>,
+}
+
+/// Games of a worker before it can stand out (fewer say too little).
+const MIN_GAMES_TO_FLAG: u64 = 8;
+/// How many standard deviations make an outlier.
+const OUTLIER_SIGMAS: f64 = 3.0;
+
+/// Every remote worker's tally; `ratings` are the entries' current ratings (Elo).
+pub fn tallies(
+    connection: &Connection,
+    ratings: &std::collections::HashMap<i64, f64>,
+) -> Result<Vec<WorkerTally>, String> {
+    let rows = store::all_rows(
+        connection,
+        "SELECT w.name, g.black, g.white, g.black_score, g.termination, wg.subject
+         FROM server_worker_games wg JOIN server_workers w ON w.id = wg.worker JOIN games g ON g.id = wg.game
+         ORDER BY w.id, g.id",
+        [],
+        |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, f64>(3)?,
+                row.get::<_, String>(4)?,
+                row.get::<_, i64>(5)?,
+            ))
+        },
+    )?;
+    let mut tallies: Vec<(WorkerTally, f64)> = Vec::new();
+    for (worker, black, white, black_score, termination, subject) in rows {
+        if tallies.last().is_none_or(|(t, _)| t.worker != worker) {
+            let tally =
+                WorkerTally { worker, games: 0, failures: 0, time_losses: 0, residual: 0.0, z: 0.0, flagged: None };
+            tallies.push((tally, 0.0));
+        }
+        let (tally, variance) = tallies.last_mut().expect("pushed above");
+        tally.games += 1;
+        if termination != "normal" && termination != "resigned" {
+            tally.failures += 1;
+        }
+        if termination == "timeout" {
+            tally.time_losses += 1;
+        }
+        let (own, other, score) =
+            if subject == white { (white, black, 1.0 - black_score) } else { (black, white, black_score) };
+        if let (Some(own), Some(other)) = (ratings.get(&own), ratings.get(&other)) {
+            let expected = 1.0 / (1.0 + 10f64.powf((other - own) / 400.0));
+            tally.residual += score - expected;
+            *variance += expected * (1.0 - expected);
+        }
+    }
+    let total_games: u64 = tallies.iter().map(|(t, _)| t.games).sum();
+    let total_failures: u64 = tallies.iter().map(|(t, _)| t.failures).sum();
+    let mut out = Vec::new();
+    for (mut tally, variance) in tallies {
+        tally.z = if variance > 0.0 { tally.residual / variance.sqrt() } else { 0.0 };
+        // The failure rate of the other workers' games: a worker far above it makes bots fail.
+        let (other_games, other_failures) = (total_games - tally.games, total_failures - tally.failures);
+        let rate = if other_games > 0 { other_failures as f64 / other_games as f64 } else { 0.0 };
+        let expected_failures = rate * tally.games as f64;
+        let spread = (tally.games as f64 * rate.max(1.0 / (other_games as f64 + 2.0)) * (1.0 - rate)).sqrt();
+        if tally.games >= MIN_GAMES_TO_FLAG {
+            if tally.z.abs() >= OUTLIER_SIGMAS {
+                tally.flagged = Some(format!(
+                    "its bots scored {:+.1} points from what their ratings predict ({:+.1} σ)",
+                    tally.residual, tally.z
+                ));
+            } else if other_games > 0 && tally.failures as f64 > expected_failures + OUTLIER_SIGMAS * spread.max(1.0) {
+                tally.flagged = Some(format!(
+                    "{} failures in {} games where the other workers' rate gives {expected_failures:.1}",
+                    tally.failures, tally.games
+                ));
+            }
+        }
+        out.push(tally);
+    }
+    Ok(out)
+}
+
+/// Removes every ladder game worker `name` played and refits the ladder (the organiser's answer
+/// to a worker found cheating); returns how many games went. Its token stays as it is (revoke
+/// it too to stop it playing).
+pub fn purge_worker(connection: &mut Connection, ladder: &mut Ladder, name: &str) -> Result<usize, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let id: Option<i64> = transaction
+        .query_row("SELECT id FROM server_workers WHERE name = ?1", [name], |row| row.get(0))
+        .optional()
+        .map_err(db)?;
+    let Some(id) = id else { return Err(format!("there is no worker `{name}`")) };
+    let games = store::all_rows(&transaction, "SELECT game FROM server_worker_games WHERE worker = ?1", [id], |row| {
+        row.get::<_, i64>(0)
+    })?;
+    // What refers to a game goes first (the tables' foreign keys), then the game.
+    for game in &games {
+        transaction.execute("DELETE FROM server_job_games WHERE game = ?1", [game]).map_err(db)?;
+        transaction.execute("DELETE FROM server_worker_games WHERE game = ?1", [game]).map_err(db)?;
+        transaction.execute("DELETE FROM games WHERE id = ?1", [game]).map_err(db)?;
+    }
+    let purged = games.len();
+    transaction.execute("UPDATE server_workers SET games = 0 WHERE id = ?1", [id]).map_err(db)?;
+    transaction.commit().map_err(db)?;
+    let entries = ladder.entries()?;
+    let fit = ladder.fit(&entries)?;
+    ladder.save_snapshot(&entries, &fit, &format!("purged the games of worker {name}"))?;
+    Ok(purged)
+}
+
 /// A result the server refused, as logged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RefusedResult {
@@ -697,9 +820,14 @@ impl Remote {
         Ok(bytes)
     }
 
-    /// The workers, for the pages.
+    /// The workers as anyone may see them: their host names are the organiser's to know (the
+    /// admin page shows them), so `host` is left empty here.
     pub fn workers(&self) -> Result<Vec<WorkerInfo>, Refusal> {
-        self.with(|connection, _| workers(connection).map_err(internal))
+        let mut listed = self.with(|connection, _| workers(connection).map_err(internal))?;
+        for worker in &mut listed {
+            worker.host = None;
+        }
+        Ok(listed)
     }
 }
 
@@ -934,12 +1062,11 @@ async fn page_workers(State(remote): State<RemoteState>) -> Response {
             p { "No remote worker yet: " code { "othello serve worker add NAME" } " gives one a token." }
         } @else {
             table #workers {
-                thead { tr { th { "Worker" } th { "Host" } th { "Cores" } th { "Games" } th { "Last seen" } th { "Playing" } } }
+                thead { tr { th { "Worker" } th { "Cores" } th { "Games" } th { "Last seen" } th { "Playing" } } }
                 tbody {
                     @for worker in &workers {
                         tr {
                             td.name { (worker.name) @if worker.revoked { " (revoked)" } }
-                            td { (worker.host.as_deref().unwrap_or("–")) }
                             td { (worker.cores.map(|c| c.to_string()).unwrap_or_else(|| "–".to_owned())) }
                             td { (worker.games) }
                             td { (worker.last_seen.map(othello_arena::ggf::format_date).unwrap_or_else(|| "never".to_owned())) }

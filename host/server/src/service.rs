@@ -189,6 +189,44 @@ impl Service {
         store::entrant_by_token(&lock(&self.db), token).map_err(Refusal::internal)
     }
 
+    /// The entrant logged in with session `id`, unless it ended, expired or the entrant was revoked.
+    pub fn session_entrant(&self, id: &str) -> Result<Option<Entrant>, Refusal> {
+        let db = lock(&self.db);
+        let Some(holder) =
+            crate::sessions::holder(&db, crate::sessions::Kind::Entrant, id).map_err(Refusal::internal)?
+        else {
+            return Ok(None);
+        };
+        store::entrant_by_id(&db, holder).map_err(Refusal::internal)
+    }
+
+    /// Starts a login session (the cookie's id); `replaces`, the visitor's session before, ends.
+    pub fn start_session(
+        &self,
+        kind: crate::sessions::Kind,
+        holder: i64,
+        replaces: Option<&str>,
+    ) -> Result<String, Refusal> {
+        let db = lock(&self.db);
+        if let Some(old) = replaces {
+            crate::sessions::end(&db, old).map_err(Refusal::internal)?;
+        }
+        crate::sessions::start(&db, kind, holder).map_err(Refusal::internal)
+    }
+
+    /// Removes every game the remote worker `name` played and refits the ladder.
+    pub fn purge_worker(&self, name: &str) -> Result<usize, Refusal> {
+        let purged = crate::remote::purge_worker(&mut lock(&self.db), &mut lock(&self.ladder), name)
+            .map_err(|why| Refusal::new(400, why))?;
+        self.shared.changed();
+        Ok(purged)
+    }
+
+    /// Ends a login session (logout).
+    pub fn end_session(&self, id: &str) -> Result<(), Refusal> {
+        crate::sessions::end(&lock(&self.db), id).map_err(Refusal::internal)
+    }
+
     /// The leaderboard, best first (computed once per change).
     pub fn leaderboard(&self) -> Result<Arc<Vec<BoardRow>>, Refusal> {
         let version = *self.shared.changes.borrow();

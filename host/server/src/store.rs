@@ -75,6 +75,8 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     crate::remote::migrate(&connection)
         .map_err(|e| format!("cannot set up the workers' tables in {}: {e}", path.display()))?;
     crate::test_games::migrate(&connection)?;
+    crate::sessions::migrate(&connection)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     crate::service::entries::migrate(&connection)
         .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     Ok(connection)
@@ -194,6 +196,49 @@ pub fn add_token_holder(connection: &Connection, holder: TokenHolder, name: &str
     }
 }
 
+/// Gives the entrant or worker `name` a new token (returned; only its hash is kept): the old one
+/// stops working at once, a revoked holder is restored, and an entrant's logins are ended.
+pub fn reissue_token(connection: &Connection, holder: TokenHolder, name: &str) -> Result<String, String> {
+    let (table, noun) = (holder.table(), holder.noun());
+    let id: Option<i64> = connection
+        .query_row(&format!("SELECT id FROM {table} WHERE name = ?1"), [name.trim()], |row| row.get(0))
+        .optional()
+        .map_err(db)?;
+    let Some(id) = id else {
+        return Err(format!("there is no {} `{name}`", &noun[noun.find(' ').map_or(0, |i| i + 1)..]));
+    };
+    let token = new_token();
+    connection
+        .execute(
+            &format!("UPDATE {table} SET token_hash = ?2, revoked_at = NULL WHERE id = ?1"),
+            params![id, sha256_hex(token.as_bytes())],
+        )
+        .map_err(db)?;
+    if holder == TokenHolder::Entrant {
+        crate::sessions::end_all(connection, crate::sessions::Kind::Entrant, id)?;
+    }
+    Ok(token)
+}
+
+/// The entrant `id`, unless it is unknown or revoked.
+pub fn entrant_by_id(connection: &Connection, id: i64) -> Result<Option<Entrant>, String> {
+    connection
+        .query_row(
+            "SELECT id, name, created_at FROM server_entrants WHERE id = ?1 AND revoked_at IS NULL",
+            [id],
+            |row| {
+                Ok(Entrant {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    created_at: row.get::<_, i64>(2)? as u64,
+                    revoked: false,
+                })
+            },
+        )
+        .optional()
+        .map_err(db)
+}
+
 /// The id, name and creation time (Unix seconds) of the entrant or worker whose token this is,
 /// unless it is unknown or revoked.
 pub fn token_holder(
@@ -238,10 +283,12 @@ pub fn revoke_entrant(connection: &Connection, name: &str) -> Result<(), String>
             params![name, unix_now() as i64],
         )
         .map_err(db)?;
-    match changed {
-        0 => Err(format!("no entrant `{name}` with a valid token")),
-        _ => Ok(()),
+    if changed == 0 {
+        return Err(format!("no entrant `{name}` with a valid token"));
     }
+    let id: i64 =
+        connection.query_row("SELECT id FROM server_entrants WHERE name = ?1", [name], |row| row.get(0)).map_err(db)?;
+    crate::sessions::end_all(connection, crate::sessions::Kind::Entrant, id)
 }
 
 /// The entrant whose token this is, unless it is unknown or revoked.

@@ -26,8 +26,8 @@ use crate::store::Entrant;
 
 type Shared = Arc<Service>;
 
-/// The session cookie: the entrant's token, `HttpOnly` and `SameSite=Strict` (so no other site's
-/// page can send it).
+/// The session cookie: a session id (never the token; see [`crate::sessions`]), `HttpOnly` and
+/// `SameSite=Strict` (so no other site's page can send it).
 pub const SESSION_COOKIE: &str = "othello_session";
 
 /// The shortest time between two `live` events of one event stream.
@@ -96,7 +96,30 @@ pub fn router(service: Arc<Service>) -> Router {
         .merge(entrant::routes())
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
+        .layer(axum::middleware::map_response(security_headers))
         .with_state(service)
+}
+
+/// What every answer says about how a browser may use it: only this site's own scripts, styles,
+/// images and connections; never framed by another site; no type sniffing; no referrer sent.
+const SECURITY_HEADERS: [(&str, &str); 5] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+    ("x-frame-options", "DENY"),
+    ("cross-origin-opener-policy", "same-origin"),
+];
+
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in SECURITY_HEADERS {
+        headers.entry(name).or_insert(HeaderValue::from_static(value));
+    }
+    response
 }
 
 /// A page of the site's layout (for the pages of other modules).
@@ -132,12 +155,38 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
 }
 
-/// The token of the session cookie.
-fn cookie_token(headers: &HeaderMap) -> Option<String> {
+/// The value of the cookie `name`.
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
-        let (name, value) = pair.trim().split_once('=')?;
-        (name == SESSION_COOKIE && !value.is_empty()).then(|| value.to_owned())
+        let (key, value) = pair.trim().split_once('=')?;
+        (key == name && !value.is_empty()).then(|| value.to_owned())
     })
+}
+
+/// The session id of the session cookie.
+fn session_id(headers: &HeaderMap) -> Option<String> {
+    cookie(headers, SESSION_COOKIE)
+}
+
+/// The entrant of the session cookie, if it is a live session.
+async fn session_entrant(service: &Shared, headers: &HeaderMap) -> Option<Entrant> {
+    let id = session_id(headers)?;
+    blocking(service, move |s| s.session_entrant(&id)).await.ok().flatten()
+}
+
+/// A `Set-Cookie` value for `name`: `HttpOnly`, `SameSite=Strict`, `Secure` behind a TLS reverse
+/// proxy (which says so in `X-Forwarded-Proto`); `value` empty ends it.
+fn set_cookie(headers: &HeaderMap, name: &str, value: &str, max_age: std::time::Duration) -> Option<HeaderValue> {
+    let secure = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
+    let max_age = if value.is_empty() { 0 } else { max_age.as_secs() };
+    let cookie = format!(
+        "{name}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{}",
+        if secure { "; Secure" } else { "" }
+    );
+    HeaderValue::from_str(&cookie).ok()
 }
 
 /// The entrant of `token`, or 401.
@@ -152,12 +201,20 @@ async fn entrant_of(service: &Shared, token: Option<String>) -> Result<Entrant, 
 
 /// An API caller: a bearer token, or the session cookie for the pages' own reads.
 async fn api_entrant(service: &Shared, headers: &HeaderMap) -> Result<Entrant, Refusal> {
-    entrant_of(service, bearer(headers).or_else(|| cookie_token(headers))).await
+    if let Some(token) = bearer(headers) {
+        return entrant_of(service, Some(token)).await;
+    }
+    if session_id(headers).is_none() {
+        return entrant_of(service, None).await;
+    }
+    session_entrant(service, headers)
+        .await
+        .ok_or_else(|| Refusal::new(401, "your login has ended (logged out, expired or a new token): log in again"))
 }
 
 /// A page's visitor, if logged in.
 async fn page_entrant(service: &Shared, headers: &HeaderMap) -> Option<Entrant> {
-    entrant_of(service, cookie_token(headers)).await.ok()
+    session_entrant(service, headers).await
 }
 
 /// Refuses a form sent from another site: its `Origin` (or, without one, its `Sec-Fetch-Site`)
@@ -415,20 +472,18 @@ async fn login(State(service): State<Shared>, headers: HeaderMap, axum::Form(for
         return page_refusal(&service, None, refusal);
     }
     let token = form.token.trim().to_owned();
-    match entrant_of(&service, Some(token.clone())).await {
-        Ok(_) => {
-            // Behind a TLS reverse proxy (which says so in X-Forwarded-Proto) the cookie is
-            // never sent over plain HTTP.
-            let secure = headers
-                .get("x-forwarded-proto")
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
-            let cookie = format!(
-                "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000{}",
-                if secure { "; Secure" } else { "" }
-            );
+    match entrant_of(&service, Some(token)).await {
+        Ok(entrant) => {
+            // A new session at every login; the one this browser had before ends.
+            let old = session_id(&headers);
+            let kind = crate::sessions::Kind::Entrant;
+            let started = blocking(&service, move |s| s.start_session(kind, entrant.id, old.as_deref())).await;
+            let id = match started {
+                Ok(id) => id,
+                Err(refusal) => return page_refusal(&service, None, refusal),
+            };
             let mut response = Redirect::to("/me").into_response();
-            if let Ok(value) = HeaderValue::from_str(&cookie) {
+            if let Some(value) = set_cookie(&headers, SESSION_COOKIE, &id, kind.lifetime()) {
                 response.headers_mut().insert(header::SET_COOKIE, value);
             }
             response
@@ -444,9 +499,15 @@ async fn logout(State(service): State<Shared>, headers: HeaderMap) -> Response {
     if let Err(refusal) = same_origin(&headers) {
         return page_refusal(&service, None, refusal);
     }
+    if let Some(id) = session_id(&headers)
+        && let Err(refusal) = blocking(&service, move |s| s.end_session(&id)).await
+    {
+        return page_refusal(&service, None, refusal);
+    }
     let mut response = Redirect::to("/").into_response();
-    let cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a plain header"));
+    if let Some(value) = set_cookie(&headers, SESSION_COOKIE, "", std::time::Duration::ZERO) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
     response
 }
 

@@ -487,3 +487,160 @@ fn a_worker_backs_off_from_a_server_without_work() {
     assert!(times[5] - times[0] >= least, "6 claims in {:?}, under the back-off's {least:?}", times[5] - times[0]);
     let _: Option<Value> = None;
 }
+
+/// The login cookie is a session id, not the token; logging out ends it on the server, so a
+/// copied cookie is worth nothing afterwards.
+#[test]
+fn the_login_cookie_is_a_session_that_logout_ends() {
+    let server = TestServer::start();
+    let token = server.add_entrant("Ida");
+    let cookie = crate::pages::session_cookie(&server, &token);
+    assert!(!cookie.contains(&token), "the cookie is not the token: {cookie}");
+    let (code, me) = server.get_with_cookie("/me", &cookie);
+    assert_eq!(code, 200);
+    assert!(me.contains("Ida"), "{me}");
+    // A second login makes another session.
+    let again = crate::pages::session_cookie(&server, &token);
+    assert_ne!(again, cookie, "a new session id at every login");
+
+    let (code, location, _) = server.post_form("/logout", "", Some(&cookie), Some(&server.url));
+    assert_eq!((code, location.as_str()), (303, "/"));
+    let (code, _) = server.get_with_cookie("/me", &cookie);
+    assert_eq!(code, 303, "the ended session no longer logs in");
+    let response = server.agent.get(format!("{}/api/bots/1", server.url)).header("Cookie", &cookie).call().unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+    let (code, _) = server.get_with_cookie("/me", &again);
+    assert_eq!(code, 200, "the other login lives on");
+}
+
+/// A new token (command line or the organiser's button) ends the old token and its logins; a
+/// revoked entrant gets back in under its own name.
+#[test]
+fn a_new_token_ends_the_old_one_and_its_logins() {
+    let server = TestServer::start();
+    let old = server.add_entrant("Jo");
+    let cookie = crate::pages::session_cookie(&server, &old);
+    let new = othello_server::reissue_entrant_token(&server.ladder(), "Jo").unwrap();
+    assert_eq!(server.get("/api/bots/1", Some(&old)).0, 401, "the old token ends");
+    assert_eq!(server.get_with_cookie("/me", &cookie).0, 303, "its login ends");
+    assert_eq!(server.get("/api/bots/1", Some(&new)).0, 404, "the new one works (no bot 1 yet)");
+
+    othello_server::revoke_entrant(&server.ladder(), "Jo").unwrap();
+    assert_eq!(server.get("/api/bots/1", Some(&new)).0, 401);
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    let admin_cookie = server.admin_session(&admin);
+    let (code, _, page) = server.post_form("/admin/entrant-token", "name=Jo", Some(&admin_cookie), Some(&server.url));
+    assert_eq!(code, 200, "{page}");
+    let shown = page.split("id=\"issued-token\"").nth(1).unwrap();
+    let token: String = shown.split("<code>").nth(1).unwrap().chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    assert_eq!(token.len(), 64, "{shown}");
+    assert_eq!(server.get("/api/bots/1", Some(&token)).0, 404, "back in under the same name");
+    assert_eq!(server.get("/api/bots/1", Some(&new)).0, 401);
+    // From another site, the button does nothing.
+    let (code, _, _) =
+        server.post_form("/admin/entrant-token", "name=Jo", Some(&admin_cookie), Some("http://evil.example"));
+    assert_eq!(code, 403);
+    assert_eq!(server.get("/api/bots/1", Some(&token)).0, 404, "still the same token");
+    // The organiser's logout ends the organiser's session too.
+    server.post_form("/admin/logout", "", Some(&admin_cookie), Some(&server.url));
+    assert_eq!(server.get_with_cookie("/admin", &admin_cookie).0, 403);
+}
+
+/// Every answer carries the security headers: no framing by another site, no sniffing, no
+/// script, style or image from elsewhere, no referrer.
+#[test]
+fn every_answer_carries_the_security_headers() {
+    let server = TestServer::start();
+    for path in
+        ["/", "/login", "/admin/login", "/api/leaderboard", "/history.svg", "/assets/app.js", "/workers", "/nowhere"]
+    {
+        let response = server.agent.get(format!("{}{path}", server.url)).call().unwrap();
+        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        let policy = header("content-security-policy");
+        assert!(policy.contains("frame-ancestors 'none'") && policy.contains("default-src 'self'"), "{path}: {policy}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("referrer-policy"), "no-referrer", "{path}");
+        assert_eq!(header("x-frame-options"), "DENY", "{path}");
+    }
+}
+
+/// Worker host names are the organiser's to see: not on `/workers` nor `/api/workers`.
+#[test]
+fn worker_host_names_are_shown_on_the_admin_page_only() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let token = worker(&server, "lab");
+    let (status, _) = post(&server, "/api/worker/claim", &token, br#"{"host": "secret-host-42", "cores": 2}"#);
+    assert_eq!(status, 204);
+    let (_, page) = server.get("/workers", None);
+    assert!(page.contains("lab") && !page.contains("secret-host-42"), "{page}");
+    let (_, json) = server.get("/api/workers", None);
+    assert!(json.contains("\"lab\"") && !json.contains("secret-host-42"), "{json}");
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    let (_, page) = server.get_with_cookie("/admin", &server.admin_session(&admin));
+    assert!(page.contains("secret-host-42"), "the organiser sees it");
+}
+
+/// The organiser purges one worker's games with one action: they leave the ladder and the
+/// ratings are refitted without them; the worker's tally is on the admin page.
+#[test]
+fn the_organiser_purges_one_workers_games_and_the_ladder_is_refitted() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let fake = worker(&server, "cheat");
+    let entrant = server.add_entrant("Kim");
+    let (id, _) = upload_named(&server, &entrant, "purged", "Kim's bot");
+    let check = claim(&server, &fake);
+    assert_eq!(submit(&server, &fake, &check.lease, &made_up_check(&check)).0, 200);
+    for _ in 0..2 {
+        let pair = claim(&server, &fake);
+        let games = vec![made_up_game(&pair, "a", "b"), made_up_game(&pair, "b", "a")];
+        assert_eq!(submit(&server, &fake, &pair.lease, &Played { probe: None, games }).0, 200);
+    }
+    assert_eq!(count(&server, "SELECT count(*) FROM server_worker_games"), 4);
+    let (_, bot) = server.get_json(&format!("/api/bots/{id}"), Some(&entrant));
+    assert_eq!(bot["games"], 4, "{bot}");
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    let cookie = server.admin_session(&admin);
+    let (_, page) = server.get_with_cookie("/admin", &cookie);
+    assert!(page.contains("id=\"admin-worker-table\"") && page.contains("cheat"), "{page}");
+
+    let (code, location, body) =
+        server.post_form("/admin/workers/purge", "name=cheat", Some(&cookie), Some(&server.url));
+    assert_eq!((code, location.as_str()), (303, "/admin"), "{body}");
+    assert_eq!(count(&server, "SELECT count(*) FROM server_worker_games"), 0);
+    assert_eq!(count(&server, "SELECT count(*) FROM server_job_games"), 0);
+    let (_, bot) = server.get_json(&format!("/api/bots/{id}"), Some(&entrant));
+    assert_eq!(bot["games"], 0, "its games left the ladder: {bot}");
+    assert!(count(&server, "SELECT count(*) FROM snapshots WHERE reason LIKE '%purged%cheat%'") == 1, "refitted");
+}
+
+/// A bot named with a non-character (invalid in XML) does not break the history plot for
+/// everyone: the name is cleaned before it is stored, and the plot is valid.
+#[test]
+fn a_name_with_a_noncharacter_does_not_break_the_history_plot() {
+    let server = TestServer::start();
+    let entrant = server.add_entrant("Lu");
+    let id = server.upload_file(&entrant, &named_bot("nonchar", "Bad\u{FFFE}Name"));
+    let bot = server.wait_for_status(&entrant, id, &["rated", "rejected"]);
+    assert_eq!(bot["status"], "rated", "{bot}");
+    assert_eq!(bot["name"], "BadName", "{bot}");
+    let (code, svg) = server.get("/history.svg", None);
+    assert_eq!(code, 200);
+    assert!(svg.starts_with("<svg") && !svg.contains('\u{FFFE}'), "{svg}");
+    assert!(svg.contains("BadName"), "the bot is in the plot: {svg}");
+}
+
+/// Entrants added before the first start (`serve entrant add` makes the ladder file) still get
+/// the pool seeded: their first upload has opponents.
+#[test]
+fn entrants_added_before_the_first_start_still_get_a_seeded_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let ladder = dir.path().join("contest.sqlite3");
+    let token = othello_server::add_entrant(&ladder, "Early").unwrap();
+    assert!(othello_server::needs_pool(&ladder).unwrap(), "entrants alone are no pool");
+    let started = othello_server::Server::start(crate::config(dir.path())).unwrap();
+    let url = format!("http://{}", started.addr);
+    let server = TestServer { server: Some(started), url, dir, agent: crate::agent() };
+    assert!(!othello_server::needs_pool(&server.ladder()).unwrap());
+    let id = server.upload_file(&token, &named_bot("early", "Early bot"));
+    assert_eq!(server.wait_for_status(&token, id, &["rated", "rejected"])["status"], "rated");
+}

@@ -139,6 +139,22 @@ impl TestServer {
         (response.status().as_u16(), location, response.body_mut().read_to_string().unwrap())
     }
 
+    /// Logs in at `/admin/login` with the organiser's `token`; returns the session's cookie
+    /// (`othello_admin=ID`, a session id, never the token).
+    pub fn admin_session(&self, token: &str) -> String {
+        let mut response = self
+            .agent
+            .post(format!("{}/admin/login", self.url))
+            .header("Origin", &self.url)
+            .send_form([("token", token)])
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 303, "{}", response.body_mut().read_to_string().unwrap());
+        let cookie = response.headers().get("set-cookie").unwrap().to_str().unwrap().to_owned();
+        let pair = cookie.split(';').next().unwrap().to_owned();
+        assert!(!pair.contains(token), "the cookie is a session id, not the token: {cookie}");
+        pair
+    }
+
     /// `GET path` with a cookie.
     pub fn get_with_cookie(&self, path: &str, cookie: &str) -> (u16, String) {
         let mut response = self.agent.get(format!("{}{path}", self.url)).header("Cookie", cookie).call().unwrap();
