@@ -20,6 +20,7 @@ use crate::{Config, Shared};
 
 pub mod entries;
 mod history;
+pub mod limits;
 mod testing;
 
 pub use history::History;
@@ -161,6 +162,8 @@ pub struct Service {
     public_page_cache: Mutex<Option<(u64, Arc<String>)>>,
     /// `GET /api/leaderboard`'s JSON, as of a change count.
     leaderboard_json_cache: Mutex<Option<(u64, Arc<String>)>>,
+    /// Requests without a valid token, per address.
+    pub unauthenticated: limits::AddressLimit,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -181,6 +184,7 @@ impl Service {
             history_cache: Mutex::new(None),
             public_page_cache: Mutex::new(None),
             leaderboard_json_cache: Mutex::new(None),
+            unauthenticated: limits::AddressLimit::default(),
         })
     }
 
@@ -318,7 +322,7 @@ impl Service {
             return Err(Refusal::new(
                 429,
                 format!(
-                    "{recent} uploads in the last hour: the limit is {}; try again later",
+                    "{recent} uploads in the last hour (refused ones count too): the limit is {}; try again later",
                     self.config.uploads_per_hour
                 ),
             ));
@@ -349,6 +353,12 @@ impl Service {
         self.shared.work_added();
         self.shared.changed();
         Ok(Accepted { id, status: Status::Queued, sha256, duplicate: false })
+    }
+
+    /// Notes an upload of `entrant` that was refused (too large, not a library, a copy …): it
+    /// counts toward the hourly limit like an accepted one.
+    pub fn note_refused_upload(&self, entrant: &Entrant, reason: &str) -> Result<(), Refusal> {
+        store::note_refused_upload(&lock(&self.db), entrant.id, reason).map_err(Refusal::internal)
     }
 
     /// The upload `id`, if it is `entrant`'s (another's answers as if it did not exist).

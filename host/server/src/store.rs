@@ -75,6 +75,9 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     crate::remote::migrate(&connection)
         .map_err(|e| format!("cannot set up the workers' tables in {}: {e}", path.display()))?;
     crate::test_games::migrate(&connection)?;
+    connection
+        .execute_batch(REFUSED_UPLOADS_SCHEMA)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     crate::sessions::migrate(&connection)
         .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     crate::service::entries::migrate(&connection)
@@ -388,11 +391,34 @@ pub fn uploads_by_entry(connection: &Connection) -> Result<Vec<Upload>, String> 
     all_rows(connection, &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id"), [], upload_row)
 }
 
-/// Uploads of `entrant` since `since` (Unix seconds), for the rate limit.
+/// Uploads refused before they were stored: they count toward the hourly limit too.
+const REFUSED_UPLOADS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS server_refused_uploads (
+    id INTEGER PRIMARY KEY,
+    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
+    reason TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS server_refused_uploads_by_entrant ON server_refused_uploads(entrant, at);
+";
+
+/// Notes an upload of `entrant` refused before it was stored.
+pub fn note_refused_upload(connection: &Connection, entrant: i64, reason: &str) -> Result<(), String> {
+    connection
+        .execute(
+            "INSERT INTO server_refused_uploads (entrant, reason, at) VALUES (?1, ?2, ?3)",
+            params![entrant, othello_arena::text::one_line(reason, 300), unix_now() as i64],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// Uploads of `entrant` since `since` (Unix seconds), refused ones included, for the rate limit.
 pub fn uploads_since(connection: &Connection, entrant: i64, since: u64) -> Result<u32, String> {
     connection
         .query_row(
-            "SELECT count(*) FROM server_uploads WHERE entrant = ?1 AND uploaded_at >= ?2",
+            "SELECT (SELECT count(*) FROM server_uploads WHERE entrant = ?1 AND uploaded_at >= ?2)
+                  + (SELECT count(*) FROM server_refused_uploads WHERE entrant = ?1 AND at >= ?2)",
             params![entrant, since as i64],
             |row| row.get::<_, i64>(0),
         )

@@ -12,7 +12,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Multipart, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -36,6 +36,14 @@ const LIVE_EVENT_INTERVAL: std::time::Duration = std::time::Duration::from_milli
 /// Multipart framing allowed over the file's own size limit.
 const MULTIPART_OVERHEAD: usize = 64 << 10;
 
+/// Longest a client may take to send a request's headers: a slow client cannot hold
+/// connections open by sending them a byte at a time.
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Longest a client may take to send a request's body (uploads included).
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+/// Longest the open connections get to finish when the server stops.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Serves `service` on `listener` until `stopped` fires.
 pub fn serve(
     listener: std::net::TcpListener,
@@ -49,14 +57,55 @@ pub fn serve(
         .map_err(|e| format!("cannot start the web server's runtime: {e}"))?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| format!("cannot listen: {e}"))?;
-        let app = router(service);
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
-            .map_err(|e| format!("the web server failed: {e}"))
+        accept_loop(listener, router(service), stopped).await
     })
+}
+
+/// Accepts connections and serves each over HTTP/1 with hyper's header-read timeout (which
+/// `axum::serve` leaves unset), the peer's address given to the handlers as
+/// [`axum::extract::ConnectInfo`]; when `stopped` fires, stops accepting and lets the open
+/// connections finish their requests (for at most [`SHUTDOWN_GRACE`]).
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) -> Result<(), String> {
+    let (closing, closed) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = &mut stopped => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // Out of file descriptors and the like: wait a little rather than spin.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        while connections.try_join_next().is_some() {}
+        let tower = hyper_util::service::TowerToHyperService::new(app.clone());
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+            hyper::service::Service::call(&tower, request)
+        });
+        let mut closed = closed.clone();
+        connections.spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+            let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                _ = closed.wait_for(|closing| *closing) => connection.as_mut().graceful_shutdown(),
+            }
+            let _ = connection.await;
+        });
+    }
+    let _ = closing.send(true);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, async { while connections.join_next().await.is_some() {} }).await;
+    Ok(())
 }
 
 /// Every route.
@@ -96,6 +145,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .merge(entrant::routes())
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(service)
 }
@@ -286,8 +336,13 @@ async fn drain(mut multipart: Multipart) {
     }
 }
 
-async fn api_upload(State(service): State<Shared>, headers: HeaderMap, multipart: Multipart) -> Response {
-    let entrant = match api_entrant_bearer(&service, &headers).await {
+async fn api_upload(
+    State(service): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+    multipart: Multipart,
+) -> Response {
+    let entrant = match authenticated(&service, peer, api_entrant_bearer(&service, &headers)).await {
         Ok(entrant) => entrant,
         Err(refusal) => {
             drain(multipart).await;
@@ -312,7 +367,41 @@ async fn api_entrant_bearer(service: &Shared, headers: &HeaderMap) -> Result<Ent
     entrant_of(service, bearer(headers)).await
 }
 
+/// Who `who` authenticates. A failure is noted against `peer`'s address, and past the address's
+/// limit it is answered 429 (a valid token always passes: a class behind one address is not
+/// locked out by one mistyped token).
+async fn authenticated<T>(
+    service: &Shared,
+    peer: std::net::SocketAddr,
+    who: impl std::future::Future<Output = Result<T, Refusal>>,
+) -> Result<T, Refusal> {
+    let who = who.await;
+    if who.is_err() {
+        service.unauthenticated.check(peer.ip())?;
+        service.unauthenticated.note(peer.ip());
+    }
+    who
+}
+
 async fn upload(
+    service: &Shared,
+    headers: &HeaderMap,
+    entrant: Entrant,
+    multipart: Multipart,
+) -> Result<crate::service::Accepted, Refusal> {
+    let uploaded = read_and_upload(service, headers, entrant.clone(), multipart).await;
+    // A refused upload counts toward the hourly limit as an accepted one does (not the limit's
+    // own answer, nor closed submissions, which are no doing of the entrant's).
+    if let Err(refusal) = &uploaded
+        && !matches!(refusal.status, 429 | 403 | 500)
+    {
+        let reason = refusal.message.clone();
+        let _ = blocking(service, move |s| s.note_refused_upload(&entrant, &reason)).await;
+    }
+    uploaded
+}
+
+async fn read_and_upload(
     service: &Shared,
     headers: &HeaderMap,
     entrant: Entrant,
@@ -467,12 +556,17 @@ struct LoginForm {
     token: String,
 }
 
-async fn login(State(service): State<Shared>, headers: HeaderMap, axum::Form(form): axum::Form<LoginForm>) -> Response {
+async fn login(
+    State(service): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<LoginForm>,
+) -> Response {
     if let Err(refusal) = same_origin(&headers) {
         return page_refusal(&service, None, refusal);
     }
     let token = form.token.trim().to_owned();
-    match entrant_of(&service, Some(token)).await {
+    match authenticated(&service, peer, entrant_of(&service, Some(token))).await {
         Ok(entrant) => {
             // A new session at every login; the one this browser had before ends.
             let old = session_id(&headers);
@@ -489,8 +583,8 @@ async fn login(State(service): State<Shared>, headers: HeaderMap, axum::Form(for
             response
         }
         Err(refusal) => {
-            (StatusCode::UNAUTHORIZED, Html(pages::login(&service, None, Some(&refusal.message)).into_string()))
-                .into_response()
+            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::UNAUTHORIZED);
+            (status, Html(pages::login(&service, None, Some(&refusal.message)).into_string())).into_response()
         }
     }
 }

@@ -257,6 +257,7 @@ struct TokenForm {
 
 async fn admin_login(
     State(service): State<Shared>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     axum::Form(form): axum::Form<TokenForm>,
 ) -> Response {
@@ -281,11 +282,14 @@ async fn admin_login(
             }
             response
         }
-        Ok(None) => (
-            StatusCode::UNAUTHORIZED,
-            Html(login_page(&service, Some("this is not the organiser's token")).into_string()),
-        )
-            .into_response(),
+        Ok(None) => {
+            if let Err(refusal) = service.unauthenticated.check(peer.ip()) {
+                return page_refusal(&service, None, refusal);
+            }
+            service.unauthenticated.note(peer.ip());
+            let page = login_page(&service, Some("this is not the organiser's token"));
+            (StatusCode::UNAUTHORIZED, Html(page.into_string())).into_response()
+        }
         Err(refusal) => page_refusal(&service, None, refusal),
     }
 }

@@ -644,3 +644,76 @@ fn entrants_added_before_the_first_start_still_get_a_seeded_pool() {
     let id = server.upload_file(&token, &named_bot("early", "Early bot"));
     assert_eq!(server.wait_for_status(&token, id, &["rated", "rejected"])["status"], "rated");
 }
+
+/// Half-sent requests cannot hold connections: the server closes each once the header-read
+/// timeout passes, and answers others meanwhile.
+#[test]
+fn half_sent_requests_are_closed_after_the_header_read_timeout() {
+    let server = TestServer::start();
+    let address = server.server.as_ref().unwrap().addr;
+    let mut slow: Vec<std::net::TcpStream> = (0..50)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(address).unwrap();
+            stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ").unwrap();
+            stream
+        })
+        .collect();
+    assert_eq!(server.get("/api/leaderboard", None).0, 200, "others are served meanwhile");
+    let start = Instant::now();
+    for stream in &mut slow {
+        stream.set_read_timeout(Some(DEADLINE)).unwrap();
+        let mut buffer = [0u8; 512];
+        // Closed (end of stream, or a reset), never left open until the deadline.
+        let closed = match stream.read(&mut buffer) {
+            Ok(_) => true,
+            Err(e) => !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+        };
+        assert!(closed, "a half-sent request is still open after {:?}", start.elapsed());
+    }
+    assert!(start.elapsed() < DEADLINE);
+    assert!(
+        start.elapsed() >= othello_server::web::HEADER_READ_TIMEOUT / 2,
+        "not closed before the client had its time"
+    );
+}
+
+/// Requests without a valid token are limited per address: past the limit they are answered
+/// 429 with the reason, and nothing is stored; a valid token still passes.
+#[test]
+fn requests_without_a_valid_token_are_limited_per_address() {
+    let server = TestServer::start();
+    let entrant = server.add_entrant("Mo");
+    let junk = vec![7u8; 64 << 10];
+    let limit = othello_server::service::limits::UNAUTHENTICATED_PER_WINDOW;
+    let statuses: Vec<u16> = (0..limit + 5).map(|_| server.upload(Some("not-a-token"), "x.so", &junk).0).collect();
+    assert!(statuses[..limit].iter().all(|&s| s == 401), "{statuses:?}");
+    assert!(statuses[limit..].iter().all(|&s| s == 429), "{statuses:?}");
+    let (status, json) = server.upload(Some("not-a-token"), "x.so", &junk);
+    assert_eq!(status, 429);
+    assert!(json["error"].as_str().unwrap().contains("without a valid token"), "{json}");
+    let (status, page) = {
+        let mut response = server.agent.post(format!("{}/login", server.url)).send_form([("token", "wrong")]).unwrap();
+        (response.status().as_u16(), response.body_mut().read_to_string().unwrap())
+    };
+    assert_eq!(status, 429, "logins too: {page}");
+    assert_eq!(count(&server, "SELECT count(*) FROM server_uploads"), 0);
+    let id = server.upload_file(&entrant, &named_bot("address-limit", "Mo's bot"));
+    assert!(id > 0, "a valid token passes");
+}
+
+/// Refused uploads count toward the entrant's hourly limit: a flood of junk is not free.
+#[test]
+fn refused_uploads_count_toward_the_hourly_limit() {
+    let server = TestServer::start();
+    let entrant = server.add_entrant("Ned");
+    let config = crate::config(server.dir.path());
+    for _ in 0..config.uploads_per_hour {
+        let (status, json) = server.upload(Some(&entrant), "junk.so", b"not a library at all");
+        assert_eq!(status, 422, "{json}");
+    }
+    let (status, json) =
+        server.upload(Some(&entrant), "bot.so", &std::fs::read(named_bot("after-junk", "Ned's bot")).unwrap());
+    assert_eq!(status, 429, "{json}");
+    assert!(json["error"].as_str().unwrap().contains("refused ones count too"), "{json}");
+    assert_eq!(count(&server, "SELECT count(*) FROM server_uploads"), 0);
+}
