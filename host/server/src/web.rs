@@ -151,7 +151,9 @@ pub fn router(service: Arc<Service>) -> Router {
 }
 
 /// What every answer says about how a browser may use it: only this site's own scripts, styles,
-/// images and connections; never framed by another site; no type sniffing; no referrer sent.
+/// images and connections; never framed by another site; no type sniffing; no referrer sent to
+/// another site (`same-origin`: with `no-referrer` browsers send `Origin: null` on this site's own
+/// forms, which [`same_origin`] would refuse).
 const SECURITY_HEADERS: [(&str, &str); 5] = [
     (
         "content-security-policy",
@@ -159,7 +161,7 @@ const SECURITY_HEADERS: [(&str, &str); 5] = [
          object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     ),
     ("x-content-type-options", "nosniff"),
-    ("referrer-policy", "no-referrer"),
+    ("referrer-policy", "same-origin"),
     ("x-frame-options", "DENY"),
     ("cross-origin-opener-policy", "same-origin"),
 ];

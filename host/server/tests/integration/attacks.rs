@@ -559,7 +559,7 @@ fn every_answer_carries_the_security_headers() {
         let policy = header("content-security-policy");
         assert!(policy.contains("frame-ancestors 'none'") && policy.contains("default-src 'self'"), "{path}: {policy}");
         assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
-        assert_eq!(header("referrer-policy"), "no-referrer", "{path}");
+        assert_eq!(header("referrer-policy"), "same-origin", "{path}");
         assert_eq!(header("x-frame-options"), "DENY", "{path}");
     }
 }
