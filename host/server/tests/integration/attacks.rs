@@ -717,3 +717,60 @@ fn refused_uploads_count_toward_the_hourly_limit() {
     assert!(json["error"].as_str().unwrap().contains("refused ones count too"), "{json}");
     assert_eq!(count(&server, "SELECT count(*) FROM server_uploads"), 0);
 }
+
+fn ask_for_test_games(server: &TestServer, token: &str, bot: i64, opponent: i64) -> (u16, Value) {
+    let (status, text) = server.post_json(
+        &format!("/api/bots/{bot}/test-games"),
+        token,
+        format!("{{\"opponent\": {opponent}}}").as_bytes(),
+    );
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// On a server whose games all go to remote workers, a test-games request is refused with the
+/// reason at once instead of waiting forever, and does not count against the hourly limit.
+#[test]
+fn test_games_on_a_server_without_its_own_workers_are_refused_with_the_reason() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let honest = TestWorker::start(&server, &worker(&server, "honest"), 1);
+    let entrant = server.add_entrant("Oz");
+    let (id, _) = upload_named(&server, &entrant, "remote-test", "Oz's bot");
+    server.wait_for_status(&entrant, id, &["rated"]);
+    honest.stop().unwrap();
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let opponent =
+        board.as_array().unwrap().iter().find(|r| r["entrant"].is_null()).unwrap()["entry"].as_i64().unwrap();
+    let config = crate::config(server.dir.path());
+    for _ in 0..=config.test_games_per_hour {
+        let (status, json) = ask_for_test_games(&server, &entrant, id, opponent);
+        assert_eq!(status, 409, "{json}");
+        assert!(json["error"].as_str().unwrap().contains("--workers 1 or more"), "{json}");
+    }
+    assert_eq!(count(&server, "SELECT count(*) FROM server_test_games"), 0, "nothing queued");
+}
+
+/// Test games are played at the organiser's time control, as rating games are.
+#[test]
+fn test_games_use_the_organisers_time_control() {
+    let server = TestServer::start();
+    othello_server::admin::set_time_control(&server.ladder(), 3000).unwrap();
+    let entrant = server.add_entrant("Pia");
+    let id = server.upload_file(&entrant, &named_bot("test-time", "Pia's bot"));
+    server.wait_for_status(&entrant, id, &["rated"]);
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let opponent =
+        board.as_array().unwrap().iter().find(|r| r["entrant"].is_null()).unwrap()["entry"].as_i64().unwrap();
+    let (status, json) = ask_for_test_games(&server, &entrant, id, opponent);
+    assert_eq!(status, 202, "queued: {json}");
+    let start = Instant::now();
+    let game = loop {
+        let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&entrant));
+        if let Some(game) = games.as_array().unwrap().iter().find(|g| g["kind"] == "test") {
+            break game["id"].as_i64().unwrap();
+        }
+        assert!(start.elapsed() < DEADLINE, "no test game after {DEADLINE:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let (_, replay) = server.get_json(&format!("/api/test-games/{game}"), Some(&entrant));
+    assert_eq!(replay["time_limit_ms"], 3000, "{replay}");
+}
