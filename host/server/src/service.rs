@@ -126,6 +126,9 @@ pub struct Replay {
     pub id: i64,
     pub black: String,
     pub white: String,
+    /// The entrant of each side's bot (`None` for the organiser's pool, and for test games).
+    pub black_entrant: Option<String>,
+    pub white_entrant: Option<String>,
     pub result: String,
     pub termination: String,
     pub detail: String,
@@ -162,6 +165,8 @@ pub struct Service {
     public_page_cache: Mutex<Option<(u64, Arc<String>)>>,
     /// `GET /api/leaderboard`'s JSON, as of a change count.
     leaderboard_json_cache: Mutex<Option<(u64, Arc<String>)>>,
+    /// Each entrant's ladder entries, by entry, as of a change count.
+    entrants_cache: Mutex<Option<(u64, Arc<HashMap<i64, String>>)>>,
     /// Requests without a valid token, per address.
     pub unauthenticated: limits::AddressLimit,
 }
@@ -184,6 +189,7 @@ impl Service {
             history_cache: Mutex::new(None),
             public_page_cache: Mutex::new(None),
             leaderboard_json_cache: Mutex::new(None),
+            entrants_cache: Mutex::new(None),
             unauthenticated: limits::AddressLimit::default(),
         })
     }
@@ -276,6 +282,23 @@ impl Service {
         let rows = Arc::new(rows);
         *cache = Some((version, rows.clone()));
         Ok(rows)
+    }
+
+    /// The entrant of each ladder entry that is an upload (the pool's entries are not in it):
+    /// every page that shows a bot shows its entrant with it.
+    pub fn entrants_by_entry(&self) -> Result<Arc<HashMap<i64, String>>, Refusal> {
+        let version = *self.shared.changes.borrow();
+        let mut cache = lock(&self.entrants_cache);
+        if let Some((cached, map)) = cache.as_ref()
+            && *cached == version
+        {
+            return Ok(map.clone());
+        }
+        let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
+        let map: Arc<HashMap<i64, String>> =
+            Arc::new(uploads.into_iter().filter_map(|u| Some((u.entry?, u.entrant_name))).collect());
+        *cache = Some((version, map.clone()));
+        Ok(map)
     }
 
     /// The leaderboard page for a visitor who is not logged in, rendered by `render` once per
@@ -432,10 +455,14 @@ impl Service {
     /// A ladder game for the replay page (games are public, as the leaderboard is).
     pub fn replay(&self, id: i64) -> Result<Replay, Refusal> {
         let stored = lock(&self.ladder).game(id).map_err(Refusal::internal)?;
-        let Some(ggf_text) = stored.map(|g| g.ggf) else {
+        let Some(stored) = stored else {
             return Err(Refusal::new(404, format!("there is no game {id}")));
         };
-        self.replay_of(id, &ggf_text)
+        let mut replay = self.replay_of(id, &stored.ggf)?;
+        let entrants = self.entrants_by_entry()?;
+        replay.black_entrant = entrants.get(&stored.black).cloned();
+        replay.white_entrant = entrants.get(&stored.white).cloned();
+        Ok(replay)
     }
 
     /// A game's record (one GGF game) for the replay page.
@@ -465,6 +492,8 @@ impl Service {
             id,
             black: game.black.clone(),
             white: game.white.clone(),
+            black_entrant: None,
+            white_entrant: None,
             result: format!("{} ({}–{})", result_text(score), game.result.discs[0], game.result.discs[1]),
             termination: game.result.termination().as_str().to_owned(),
             detail: game.result.detail().to_owned(),

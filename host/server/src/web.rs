@@ -512,7 +512,8 @@ async fn history_svg(
             Some(entry) => vec![entry],
             None => s.current_bots()?.iter().map(|row| row.entry).collect(),
         };
-        Ok(s.history()?.plot(&entries))
+        let entrants = s.entrants_by_entry()?;
+        Ok(s.history()?.plot(&entries, &entrants))
     })
     .await;
     match result {

@@ -500,7 +500,17 @@ async fn api_final(State(service): State<Shared>) -> Response {
 }
 
 async fn api_live(State(service): State<Shared>) -> Response {
-    axum::Json(service.shared.live.games()).into_response()
+    let mut games = service.shared.live.games();
+    match blocking(&service, |s| s.entrants_by_entry()).await {
+        Ok(entrants) => {
+            for game in &mut games {
+                game.black_entrant = entrants.get(&game.entries[0]).cloned();
+                game.white_entrant = entrants.get(&game.entries[1]).cloned();
+            }
+            axum::Json(games).into_response()
+        }
+        Err(refusal) => json_refusal(refusal),
+    }
 }
 
 async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Response {
@@ -559,9 +569,15 @@ fn points(p: f64) -> String {
 /// The final's results: the standings, a knockout's bracket, and its games, each linked by
 /// `game_link(ladder game id)`. Plain HTML: it needs no script.
 pub fn final_body(view: &FinalView, game_link: &dyn Fn(i64) -> String) -> Markup {
-    let name = |seed: u32| view.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str());
+    // Each bot with its entrant, wherever the final shows one.
+    let name = |seed: u32| {
+        view.bots
+            .iter()
+            .find(|b| b.seed == seed)
+            .map_or_else(|| "?".to_owned(), |b| format!("{} ({})", b.name, b.entrant))
+    };
     let slot = |slot: Slot| match slot {
-        Slot::Bot(seed) => name(seed).to_owned(),
+        Slot::Bot(seed) => name(seed),
         Slot::Bye => "(bye)".to_owned(),
         Slot::Pending => "…".to_owned(),
     };

@@ -186,7 +186,7 @@ fn a_slow_move_is_the_bots_timeout_loss_not_a_refused_result() {
     let server = remote_server(othello_server::remote::DEFAULT_LEASE);
     let fake = worker(&server, "slow machine");
     let entrant = server.add_entrant("Gus");
-    let (id, _) = upload_named(&server, &entrant, "slow", "Gus's bot");
+    upload_named(&server, &entrant, "slow", "Gus's bot");
     let check = claim(&server, &fake);
     assert_eq!(submit(&server, &fake, &check.lease, &made_up_check(&check)).0, 200);
     let pair = claim(&server, &fake);
@@ -208,7 +208,6 @@ fn a_slow_move_is_the_bots_timeout_loss_not_a_refused_result() {
     assert_eq!(replay["moves"].as_array().unwrap().len(), opening + 4, "the game ends at the slow move: {replay}");
     let winner = if slow == othello_sdk::Color::Black { "0-1" } else { "1-0" };
     assert!(replay["result"].as_str().unwrap().starts_with(winner), "{replay}");
-    let _ = id;
 }
 
 /// A timeout claimed in a game without a time limit cannot have happened: refused.
@@ -338,11 +337,14 @@ fn the_final_seeds_each_entry_once() {
     );
 }
 
+/// A request a [`FakeServer`] saw: its path, its `Authorization` header and when it came.
+type Seen = (String, Option<String>, Instant);
+
 /// A stand-in server for the worker client: answers each request with `answer(path)` and notes
 /// every request's line and `Authorization` header.
 struct FakeServer {
     url: String,
-    seen: Arc<Mutex<Vec<(String, Option<String>, Instant)>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl FakeServer {
@@ -395,7 +397,7 @@ impl FakeServer {
         FakeServer { url, seen }
     }
 
-    fn requests(&self) -> Vec<(String, Option<String>, Instant)> {
+    fn requests(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
 }
@@ -485,7 +487,6 @@ fn a_worker_backs_off_from_a_server_without_work() {
         step *= 2;
     }
     assert!(times[5] - times[0] >= least, "6 claims in {:?}, under the back-off's {least:?}", times[5] - times[0]);
-    let _: Option<Value> = None;
 }
 
 /// The login cookie is a session id, not the token; logging out ends it on the server, so a
@@ -773,4 +774,26 @@ fn test_games_use_the_organisers_time_control() {
     };
     let (_, replay) = server.get_json(&format!("/api/test-games/{game}"), Some(&entrant));
     assert_eq!(replay["time_limit_ms"], 3000, "{replay}");
+}
+
+/// Wherever a bot is shown, its entrant is shown with it: the replay (JSON and page), the
+/// history plot's legend, the leaderboard; the pool's bots have none.
+#[test]
+fn every_bot_is_shown_with_its_entrant() {
+    let server = TestServer::start();
+    let entrant = server.add_entrant("Quinn");
+    let id = server.upload_file(&entrant, &named_bot("shown", "Shown"));
+    server.wait_for_status(&entrant, id, &["rated"]);
+    let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&entrant));
+    let game = games[0]["id"].as_i64().unwrap();
+    let (_, replay) = server.get_json(&format!("/api/games/{game}"), None);
+    let (mine, other) = if replay["black"] == "Shown" { ("black", "white") } else { ("white", "black") };
+    assert_eq!(replay[format!("{mine}_entrant")], "Quinn", "{replay}");
+    assert!(replay[format!("{other}_entrant")].is_null(), "a pool bot: {replay}");
+    let (_, page) = server.get(&format!("/games/{game}"), None);
+    assert!(page.contains("<span class=\"entrant\">Quinn</span>"), "{page}");
+    let (_, svg) = server.get("/history.svg", None);
+    assert!(svg.contains("Shown (Quinn)"), "{svg}");
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    assert!(board.as_array().unwrap().iter().any(|r| r["name"] == "Shown" && r["entrant"] == "Quinn"), "{board}");
 }
