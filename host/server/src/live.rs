@@ -107,8 +107,7 @@ impl Live {
         worker: &str,
         title: &str,
         in_final: bool,
-        [black, white]: [String; 2],
-        entries: [i64; 2],
+        [(black, black_entry), (white, white_entry)]: [(String, i64); 2],
         position: &Position,
         time_limit: Option<Duration>,
     ) -> u64 {
@@ -119,7 +118,7 @@ impl Live {
             in_final,
             black,
             white,
-            entries,
+            entries: [black_entry, white_entry],
             black_entrant: None,
             white_entrant: None,
             positions: vec![position.to_board_string()],
@@ -224,18 +223,10 @@ impl<'a> LiveObserver<'a> {
 
 impl Observer for LiveObserver<'_> {
     fn starting(&mut self, black: &Player, white: &Player, opening: &Opening, time_limit: Option<Duration>) {
-        let players = [black.label(), white.label()];
-        let entries = [black.entry.id, white.entry.id];
+        let players = [(black.label(), black.entry.id), (white.label(), white.entry.id)];
         let position = opening.position();
-        self.live_id = Some(self.shared.live.start(
-            &worker_name(),
-            self.title,
-            self.in_final,
-            players,
-            entries,
-            &position,
-            time_limit,
-        ));
+        self.live_id =
+            Some(self.shared.live.start(&worker_name(), self.title, self.in_final, players, &position, time_limit));
     }
 
     fn event(&mut self, event: GameEvent<'_>) -> Result<(), String> {

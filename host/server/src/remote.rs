@@ -1079,3 +1079,56 @@ async fn page_workers(State(remote): State<RemoteState>) -> Response {
     };
     Html(crate::web::page(&service, "Workers", body).into_string()).into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A worker whose games make its bots score far above their ratings is flagged; an honest
+    /// one, whose games go as the ratings say, is not.
+    #[test]
+    fn a_worker_whose_bots_beat_their_ratings_is_flagged_and_an_honest_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let connection = store::open(&dir.path().join("contest.sqlite3")).unwrap();
+        for (id, name) in [(1, "subject"), (2, "opponent")] {
+            connection
+                .execute(
+                    "INSERT INTO entries (id, kind, name, level, hash, locator, added_at) VALUES (?1, 'library', ?2, 0, ?2, ?2, 0)",
+                    params![id, name],
+                )
+                .unwrap();
+        }
+        let honest = add_worker(&connection, "honest").unwrap();
+        let cheat = add_worker(&connection, "cheat").unwrap();
+        let id_of = |token: &str| worker_by_token(&connection, token).unwrap().unwrap().id;
+        let (honest, cheat) = (id_of(&honest), id_of(&cheat));
+        let mut game = 0;
+        for (worker, wins) in [(honest, [1.0, 0.0]), (cheat, [1.0, 1.0])] {
+            for index in 0..20 {
+                game += 1;
+                let score = wins[index % 2];
+                connection
+                    .execute(
+                        "INSERT INTO games (id, black, white, black_score, termination, played_at, ggf)
+                         VALUES (?1, 1, 2, ?2, 'normal', 0, '')",
+                        params![game, score],
+                    )
+                    .unwrap();
+                connection
+                    .execute(
+                        "INSERT INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, 0, 1)",
+                        params![game, worker],
+                    )
+                    .unwrap();
+            }
+        }
+        let ratings = std::collections::HashMap::from([(1, 0.0), (2, 0.0)]);
+        let tallies = tallies(&connection, &ratings).unwrap();
+        let of = |name: &str| tallies.iter().find(|t| t.worker == name).unwrap().clone();
+        assert_eq!(of("honest").games, 20);
+        assert!(of("honest").flagged.is_none(), "{:?}", of("honest"));
+        let cheat = of("cheat");
+        assert!((cheat.residual - 10.0).abs() < 1e-9, "{cheat:?}");
+        assert!(cheat.z > 4.0 && cheat.flagged.as_deref().is_some_and(|f| f.contains("predict")), "{cheat:?}");
+    }
+}

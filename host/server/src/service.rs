@@ -149,6 +149,9 @@ pub struct Accepted {
     pub duplicate: bool,
 }
 
+/// Each entrant's name by its ladder entries (see [`Service::entrants_by_entry`]).
+pub type EntrantsByEntry = Arc<HashMap<i64, String>>;
+
 pub struct Service {
     pub config: Arc<Config>,
     pub shared: Arc<Shared>,
@@ -166,7 +169,7 @@ pub struct Service {
     /// `GET /api/leaderboard`'s JSON, as of a change count.
     leaderboard_json_cache: Mutex<Option<(u64, Arc<String>)>>,
     /// Each entrant's ladder entries, by entry, as of a change count.
-    entrants_cache: Mutex<Option<(u64, Arc<HashMap<i64, String>>)>>,
+    entrants_cache: Mutex<Option<(u64, EntrantsByEntry)>>,
     /// Requests without a valid token, per address.
     pub unauthenticated: limits::AddressLimit,
 }
@@ -286,7 +289,7 @@ impl Service {
 
     /// The entrant of each ladder entry that is an upload (the pool's entries are not in it):
     /// every page that shows a bot shows its entrant with it.
-    pub fn entrants_by_entry(&self) -> Result<Arc<HashMap<i64, String>>, Refusal> {
+    pub fn entrants_by_entry(&self) -> Result<EntrantsByEntry, Refusal> {
         let version = *self.shared.changes.borrow();
         let mut cache = lock(&self.entrants_cache);
         if let Some((cached, map)) = cache.as_ref()
@@ -295,7 +298,7 @@ impl Service {
             return Ok(map.clone());
         }
         let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
-        let map: Arc<HashMap<i64, String>> =
+        let map: EntrantsByEntry =
             Arc::new(uploads.into_iter().filter_map(|u| Some((u.entry?, u.entrant_name))).collect());
         *cache = Some((version, map.clone()));
         Ok(map)
