@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// worker renews it within this many seconds.
     #[arg(long, value_name = "S", default_value_t = othello_server::remote::DEFAULT_LEASE.as_secs_f64())]
     pub lease_secs: f64,
+    /// A remote worker's lease ends this many seconds after its claim however often it is
+    /// renewed (its job then goes back to the queue): no worker holds a job forever.
+    #[arg(long, value_name = "S", default_value_t = othello_server::remote::DEFAULT_LEASE_CAP.as_secs_f64())]
+    pub lease_cap_secs: f64,
     /// Run even when a sandbox layer is missing on this machine (every page then says so).
     #[arg(long)]
     pub allow_weak_sandbox: bool,
@@ -155,6 +159,16 @@ pub enum EntrantCommand {
         #[command(flatten)]
         location: LadderLocation,
     },
+    /// Give an entrant a new token: the old one and every login made with it end at once (a
+    /// revoked entrant gets back in with the new one). Prints it like `add`.
+    Token {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+        /// The server's address as entrants reach it, for the login link.
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
+        url: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -172,6 +186,19 @@ pub enum WorkerCommand {
     },
     /// Revoke a worker's token and drop its leases (their jobs go back to the queue).
     Revoke {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// Give a worker a new token (the old one ends at once).
+    Token {
+        name: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
+    /// Remove every ladder game the worker played and refit the ladder (a worker found
+    /// cheating; revoke it too). The admin page's workers table flags outliers.
+    Purge {
         name: String,
         #[command(flatten)]
         location: LadderLocation,
@@ -292,6 +319,15 @@ fn entrant(command: EntrantCommand) -> Result<(), String> {
             othello_server::revoke_entrant(&location.path()?, &name)?;
             outln!("Entrant `{name}` revoked.");
         }
+        EntrantCommand::Token { name, location, url } => {
+            let token = othello_server::reissue_entrant_token(&location.path()?, &name)?;
+            outln!(
+                "Entrant `{}` has a new token; the old one no longer works. The login link (shown only this once):",
+                name.trim()
+            );
+            outln!("  {}/login#token={token}", url.trim_end_matches('/'));
+            outln!("{token}");
+        }
     }
     Ok(())
 }
@@ -329,6 +365,15 @@ fn worker(command: WorkerCommand) -> Result<(), String> {
             let requeued = othello_server::revoke_worker(&location.path()?, &name)?;
             outln!("Worker `{name}` revoked; {requeued} job(s) it held went back to the queue.");
         }
+        WorkerCommand::Token { name, location } => {
+            let token = othello_server::reissue_worker_token(&location.path()?, &name)?;
+            outln!("Worker `{}` has a new token; the old one no longer works (shown only this once):", name.trim());
+            outln!("{token}");
+        }
+        WorkerCommand::Purge { name, location } => {
+            let purged = othello_server::purge_worker(&location.path()?, &name)?;
+            outln!("Removed the {purged} game(s) worker `{name}` played; the ladder is refitted.");
+        }
     }
     Ok(())
 }
@@ -346,8 +391,10 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     let check_opponent = plugins::resolve("random", &folders, &runner, &options).map_err(|e| {
         format!("the check games need the sample `random` bot: {e} (build it with `cargo build --release`)")
     })?;
-    let seed_pool: Vec<Identity> = if ladder.exists() {
-        Vec::new() // an existing ladder keeps its pool
+    // A ladder with bots keeps its pool; a new one, or one made by `serve entrant add` before
+    // the first start (entrants but no bots), is seeded.
+    let seed_pool: Vec<Identity> = if !othello_server::needs_pool(&ladder)? {
+        Vec::new()
     } else {
         SAMPLE_POOL
             .iter()
@@ -371,6 +418,10 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
             .ok()
             .filter(|d| !d.is_zero())
             .ok_or("--lease-secs must be a positive number of seconds")?,
+        lease_cap: Duration::try_from_secs_f64(args.lease_cap_secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or("--lease-cap-secs must be a positive number of seconds")?,
         time_limit: (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms)),
         runner,
         seat_options: options,

@@ -151,12 +151,17 @@ function arena() {
     svg.dataset.board = board;
   }
 
+  // A bot is never shown without its entrant (the pool's bots have none).
+  function withEntrant(name, entrant) {
+    return entrant ? name + " (" + entrant + ")" : name;
+  }
+
   function showLive(game) {
     const ply = game.positions.length - 1;
     const last = ply > 0 ? game.moves[ply - 1] : null;
     draw(game.positions[ply], last ? last.move : null);
     title.textContent = game.title;
-    players.textContent = "● " + game.black + "  –  ○ " + game.white;
+    players.textContent = "● " + withEntrant(game.black, game.black_entrant) + "  –  ○ " + withEntrant(game.white, game.white_entrant);
     let clock = "● " + seconds(game.used_ms[0]) + "    ○ " + seconds(game.used_ms[1]);
     if (game.time_limit_ms) {
       const limit = game.time_limit_ms;
@@ -207,7 +212,7 @@ function arena() {
       replayGame = latest;
       replayPly = 0;
       title.textContent = "Game #" + latest.id + " (replay)";
-      players.textContent = "● " + latest.black + "  –  ○ " + latest.white;
+      players.textContent = "● " + withEntrant(latest.black, latest.black_entrant) + "  –  ○ " + withEntrant(latest.white, latest.white_entrant);
       clocks.textContent = "";
       draw(latest.positions[0], null);
     }

@@ -37,6 +37,7 @@ fn set_setting(connection: &Connection, key: &str, value: &str) -> Result<(), St
 pub fn new_admin_token(connection: &Connection) -> Result<String, String> {
     let token = new_token();
     set_setting(connection, ADMIN_TOKEN_KEY, &sha256_hex(token.as_bytes()))?;
+    crate::sessions::end_all(connection, crate::sessions::Kind::Admin, 0)?;
     Ok(token)
 }
 

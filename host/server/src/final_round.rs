@@ -194,6 +194,10 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
         [],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
     )?;
+    // One seed per ladder entry, the earliest upload's: two uploads on one entry (a copy, from
+    // before copies were refused) would seed it twice and make it play itself.
+    let mut seeded = std::collections::HashSet::new();
+    candidates.retain(|candidate| seeded.insert(candidate.1));
     if candidates.len() < 2 {
         return Err(format!(
             "a final needs at least two entrants with a checked bot; there {} {}",

@@ -101,6 +101,45 @@ pub fn check_library(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// The names a library exports (its dynamic symbols), read without loading it: what a remote
+/// worker's report of a check is held against. Mach-O names lose their leading underscore.
+pub fn exports(bytes: &[u8]) -> Result<std::collections::HashSet<String>, String> {
+    let file = object::File::parse(bytes).map_err(|e| format!("not a library: {e}"))?;
+    let mut names = std::collections::HashSet::new();
+    for export in file.exports().map_err(|e| format!("its exports cannot be read: {e}"))? {
+        let export = export.map_err(|e| format!("its exports cannot be read: {e}"))?;
+        let Some(name) = export.name().into_name() else { continue }; // an export by number only
+        let name = String::from_utf8_lossy(name);
+        let name = if file.format() == BinaryFormat::MachO { name.strip_prefix('_').unwrap_or(&name) } else { &name };
+        names.insert(name.to_owned());
+    }
+    Ok(names)
+}
+
+/// Whether what a probe of the library says it offers is what it exports: a library without
+/// `init` and `think` does not load, whatever a worker says, and a feature needs its export.
+pub fn probe_matches_exports(probe: &othello_arena::plugins::PluginInfo, bytes: &[u8]) -> Result<(), String> {
+    let exports = exports(bytes)?;
+    let has = |name: &str| exports.contains(name);
+    let missing: Vec<&str> = [
+        ("init", probe.is_ok()),
+        ("think", probe.is_ok()),
+        ("othello_levels", probe.levels > 0),
+        ("othello_search_info", probe.search_info),
+        ("othello_last_error", probe.last_error),
+        ("othello_analyze", probe.analysis),
+    ]
+    .into_iter()
+    .filter(|&(name, claimed)| claimed && !has(name))
+    .map(|(name, _)| name)
+    .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("the report says the library loads with what it offers, but it exports no {}", missing.join(", ")))
+    }
+}
+
 /// The PE header's `IMAGE_FILE_DLL` flag.
 fn pe_is_dll(bytes: &[u8]) -> bool {
     const IMAGE_FILE_DLL: u16 = 0x2000;

@@ -13,6 +13,7 @@ pub mod live;
 pub mod remote;
 pub mod remote_client;
 pub mod service;
+pub mod sessions;
 pub mod store;
 pub mod test_games;
 pub mod web;
@@ -50,6 +51,8 @@ pub struct Config {
     pub workers: usize,
     /// A remote worker's lease on a job lapses unless renewed within this time.
     pub lease_duration: Duration,
+    /// A remote worker's lease ends this long after its claim however often it is renewed.
+    pub lease_cap: Duration,
     /// Time per move of rating games (`None` = no limit).
     pub time_limit: Option<Duration>,
     /// Starts the bots' runners (`othello runner`).
@@ -298,6 +301,15 @@ async fn shutdown_signal() {
     }
 }
 
+/// Whether the ladder at `ladder` has no bot yet (a new file, or one only entrants or workers
+/// were added to before the first start): the server seeds it with the pool on start.
+pub fn needs_pool(ladder: &std::path::Path) -> Result<bool, String> {
+    if !ladder.exists() {
+        return Ok(true);
+    }
+    Ok(Ladder::open(ladder)?.entries()?.is_empty())
+}
+
 /// `othello serve entrant add NAME`: adds an entrant; returns its token.
 pub fn add_entrant(ladder: &std::path::Path, name: &str) -> Result<String, String> {
     store::add_entrant(&store::open(ladder)?, name)
@@ -311,6 +323,17 @@ pub fn entrants(ladder: &std::path::Path) -> Result<Vec<store::Entrant>, String>
 /// `othello serve entrant revoke NAME`.
 pub fn revoke_entrant(ladder: &std::path::Path, name: &str) -> Result<(), String> {
     store::revoke_entrant(&store::open(ladder)?, name)
+}
+
+/// `othello serve entrant token NAME`: a new token for the entrant (the old one and its logins
+/// end; a revoked entrant is restored); returns it.
+pub fn reissue_entrant_token(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+    store::reissue_token(&store::open(ladder)?, store::TokenHolder::Entrant, name)
+}
+
+/// `othello serve worker token NAME`: a new token for the worker (the old one ends).
+pub fn reissue_worker_token(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+    store::reissue_token(&store::open(ladder)?, store::TokenHolder::Worker, name)
 }
 
 /// `othello serve submissions open|close`: whether entrants may upload (a running server follows
@@ -366,4 +389,11 @@ pub fn workers(ladder: &std::path::Path) -> Result<Vec<remote::WorkerInfo>, Stri
 pub fn revoke_worker(ladder: &std::path::Path, name: &str) -> Result<usize, String> {
     remote::revoke_worker(&mut store::open(ladder)?, name)
 }
+/// `othello serve worker purge NAME`: removes every game the worker played and refits the
+/// ladder; returns how many games went (a running server shows it at its next change).
+pub fn purge_worker(ladder: &std::path::Path, name: &str) -> Result<usize, String> {
+    let mut ladder_file = othello_ladder::Ladder::open(ladder)?;
+    remote::purge_worker(&mut store::open(ladder)?, &mut ladder_file, name)
+}
+
 pub use test_games::DEFAULT_TEST_GAMES_PER_HOUR;

@@ -54,6 +54,13 @@ pub struct LiveGame {
     pub in_final: bool,
     pub black: String,
     pub white: String,
+    /// The ladder entries playing (0 for a bot not on the ladder: a check's upload, its
+    /// `random`), for the entrants below.
+    #[serde(skip)]
+    pub entries: [i64; 2],
+    /// The entrant of each side's bot (`None` for the pool's), filled in when it is served.
+    pub black_entrant: Option<String>,
+    pub white_entrant: Option<String>,
     /// The board before each move and after the last (as the replay's).
     pub positions: Vec<String>,
     pub moves: Vec<LiveMove>,
@@ -100,7 +107,7 @@ impl Live {
         worker: &str,
         title: &str,
         in_final: bool,
-        [black, white]: [String; 2],
+        [(black, black_entry), (white, white_entry)]: [(String, i64); 2],
         position: &Position,
         time_limit: Option<Duration>,
     ) -> u64 {
@@ -111,6 +118,9 @@ impl Live {
             in_final,
             black,
             white,
+            entries: [black_entry, white_entry],
+            black_entrant: None,
+            white_entrant: None,
             positions: vec![position.to_board_string()],
             moves: Vec::new(),
             time_limit_ms: time_limit.map(|t| t.as_millis() as u64),
@@ -213,7 +223,7 @@ impl<'a> LiveObserver<'a> {
 
 impl Observer for LiveObserver<'_> {
     fn starting(&mut self, black: &Player, white: &Player, opening: &Opening, time_limit: Option<Duration>) {
-        let players = [black.label(), white.label()];
+        let players = [(black.label(), black.entry.id), (white.label(), white.entry.id)];
         let position = opening.position();
         self.live_id =
             Some(self.shared.live.start(&worker_name(), self.title, self.in_final, players, &position, time_limit));

@@ -26,6 +26,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
 use othello_arena::record::{End, Outcome, unix_now};
+use othello_arena::seat::{Failure, Termination};
 use othello_ladder::Ladder;
 use othello_ladder::identity::{Kind, file_hash};
 
@@ -35,6 +36,13 @@ use crate::worker::{Plan, Planned, Played, complete_job, plan_job};
 
 /// Default lease of a remote worker's job: lapses unless a heartbeat renews it within this time.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+/// Default hard cap of a lease, however often it is renewed: a worker cannot hold a job forever.
+pub const DEFAULT_LEASE_CAP: Duration = Duration::from_secs(30 * 60);
+/// Longest host name a worker's claim may set (what is longer is cut).
+const MAX_HOST_CHARS: usize = 64;
+/// Workers that must find a check's library unloadable before its upload is rejected on their
+/// word alone (the server's own workers are believed at once).
+pub const LOAD_VERDICTS_NEEDED: i64 = 2;
 
 /// Most bytes of one submitted result (two games' moves, times and failures).
 const MAX_RESULT_BYTES: usize = 4 << 20;
@@ -65,6 +73,23 @@ CREATE TABLE IF NOT EXISTS server_leases (
     result_sha256 TEXT                         -- of the accepted result: the same one again is harmless
 );
 CREATE INDEX IF NOT EXISTS server_leases_by_worker ON server_leases(worker, state);
+-- A remote worker's finding that a check's library does not load: an upload is rejected on
+-- that word only once a second worker (or the server's own) finds the same.
+CREATE TABLE IF NOT EXISTS server_load_verdicts (
+    job INTEGER NOT NULL REFERENCES server_jobs(id),
+    worker INTEGER NOT NULL REFERENCES server_workers(id),
+    reason TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (job, worker)
+);
+-- Which remote worker played which ladder game (the per-worker tallies and the purge).
+CREATE TABLE IF NOT EXISTS server_worker_games (
+    game INTEGER PRIMARY KEY REFERENCES games(id),
+    worker INTEGER NOT NULL REFERENCES server_workers(id),
+    job INTEGER NOT NULL,
+    subject INTEGER NOT NULL                   -- the entry the job was for (the plan's first bot)
+);
+CREATE INDEX IF NOT EXISTS server_worker_games_by_worker ON server_worker_games(worker);
 -- Results refused (forged, late, under another's lease), for the organiser.
 CREATE TABLE IF NOT EXISTS server_worker_refusals (
     id INTEGER PRIMARY KEY,
@@ -179,6 +204,129 @@ pub fn revoke_worker(connection: &mut Connection, name: &str) -> Result<usize, S
     Ok(requeued)
 }
 
+/// One worker's results against the rest, as fishtest tallies them: the games it played, the
+/// failures and time losses among them, and how far the bots it played scored from what their
+/// ratings predict (the residual, in points; a worker that forges wins for a bot shows a large
+/// positive one). `flagged` says why it stands out, if it does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkerTally {
+    pub worker: String,
+    pub games: u64,
+    pub failures: u64,
+    pub time_losses: u64,
+    /// Sum of (score − expected score) of the job's own bot over its games with two rated bots.
+    pub residual: f64,
+    /// The residual in standard deviations (its games' binomial spread).
+    pub z: f64,
+    pub flagged: Option<String>,
+}
+
+/// Games of a worker before it can stand out (fewer say too little).
+const MIN_GAMES_TO_FLAG: u64 = 8;
+/// How many standard deviations make an outlier.
+const OUTLIER_SIGMAS: f64 = 3.0;
+
+/// Every remote worker's tally; `ratings` are the entries' current ratings (Elo).
+pub fn tallies(
+    connection: &Connection,
+    ratings: &std::collections::HashMap<i64, f64>,
+) -> Result<Vec<WorkerTally>, String> {
+    let rows = store::all_rows(
+        connection,
+        "SELECT w.name, g.black, g.white, g.black_score, g.termination, wg.subject
+         FROM server_worker_games wg JOIN server_workers w ON w.id = wg.worker JOIN games g ON g.id = wg.game
+         ORDER BY w.id, g.id",
+        [],
+        |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, f64>(3)?,
+                row.get::<_, String>(4)?,
+                row.get::<_, i64>(5)?,
+            ))
+        },
+    )?;
+    let mut tallies: Vec<(WorkerTally, f64)> = Vec::new();
+    for (worker, black, white, black_score, termination, subject) in rows {
+        if tallies.last().is_none_or(|(t, _)| t.worker != worker) {
+            let tally =
+                WorkerTally { worker, games: 0, failures: 0, time_losses: 0, residual: 0.0, z: 0.0, flagged: None };
+            tallies.push((tally, 0.0));
+        }
+        let (tally, variance) = tallies.last_mut().expect("pushed above");
+        tally.games += 1;
+        if termination != "normal" && termination != "resigned" {
+            tally.failures += 1;
+        }
+        if termination == "timeout" {
+            tally.time_losses += 1;
+        }
+        let (own, other, score) =
+            if subject == white { (white, black, 1.0 - black_score) } else { (black, white, black_score) };
+        if let (Some(own), Some(other)) = (ratings.get(&own), ratings.get(&other)) {
+            let expected = 1.0 / (1.0 + 10f64.powf((other - own) / 400.0));
+            tally.residual += score - expected;
+            *variance += expected * (1.0 - expected);
+        }
+    }
+    let total_games: u64 = tallies.iter().map(|(t, _)| t.games).sum();
+    let total_failures: u64 = tallies.iter().map(|(t, _)| t.failures).sum();
+    let mut out = Vec::new();
+    for (mut tally, variance) in tallies {
+        tally.z = if variance > 0.0 { tally.residual / variance.sqrt() } else { 0.0 };
+        // The failure rate of the other workers' games: a worker far above it makes bots fail.
+        let (other_games, other_failures) = (total_games - tally.games, total_failures - tally.failures);
+        let rate = if other_games > 0 { other_failures as f64 / other_games as f64 } else { 0.0 };
+        let expected_failures = rate * tally.games as f64;
+        let spread = (tally.games as f64 * rate.max(1.0 / (other_games as f64 + 2.0)) * (1.0 - rate)).sqrt();
+        if tally.games >= MIN_GAMES_TO_FLAG {
+            if tally.z.abs() >= OUTLIER_SIGMAS {
+                tally.flagged = Some(format!(
+                    "its bots scored {:+.1} points from what their ratings predict ({:+.1} σ)",
+                    tally.residual, tally.z
+                ));
+            } else if other_games > 0 && tally.failures as f64 > expected_failures + OUTLIER_SIGMAS * spread.max(1.0) {
+                tally.flagged = Some(format!(
+                    "{} failures in {} games where the other workers' rate gives {expected_failures:.1}",
+                    tally.failures, tally.games
+                ));
+            }
+        }
+        out.push(tally);
+    }
+    Ok(out)
+}
+
+/// Removes every ladder game worker `name` played and refits the ladder (the organiser's answer
+/// to a worker found cheating); returns how many games went. Its token stays as it is (revoke
+/// it too to stop it playing).
+pub fn purge_worker(connection: &mut Connection, ladder: &mut Ladder, name: &str) -> Result<usize, String> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let id: Option<i64> = transaction
+        .query_row("SELECT id FROM server_workers WHERE name = ?1", [name], |row| row.get(0))
+        .optional()
+        .map_err(db)?;
+    let Some(id) = id else { return Err(format!("there is no worker `{name}`")) };
+    let games = store::all_rows(&transaction, "SELECT game FROM server_worker_games WHERE worker = ?1", [id], |row| {
+        row.get::<_, i64>(0)
+    })?;
+    // What refers to a game goes first (the tables' foreign keys), then the game.
+    for game in &games {
+        transaction.execute("DELETE FROM server_job_games WHERE game = ?1", [game]).map_err(db)?;
+        transaction.execute("DELETE FROM server_worker_games WHERE game = ?1", [game]).map_err(db)?;
+        transaction.execute("DELETE FROM games WHERE id = ?1", [game]).map_err(db)?;
+    }
+    let purged = games.len();
+    transaction.execute("UPDATE server_workers SET games = 0 WHERE id = ?1", [id]).map_err(db)?;
+    transaction.commit().map_err(db)?;
+    let entries = ladder.entries()?;
+    let fit = ladder.fit(&entries)?;
+    ladder.save_snapshot(&entries, &fit, &format!("purged the games of worker {name}"))?;
+    Ok(purged)
+}
+
 /// A result the server refused, as logged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RefusedResult {
@@ -207,6 +355,45 @@ pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
             })
         },
     )
+}
+
+/// Puts a job back in the queue (its lease no longer holds it).
+fn requeue(connection: &Connection, job: i64) -> Result<(), Refusal> {
+    connection
+        .execute("UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1", [job])
+        .map(drop)
+        .map_err(|e| internal(db(e)))
+}
+
+/// Notes `caller`'s finding that the check's library does not load; true once enough distinct
+/// workers found it ([`LOAD_VERDICTS_NEEDED`]), so the upload may be rejected.
+fn load_verdict_confirmed(connection: &Connection, job: &Job, caller: &Caller, why: &str) -> Result<bool, Refusal> {
+    connection
+        .execute(
+            "INSERT OR IGNORE INTO server_load_verdicts (job, worker, reason, at) VALUES (?1, ?2, ?3, ?4)",
+            params![job.id, caller.id, othello_arena::text::one_line(why, 500), unix_now() as i64],
+        )
+        .map_err(|e| internal(db(e)))?;
+    let verdicts: i64 = connection
+        .query_row("SELECT count(DISTINCT worker) FROM server_load_verdicts WHERE job = ?1", [job.id], |row| row.get(0))
+        .map_err(|e| internal(db(e)))?;
+    Ok(verdicts >= LOAD_VERDICTS_NEEDED)
+}
+
+/// A check's probe as the server believes it: its claims held against the library's own exports
+/// (read here, without loading it), its name and error made harmless as a local probe's are.
+fn verify_probe(connection: &Connection, job: &Job, mut played: Played) -> Result<Played, String> {
+    let upload = store::upload(connection, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
+    let bytes = std::fs::read(&upload.path).map_err(|e| format!("cannot read {}: {e}", upload.path.display()))?;
+    let probe = played.probe.as_mut().ok_or("a check's result has no probe of the library")?;
+    crate::inspect::probe_matches_exports(probe, &bytes)?;
+    if let othello_arena::plugins::PluginStatus::Error(why) = &mut probe.status {
+        *why = othello_arena::text::one_line(why, 500);
+    } else {
+        probe.name = othello_arena::seat::sanitize_bot_name(&probe.name)
+            .ok_or("the report gives the bot no visible name (a loading bot always has one)")?;
+    }
+    Ok(played)
 }
 
 /// A worker that sent a valid token.
@@ -344,15 +531,15 @@ impl Remote {
             connection
                 .execute(
                     "UPDATE server_workers SET host = ?2, cores = ?3 WHERE id = ?1",
-                    params![caller.id, hello.host.chars().take(200).collect::<String>(), hello.cores],
+                    params![caller.id, othello_arena::text::one_line(&hello.host, MAX_HOST_CHARS), hello.cores],
                 )
                 .map_err(|e| internal(db(e)))?;
             let mut refreshed = false;
             loop {
                 let lease = store::new_token();
                 let issued = now_ms();
-                let expires = issued + lease_ms as i64;
-                let Some(job) = store::claim_job_until(connection, &lease, Some(expires)).map_err(internal)? else {
+                let expires = issued + (lease_ms as i64).min(self.lease_cap_ms());
+                let Some(job) = store::claim_job_until(connection, &lease, Some(expires), Some(caller.id)).map_err(internal)? else {
                     if config.continuous_games && !refreshed && store::queue_refresh(connection).map_err(internal)? {
                         refreshed = true;
                         continue;
@@ -382,20 +569,24 @@ impl Remote {
                     .map_err(|e| internal(db(e)))?;
                 shared.changed();
                 let libraries = [0, 1].map(|i| format!("/api/worker/libraries/{}", plan.bots[i].sha256));
+                let lease_ms = (expires - issued) as u64;
                 return Ok(Some(Claimed { lease, lease_ms, job: job.id, plan, libraries }));
             }
         })
     }
 
-    /// The caller's live lease `lease`: its job and plan, or 409 (foreign, lapsed, released).
+    /// The caller's live lease `lease`: its job and plan, or 409 (foreign, lapsed, capped,
+    /// released).
     fn live_lease(&self, connection: &Connection, caller: &Caller, lease: &str) -> Result<LeaseCheck, Refusal> {
-        let row: Option<(i64, i64, String, i64, String)> = connection
-            .query_row("SELECT job, worker, plan, expires_at, state FROM server_leases WHERE id = ?1", [lease], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
-            })
+        let row: Option<(i64, i64, String, i64, i64, String)> = connection
+            .query_row(
+                "SELECT job, worker, plan, issued_at, expires_at, state FROM server_leases WHERE id = ?1",
+                [lease],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)),
+            )
             .optional()
             .map_err(|e| internal(db(e)))?;
-        let Some((job_id, worker, plan, expires_at, state)) = row else {
+        let Some((job_id, worker, plan, issued_at, expires_at, state)) = row else {
             return Ok(Err((409, format!("there is no lease {lease}"), None)));
         };
         if worker != caller.id {
@@ -404,11 +595,16 @@ impl Remote {
         let job = job_by_id(connection, job_id).map_err(internal)?;
         let held = matches!(&job, Some((_, job_state, Some(holder))) if job_state == "running" && holder == lease);
         if state != "active" || !held || expires_at < now_ms() {
+            let cap = self.lease_cap_ms();
             let why = match state.as_str() {
-                "dropped" => "was dropped (the worker was revoked)",
-                "released" => "was released",
-                "refused" => "ended with a refused result",
-                _ => "expired (not renewed in time): its job went back to the queue",
+                "dropped" => "was dropped (the worker was revoked)".to_owned(),
+                "released" => "was released".to_owned(),
+                "refused" => "ended with a refused result".to_owned(),
+                _ if expires_at >= issued_at + cap => format!(
+                    "reached its hard cap of {} s (however often renewed): its job went back to the queue",
+                    cap / 1000
+                ),
+                _ => "expired (not renewed in time): its job went back to the queue".to_owned(),
             };
             return Ok(Err((409, format!("lease {lease} {why}"), Some(job_id))));
         }
@@ -416,12 +612,23 @@ impl Remote {
         Ok(Ok((job.expect("held above").0, plan)))
     }
 
+    /// The hard cap of every lease, in milliseconds.
+    fn lease_cap_ms(&self) -> i64 {
+        self.service.config.lease_cap.as_millis() as i64
+    }
+
+    /// Renews a live lease by the lease duration, never past its hard cap.
     fn heartbeat(&self, caller: &Caller, lease: &str) -> Result<u64, Refusal> {
-        let lease_ms = self.service.config.lease_duration.as_millis() as u64;
+        let lease_ms = self.service.config.lease_duration.as_millis() as i64;
+        let cap = self.lease_cap_ms();
         self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
             Err((status, why, _)) => Err(Refusal::new(status, why)),
             Ok((job, _)) => {
-                let expires = now_ms() + lease_ms as i64;
+                let issued: i64 = connection
+                    .query_row("SELECT issued_at FROM server_leases WHERE id = ?1", [lease], |row| row.get(0))
+                    .map_err(|e| internal(db(e)))?;
+                let now = now_ms();
+                let expires = (now + lease_ms).min(issued + cap);
                 connection
                     .execute("UPDATE server_leases SET expires_at = ?2 WHERE id = ?1", params![lease, expires])
                     .and_then(|_| {
@@ -431,7 +638,7 @@ impl Remote {
                         )
                     })
                     .map_err(|e| internal(db(e)))?;
-                Ok(lease_ms)
+                Ok((expires - now).max(0) as u64)
             }
         })
     }
@@ -490,36 +697,71 @@ impl Remote {
                 Ok(held) => held,
                 Err(refused) => return Ok(Err(refused)),
             };
-            if let Err(why) = check_result(&plan, &played, &config) {
-                // The job goes back to the queue for an honest worker.
+            let checked = check_result(&plan, &played, &config).and_then(|played| {
+                if plan.is_check() { verify_probe(connection, &job, played) } else { Ok(played) }
+            });
+            let played = match checked {
+                Ok(played) => played,
+                Err(why) => {
+                    // The job goes back to the queue for an honest worker.
+                    requeue(connection, job.id)?;
+                    connection
+                        .execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease])
+                        .map_err(|e| internal(db(e)))?;
+                    return Ok(Err((422, why, Some(job.id))));
+                }
+            };
+            let mark_submitted = |connection: &Connection| {
                 connection
                     .execute(
-                        "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1",
-                        [job.id],
+                        "UPDATE server_leases SET state = 'submitted', result_sha256 = ?2 WHERE id = ?1",
+                        params![lease, result_hash],
                     )
-                    .and_then(|_| {
-                        connection.execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease])
-                    })
-                    .map_err(|e| internal(db(e)))?;
-                return Ok(Err((422, why, Some(job.id))));
+                    .map_err(|e| internal(db(e)))
+            };
+            if let Some(why) = played.probe.as_ref().and_then(|probe| match &probe.status {
+                othello_arena::plugins::PluginStatus::Error(why) => Some(why.clone()),
+                _ => None,
+            }) && !load_verdict_confirmed(connection, &job, caller, &why)?
+            {
+                // One worker's word is not enough to reject an upload: the check goes back to
+                // the queue for another worker (never this one) or the server's own.
+                requeue(connection, job.id)?;
+                mark_submitted(connection)?;
+                let note = format!(
+                    "a worker found that it does not load ({}); another worker checks it again before it is rejected",
+                    othello_arena::text::one_line(&why, 200)
+                );
+                store::set_status(connection, job.upload, Status::Checking, Some(&note)).map_err(internal)?;
+                shared.work_added();
+                return Ok(Ok(Accepted { job: job.id, games: 0, duplicate: false }));
             }
+            let before = [0, 1].map(|slot| store::job_game(connection, job.id, slot).ok().flatten());
             if let Err(why) = complete_job(&job, &plan, &played, &config, &shared, ladder, connection) {
                 eprintln!("worker {}: job {} failed: {why}", caller.name, job.id);
                 let reason = format!("the server could not finish its work on this bot: {why}");
                 let _ = store::finish_job(connection, &job, Status::Rejected, Some(&reason), Next::Nothing);
             }
+            // Which games this worker's result added: the per-worker tallies and the purge.
+            for (slot, earlier) in before.iter().enumerate() {
+                if earlier.is_none()
+                    && let Some(game) = store::job_game(connection, job.id, slot).map_err(internal)?
+                {
+                    connection
+                        .execute(
+                            "INSERT OR IGNORE INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, ?3, ?4)",
+                            params![game, caller.id, job.id, plan.bots[0].entry],
+                        )
+                        .map_err(|e| internal(db(e)))?;
+                }
+            }
             let games = if plan.is_check() { 0 } else { played.games.len() };
+            mark_submitted(connection)?;
             connection
                 .execute(
-                    "UPDATE server_leases SET state = 'submitted', result_sha256 = ?2 WHERE id = ?1",
-                    params![lease, result_hash],
+                    "UPDATE server_workers SET games = games + ?2 WHERE id = ?1",
+                    params![caller.id, played.games.len() as i64],
                 )
-                .and_then(|_| {
-                    connection.execute(
-                        "UPDATE server_workers SET games = games + ?2 WHERE id = ?1",
-                        params![caller.id, played.games.len() as i64],
-                    )
-                })
                 .map_err(|e| internal(db(e)))?;
             Ok(Ok(Accepted { job: job.id, games, duplicate: false }))
         })?;
@@ -530,14 +772,32 @@ impl Remote {
         }
     }
 
-    /// The library with this SHA-256, if the ladder or an upload has it.
-    fn library(&self, sha256: &str) -> Result<Vec<u8>, Refusal> {
+    /// The library with this SHA-256, if one of `caller`'s live leases plays it: a worker fetches
+    /// the libraries of its jobs, nobody else's.
+    fn library(&self, caller: &Caller, sha256: &str) -> Result<Vec<u8>, Refusal> {
         if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refusal::new(400, "a library is named by its SHA-256, 64 hex digits"));
         }
         let sha256 = sha256.to_ascii_lowercase();
         let check_opponent = self.service.config.check_opponent.clone();
         let path: Option<PathBuf> = self.with(|connection, ladder| {
+            let plans = store::all_rows(
+                connection,
+                "SELECT plan FROM server_leases WHERE worker = ?1 AND state = 'active' AND expires_at >= ?2",
+                params![caller.id, now_ms()],
+                |row| row.get::<_, String>(0),
+            )
+            .map_err(internal)?;
+            let leased = plans
+                .iter()
+                .filter_map(|plan| serde_json::from_str::<Plan>(plan).ok())
+                .any(|plan| plan.bots.iter().any(|bot| bot.sha256 == sha256));
+            if !leased {
+                return Err(Refusal::new(
+                    403,
+                    format!("library {sha256} is in none of this worker's live leases: a worker fetches only the bots it plays"),
+                ));
+            }
             let upload: Option<String> = connection
                 .query_row("SELECT path FROM server_uploads WHERE sha256 = ?1 LIMIT 1", [&sha256], |row| row.get(0))
                 .optional()
@@ -560,17 +820,25 @@ impl Remote {
         Ok(bytes)
     }
 
-    /// The workers, for the pages.
+    /// The workers as anyone may see them: their host names are the organiser's to know (the
+    /// admin page shows them), so `host` is left empty here.
     pub fn workers(&self) -> Result<Vec<WorkerInfo>, Refusal> {
-        self.with(|connection, _| workers(connection).map_err(internal))
+        let mut listed = self.with(|connection, _| workers(connection).map_err(internal))?;
+        for worker in &mut listed {
+            worker.host = None;
+        }
+        Ok(listed)
     }
 }
 
-/// Checks a submitted result against the plan before it counts: the games of the plan, from its
-/// opening and at its time limit, every move legal and by the side to move, every move's time
-/// within the limit and its grace, and the result the one the moves lead to (a game that ends
-/// early is lost by the side to move, by the failure the worker's referee recorded).
-pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Result<(), String> {
+/// Checks a submitted result against the plan before it counts, and returns it as it counts:
+/// the games of the plan, from its opening and at its time limit, every move legal and by the
+/// side to move, and the result the one the moves lead to (a game that ends early is lost by the
+/// side to move, by the failure the worker's referee recorded). Time follows the plan's one rule
+/// ([`Plan::move_time_allowed`]): a move the worker measured over it is its bot's timeout loss
+/// there, as a local referee would have ruled, not a reason to refuse the result; a timeout
+/// claimed without a time limit is refused. Failure texts are made harmless.
+pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Result<Played, String> {
     let expected = if plan.is_check() {
         match &played.probe {
             None => return Err("a check's result has no probe of the library".to_owned()),
@@ -584,8 +852,9 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
         return Err(format!("{} game(s) where the plan has {expected}", played.games.len()));
     }
     let opening = plan.opening()?;
-    let limit = plan.time_limit();
-    for (slot, game) in played.games.iter().enumerate() {
+    let allowed = plan.move_time_allowed(&config.seat_options);
+    let mut ruled = played.clone();
+    for (slot, game) in ruled.games.iter_mut().enumerate() {
         let which = format!("game {}", slot + 1);
         if game.opening != opening.moves() || game.start != opening.position() {
             return Err(format!("{which} is not from the plan's opening {}", plan.opening));
@@ -594,6 +863,7 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             return Err(format!("{which} was played at another time limit than the plan's"));
         }
         let mut position = game.start;
+        let mut over_time = None;
         for (ply, record) in game.moves.iter().enumerate() {
             if position.is_game_over() {
                 return Err(format!("{which}: move {} ({}) comes after the end of the game", ply + 1, record.mv));
@@ -601,22 +871,41 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             if record.color != position.side_to_move() {
                 return Err(format!("{which}: move {} ({}) is not by the side to move", ply + 1, record.mv));
             }
+            if let Some(allowed) = allowed
+                && record.elapsed > allowed
+            {
+                over_time = Some((ply, record.color, record.elapsed, allowed));
+                break;
+            }
             if let Err(why) = position.check(record.mv) {
                 return Err(format!("{which}: move {} ({}) is illegal: {why}", ply + 1, record.mv));
             }
-            if let Some(limit) = limit {
-                let allowed = limit + config.seat_options.grace_for(limit);
-                if record.elapsed > allowed {
-                    return Err(format!(
-                        "{which}: move {} ({}) took {} ms, over the limit of {} ms and its grace",
-                        ply + 1,
-                        record.mv,
-                        record.elapsed.as_millis(),
-                        limit.as_millis()
-                    ));
-                }
-            }
             position.play_unchecked(record.mv);
+        }
+        if let Some((ply, loser, elapsed, allowed)) = over_time {
+            // The bot's timeout loss at that move: what follows it never happened.
+            game.moves.truncate(ply);
+            let detail = format!(
+                "move {} took {} ms, over the {} ms allowed (the limit and its grace)",
+                ply + 1,
+                elapsed.as_millis(),
+                allowed.as_millis()
+            );
+            game.result = Outcome::forfeit(loser, Failure::new(Termination::Timeout, detail));
+            continue;
+        }
+        if let End::Forfeit { failure, .. } = &mut game.result.end {
+            if failure.termination == Termination::Timeout && plan.time_limit_ms.is_none() {
+                return Err(format!("{which} ends in a timeout, but the plan has no time limit"));
+            }
+            failure.detail = othello_arena::text::one_line(&failure.detail, 500);
+            failure.stderr_tail = failure
+                .stderr_tail
+                .iter()
+                .map(|line| othello_arena::text::one_line(line, 200))
+                .filter(|line| !line.is_empty())
+                .take(20)
+                .collect();
         }
         let expected = if position.is_game_over() {
             Outcome::normal(&position)
@@ -645,7 +934,7 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             ));
         }
     }
-    Ok(())
+    Ok(ruled)
 }
 
 type RemoteState = Arc<Remote>;
@@ -742,7 +1031,7 @@ async fn api_submit(
 }
 
 async fn api_library(State(remote): State<RemoteState>, headers: HeaderMap, Path(sha256): Path<String>) -> Response {
-    match as_worker(&remote, &headers, move |remote, _| remote.library(&sha256)).await {
+    match as_worker(&remote, &headers, move |remote, caller| remote.library(caller, &sha256)).await {
         Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
         Err(refusal) => json_refusal(refusal),
     }
@@ -773,12 +1062,11 @@ async fn page_workers(State(remote): State<RemoteState>) -> Response {
             p { "No remote worker yet: " code { "othello serve worker add NAME" } " gives one a token." }
         } @else {
             table #workers {
-                thead { tr { th { "Worker" } th { "Host" } th { "Cores" } th { "Games" } th { "Last seen" } th { "Playing" } } }
+                thead { tr { th { "Worker" } th { "Cores" } th { "Games" } th { "Last seen" } th { "Playing" } } }
                 tbody {
                     @for worker in &workers {
                         tr {
                             td.name { (worker.name) @if worker.revoked { " (revoked)" } }
-                            td { (worker.host.as_deref().unwrap_or("–")) }
                             td { (worker.cores.map(|c| c.to_string()).unwrap_or_else(|| "–".to_owned())) }
                             td { (worker.games) }
                             td { (worker.last_seen.map(othello_arena::ggf::format_date).unwrap_or_else(|| "never".to_owned())) }
@@ -790,4 +1078,57 @@ async fn page_workers(State(remote): State<RemoteState>) -> Response {
         }
     };
     Html(crate::web::page(&service, "Workers", body).into_string()).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A worker whose games make its bots score far above their ratings is flagged; an honest
+    /// one, whose games go as the ratings say, is not.
+    #[test]
+    fn a_worker_whose_bots_beat_their_ratings_is_flagged_and_an_honest_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let connection = store::open(&dir.path().join("contest.sqlite3")).unwrap();
+        for (id, name) in [(1, "subject"), (2, "opponent")] {
+            connection
+                .execute(
+                    "INSERT INTO entries (id, kind, name, level, hash, locator, added_at) VALUES (?1, 'library', ?2, 0, ?2, ?2, 0)",
+                    params![id, name],
+                )
+                .unwrap();
+        }
+        let honest = add_worker(&connection, "honest").unwrap();
+        let cheat = add_worker(&connection, "cheat").unwrap();
+        let id_of = |token: &str| worker_by_token(&connection, token).unwrap().unwrap().id;
+        let (honest, cheat) = (id_of(&honest), id_of(&cheat));
+        let mut game = 0;
+        for (worker, wins) in [(honest, [1.0, 0.0]), (cheat, [1.0, 1.0])] {
+            for index in 0..20 {
+                game += 1;
+                let score = wins[index % 2];
+                connection
+                    .execute(
+                        "INSERT INTO games (id, black, white, black_score, termination, played_at, ggf)
+                         VALUES (?1, 1, 2, ?2, 'normal', 0, '')",
+                        params![game, score],
+                    )
+                    .unwrap();
+                connection
+                    .execute(
+                        "INSERT INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, 0, 1)",
+                        params![game, worker],
+                    )
+                    .unwrap();
+            }
+        }
+        let ratings = std::collections::HashMap::from([(1, 0.0), (2, 0.0)]);
+        let tallies = tallies(&connection, &ratings).unwrap();
+        let of = |name: &str| tallies.iter().find(|t| t.worker == name).unwrap().clone();
+        assert_eq!(of("honest").games, 20);
+        assert!(of("honest").flagged.is_none(), "{:?}", of("honest"));
+        let cheat = of("cheat");
+        assert!((cheat.residual - 10.0).abs() < 1e-9, "{cheat:?}");
+        assert!(cheat.z > 4.0 && cheat.flagged.as_deref().is_some_and(|f| f.contains("predict")), "{cheat:?}");
+    }
 }

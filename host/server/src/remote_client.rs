@@ -36,6 +36,40 @@ pub struct WorkerOptions {
 const MAX_LIBRARY_BYTES: u64 = 256 << 20;
 /// Pause after a failed request before the next (the server may be restarting).
 const RETRY_PAUSE: Duration = Duration::from_secs(2);
+/// The first pause of the claims' back-off (no work, or the server erred); it doubles at each
+/// such answer up to [`BACKOFF_MAX`] and starts again at the next job.
+pub const BACKOFF_FIRST: Duration = Duration::from_millis(250);
+/// The longest pause between two claims.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(30);
+
+/// Exponential back-off with jitter: each pause is drawn between half and all of the current
+/// step, so workers restarted together do not claim in step.
+#[derive(Debug, Clone)]
+pub struct Backoff {
+    step: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff { step: BACKOFF_FIRST }
+    }
+}
+
+impl Backoff {
+    /// The next pause; the step doubles (up to [`BACKOFF_MAX`]).
+    pub fn next_pause(&mut self) -> Duration {
+        use rand::RngExt;
+        let step = self.step;
+        self.step = (self.step * 2).min(BACKOFF_MAX);
+        let half = step / 2;
+        half + Duration::from_millis(rand::rng().random_range(0..=half.as_millis() as u64))
+    }
+
+    /// Work came: the next pause is short again.
+    pub fn reset(&mut self) {
+        self.step = BACKOFF_FIRST;
+    }
+}
 /// Attempts at sending a result (it is idempotent, so a retry after a lost answer is safe).
 const SUBMIT_ATTEMPTS: u32 = 5;
 
@@ -84,12 +118,21 @@ impl Client {
         })
     }
 
-    fn url(&self, path: &str) -> String {
-        if path.starts_with("http://") || path.starts_with("https://") {
-            path.to_owned()
-        } else {
-            format!("{}{path}", self.base)
+    /// Where `path` is: a path on the server, or an absolute URL on the server's own origin.
+    /// The token goes with every request, so a URL elsewhere (a server naming another site, or
+    /// `//host/…`) is refused and nothing is sent there.
+    fn url(&self, path: &str) -> Result<String, String> {
+        if path.starts_with('/') && !path.starts_with("//") {
+            return Ok(format!("{}{path}", self.base));
         }
+        if origin(path).is_some_and(|o| origin(&self.base).is_some_and(|base| o.eq_ignore_ascii_case(base))) {
+            return Ok(path.to_owned());
+        }
+        Err(format!(
+            "the server named `{}`, which is not on its own origin {}: the worker's token is sent nowhere else",
+            othello_arena::text::one_line(path, 200),
+            self.base
+        ))
     }
 
     fn read(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Result<(u16, Vec<u8>), String> {
@@ -107,15 +150,30 @@ impl Client {
     fn post(&self, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>), String> {
         let request = self
             .agent
-            .post(self.url(path))
+            .post(self.url(path)?)
             .header("Authorization", &self.authorization)
             .header("Content-Type", "application/json");
         Self::read(request.send(body))
     }
 
     fn get(&self, path: &str) -> Result<(u16, Vec<u8>), String> {
-        Self::read(self.agent.get(self.url(path)).header("Authorization", &self.authorization).call())
+        Self::read(self.agent.get(self.url(path)?).header("Authorization", &self.authorization).call())
     }
+}
+
+/// `scheme://host:port` of an http(s) URL (the port as written), if it is one.
+fn origin(url: &str) -> Option<&str> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")) {
+        return None;
+    }
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    // `user@host` names a host after the `@`: such a URL is never the server's own.
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    Some(&url[..scheme.len() + 3 + authority_end])
 }
 
 /// The server's `{"error": …}`, or the body as text.
@@ -176,27 +234,30 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool) -> Result<(), String> {
 /// One thread: claim, play, submit, until stopped.
 fn slot(index: usize, options: &WorkerOptions, hello: &[u8], stop: &AtomicBool) -> Result<(), String> {
     let client = Client::new(options)?;
+    let mut backoff = Backoff::default();
     while !stop.load(Ordering::SeqCst) {
         let asked = std::time::Instant::now();
         let (status, body) = match client.post("/api/worker/claim", hello) {
             Ok(answer) => answer,
             Err(why) => {
                 eprintln!("worker {index}: cannot reach {}: {why}", client.base);
-                pause_unless_stopped(stop, RETRY_PAUSE);
+                pause_unless_stopped(stop, backoff.next_pause().max(RETRY_PAUSE));
                 continue;
             }
         };
         match status {
             200 => {
+                backoff.reset();
                 let claimed: Claimed = serde_json::from_slice(&body)
                     .map_err(|e| format!("the server's claim answer is not understood: {e}"))?;
                 play_claimed(index, &client, options, &claimed, asked, stop);
             }
-            204 => {} // nothing to play now (the server waited a little already)
+            // Nothing to play now: ask again later, later each time.
+            204 => pause_unless_stopped(stop, backoff.next_pause()),
             401 | 403 => return Err(format!("the server refuses this worker: {}", error_text(&body))),
             _ => {
                 eprintln!("worker {index}: claim answered {status}: {}", error_text(&body));
-                pause_unless_stopped(stop, RETRY_PAUSE);
+                pause_unless_stopped(stop, backoff.next_pause().max(RETRY_PAUSE));
             }
         }
     }
@@ -348,4 +409,53 @@ pub fn run_until_signal(options: &WorkerOptions) -> Result<(), String> {
         })
         .map_err(|e| format!("cannot watch for signals: {e}"))?;
     run(options, &stop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_back_off_doubles_with_jitter_up_to_its_cap_and_starts_again_after_work() {
+        let mut backoff = Backoff::default();
+        let mut step = BACKOFF_FIRST;
+        for _ in 0..12 {
+            let pause = backoff.next_pause();
+            assert!(pause >= step / 2 && pause <= step, "{pause:?} outside [{:?}, {step:?}]", step / 2);
+            step = (step * 2).min(BACKOFF_MAX);
+        }
+        assert_eq!(step, BACKOFF_MAX);
+        backoff.reset();
+        assert!(backoff.next_pause() <= BACKOFF_FIRST);
+    }
+
+    #[test]
+    fn the_token_goes_to_the_servers_own_origin_only() {
+        let options = WorkerOptions {
+            server: "http://127.0.0.1:8080/".to_owned(),
+            token: "t".to_owned(),
+            concurrency: 1,
+            cache: PathBuf::from("."),
+            seating: Seating {
+                isolation: othello_arena::seat::Isolation::InProcess,
+                options: othello_arena::seat::SeatOptions::default(),
+            },
+            ca_certificates: None,
+        };
+        let client = Client::new(&options).unwrap();
+        assert_eq!(client.url("/api/worker/claim").unwrap(), "http://127.0.0.1:8080/api/worker/claim");
+        assert_eq!(client.url("http://127.0.0.1:8080/api/x").unwrap(), "http://127.0.0.1:8080/api/x");
+        for elsewhere in [
+            "http://127.0.0.1:9999/api/x",
+            "https://127.0.0.1:8080/api/x",
+            "http://evil.example/api/x",
+            "//evil.example/api/x",
+            "http://127.0.0.1:8080@evil.example/x",
+            "ftp://127.0.0.1:8080/x",
+            "api/x",
+        ] {
+            let why = client.url(elsewhere).unwrap_err();
+            assert!(why.contains("not on its own origin"), "{elsewhere}: {why}");
+        }
+    }
 }

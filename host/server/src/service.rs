@@ -18,7 +18,9 @@ use crate::store::{self, Entrant, Status, Upload};
 use crate::worker::CheckReport;
 use crate::{Config, Shared};
 
+pub mod entries;
 mod history;
+pub mod limits;
 mod testing;
 
 pub use history::History;
@@ -124,6 +126,9 @@ pub struct Replay {
     pub id: i64,
     pub black: String,
     pub white: String,
+    /// The entrant of each side's bot (`None` for the organiser's pool, and for test games).
+    pub black_entrant: Option<String>,
+    pub white_entrant: Option<String>,
     pub result: String,
     pub termination: String,
     pub detail: String,
@@ -144,6 +149,9 @@ pub struct Accepted {
     pub duplicate: bool,
 }
 
+/// Each entrant's name by its ladder entries (see [`Service::entrants_by_entry`]).
+pub type EntrantsByEntry = Arc<HashMap<i64, String>>;
+
 pub struct Service {
     pub config: Arc<Config>,
     pub shared: Arc<Shared>,
@@ -160,6 +168,10 @@ pub struct Service {
     public_page_cache: Mutex<Option<(u64, Arc<String>)>>,
     /// `GET /api/leaderboard`'s JSON, as of a change count.
     leaderboard_json_cache: Mutex<Option<(u64, Arc<String>)>>,
+    /// Each entrant's ladder entries, by entry, as of a change count.
+    entrants_cache: Mutex<Option<(u64, EntrantsByEntry)>>,
+    /// Requests without a valid token, per address.
+    pub unauthenticated: limits::AddressLimit,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -180,12 +192,52 @@ impl Service {
             history_cache: Mutex::new(None),
             public_page_cache: Mutex::new(None),
             leaderboard_json_cache: Mutex::new(None),
+            entrants_cache: Mutex::new(None),
+            unauthenticated: limits::AddressLimit::default(),
         })
     }
 
     /// The entrant of a token, unless it is unknown or revoked.
     pub fn entrant(&self, token: &str) -> Result<Option<Entrant>, Refusal> {
         store::entrant_by_token(&lock(&self.db), token).map_err(Refusal::internal)
+    }
+
+    /// The entrant logged in with session `id`, unless it ended, expired or the entrant was revoked.
+    pub fn session_entrant(&self, id: &str) -> Result<Option<Entrant>, Refusal> {
+        let db = lock(&self.db);
+        let Some(holder) =
+            crate::sessions::holder(&db, crate::sessions::Kind::Entrant, id).map_err(Refusal::internal)?
+        else {
+            return Ok(None);
+        };
+        store::entrant_by_id(&db, holder).map_err(Refusal::internal)
+    }
+
+    /// Starts a login session (the cookie's id); `replaces`, the visitor's session before, ends.
+    pub fn start_session(
+        &self,
+        kind: crate::sessions::Kind,
+        holder: i64,
+        replaces: Option<&str>,
+    ) -> Result<String, Refusal> {
+        let db = lock(&self.db);
+        if let Some(old) = replaces {
+            crate::sessions::end(&db, old).map_err(Refusal::internal)?;
+        }
+        crate::sessions::start(&db, kind, holder).map_err(Refusal::internal)
+    }
+
+    /// Removes every game the remote worker `name` played and refits the ladder.
+    pub fn purge_worker(&self, name: &str) -> Result<usize, Refusal> {
+        let purged = crate::remote::purge_worker(&mut lock(&self.db), &mut lock(&self.ladder), name)
+            .map_err(|why| Refusal::new(400, why))?;
+        self.shared.changed();
+        Ok(purged)
+    }
+
+    /// Ends a login session (logout).
+    pub fn end_session(&self, id: &str) -> Result<(), Refusal> {
+        crate::sessions::end(&lock(&self.db), id).map_err(Refusal::internal)
     }
 
     /// The leaderboard, best first (computed once per change).
@@ -235,6 +287,23 @@ impl Service {
         Ok(rows)
     }
 
+    /// The entrant of each ladder entry that is an upload (the pool's entries are not in it):
+    /// every page that shows a bot shows its entrant with it.
+    pub fn entrants_by_entry(&self) -> Result<EntrantsByEntry, Refusal> {
+        let version = *self.shared.changes.borrow();
+        let mut cache = lock(&self.entrants_cache);
+        if let Some((cached, map)) = cache.as_ref()
+            && *cached == version
+        {
+            return Ok(map.clone());
+        }
+        let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
+        let map: EntrantsByEntry =
+            Arc::new(uploads.into_iter().filter_map(|u| Some((u.entry?, u.entrant_name))).collect());
+        *cache = Some((version, map.clone()));
+        Ok(map)
+    }
+
     /// The leaderboard page for a visitor who is not logged in, rendered by `render` once per
     /// change: 50 visitors cost one refit and one rendering, not 50.
     pub fn public_leaderboard_page(&self, render: impl FnOnce(&[BoardRow]) -> String) -> Result<Arc<String>, Refusal> {
@@ -279,7 +348,7 @@ impl Service {
             return Err(Refusal::new(
                 429,
                 format!(
-                    "{recent} uploads in the last hour: the limit is {}; try again later",
+                    "{recent} uploads in the last hour (refused ones count too): the limit is {}; try again later",
                     self.config.uploads_per_hour
                 ),
             ));
@@ -288,6 +357,11 @@ impl Service {
         let sha256 = store::sha256_hex(bytes);
         if let Some(earlier) = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)? {
             return Ok(Accepted { id: earlier.id, status: earlier.status, sha256, duplicate: true });
+        }
+        let copy = entries::refuse_copy(&lock(&self.db), &lock(&self.ladder), entrant.id, &sha256)
+            .map_err(Refusal::internal)?;
+        if let Some(why) = copy {
+            return Err(Refusal::new(409, why));
         }
         let file_name = crate::inspect::safe_file_name(raw_file_name);
         let folder = self.config.uploads_dir().join(&sha256);
@@ -305,6 +379,12 @@ impl Service {
         self.shared.work_added();
         self.shared.changed();
         Ok(Accepted { id, status: Status::Queued, sha256, duplicate: false })
+    }
+
+    /// Notes an upload of `entrant` that was refused (too large, not a library, a copy …): it
+    /// counts toward the hourly limit like an accepted one.
+    pub fn note_refused_upload(&self, entrant: &Entrant, reason: &str) -> Result<(), Refusal> {
+        store::note_refused_upload(&lock(&self.db), entrant.id, reason).map_err(Refusal::internal)
     }
 
     /// The upload `id`, if it is `entrant`'s (another's answers as if it did not exist).
@@ -378,10 +458,14 @@ impl Service {
     /// A ladder game for the replay page (games are public, as the leaderboard is).
     pub fn replay(&self, id: i64) -> Result<Replay, Refusal> {
         let stored = lock(&self.ladder).game(id).map_err(Refusal::internal)?;
-        let Some(ggf_text) = stored.map(|g| g.ggf) else {
+        let Some(stored) = stored else {
             return Err(Refusal::new(404, format!("there is no game {id}")));
         };
-        self.replay_of(id, &ggf_text)
+        let mut replay = self.replay_of(id, &stored.ggf)?;
+        let entrants = self.entrants_by_entry()?;
+        replay.black_entrant = entrants.get(&stored.black).cloned();
+        replay.white_entrant = entrants.get(&stored.white).cloned();
+        Ok(replay)
     }
 
     /// A game's record (one GGF game) for the replay page.
@@ -411,6 +495,8 @@ impl Service {
             id,
             black: game.black.clone(),
             white: game.white.clone(),
+            black_entrant: None,
+            white_entrant: None,
             result: format!("{} ({}–{})", result_text(score), game.result.discs[0], game.result.discs[1]),
             termination: game.result.termination().as_str().to_owned(),
             detail: game.result.detail().to_owned(),

@@ -75,6 +75,13 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     crate::remote::migrate(&connection)
         .map_err(|e| format!("cannot set up the workers' tables in {}: {e}", path.display()))?;
     crate::test_games::migrate(&connection)?;
+    connection
+        .execute_batch(REFUSED_UPLOADS_SCHEMA)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
+    crate::sessions::migrate(&connection)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
+    crate::service::entries::migrate(&connection)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     Ok(connection)
 }
 
@@ -192,6 +199,49 @@ pub fn add_token_holder(connection: &Connection, holder: TokenHolder, name: &str
     }
 }
 
+/// Gives the entrant or worker `name` a new token (returned; only its hash is kept): the old one
+/// stops working at once, a revoked holder is restored, and an entrant's logins are ended.
+pub fn reissue_token(connection: &Connection, holder: TokenHolder, name: &str) -> Result<String, String> {
+    let (table, noun) = (holder.table(), holder.noun());
+    let id: Option<i64> = connection
+        .query_row(&format!("SELECT id FROM {table} WHERE name = ?1"), [name.trim()], |row| row.get(0))
+        .optional()
+        .map_err(db)?;
+    let Some(id) = id else {
+        return Err(format!("there is no {} `{name}`", &noun[noun.find(' ').map_or(0, |i| i + 1)..]));
+    };
+    let token = new_token();
+    connection
+        .execute(
+            &format!("UPDATE {table} SET token_hash = ?2, revoked_at = NULL WHERE id = ?1"),
+            params![id, sha256_hex(token.as_bytes())],
+        )
+        .map_err(db)?;
+    if holder == TokenHolder::Entrant {
+        crate::sessions::end_all(connection, crate::sessions::Kind::Entrant, id)?;
+    }
+    Ok(token)
+}
+
+/// The entrant `id`, unless it is unknown or revoked.
+pub fn entrant_by_id(connection: &Connection, id: i64) -> Result<Option<Entrant>, String> {
+    connection
+        .query_row(
+            "SELECT id, name, created_at FROM server_entrants WHERE id = ?1 AND revoked_at IS NULL",
+            [id],
+            |row| {
+                Ok(Entrant {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    created_at: row.get::<_, i64>(2)? as u64,
+                    revoked: false,
+                })
+            },
+        )
+        .optional()
+        .map_err(db)
+}
+
 /// The id, name and creation time (Unix seconds) of the entrant or worker whose token this is,
 /// unless it is unknown or revoked.
 pub fn token_holder(
@@ -236,10 +286,12 @@ pub fn revoke_entrant(connection: &Connection, name: &str) -> Result<(), String>
             params![name, unix_now() as i64],
         )
         .map_err(db)?;
-    match changed {
-        0 => Err(format!("no entrant `{name}` with a valid token")),
-        _ => Ok(()),
+    if changed == 0 {
+        return Err(format!("no entrant `{name}` with a valid token"));
     }
+    let id: i64 =
+        connection.query_row("SELECT id FROM server_entrants WHERE name = ?1", [name], |row| row.get(0)).map_err(db)?;
+    crate::sessions::end_all(connection, crate::sessions::Kind::Entrant, id)
 }
 
 /// The entrant whose token this is, unless it is unknown or revoked.
@@ -339,11 +391,34 @@ pub fn uploads_by_entry(connection: &Connection) -> Result<Vec<Upload>, String> 
     all_rows(connection, &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id"), [], upload_row)
 }
 
-/// Uploads of `entrant` since `since` (Unix seconds), for the rate limit.
+/// Uploads refused before they were stored: they count toward the hourly limit too.
+const REFUSED_UPLOADS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS server_refused_uploads (
+    id INTEGER PRIMARY KEY,
+    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
+    reason TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS server_refused_uploads_by_entrant ON server_refused_uploads(entrant, at);
+";
+
+/// Notes an upload of `entrant` refused before it was stored.
+pub fn note_refused_upload(connection: &Connection, entrant: i64, reason: &str) -> Result<(), String> {
+    connection
+        .execute(
+            "INSERT INTO server_refused_uploads (entrant, reason, at) VALUES (?1, ?2, ?3)",
+            params![entrant, othello_arena::text::one_line(reason, 300), unix_now() as i64],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// Uploads of `entrant` since `since` (Unix seconds), refused ones included, for the rate limit.
 pub fn uploads_since(connection: &Connection, entrant: i64, since: u64) -> Result<u32, String> {
     connection
         .query_row(
-            "SELECT count(*) FROM server_uploads WHERE entrant = ?1 AND uploaded_at >= ?2",
+            "SELECT (SELECT count(*) FROM server_uploads WHERE entrant = ?1 AND uploaded_at >= ?2)
+                  + (SELECT count(*) FROM server_refused_uploads WHERE entrant = ?1 AND at >= ?2)",
             params![entrant, since as i64],
             |row| row.get::<_, i64>(0),
         )
@@ -450,12 +525,18 @@ pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
 /// Claims the next job for `lease` (checks first, then pairs, oldest first), held until it is
 /// finished or the server stops (a local worker's).
 pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
-    claim_job_until(connection, lease, None)
+    claim_job_until(connection, lease, None, None)
 }
 
 /// [`claim_job`] with a lease that lapses at `expires` (Unix milliseconds) unless renewed: a
-/// remote worker's. Jobs whose leases have lapsed go back to the queue first.
-pub fn claim_job_until(connection: &mut Connection, lease: &str, expires: Option<i64>) -> Result<Option<Job>, String> {
+/// remote worker's. Jobs whose leases have lapsed go back to the queue first. A remote `worker`
+/// is never given again a check it found unloadable (a second worker must confirm it).
+pub fn claim_job_until(
+    connection: &mut Connection,
+    lease: &str,
+    expires: Option<i64>,
+    worker: Option<i64>,
+) -> Result<Option<Job>, String> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     transaction
@@ -468,8 +549,10 @@ pub fn claim_job_until(connection: &mut Connection, lease: &str, expires: Option
     let job = transaction
         .query_row(
             "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued'
+               AND NOT (?1 IS NOT NULL AND kind = 'check'
+                        AND id IN (SELECT job FROM server_load_verdicts WHERE worker = ?1))
              ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
-            [],
+            [worker],
             job_row,
         )
         .optional()

@@ -166,7 +166,9 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
         OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ job.id as u64 ^ 0x7e57).remove(0);
     let recorded: Vec<i64> =
         all_rows(db, "SELECT slot FROM server_test_game_records WHERE test = ?1", [job.id], |row| row.get(0))?;
-    play_pair_with(&me, &opponent, &opening, config.time_limit, &mut |slot, _, _, game| {
+    // The organiser's time control (admin page or CLI), as rating games.
+    let time_limit = crate::admin::time_limit(db, config)?;
+    play_pair_with(&me, &opponent, &opening, time_limit, &mut |slot, _, _, game| {
         if shared.stop.load(Ordering::SeqCst) {
             return Err("the server is stopping".to_owned());
         }

@@ -12,7 +12,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Multipart, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -26,8 +26,8 @@ use crate::store::Entrant;
 
 type Shared = Arc<Service>;
 
-/// The session cookie: the entrant's token, `HttpOnly` and `SameSite=Strict` (so no other site's
-/// page can send it).
+/// The session cookie: a session id (never the token; see [`crate::sessions`]), `HttpOnly` and
+/// `SameSite=Strict` (so no other site's page can send it).
 pub const SESSION_COOKIE: &str = "othello_session";
 
 /// The shortest time between two `live` events of one event stream.
@@ -35,6 +35,14 @@ const LIVE_EVENT_INTERVAL: std::time::Duration = std::time::Duration::from_milli
 
 /// Multipart framing allowed over the file's own size limit.
 const MULTIPART_OVERHEAD: usize = 64 << 10;
+
+/// Longest a client may take to send a request's headers: a slow client cannot hold
+/// connections open by sending them a byte at a time.
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Longest a client may take to send a request's body (uploads included).
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+/// Longest the open connections get to finish when the server stops.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Serves `service` on `listener` until `stopped` fires.
 pub fn serve(
@@ -49,14 +57,55 @@ pub fn serve(
         .map_err(|e| format!("cannot start the web server's runtime: {e}"))?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| format!("cannot listen: {e}"))?;
-        let app = router(service);
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
-            .map_err(|e| format!("the web server failed: {e}"))
+        accept_loop(listener, router(service), stopped).await
     })
+}
+
+/// Accepts connections and serves each over HTTP/1 with hyper's header-read timeout (which
+/// `axum::serve` leaves unset), the peer's address given to the handlers as
+/// [`axum::extract::ConnectInfo`]; when `stopped` fires, stops accepting and lets the open
+/// connections finish their requests (for at most [`SHUTDOWN_GRACE`]).
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) -> Result<(), String> {
+    let (closing, closed) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = &mut stopped => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // Out of file descriptors and the like: wait a little rather than spin.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        while connections.try_join_next().is_some() {}
+        let tower = hyper_util::service::TowerToHyperService::new(app.clone());
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+            hyper::service::Service::call(&tower, request)
+        });
+        let mut closed = closed.clone();
+        connections.spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+            let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                _ = closed.wait_for(|closing| *closing) => connection.as_mut().graceful_shutdown(),
+            }
+            let _ = connection.await;
+        });
+    }
+    let _ = closing.send(true);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, async { while connections.join_next().await.is_some() {} }).await;
+    Ok(())
 }
 
 /// Every route.
@@ -96,7 +145,33 @@ pub fn router(service: Arc<Service>) -> Router {
         .merge(entrant::routes())
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
+        .layer(axum::middleware::map_response(security_headers))
         .with_state(service)
+}
+
+/// What every answer says about how a browser may use it: only this site's own scripts, styles,
+/// images and connections; never framed by another site; no type sniffing; no referrer sent to
+/// another site (`same-origin`: with `no-referrer` browsers send `Origin: null` on this site's own
+/// forms, which [`same_origin`] would refuse).
+const SECURITY_HEADERS: [(&str, &str); 5] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "same-origin"),
+    ("x-frame-options", "DENY"),
+    ("cross-origin-opener-policy", "same-origin"),
+];
+
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in SECURITY_HEADERS {
+        headers.entry(name).or_insert(HeaderValue::from_static(value));
+    }
+    response
 }
 
 /// A page of the site's layout (for the pages of other modules).
@@ -132,12 +207,38 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
 }
 
-/// The token of the session cookie.
-fn cookie_token(headers: &HeaderMap) -> Option<String> {
+/// The value of the cookie `name`.
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
-        let (name, value) = pair.trim().split_once('=')?;
-        (name == SESSION_COOKIE && !value.is_empty()).then(|| value.to_owned())
+        let (key, value) = pair.trim().split_once('=')?;
+        (key == name && !value.is_empty()).then(|| value.to_owned())
     })
+}
+
+/// The session id of the session cookie.
+fn session_id(headers: &HeaderMap) -> Option<String> {
+    cookie(headers, SESSION_COOKIE)
+}
+
+/// The entrant of the session cookie, if it is a live session.
+async fn session_entrant(service: &Shared, headers: &HeaderMap) -> Option<Entrant> {
+    let id = session_id(headers)?;
+    blocking(service, move |s| s.session_entrant(&id)).await.ok().flatten()
+}
+
+/// A `Set-Cookie` value for `name`: `HttpOnly`, `SameSite=Strict`, `Secure` behind a TLS reverse
+/// proxy (which says so in `X-Forwarded-Proto`); `value` empty ends it.
+fn set_cookie(headers: &HeaderMap, name: &str, value: &str, max_age: std::time::Duration) -> Option<HeaderValue> {
+    let secure = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
+    let max_age = if value.is_empty() { 0 } else { max_age.as_secs() };
+    let cookie = format!(
+        "{name}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{}",
+        if secure { "; Secure" } else { "" }
+    );
+    HeaderValue::from_str(&cookie).ok()
 }
 
 /// The entrant of `token`, or 401.
@@ -152,12 +253,20 @@ async fn entrant_of(service: &Shared, token: Option<String>) -> Result<Entrant, 
 
 /// An API caller: a bearer token, or the session cookie for the pages' own reads.
 async fn api_entrant(service: &Shared, headers: &HeaderMap) -> Result<Entrant, Refusal> {
-    entrant_of(service, bearer(headers).or_else(|| cookie_token(headers))).await
+    if let Some(token) = bearer(headers) {
+        return entrant_of(service, Some(token)).await;
+    }
+    if session_id(headers).is_none() {
+        return entrant_of(service, None).await;
+    }
+    session_entrant(service, headers)
+        .await
+        .ok_or_else(|| Refusal::new(401, "your login has ended (logged out, expired or a new token): log in again"))
 }
 
 /// A page's visitor, if logged in.
 async fn page_entrant(service: &Shared, headers: &HeaderMap) -> Option<Entrant> {
-    entrant_of(service, cookie_token(headers)).await.ok()
+    session_entrant(service, headers).await
 }
 
 /// Refuses a form sent from another site: its `Origin` (or, without one, its `Sec-Fetch-Site`)
@@ -229,8 +338,13 @@ async fn drain(mut multipart: Multipart) {
     }
 }
 
-async fn api_upload(State(service): State<Shared>, headers: HeaderMap, multipart: Multipart) -> Response {
-    let entrant = match api_entrant_bearer(&service, &headers).await {
+async fn api_upload(
+    State(service): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+    multipart: Multipart,
+) -> Response {
+    let entrant = match authenticated(&service, peer, api_entrant_bearer(&service, &headers)).await {
         Ok(entrant) => entrant,
         Err(refusal) => {
             drain(multipart).await;
@@ -255,7 +369,41 @@ async fn api_entrant_bearer(service: &Shared, headers: &HeaderMap) -> Result<Ent
     entrant_of(service, bearer(headers)).await
 }
 
+/// Who `who` authenticates. A failure is noted against `peer`'s address, and past the address's
+/// limit it is answered 429 (a valid token always passes: a class behind one address is not
+/// locked out by one mistyped token).
+async fn authenticated<T>(
+    service: &Shared,
+    peer: std::net::SocketAddr,
+    who: impl std::future::Future<Output = Result<T, Refusal>>,
+) -> Result<T, Refusal> {
+    let who = who.await;
+    if who.is_err() {
+        service.unauthenticated.check(peer.ip())?;
+        service.unauthenticated.note(peer.ip());
+    }
+    who
+}
+
 async fn upload(
+    service: &Shared,
+    headers: &HeaderMap,
+    entrant: Entrant,
+    multipart: Multipart,
+) -> Result<crate::service::Accepted, Refusal> {
+    let uploaded = read_and_upload(service, headers, entrant.clone(), multipart).await;
+    // A refused upload counts toward the hourly limit as an accepted one does (not the limit's
+    // own answer, nor closed submissions, which are no doing of the entrant's).
+    if let Err(refusal) = &uploaded
+        && !matches!(refusal.status, 429 | 403 | 500)
+    {
+        let reason = refusal.message.clone();
+        let _ = blocking(service, move |s| s.note_refused_upload(&entrant, &reason)).await;
+    }
+    uploaded
+}
+
+async fn read_and_upload(
     service: &Shared,
     headers: &HeaderMap,
     entrant: Entrant,
@@ -364,7 +512,8 @@ async fn history_svg(
             Some(entry) => vec![entry],
             None => s.current_bots()?.iter().map(|row| row.entry).collect(),
         };
-        Ok(s.history()?.plot(&entries))
+        let entrants = s.entrants_by_entry()?;
+        Ok(s.history()?.plot(&entries, &entrants))
     })
     .await;
     match result {
@@ -410,32 +559,35 @@ struct LoginForm {
     token: String,
 }
 
-async fn login(State(service): State<Shared>, headers: HeaderMap, axum::Form(form): axum::Form<LoginForm>) -> Response {
+async fn login(
+    State(service): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<LoginForm>,
+) -> Response {
     if let Err(refusal) = same_origin(&headers) {
         return page_refusal(&service, None, refusal);
     }
     let token = form.token.trim().to_owned();
-    match entrant_of(&service, Some(token.clone())).await {
-        Ok(_) => {
-            // Behind a TLS reverse proxy (which says so in X-Forwarded-Proto) the cookie is
-            // never sent over plain HTTP.
-            let secure = headers
-                .get("x-forwarded-proto")
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
-            let cookie = format!(
-                "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000{}",
-                if secure { "; Secure" } else { "" }
-            );
+    match authenticated(&service, peer, entrant_of(&service, Some(token))).await {
+        Ok(entrant) => {
+            // A new session at every login; the one this browser had before ends.
+            let old = session_id(&headers);
+            let kind = crate::sessions::Kind::Entrant;
+            let started = blocking(&service, move |s| s.start_session(kind, entrant.id, old.as_deref())).await;
+            let id = match started {
+                Ok(id) => id,
+                Err(refusal) => return page_refusal(&service, None, refusal),
+            };
             let mut response = Redirect::to("/me").into_response();
-            if let Ok(value) = HeaderValue::from_str(&cookie) {
+            if let Some(value) = set_cookie(&headers, SESSION_COOKIE, &id, kind.lifetime()) {
                 response.headers_mut().insert(header::SET_COOKIE, value);
             }
             response
         }
         Err(refusal) => {
-            (StatusCode::UNAUTHORIZED, Html(pages::login(&service, None, Some(&refusal.message)).into_string()))
-                .into_response()
+            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::UNAUTHORIZED);
+            (status, Html(pages::login(&service, None, Some(&refusal.message)).into_string())).into_response()
         }
     }
 }
@@ -444,9 +596,15 @@ async fn logout(State(service): State<Shared>, headers: HeaderMap) -> Response {
     if let Err(refusal) = same_origin(&headers) {
         return page_refusal(&service, None, refusal);
     }
+    if let Some(id) = session_id(&headers)
+        && let Err(refusal) = blocking(&service, move |s| s.end_session(&id)).await
+    {
+        return page_refusal(&service, None, refusal);
+    }
     let mut response = Redirect::to("/").into_response();
-    let cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a plain header"));
+    if let Some(value) = set_cookie(&headers, SESSION_COOKIE, "", std::time::Duration::ZERO) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
     response
 }
 

@@ -16,7 +16,7 @@ use othello_arena::event::openings::OpeningSource;
 use othello_arena::plugins::{PluginInfo, PluginStatus, probe};
 use othello_arena::record::GameRecord;
 use othello_arena::referee::Opening;
-use othello_arena::seat::{Isolation, Seating};
+use othello_arena::seat::{Isolation, SeatOptions, Seating};
 use othello_ladder::identity::{Identity, Kind, file_hash, library_identity, still_matches};
 use othello_ladder::play::{Player, play_pair_observed, play_pair_with};
 use othello_ladder::session::{
@@ -187,7 +187,9 @@ pub fn plan_job(
 ) -> Result<Planned, String> {
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     // The organiser's time control (admin page or CLI) over the server's --time-ms.
-    let time_limit_ms = crate::admin::time_limit(db, config)?.map(|t| t.as_millis() as u64);
+    let time_limit = crate::admin::time_limit(db, config)?;
+    let time_limit_ms = time_limit.map(|t| t.as_millis() as u64);
+    let grace_ms = time_limit.map(|t| config.seat_options.grace_for(t).as_millis() as u64);
     if job.kind == JobKind::Check {
         store::set_status(db, upload.id, Status::Checking, None)?;
         shared.changed();
@@ -207,6 +209,7 @@ pub fn plan_job(
             bots: [me, random],
             opening: format_transcript(opening.moves()),
             time_limit_ms,
+            grace_ms,
         })));
     }
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
@@ -264,6 +267,7 @@ pub fn plan_job(
         bots: [PlannedBot::of_entry(&entry), PlannedBot::of_entry(&pool[index].entry)],
         opening: format_transcript(opening.moves()),
         time_limit_ms,
+        grace_ms,
     })))
 }
 
@@ -354,6 +358,16 @@ fn complete_check(
         store::save_report(db, upload.id, &json, None)?;
         let reason = format!("it does not load: {why}");
         return store::finish_job(db, job, Status::Rejected, Some(&reason), Next::Nothing);
+    }
+    // One row per entrant's upload: a copy, or a name that looks like another's, gets none.
+    let conflict = match crate::service::entries::original_of(db, ladder, upload.entrant, &upload.sha256)? {
+        Some(original) => Some(format!("it is byte for byte a copy of {original}: a copy is not entered")),
+        None => crate::service::entries::name_taken(db, ladder, upload.entrant, &info.name)?,
+    };
+    if let Some(why) = conflict {
+        let json = serde_json::to_string(&report).expect("reports serialize");
+        store::save_report(db, upload.id, &json, None)?;
+        return store::finish_job(db, job, Status::Rejected, Some(&why), Next::Nothing);
     }
     let identity = library_identity(&upload.path, &info.name, None)?;
     let entry = ladder.entry_for(&identity)?;
@@ -498,9 +512,32 @@ pub struct Plan {
     /// The opening's moves from the standard start, e.g. `f5d6c3d3c4`.
     pub opening: String,
     pub time_limit_ms: Option<u64>,
+    /// The grace after the time limit, in milliseconds: a move slower than the limit and its
+    /// grace is its bot's timeout loss. The one rule of time: every worker plays by it and the
+    /// server checks by it ([`Plan::move_time_allowed`]).
+    #[serde(default)]
+    pub grace_ms: Option<u64>,
 }
 
 impl Plan {
+    /// The longest a move may take under the plan's rule: the limit and its grace (the plan's
+    /// grace, or `options`' for a plan made before plans carried one). `None`: no limit.
+    pub fn move_time_allowed(&self, options: &SeatOptions) -> Option<Duration> {
+        let limit = self.time_limit()?;
+        let grace = self.grace_ms.map_or_else(|| options.grace_for(limit), Duration::from_millis);
+        Some(limit + grace)
+    }
+
+    /// `seating` playing by the plan's rule of time: its grace exactly (no share of the limit).
+    pub fn seating(&self, seating: &Seating) -> Seating {
+        let mut seating = seating.clone();
+        if let Some(grace) = self.grace_ms {
+            seating.options.grace = Duration::from_millis(grace);
+            seating.options.grace_percent = 0;
+        }
+        seating
+    }
+
     pub fn opening(&self) -> Result<Opening, String> {
         Opening::parse(&self.opening).map_err(|e| format!("the plan's opening `{}`: {e}", self.opening))
     }
@@ -535,6 +572,7 @@ pub fn play_plan(
     record: &mut dyn FnMut(usize, &GameRecord) -> Result<(), String>,
 ) -> Result<Played, String> {
     let opening = plan.opening()?;
+    let seating = &plan.seating(seating);
     let mut names = [plan.bots[0].name.clone(), plan.bots[1].name.clone()];
     let mut probed = None;
     if plan.is_check() {

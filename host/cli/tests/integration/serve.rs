@@ -36,6 +36,26 @@ fn entrants_are_added_listed_and_revoked_from_the_command_line() {
     let list = othello(dir.path(), &["serve", "entrant", "list", "--ladder", "contest.sqlite3"]);
     let list = String::from_utf8(list.stdout).unwrap();
     assert!(list.contains("Ada") && list.contains("revoked"), "{list}");
+    // A new token brings a revoked entrant back under the same name; the old one stays dead.
+    let renewed = othello(dir.path(), &["serve", "entrant", "token", "Ada", "--ladder", "contest.sqlite3"]);
+    assert!(renewed.status.success(), "{}", String::from_utf8_lossy(&renewed.stderr));
+    let stdout = String::from_utf8(renewed.stdout).unwrap();
+    let new_token = stdout.lines().last().unwrap();
+    assert!(new_token.len() == 64 && new_token != token, "{stdout}");
+    assert!(stdout.contains(&format!("/login#token={new_token}")), "a login link: {stdout}");
+    let list = othello(dir.path(), &["serve", "entrant", "list", "--ladder", "contest.sqlite3"]);
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(list.contains("Ada") && !list.contains("revoked"), "{list}");
+    let unknown = othello(dir.path(), &["serve", "entrant", "token", "Nobody", "--ladder", "contest.sqlite3"]);
+    assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("no entrant `Nobody`"));
+    // Workers: a new token, and a purge of a worker that played nothing.
+    let added = othello(dir.path(), &["serve", "worker", "add", "lab", "--ladder", "contest.sqlite3"]);
+    assert!(added.status.success());
+    let renewed = othello(dir.path(), &["serve", "worker", "token", "lab", "--ladder", "contest.sqlite3"]);
+    assert_eq!(String::from_utf8(renewed.stdout).unwrap().lines().last().unwrap().len(), 64);
+    let purged = othello(dir.path(), &["serve", "worker", "purge", "lab", "--ladder", "contest.sqlite3"]);
+    assert!(purged.status.success(), "{}", String::from_utf8_lossy(&purged.stderr));
+    assert!(String::from_utf8(purged.stdout).unwrap().contains("Removed the 0 game(s)"));
     // The ladder commands still read the file the server added its tables to.
     let ladder = othello(dir.path(), &["ladder", "--ladder", "contest.sqlite3"]);
     assert!(ladder.status.success(), "{}", String::from_utf8_lossy(&ladder.stderr));

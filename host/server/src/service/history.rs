@@ -22,9 +22,21 @@ pub struct History {
 }
 
 impl History {
-    /// The plot of `entries` (in the leaderboard's order), as an SVG element (names escaped).
-    pub fn plot(&self, entries: &[i64]) -> String {
-        let rows: Vec<Row> = self.rows.iter().filter(|r| entries.contains(&r.entry)).cloned().collect();
+    /// The plot of `entries` (in the leaderboard's order), as an SVG element (names escaped),
+    /// each bot named with its entrant (`entrants`, by entry) in the legend.
+    pub fn plot(&self, entries: &[i64], entrants: &HashMap<i64, String>) -> String {
+        let rows: Vec<Row> = self
+            .rows
+            .iter()
+            .filter(|r| entries.contains(&r.entry))
+            .map(|r| {
+                let mut row = r.clone();
+                if let Some(entrant) = entrants.get(&r.entry) {
+                    row.name = format!("{} ({entrant})", row.name);
+                }
+                row
+            })
+            .collect();
         othello_ladder::html::history_plot(&rows, &self.snapshots)
     }
 }

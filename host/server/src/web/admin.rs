@@ -8,7 +8,7 @@
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -20,7 +20,7 @@ use super::{Shared, bearer, blocking, json_refusal, page_entrant, page_refusal, 
 use crate::final_round::{self, FinalOptions, FinalView, Format, Slot};
 use crate::service::{Refusal, Service};
 
-/// The organiser's session cookie (the organiser's token; `HttpOnly`, `SameSite=Strict`).
+/// The organiser's session cookie (a session id, never the token; `HttpOnly`, `SameSite=Strict`).
 pub const ADMIN_COOKIE: &str = "othello_admin";
 
 pub fn routes() -> Router<Shared> {
@@ -31,28 +31,36 @@ pub fn routes() -> Router<Shared> {
         .route("/admin/submissions", post(admin_submissions))
         .route("/admin/time-control", post(admin_time_control))
         .route("/admin/final", post(admin_final))
+        .route("/admin/entrant-token", post(admin_entrant_token))
+        .route("/admin/workers/purge", post(admin_purge_worker))
         .route("/final", get(page_final))
         .route("/api/final", get(api_final))
         .route("/api/live", get(api_live))
 }
 
 fn admin_cookie(headers: &HeaderMap) -> Option<String> {
-    headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
-        let (name, value) = pair.trim().split_once('=')?;
-        (name == ADMIN_COOKIE && !value.is_empty()).then(|| value.to_owned())
-    })
+    super::cookie(headers, ADMIN_COOKIE)
 }
 
-/// Passes the organiser (bearer token or organiser cookie); 401 without a token, 403 with
-/// another one (an entrant's included).
+/// Passes the organiser (bearer token or organiser session); 401 without either, 403 with
+/// another token (an entrant's included) or a session that ended.
 async fn organiser(service: &Shared, headers: &HeaderMap) -> Result<(), Refusal> {
-    let Some(token) = bearer(headers).or_else(|| admin_cookie(headers)) else {
+    let token = bearer(headers);
+    let session = admin_cookie(headers);
+    if token.is_none() && session.is_none() {
         return Err(Refusal::new(
             401,
             "this page is the organiser's: log in at /admin/login with the organiser's token",
         ));
-    };
-    let valid = blocking(service, move |s| s.with_db(|db| crate::admin::is_admin_token(db, &token))).await?;
+    }
+    let valid = blocking(service, move |s| {
+        s.with_db(|db| match (&token, &session) {
+            (Some(token), _) => crate::admin::is_admin_token(db, token),
+            (None, Some(session)) => Ok(crate::sessions::holder(db, crate::sessions::Kind::Admin, session)?.is_some()),
+            (None, None) => Ok(false),
+        })
+    })
+    .await?;
     if valid {
         Ok(())
     } else {
@@ -71,15 +79,25 @@ struct AdminState {
     stored_time: Option<Option<std::time::Duration>>,
     final_view: Option<FinalView>,
     entrants: Vec<crate::store::Entrant>,
+    /// The remote workers with their hosts (shown here only) and their tallies.
+    workers: Vec<crate::remote::WorkerInfo>,
+    tallies: Vec<crate::remote::WorkerTally>,
+    /// Copies refused: who sent one, whose file it is, when.
+    copies: Vec<(String, String, u64)>,
 }
 
 fn admin_state(service: &Service) -> Result<AdminState, Refusal> {
+    let ratings: std::collections::HashMap<i64, f64> =
+        service.leaderboard()?.iter().filter_map(|row| Some((row.entry, row.rating?))).collect();
     service.with_db(|db| {
         Ok(AdminState {
             submissions_open: crate::store::submissions_open(db)?,
             stored_time: crate::admin::stored_time_limit(db)?,
             final_view: final_round::view(db)?,
             entrants: crate::store::entrants(db)?,
+            workers: crate::remote::workers(db)?,
+            tallies: crate::remote::tallies(db, &ratings)?,
+            copies: crate::service::entries::copies(db)?,
         })
     })
 }
@@ -92,6 +110,11 @@ fn time_text(limit: Option<std::time::Duration>) -> String {
 }
 
 fn admin_page(service: &Service, state: &AdminState, error: Option<&str>) -> Markup {
+    admin_page_with(service, state, error, None)
+}
+
+/// The organiser's page; `issued` shows a new token once (the entrant's name and the token).
+fn admin_page_with(service: &Service, state: &AdminState, error: Option<&str>, issued: Option<(&str, &str)>) -> Markup {
     let effective = state.stored_time.unwrap_or(service.config.time_limit);
     let default_ms = effective.map_or(0, |t| t.as_millis() as u64);
     let final_running = state.final_view.as_ref().is_some_and(|v| v.status == "running");
@@ -139,8 +162,57 @@ fn admin_page(service: &Service, state: &AdminState, error: Option<&str>) -> Mar
         }
         section #admin-entrants {
             h2 { "Entrants" }
-            p.note { "Added and revoked on the command line: " code { "othello serve entrant add NAME" } "." }
-            ul { @for entrant in &state.entrants { li { span.name { (entrant.name) } @if entrant.revoked { " (revoked)" } } } }
+            p.note { "Added and revoked on the command line: " code { "othello serve entrant add NAME" } ". "
+                "A new token ends the old one and every login made with it (a revoked entrant gets back in with it)." }
+            @if let Some((name, token)) = issued {
+                p.issued #issued-token { "New token of " span.name { (name) } " (shown only this once): " code { (token) } }
+            }
+            ul { @for entrant in &state.entrants {
+                li { span.name { (entrant.name) } @if entrant.revoked { " (revoked)" } " "
+                    form.inline method="post" action="/admin/entrant-token" {
+                        input type="hidden" name="name" value=(entrant.name);
+                        button type="submit" { "New token" }
+                    }
+                }
+            } }
+            @if !state.copies.is_empty() {
+                h3 { "Copies refused" }
+                table #admin-copies {
+                    thead { tr { th { "Sent by" } th { "A copy of" } th { "When" } } }
+                    tbody { @for (sender, original, at) in &state.copies {
+                        tr { td.name { (sender) } td.name { (original) } td { (ggf::format_date(*at)) } }
+                    } }
+                }
+            }
+        }
+        section #admin-workers {
+            h2 { "Remote workers" }
+            @if state.workers.is_empty() {
+                p { "None: " code { "othello serve worker add NAME" } " gives one a token." }
+            } @else {
+                p.note { "Each worker's games against the rest: a bot that scores far from what the ratings predict, or fails far more often, on one worker's games flags it. "
+                    "Purging removes every game the worker played and refits the ladder (revoke it too to stop it)." }
+                table #admin-worker-table {
+                    thead { tr { th { "Worker" } th { "Host" } th { "Cores" } th { "Games" } th { "Failures" } th { "Time losses" } th { "Residual" } th { "Flag" } th {} } }
+                    tbody { @for worker in &state.workers {
+                        @let tally = state.tallies.iter().find(|t| t.worker == worker.name);
+                        tr {
+                            td.name { (worker.name) @if worker.revoked { " (revoked)" } }
+                            td.name { (worker.host.as_deref().unwrap_or("–")) }
+                            td { (worker.cores.map(|c| c.to_string()).unwrap_or_else(|| "–".to_owned())) }
+                            td { (tally.map_or(0, |t| t.games)) }
+                            td { (tally.map_or(0, |t| t.failures)) }
+                            td { (tally.map_or(0, |t| t.time_losses)) }
+                            td { (tally.map_or_else(String::new, |t| format!("{:+.1} ({:+.1} σ)", t.residual, t.z))) }
+                            td.flag { (tally.and_then(|t| t.flagged.clone()).unwrap_or_default()) }
+                            td { form.inline method="post" action="/admin/workers/purge" {
+                                input type="hidden" name="name" value=(worker.name);
+                                button type="submit" { "Purge its games" }
+                            } }
+                        }
+                    } }
+                }
+            }
         }
         form.inline method="post" action="/admin/logout" { button type="submit" { "Leave the organiser's page" } }
     };
@@ -185,6 +257,7 @@ struct TokenForm {
 
 async fn admin_login(
     State(service): State<Shared>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     axum::Form(form): axum::Form<TokenForm>,
 ) -> Response {
@@ -193,27 +266,30 @@ async fn admin_login(
     }
     let token = form.token.trim().to_owned();
     let check = token.clone();
-    match blocking(&service, move |s| s.with_db(|db| crate::admin::is_admin_token(db, &check))).await {
-        Ok(true) => {
-            let secure = headers
-                .get("x-forwarded-proto")
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|proto| proto.eq_ignore_ascii_case("https"));
-            let cookie = format!(
-                "{ADMIN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200{}",
-                if secure { "; Secure" } else { "" }
-            );
+    let old = admin_cookie(&headers);
+    let kind = crate::sessions::Kind::Admin;
+    let login = blocking(&service, move |s| {
+        if !s.with_db(|db| crate::admin::is_admin_token(db, &check))? {
+            return Ok(None);
+        }
+        s.start_session(kind, 0, old.as_deref()).map(Some)
+    });
+    match login.await {
+        Ok(Some(session)) => {
             let mut response = Redirect::to("/admin").into_response();
-            if let Ok(value) = HeaderValue::from_str(&cookie) {
+            if let Some(value) = super::set_cookie(&headers, ADMIN_COOKIE, &session, kind.lifetime()) {
                 response.headers_mut().insert(header::SET_COOKIE, value);
             }
             response
         }
-        Ok(false) => (
-            StatusCode::UNAUTHORIZED,
-            Html(login_page(&service, Some("this is not the organiser's token")).into_string()),
-        )
-            .into_response(),
+        Ok(None) => {
+            if let Err(refusal) = service.unauthenticated.check(peer.ip()) {
+                return page_refusal(&service, None, refusal);
+            }
+            service.unauthenticated.note(peer.ip());
+            let page = login_page(&service, Some("this is not the organiser's token"));
+            (StatusCode::UNAUTHORIZED, Html(page.into_string())).into_response()
+        }
         Err(refusal) => page_refusal(&service, None, refusal),
     }
 }
@@ -222,9 +298,15 @@ async fn admin_logout(State(service): State<Shared>, headers: HeaderMap) -> Resp
     if let Err(refusal) = same_origin(&headers) {
         return page_refusal(&service, None, refusal);
     }
+    if let Some(session) = admin_cookie(&headers)
+        && let Err(refusal) = blocking(&service, move |s| s.end_session(&session)).await
+    {
+        return page_refusal(&service, None, refusal);
+    }
     let mut response = Redirect::to("/").into_response();
-    let cookie = format!("{ADMIN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a plain header"));
+    if let Some(value) = super::set_cookie(&headers, ADMIN_COOKIE, "", std::time::Duration::ZERO) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
     response
 }
 
@@ -251,6 +333,49 @@ async fn after_form(service: &Shared, result: Result<(), Refusal>) -> Response {
             render_admin(service, status, Some(refusal.message)).await
         }
     }
+}
+
+#[derive(Deserialize)]
+struct NameForm {
+    name: String,
+}
+
+/// A new token for an entrant, shown once on the page.
+async fn admin_entrant_token(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<NameForm>,
+) -> Response {
+    if let Err(response) = organiser_form(&service, &headers).await {
+        return response;
+    }
+    let name = form.name.clone();
+    let issued = blocking(&service, move |s| {
+        let token = s
+            .with_db(|db| crate::store::reissue_token(db, crate::store::TokenHolder::Entrant, &name))
+            .map_err(|r| Refusal::new(400, r.message))?;
+        Ok((admin_state(s)?, token))
+    })
+    .await;
+    match issued {
+        Ok((state, token)) => {
+            Html(admin_page_with(&service, &state, None, Some((&form.name, &token))).into_string()).into_response()
+        }
+        Err(refusal) => after_form(&service, Err(refusal)).await,
+    }
+}
+
+/// Removes a worker's games and refits the ladder.
+async fn admin_purge_worker(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<NameForm>,
+) -> Response {
+    if let Err(response) = organiser_form(&service, &headers).await {
+        return response;
+    }
+    let result = blocking(&service, move |s| s.purge_worker(&form.name).map(drop)).await;
+    after_form(&service, result).await
 }
 
 #[derive(Deserialize)]
@@ -375,7 +500,17 @@ async fn api_final(State(service): State<Shared>) -> Response {
 }
 
 async fn api_live(State(service): State<Shared>) -> Response {
-    axum::Json(service.shared.live.games()).into_response()
+    let mut games = service.shared.live.games();
+    match blocking(&service, |s| s.entrants_by_entry()).await {
+        Ok(entrants) => {
+            for game in &mut games {
+                game.black_entrant = entrants.get(&game.entries[0]).cloned();
+                game.white_entrant = entrants.get(&game.entries[1]).cloned();
+            }
+            axum::Json(games).into_response()
+        }
+        Err(refusal) => json_refusal(refusal),
+    }
 }
 
 async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Response {
@@ -434,9 +569,15 @@ fn points(p: f64) -> String {
 /// The final's results: the standings, a knockout's bracket, and its games, each linked by
 /// `game_link(ladder game id)`. Plain HTML: it needs no script.
 pub fn final_body(view: &FinalView, game_link: &dyn Fn(i64) -> String) -> Markup {
-    let name = |seed: u32| view.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str());
+    // Each bot with its entrant, wherever the final shows one.
+    let name = |seed: u32| {
+        view.bots
+            .iter()
+            .find(|b| b.seed == seed)
+            .map_or_else(|| "?".to_owned(), |b| format!("{} ({})", b.name, b.entrant))
+    };
     let slot = |slot: Slot| match slot {
-        Slot::Bot(seed) => name(seed).to_owned(),
+        Slot::Bot(seed) => name(seed),
         Slot::Bye => "(bye)".to_owned(),
         Slot::Pending => "…".to_owned(),
     };

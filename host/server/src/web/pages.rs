@@ -264,7 +264,8 @@ pub fn game_page(service: &Service, entrant: Option<&Entrant>, replay: &Replay, 
     let body = html! {
         h1 { (if test { "Test game #" } else { "Game #" }) (replay.id) }
         @if test { p.note { "An unrated test game: no rating counts it." } }
-        p { span.name { (replay.black) } " (black) – " span.name { (replay.white) } " (white): " (replay.result) ", " (replay.termination)
+        p { span.name { (replay.black) } (entrant_note(replay.black_entrant.as_deref())) " (black) – "
+            span.name { (replay.white) } (entrant_note(replay.white_entrant.as_deref())) " (white): " (replay.result) ", " (replay.termination)
             @if !replay.detail.is_empty() { " (" (replay.detail) ")" } }
         div #replay data-game=(data) {
             div.board {
@@ -301,4 +302,10 @@ pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {
         }
     };
     layout(service, entrant, "Arena", body)
+}
+
+/// ` (of ENTRANT)` after a bot's name, nothing for a pool bot: a bot is never shown without
+/// whose it is.
+pub fn entrant_note(entrant: Option<&str>) -> maud::Markup {
+    maud::html! { @if let Some(entrant) = entrant { " (" span.entrant { (entrant) } ")" } }
 }

@@ -199,7 +199,7 @@ fn the_organisers_page_refuses_entrants_and_cross_site_forms() {
     let server = TestServer::start();
     let mallory = server.add_entrant("Mallory");
     let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
-    let admin_cookie = format!("{}={admin}", othello_server::web::ADMIN_COOKIE);
+    let admin_cookie = server.admin_session(&admin);
     let entrant_as_admin = format!("{}={mallory}", othello_server::web::ADMIN_COOKIE);
     let entrant_session = format!("{}={mallory}", othello_server::web::SESSION_COOKIE);
 

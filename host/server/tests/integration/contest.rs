@@ -169,7 +169,7 @@ fn a_final_among_three_entrants_completes_with_standings_that_match_its_games() 
 
     // The organiser starts a round robin from the organiser's page.
     let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
-    let cookie = format!("{}={admin}", othello_server::web::ADMIN_COOKIE);
+    let cookie = server.admin_session(&admin);
     let (code, location, body) = server.post_form(
         "/admin/final",
         "format=round-robin&games_per_pair=4&time_ms=200",

@@ -2,6 +2,7 @@
 //! over HTTP as entrants and an abuser would.
 
 mod abuse;
+mod attacks;
 mod browser;
 mod contest;
 mod pages;
@@ -34,6 +35,7 @@ pub fn config(dir: &Path) -> Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         workers: 2,
         lease_duration: othello_server::remote::DEFAULT_LEASE,
+        lease_cap: othello_server::remote::DEFAULT_LEASE_CAP,
         time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
         runner: othello_testkit::runner_command(),
         seat_options: othello_testkit::seat_options(),
@@ -135,6 +137,22 @@ impl TestServer {
         let mut response = request.send(form.as_bytes()).unwrap();
         let location = response.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         (response.status().as_u16(), location, response.body_mut().read_to_string().unwrap())
+    }
+
+    /// Logs in at `/admin/login` with the organiser's `token`; returns the session's cookie
+    /// (`othello_admin=ID`, a session id, never the token).
+    pub fn admin_session(&self, token: &str) -> String {
+        let mut response = self
+            .agent
+            .post(format!("{}/admin/login", self.url))
+            .header("Origin", &self.url)
+            .send_form([("token", token)])
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 303, "{}", response.body_mut().read_to_string().unwrap());
+        let cookie = response.headers().get("set-cookie").unwrap().to_str().unwrap().to_owned();
+        let pair = cookie.split(';').next().unwrap().to_owned();
+        assert!(!pair.contains(token), "the cookie is a session id, not the token: {cookie}");
+        pair
     }
 
     /// `GET path` with a cookie.

@@ -18,14 +18,14 @@ use crate::{DEADLINE, TestServer, named_bot};
 
 /// A worker playing in threads of this process, as `othello worker` does, with a cache folder of
 /// its own (as on another machine).
-struct TestWorker {
+pub struct TestWorker {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<Result<(), String>>>,
     _cache: tempfile::TempDir,
 }
 
 impl TestWorker {
-    fn start(server: &TestServer, token: &str, concurrency: usize) -> TestWorker {
+    pub fn start(server: &TestServer, token: &str, concurrency: usize) -> TestWorker {
         let cache = tempfile::tempdir().unwrap();
         let options = WorkerOptions {
             server: server.url.clone(),
@@ -41,7 +41,7 @@ impl TestWorker {
         TestWorker { stop, thread: Some(thread), _cache: cache }
     }
 
-    fn stop(mut self) -> Result<(), String> {
+    pub fn stop(mut self) -> Result<(), String> {
         self.stop.store(true, Ordering::SeqCst);
         self.thread.take().unwrap().join().unwrap()
     }
@@ -56,20 +56,20 @@ impl Drop for TestWorker {
     }
 }
 
-fn remote_server(lease: Duration) -> TestServer {
+pub fn remote_server(lease: Duration) -> TestServer {
     TestServer::start_with(|config| {
         config.workers = 0;
         config.lease_duration = lease;
     })
 }
 
-fn post(server: &TestServer, path: &str, token: &str, body: &[u8]) -> (u16, Value) {
+pub fn post(server: &TestServer, path: &str, token: &str, body: &[u8]) -> (u16, Value) {
     let (status, text) = server.post_json(path, token, body);
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
 /// Claims as `token` until a job comes (the server answers 204 while none waits).
-fn claim(server: &TestServer, token: &str) -> Claimed {
+pub fn claim(server: &TestServer, token: &str) -> Claimed {
     let start = Instant::now();
     loop {
         let (status, body) = post(server, "/api/worker/claim", token, br#"{"host": "test-host", "cores": 3}"#);
@@ -81,13 +81,13 @@ fn claim(server: &TestServer, token: &str) -> Claimed {
     }
 }
 
-fn submit(server: &TestServer, token: &str, lease: &str, played: &Played) -> (u16, Value) {
+pub fn submit(server: &TestServer, token: &str, lease: &str, played: &Played) -> (u16, Value) {
     post(server, &format!("/api/worker/leases/{lease}/result"), token, &serde_json::to_vec(played).unwrap())
 }
 
 /// A whole game from the plan's opening where each side plays its first legal move: legal, as a
 /// worker that cheated by not running the bots would make up.
-fn made_up_game(claimed: &Claimed, black: &str, white: &str) -> GameRecord {
+pub fn made_up_game(claimed: &Claimed, black: &str, white: &str) -> GameRecord {
     let opening = claimed.plan.opening().unwrap();
     let start = opening.position();
     let mut position: Position = start;
@@ -117,7 +117,7 @@ fn made_up_game(claimed: &Claimed, black: &str, white: &str) -> GameRecord {
 }
 
 /// A check's result as a worker would send it, made up.
-fn made_up_check(claimed: &Claimed) -> Played {
+pub fn made_up_check(claimed: &Claimed) -> Played {
     assert_eq!(claimed.plan.kind, "check", "{claimed:?}");
     let probe = PluginInfo {
         path: "bot.so".into(),
@@ -133,13 +133,13 @@ fn made_up_check(claimed: &Claimed) -> Played {
     Played { probe: Some(probe), games }
 }
 
-fn count(server: &TestServer, sql: &str) -> i64 {
+pub fn count(server: &TestServer, sql: &str) -> i64 {
     let db = rusqlite::Connection::open(server.ladder()).unwrap();
     db.busy_timeout(Duration::from_secs(30)).unwrap();
     db.query_row(sql, [], |row| row.get(0)).unwrap()
 }
 
-fn refusals(server: &TestServer) -> Vec<String> {
+pub fn refusals(server: &TestServer) -> Vec<String> {
     let db = othello_server::store::open(&server.ladder()).unwrap();
     othello_server::remote::refusals(&db).unwrap().into_iter().map(|r| r.reason).collect()
 }
@@ -303,13 +303,14 @@ fn forged_results_are_refused_and_logged_and_the_same_result_again_counts_once()
     assert_eq!(status, 422, "{body}");
     assert!(body["error"].as_str().unwrap().contains("not what its moves give"), "{body}");
 
-    // A move over the time limit and its grace.
+    // A game played at another time limit than the plan's. (A move over the plan's limit is
+    // its bot's timeout loss, not a forgery: see the attacks' tests.)
     let claimed = claim(&server, &worker);
     let mut played = made_up_check(&claimed);
-    played.games[0].moves[0].elapsed = Duration::from_secs(60);
+    played.games[0].time_limit_ms = Some(60_000);
     let (status, body) = submit(&server, &worker, &claimed.lease, &played);
     assert_eq!(status, 422, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("over the limit"), "{body}");
+    assert!(body["error"].as_str().unwrap().contains("another time limit"), "{body}");
 
     // A result that checks out counts; sent again (a lost answer), it is harmless.
     let claimed = claim(&server, &worker);
@@ -477,7 +478,7 @@ fn a_worker_reaches_a_server_behind_a_tls_proxy_that_it_trusts() {
 fn a_server_that_plays_nothing_itself_refuses_a_final_and_says_why() {
     let server = remote_server(othello_server::remote::DEFAULT_LEASE);
     let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
-    let cookie = format!("{}={admin}", othello_server::web::ADMIN_COOKIE);
+    let cookie = server.admin_session(&admin);
     let (code, _, page) = server.post_form(
         "/admin/final",
         "format=round-robin&games_per_pair=2&time_ms=100",

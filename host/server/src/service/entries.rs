@@ -1,0 +1,138 @@
+//! Who an entry on the ladder is: one row per entrant's upload. A file byte for byte another
+//! entrant's (or the organiser's pool's) is a copy and is refused with a message naming it; a
+//! bot's name must not look like another entrant's or a pool bot's (told apart by
+//! [`othello_arena::text::skeleton`]: NFKC, UTS #39 confusables, case folded). Both rules are
+//! checked at the upload (copies) and again when the check names the bot, before it gets an entry.
+
+use rusqlite::{Connection, params};
+
+use othello_arena::record::unix_now;
+use othello_arena::text::skeleton;
+use othello_ladder::Ladder;
+use othello_ladder::identity::Kind;
+
+use crate::store;
+
+/// Copies refused, for the organiser's page (created by [`migrate`]).
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS server_copies (
+    id INTEGER PRIMARY KEY,
+    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
+    sha256 TEXT NOT NULL,
+    original TEXT NOT NULL,                    -- whose file it is, in words
+    at INTEGER NOT NULL
+);
+";
+
+pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
+    connection.execute_batch(SCHEMA)
+}
+
+fn db(e: rusqlite::Error) -> String {
+    format!("database: {e}")
+}
+
+/// Whose the file `sha256` is when it is not `entrant`'s own: another entrant's upload, or a bot
+/// of the organiser's pool. In words, for the message and the organiser's page.
+pub fn original_of(
+    connection: &Connection,
+    ladder: &Ladder,
+    entrant: i64,
+    sha256: &str,
+) -> Result<Option<String>, String> {
+    let others = store::all_rows(
+        connection,
+        "SELECT u.id, e.name, coalesce(json_extract(u.report, '$.name'), u.file_name) FROM server_uploads u
+         JOIN server_entrants e ON e.id = u.entrant WHERE u.sha256 = ?1 AND u.entrant != ?2 ORDER BY u.id LIMIT 1",
+        params![sha256, entrant],
+        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?)),
+    )?;
+    if let Some((id, owner, name)) = others.into_iter().next() {
+        return Ok(Some(format!("{owner}'s upload {id} ({name})")));
+    }
+    let uploaded = uploaded_entries(connection)?;
+    Ok(ladder
+        .entries()?
+        .into_iter()
+        .find(|e| e.identity.kind == Kind::Library && e.identity.hash == sha256 && !uploaded.contains(&e.id))
+        .map(|e| format!("the organiser's pool bot {}", e.identity.label())))
+}
+
+/// Refuses `entrant`'s file when it is a copy (logged for the organiser); the message names whose.
+pub fn refuse_copy(
+    connection: &Connection,
+    ladder: &Ladder,
+    entrant: i64,
+    sha256: &str,
+) -> Result<Option<String>, String> {
+    let Some(original) = original_of(connection, ladder, entrant, sha256)? else { return Ok(None) };
+    connection
+        .execute(
+            "INSERT INTO server_copies (entrant, sha256, original, at) VALUES (?1, ?2, ?3, ?4)",
+            params![entrant, sha256, original, unix_now() as i64],
+        )
+        .map_err(db)?;
+    Ok(Some(format!(
+        "this file is byte for byte a copy of {original}: a copy is not entered (each entry is one entrant's own \
+         bot); build your own, or change it and upload that"
+    )))
+}
+
+/// Ladder entries that are entrants' uploads.
+fn uploaded_entries(connection: &Connection) -> Result<std::collections::HashSet<i64>, String> {
+    let entries =
+        store::all_rows(connection, "SELECT DISTINCT entry FROM server_uploads WHERE entry IS NOT NULL", [], |row| {
+            row.get::<_, i64>(0)
+        })?;
+    Ok(entries.into_iter().collect())
+}
+
+/// Why `name` cannot be `entrant`'s bot's name, if it cannot: it looks like (same skeleton) the
+/// name of another entrant's bot or of a pool bot. An entrant's own earlier versions may share it.
+pub fn name_taken(
+    connection: &Connection,
+    ladder: &Ladder,
+    entrant: i64,
+    name: &str,
+) -> Result<Option<String>, String> {
+    let wanted = skeleton(name);
+    let owners = store::all_rows(
+        connection,
+        "SELECT u.entry, u.entrant, e.name FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant
+         WHERE u.entry IS NOT NULL",
+        [],
+        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?)),
+    )?;
+    for entry in ladder.entries()? {
+        if skeleton(&entry.identity.name) != wanted {
+            continue;
+        }
+        match owners.iter().find(|(id, _, _)| *id == entry.id) {
+            Some((_, owner, _)) if *owner == entrant => {}
+            Some((_, _, owner_name)) => {
+                return Ok(Some(format!(
+                    "its name `{name}` looks like `{}`, {owner_name}'s bot: names are told apart by how they look \
+                     (letters that look alike, case, width); give your bot another name in `init`",
+                    entry.identity.name
+                )));
+            }
+            None => {
+                return Ok(Some(format!(
+                    "its name `{name}` looks like `{}`, a bot of the organiser's pool: give your bot another name in `init`",
+                    entry.identity.name
+                )));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Copies refused so far, newest first: who sent it, whose it is, when (Unix seconds).
+pub fn copies(connection: &Connection) -> Result<Vec<(String, String, u64)>, String> {
+    store::all_rows(
+        connection,
+        "SELECT e.name, c.original, c.at FROM server_copies c JOIN server_entrants e ON e.id = c.entrant ORDER BY c.id DESC",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64)),
+    )
+}
