@@ -7,8 +7,9 @@ use othello_sdk::Color;
 
 use crate::{OthelloApp, Tab};
 
-/// A command the user can give from the menu, a button or a shortcut.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A command the user can give from the menu, a button or a shortcut, or a change a panel asks
+/// for (panels read the app and return these; [`OthelloApp::perform`] carries them out).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     NewGame,
     /// Swap the players and start a new game.
@@ -67,6 +68,18 @@ pub enum Action {
     /// Open or save the game file at this path (the path field).
     OpenPath(PathBuf),
     SavePath(PathBuf),
+    /// The settings as a panel edited them (a changed sandbox restarts the seats' bots).
+    ChangeSettings(Box<crate::Settings>),
+    /// Put this player in the seat of this colour.
+    SetSeat(Color, crate::SeatChoice),
+    /// Open the "Add engine" form (for this seat, or from the engines list).
+    OpenEngineForm(Option<Color>),
+    /// Add this engine, and seat it for this colour if the form was opened from a seat.
+    AddEngine(crate::settings::Engine, Option<Color>),
+    /// Remove the added engine at this index (a seat it held goes back to a human).
+    RemoveEngine(usize),
+    /// Open a Help window.
+    OpenHelp(crate::panels::menu::HelpWindow),
     Quit,
 }
 
@@ -237,6 +250,28 @@ impl OthelloApp {
                     self.confirm = Some(Confirm::TakeBackTimeLoss(loser));
                 }
             }
+            Action::ChangeSettings(settings) => {
+                let sandbox_changed = settings.sandbox != self.settings.sandbox;
+                self.settings = *settings;
+                if sandbox_changed {
+                    self.apply_sandbox();
+                }
+            }
+            Action::SetSeat(color, choice) => self.set_seat(color, choice),
+            Action::OpenEngineForm(seat) => {
+                self.panels.engine_form = Some(crate::panels::engines::EngineForm { seat, ..Default::default() });
+            }
+            Action::AddEngine(engine, seat) => {
+                let path = engine.seat_path();
+                self.show_info(format!("Engine {} added", engine.name));
+                self.settings.engines.retain(|e| e.name != engine.name);
+                self.settings.engines.push(engine);
+                if let Some(color) = seat {
+                    self.set_seat(color, crate::SeatChoice::Bot { path, level: None });
+                }
+            }
+            Action::RemoveEngine(index) => crate::panels::engines::remove_engine(self, index),
+            Action::OpenHelp(window) => self.panels.help.open(window),
             Action::Quit => {
                 if self.game_in_progress() {
                     self.confirm = Some(Confirm::Quit);

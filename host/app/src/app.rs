@@ -919,6 +919,14 @@ impl OthelloApp {
         });
     }
 
+    /// Carries out a panel's actions in their order.
+    fn perform_all(&mut self, actions: Vec<Action>, ctx: &egui::Context) {
+        let ctx = ctx.clone();
+        for action in actions {
+            self.perform(action, &ctx);
+        }
+    }
+
     /// The Position panel (the editor), its action carried out.
     fn position_panel(&mut self, ui: &mut Ui) {
         let mut editor = self.editor.take();
@@ -942,18 +950,18 @@ impl OthelloApp {
                     self.position_panel(ui);
                     ui.separator();
                 }
-                panels::players::show(self, ui);
+                let mut records = std::mem::take(&mut self.panels.records);
+                let mut actions = panels::players::show(self, &mut records, ui);
+                self.panels.records = records;
                 ui.separator();
-                panels::analysis::show(self, ui);
+                actions.extend(panels::analysis::show(self, ui));
                 ui.separator();
-                let mut action = panels::analysis::game_analysis(self, ui);
+                actions.extend(panels::analysis::game_analysis(self, ui));
                 ui.separator();
                 let mut database = std::mem::take(&mut self.panels.database);
-                action = database.show(self, ui).or(action);
+                actions.extend(database.show(self, ui));
                 self.panels.database = database;
-                if let Some(action) = action {
-                    self.perform(action, &ui.ctx().clone());
-                }
+                self.perform_all(actions, ui.ctx());
                 if !editing {
                     ui.separator();
                     self.position_panel(ui);
@@ -967,8 +975,23 @@ impl OthelloApp {
                     self.perform(action, &ui.ctx().clone());
                 }
             }
-            Tab::Matches => panels::matches::show(self, ui),
-            Tab::Ladder => panels::ladder::show(self, ui),
+            Tab::Matches | Tab::Ladder => {
+                let wake = waker_factory(&self.egui_ctx);
+                let shared = panels::Shared {
+                    catalog: &self.catalog,
+                    seating: self.session.seating(),
+                    time_per_move_ms: self.settings.time_per_move_ms,
+                    wake: &*wake,
+                };
+                let action = if self.tab == Tab::Matches {
+                    panels::matches::show(&mut self.matches, &mut self.settings.matches, &shared, ui)
+                } else {
+                    panels::ladder::show(&mut self.ladder, &shared, ui)
+                };
+                if let Some(action) = action {
+                    self.perform(action, &ui.ctx().clone());
+                }
+            }
         }
     }
 
@@ -1169,7 +1192,8 @@ impl eframe::App for OthelloApp {
         self.handle_keys(&ctx);
         self.advance(&ctx);
 
-        Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui));
+        let menu = Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui)).inner;
+        self.perform_all(menu, &ctx);
         Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
         Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
         let width = ui.available_width();
@@ -1258,8 +1282,10 @@ impl eframe::App for OthelloApp {
             }
         });
         panels::confirm::show(self, &ctx);
-        panels::menu::help_windows(self, &ctx);
-        panels::engines::form_window(self, &ctx);
+        panels::menu::help_windows(&mut self.panels.help, self.settings.eval_view, &ctx);
+        if let Some(action) = panels::engines::form_window(&mut self.panels.engine_form, &ctx) {
+            self.perform(action, &ctx);
+        }
         // After the frame's clicks, so a move made in this frame sounds in this frame.
         self.sound_cues();
     }

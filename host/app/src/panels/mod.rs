@@ -20,6 +20,15 @@ pub mod records;
 pub mod status;
 pub mod toolbar;
 
+/// What the Matches and Ladder panels read of the app besides their own state: the plugin list,
+/// how bots are seated, the Players' time per move, and wakers for their workers' threads.
+pub struct Shared<'a> {
+    pub catalog: &'a crate::catalog::Catalog,
+    pub seating: &'a othello_arena::seat::Seating,
+    pub time_per_move_ms: u64,
+    pub wake: &'a dyn Fn() -> crate::players::Waker,
+}
+
 /// The panels' own state, out of the app's.
 #[derive(Default)]
 pub struct PanelStates {
