@@ -80,6 +80,14 @@ pub enum Action {
     RemoveEngine(usize),
     /// Open a Help window.
     OpenHelp(crate::panels::menu::HelpWindow),
+    /// Clear the message line.
+    DismissMessage,
+    /// The user said yes to the question asked, or no.
+    GoAhead(Confirm),
+    CancelConfirmation,
+    /// Open this game of the multi-game file listed, or close the list.
+    PickGame(usize),
+    CloseGamePicker,
     Quit,
 }
 
@@ -272,6 +280,11 @@ impl OthelloApp {
             }
             Action::RemoveEngine(index) => crate::panels::engines::remove_engine(self, index),
             Action::OpenHelp(window) => self.panels.help.open(window),
+            Action::DismissMessage => self.message = None,
+            Action::GoAhead(confirm) => self.go_ahead(confirm),
+            Action::CancelConfirmation => self.cancel_confirmation(),
+            Action::PickGame(index) => self.pick_game(index),
+            Action::CloseGamePicker => self.close_game_picker(),
             Action::Quit => {
                 if self.game_in_progress() {
                     self.confirm = Some(Confirm::Quit);

@@ -995,61 +995,71 @@ impl OthelloApp {
         }
     }
 
-    fn board(&mut self, ui: &mut Ui) {
+    /// The board in the middle: the editor's draft while it is open (a click edits the draft, the
+    /// editor's own state), else the player's game (a click is the human's move).
+    fn board(&mut self, ui: &mut Ui) -> Option<Action> {
         if let Some(editor) = &mut self.editor {
-            let view = board::BoardView {
-                position: editor.draft(),
-                hints: othello_sdk::Bitboard::EMPTY,
-                last_move: None,
-                flipped: othello_sdk::Bitboard::EMPTY,
-                flip_progress: 1.0,
-                interactive: false,
-                editing: true,
-                orientation: self.settings.orientation,
-                evaluations: Vec::new(),
-                best: None,
-            };
-            let sign =
-                "Editing the position: click squares to change them; the editor (Play tab) plays from it or cancels";
-            ui.vertical_centered(|ui| {
-                ui.label(egui::RichText::new(sign).strong().color(egui::Color32::from_rgb(0xf0, 0xd0, 0x70)))
-            });
-            if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
-                editor.apply(square);
-            }
-            return;
+            editor_board(editor, self.settings.orientation, ui);
+            return None;
         }
-        let game = &self.session.game;
-        let human = self.session.human_to_move();
-        let hints = match human {
-            Some(_) if self.settings.show_legal_moves => game.viewed().legal_moves(),
-            _ => othello_sdk::Bitboard::EMPTY,
-        };
-        let view = board_view(game, hints, human.is_some(), self.flip_progress(), self.settings.orientation);
-        let view = if self.settings.show_evaluations && !self.hints_hidden() {
-            let position = game.viewed();
-            let values = self.analysis.values_for(&position);
-            let side = position.side_to_move();
-            board::BoardView {
-                evaluations: values
-                    .iter()
-                    .map(|v| board::Evaluation {
-                        square: v.square,
-                        value: analysis::shown_value(v, side, self.settings.eval_view),
-                    })
-                    .collect(),
-                best: values.first().map(|v| v.square),
-                ..view
-            }
-        } else {
-            view
-        };
-        let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
-        if let Some(square) = clicked {
-            // An illegal click changes nothing.
-            self.session.click(square);
-        }
+        game_board(self, ui)
     }
+}
+
+/// The editor's draft on the board, with the sign that edit mode is on.
+fn editor_board(editor: &mut panels::editor::EditorState, orientation: Orientation, ui: &mut Ui) {
+    let view = board::BoardView {
+        position: editor.draft(),
+        hints: othello_sdk::Bitboard::EMPTY,
+        last_move: None,
+        flipped: othello_sdk::Bitboard::EMPTY,
+        flip_progress: 1.0,
+        interactive: false,
+        editing: true,
+        orientation,
+        evaluations: Vec::new(),
+        best: None,
+    };
+    let sign = "Editing the position: click squares to change them; the editor (Play tab) plays from it or cancels";
+    ui.vertical_centered(|ui| {
+        ui.label(egui::RichText::new(sign).strong().color(egui::Color32::from_rgb(0xf0, 0xd0, 0x70)))
+    });
+    if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
+        editor.apply(square);
+    }
+}
+
+/// The player's game on the board, with the hints and values it may show. Reads the app only;
+/// returns the square clicked as a move.
+fn game_board(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
+    let game = &app.session.game;
+    let human = app.session.human_to_move();
+    let hints = match human {
+        Some(_) if app.settings.show_legal_moves => game.viewed().legal_moves(),
+        _ => othello_sdk::Bitboard::EMPTY,
+    };
+    let view = board_view(game, hints, human.is_some(), app.flip_progress(), app.settings.orientation);
+    let view = if app.settings.show_evaluations && !app.hints_hidden() {
+        let position = game.viewed();
+        let values = app.analysis.values_for(&position);
+        let side = position.side_to_move();
+        board::BoardView {
+            evaluations: values
+                .iter()
+                .map(|v| board::Evaluation {
+                    square: v.square,
+                    value: analysis::shown_value(v, side, app.settings.eval_view),
+                })
+                .collect(),
+            best: values.first().map(|v| v.square),
+            ..view
+        }
+    } else {
+        view
+    };
+    let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
+    // An illegal click changes nothing.
+    clicked.map(Action::Play)
 }
 
 /// The window size (in points) up to which the app is drawn at its own size; a larger window
@@ -1194,8 +1204,9 @@ impl eframe::App for OthelloApp {
 
         let menu = Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui)).inner;
         self.perform_all(menu, &ctx);
-        Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
-        Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
+        let toolbar = Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui)).inner;
+        let dismissed = Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui)).inner;
+        self.perform_all(toolbar.into_iter().chain(dismissed).collect(), &ctx);
         let width = ui.available_width();
         let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX * self.growth);
         // The tables' tabs get a wider panel of their own, which the user may drag wider; the
@@ -1277,11 +1288,13 @@ impl eframe::App for OthelloApp {
         CentralPanel::default_margins().show(ui, |ui| {
             if let Some(replay) = self.replay() {
                 panels::matches::show_viewer_board(replay, self.settings.orientation, ui);
-            } else {
-                self.board(ui);
+            } else if let Some(action) = self.board(ui) {
+                self.perform(action, ui.ctx());
             }
         });
-        panels::confirm::show(self, &ctx);
+        if let Some(answer) = panels::confirm::show(self, &ctx) {
+            self.perform(answer, &ctx);
+        }
         panels::menu::help_windows(&mut self.panels.help, self.settings.eval_view, &ctx);
         if let Some(action) = panels::engines::form_window(&mut self.panels.engine_form, &ctx) {
             self.perform(action, &ctx);
