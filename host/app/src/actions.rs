@@ -173,7 +173,7 @@ impl OthelloApp {
                 if self.can_resign()
                     && let Some(color) = self.game().to_move()
                 {
-                    self.confirm = Some(Confirm::Resign(color));
+                    self.panels.confirm = Some(Confirm::Resign(color));
                 }
             }
             Action::Abort => {
@@ -198,7 +198,7 @@ impl OthelloApp {
                 self.show_info(format!("Copied: {shown}"));
             }
             Action::AnalyseGame => self.analyse_game(),
-            Action::ShowTab(tab) => self.tab = tab,
+            Action::ShowTab(tab) => self.shell.tab = tab,
             Action::View(ply) => match self.replay_mut() {
                 Some(replay) => replay.game.view(ply),
                 None => self.session.game.view(ply),
@@ -221,7 +221,7 @@ impl OthelloApp {
                 self.import_wthor();
             }
             Action::EditPosition => {
-                self.editor = Some(crate::panels::editor::EditorState::new(&self.game().viewed()));
+                self.panels.editor = Some(crate::panels::editor::EditorState::new(&self.game().viewed()));
                 // The game's bots and clock wait while the board shows the draft; Cancel leaves
                 // the game as it was.
                 self.panels.paused_before_edit = self.session.paused;
@@ -230,7 +230,7 @@ impl OthelloApp {
                 }
             }
             Action::CancelEditing => {
-                self.editor = None;
+                self.panels.editor = None;
                 if self.session.paused && !self.panels.paused_before_edit {
                     self.session.toggle_pause();
                 }
@@ -238,7 +238,7 @@ impl OthelloApp {
             Action::SetUpPosition(position) => self.discard_with(Discard::Position(position)),
             Action::LoadPosition(text) => self.load_position(&text),
             Action::Orient(orientation) => self.settings.orientation = orientation,
-            Action::Rescan => self.catalog.rescan(),
+            Action::Rescan => self.workers.catalog.rescan(),
             Action::AddPluginFolder(folder) => {
                 if !self.settings.extra_plugin_folders.contains(&folder) {
                     self.settings.extra_plugin_folders.push(folder);
@@ -255,7 +255,7 @@ impl OthelloApp {
             Action::SavePath(path) => self.save_path(path),
             Action::TakeBackTimeLoss => {
                 if let Some(loser) = self.session.lost_on_time() {
-                    self.confirm = Some(Confirm::TakeBackTimeLoss(loser));
+                    self.panels.confirm = Some(Confirm::TakeBackTimeLoss(loser));
                 }
             }
             Action::ChangeSettings(settings) => {
@@ -280,14 +280,14 @@ impl OthelloApp {
             }
             Action::RemoveEngine(index) => crate::panels::engines::remove_engine(self, index),
             Action::OpenHelp(window) => self.panels.help.open(window),
-            Action::DismissMessage => self.message = None,
+            Action::DismissMessage => self.shell.message = None,
             Action::GoAhead(confirm) => self.go_ahead(confirm),
             Action::CancelConfirmation => self.cancel_confirmation(),
             Action::PickGame(index) => self.pick_game(index),
             Action::CloseGamePicker => self.close_game_picker(),
             Action::Quit => {
                 if self.game_in_progress() {
-                    self.confirm = Some(Confirm::Quit);
+                    self.panels.confirm = Some(Confirm::Quit);
                 } else {
                     self.quit(ctx);
                 }
@@ -302,7 +302,7 @@ impl OthelloApp {
 
     /// Closes the window (the question, if any, was asked).
     fn quit(&mut self, ctx: &egui::Context) {
-        self.quitting = true;
+        self.shell.quitting = true;
         ctx.send_viewport_cmd(egui::ViewportCommand::Close);
     }
 
@@ -314,7 +314,7 @@ impl OthelloApp {
     /// Replaces the game as `discard` says, after a confirmation if a game is in progress.
     pub fn discard_with(&mut self, discard: Discard) {
         if self.game_in_progress() {
-            self.confirm = Some(Confirm::Discard(discard));
+            self.panels.confirm = Some(Confirm::Discard(discard));
         } else {
             self.go_ahead(Confirm::Discard(discard));
         }
@@ -322,8 +322,8 @@ impl OthelloApp {
 
     /// The user said yes to `confirm` (or no question was needed).
     pub fn go_ahead(&mut self, confirm: Confirm) {
-        let ctx = self.egui_ctx.clone();
-        self.confirm = None;
+        let ctx = self.shell.egui_ctx.clone();
+        self.panels.confirm = None;
         match confirm {
             Confirm::Discard(Discard::NewGame) => self.new_game(),
             Confirm::Discard(Discard::SwapColours) => {
@@ -333,8 +333,8 @@ impl OthelloApp {
             Confirm::Discard(Discard::LoadTranscript(text)) => self.load_transcript(&text),
             Confirm::Discard(Discard::Open(path, index)) => self.open_game_at(&path, index),
             Confirm::Discard(Discard::Position(position)) => {
-                self.editor = None;
-                self.loaded_names = None;
+                self.panels.editor = None;
+                self.bookkeeping.loaded_names = None;
                 self.start_from(position, "Position set up");
             }
             Confirm::Resign(color) => {
@@ -357,6 +357,6 @@ impl OthelloApp {
 
     /// The user said no: nothing changes.
     pub fn cancel_confirmation(&mut self) {
-        self.confirm = None;
+        self.panels.confirm = None;
     }
 }

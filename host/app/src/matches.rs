@@ -181,6 +181,11 @@ impl MatchesState {
         }
     }
 
+    /// The bots chosen for the next event, in their order.
+    pub fn chosen(&self) -> &[PathBuf] {
+        &self.chosen
+    }
+
     pub fn is_running(&self) -> bool {
         self.running.is_some()
     }

@@ -65,7 +65,7 @@ fn settings_and_values(app: &OthelloApp, settings: &mut crate::Settings, ui: &mu
     let legend = settings.eval_view.legend();
     ui.label(format!("{legend} · gold = exact · ring = best move for the side to move"));
     let position = app.game().viewed();
-    let values = app.analysis.values_for(&position);
+    let values = app.workers.analysis.values_for(&position);
     if let Some(best) = values.first() {
         let view = shown_value(best, position.side_to_move(), settings.eval_view);
         let side = crate::color_name(position.side_to_move());
@@ -73,7 +73,7 @@ fn settings_and_values(app: &OthelloApp, settings: &mut crate::Settings, ui: &mu
         let depth = best.depth.filter(|_| !best.exact).map_or(String::new(), |d| format!(", depth {d}"));
         ui.label(format!("Best for {side}: {} — {}{depth}", best.square, view.description()));
     }
-    let line = app.analysis.line_for(&position);
+    let line = app.workers.analysis.line_for(&position);
     if !line.is_empty() {
         let view = settings.eval_view;
         let text = line.iter().map(|m| m.text(view)).collect::<Vec<_>>().join("  ");
@@ -81,7 +81,7 @@ fn settings_and_values(app: &OthelloApp, settings: &mut crate::Settings, ui: &mu
             "The principal variation: each move the analysis bot's best, with its value (this point of view)",
         );
     }
-    match app.analysis.status() {
+    match app.workers.analysis.status() {
         Status::Off => {
             if settings.analysis_bot.is_none() {
                 ui.weak("Choose an analysis bot to see the values.");
@@ -103,8 +103,8 @@ fn settings_and_values(app: &OthelloApp, settings: &mut crate::Settings, ui: &mu
             ui.label(RichText::new(format!("Analysis failed: {why}")).color(ERROR_COLOR));
         }
     }
-    if let Some(first) = app.analysis.rejected().first() {
-        let count = app.analysis.rejected().len();
+    if let Some(first) = app.workers.analysis.rejected().first() {
+        let count = app.workers.analysis.rejected().len();
         ui.label(RichText::new(format!("{count} value(s) from the bot left out: {first}")).color(ERROR_COLOR));
     }
 }
@@ -123,7 +123,7 @@ pub fn game_analysis(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
         action = Some(Action::AnalyseGame);
     }
     let game = app.board_game();
-    let Some(review) = app.review.as_ref().filter(|r| r.is_for(game)) else { return action };
+    let Some(review) = app.workers.review.as_ref().filter(|r| r.is_for(game)) else { return action };
     let (done, total) = review.progress();
     match review.status() {
         ReviewStatus::Running => {

@@ -48,4 +48,12 @@ pub struct PanelStates {
     pub database: database::DatabasePanel,
     /// The game was paused before the editor opened (Cancel leaves it so).
     pub paused_before_edit: bool,
+    /// The position being set up, while the editor is open.
+    pub editor: Option<editor::EditorState>,
+    /// The question a modal dialog asks, waiting for the user's yes.
+    pub confirm: Option<crate::Confirm>,
+    /// The Matches tab: the running or last event, its worker and the game watched.
+    pub matches: crate::matches::MatchesState,
+    /// The Ladder tab: the ladder file, its workers and the game replayed.
+    pub ladder: crate::ladder::LadderState,
 }

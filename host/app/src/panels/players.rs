@@ -109,7 +109,7 @@ fn seat_picker(app: &OthelloApp, ui: &mut Ui, color: Color) -> Option<Action> {
             let filed = || app.file_engines().iter().find(|e| Path::new(&e.bot_name()) == path).map(|e| e.name.clone());
             match added.or_else(filed) {
                 Some(name) => format!("{name} (NBoard)"),
-                None => app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone()),
+                None => app.workers.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone()),
             }
         }
     };
@@ -127,11 +127,11 @@ fn seat_picker(app: &OthelloApp, ui: &mut Ui, color: Color) -> Option<Action> {
             .width((ui.available_width() - COMBO_LABEL_ROOM).clamp(MIN_SLIDER_WIDTH, MAX_COMBO_WIDTH))
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut chosen, SeatChoice::Human, "Human");
-                for entry in app.catalog.entries().iter().filter(|e| e.is_ok()) {
+                for entry in app.workers.catalog.entries().iter().filter(|e| e.is_ok()) {
                     let level = (entry.levels > 0).then_some(entry.levels);
                     let choice = SeatChoice::Bot { path: entry.path.clone(), level };
                     let selected = matches!(&current, SeatChoice::Bot { path, .. }
-                        if app.catalog.entry(path).is_some_and(|e| e.path == entry.path));
+                        if app.workers.catalog.entry(path).is_some_and(|e| e.path == entry.path));
                     if ui
                         .selectable_label(selected, &entry.name)
                         .on_hover_text(entry.path.display().to_string())
@@ -161,7 +161,7 @@ fn seat_picker(app: &OthelloApp, ui: &mut Ui, color: Color) -> Option<Action> {
     }
     if let SeatChoice::Bot { path, level: Some(level) } = &current {
         let (levels, name) =
-            app.catalog.entry(path).map_or((*level, String::new()), |e| (e.levels.max(1), e.name.clone()));
+            app.workers.catalog.entry(path).map_or((*level, String::new()), |e| (e.levels.max(1), e.name.clone()));
         let mut new_level = *level;
         ui.horizontal(|ui| {
             ui.label("    level");
@@ -177,8 +177,8 @@ fn seat_picker(app: &OthelloApp, ui: &mut Ui, color: Color) -> Option<Action> {
     let is_engine = |path: &Path| othello_arena::seat::engine_spec_of(path).is_some();
     if let SeatChoice::Bot { path, .. } = &current
         && !is_engine(path)
-        && app.catalog.entry(path).is_none()
-        && !app.catalog.is_scanning()
+        && app.workers.catalog.entry(path).is_none()
+        && !app.workers.catalog.is_scanning()
     {
         ui.small(format!("    {} is not in the plugin folders", path_text(path)));
     }
