@@ -73,6 +73,8 @@ pub struct LadderState {
     pub(crate) replay: Option<crate::matches::Viewer>,
     /// Whether the board was asked for once already.
     pub(crate) asked: bool,
+    /// The leaderboard's table was wider than its panel at the last frame (it scrolled sideways).
+    pub(crate) table_overflows: bool,
 }
 
 impl Default for LadderState {
@@ -97,6 +99,7 @@ impl Default for LadderState {
             reports,
             sender,
             asked: false,
+            table_overflows: false,
             replay: None,
         }
     }
@@ -148,6 +151,11 @@ impl LadderState {
     }
 
     /// The last error or notice of the tab.
+    /// The leaderboard's table was wider than its panel when last drawn (it scrolls sideways).
+    pub fn table_overflows(&self) -> bool {
+        self.table_overflows
+    }
+
     pub fn status(&self) -> Option<&str> {
         self.status.as_ref().map(|(text, _)| text.as_str())
     }

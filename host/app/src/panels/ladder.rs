@@ -176,11 +176,23 @@ fn board(state: &mut LadderState, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
         board.anchor.as_deref().unwrap_or("no anchor yet")
     ));
     let mut chosen = None;
-    // The side panel is narrow: the table scrolls sideways rather than being cut.
-    super::matches::sideways_table(ui, "ladder table", |ui| {
-        Grid::new("ladder").striped(true).num_columns(7).show(ui, |ui| {
-            for header in ["#", "Bot", "Ver", "Elo ± 95% from the anchor", "Games", "Score", "Fail"] {
-                ui.label(RichText::new(header).strong());
+    // The table fits the Ladder tab's panel at 1024×700; a narrower one scrolls sideways rather
+    // than cutting it.
+    let ((), fits) = super::matches::sideways_table_fits(ui, "ladder table", |ui| {
+        // Narrow columns (rank, failures) take their text's width, not a button's.
+        let narrowest = ui.spacing().interact_size.y;
+        Grid::new("ladder").striped(true).num_columns(7).min_col_width(narrowest).show(ui, |ui| {
+            // Short headers: the line above says what Elo and ± mean, the hover text again.
+            for (header, hover) in [
+                ("#", "Rank"),
+                ("Bot", "The bot's name (hover a name for its library)"),
+                ("Ver", "The bot's version in the ladder (a changed library is a new version)"),
+                ("Elo", "Elo from the anchor (held at 0) ± the 95 % interval"),
+                ("Games", "Games played in the ladder"),
+                ("Score", "Points per game"),
+                ("Fail", "Games lost by a crash, timeout, illegal move or load failure"),
+            ] {
+                ui.label(RichText::new(header).strong()).on_hover_text(hover);
             }
             ui.end_row();
             for row in &board.rows {
@@ -205,6 +217,7 @@ fn board(state: &mut LadderState, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
             }
         });
     });
+    state.table_overflows = !fits;
     if let Some(entry) = chosen {
         state.chosen = Some(entry);
         state.games.clear();

@@ -421,13 +421,19 @@ pub fn replay_info(
 /// than the panel) in a strip of its own under the rows (egui's floating bar would cover the last
 /// row).
 pub(crate) fn sideways_table<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> R {
+    sideways_table_fits(ui, id, table).0
+}
+
+/// [`sideways_table`], also saying whether the table fitted its panel's width (no sideways scroll).
+pub(crate) fn sideways_table_fits<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> (R, bool) {
     ui.scope(|ui| {
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
-        egui::ScrollArea::horizontal()
+        let output = egui::ScrollArea::horizontal()
             .id_salt(id)
             .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
-            .show(ui, table)
-            .inner
+            .show(ui, table);
+        let fits = output.content_size.x <= output.inner_rect.width() + 0.5;
+        (output.inner, fits)
     })
     .inner
 }
