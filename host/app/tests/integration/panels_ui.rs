@@ -248,3 +248,57 @@ fn the_matches_panel_keeps_its_choice_of_bots_in_its_own_state_and_asks_nothing_
     assert!(start_enabled(&harness), "two bots make a match");
     assert!(harness.state().asked.is_empty(), "choosing bots asks nothing of the app");
 }
+
+struct LadderPanelState {
+    ladder: othello_app::ladder::LadderState,
+    catalog: othello_app::catalog::Catalog,
+    asked: Vec<Action>,
+}
+
+#[test]
+fn the_ladder_panel_opens_the_file_typed_and_its_own_worker_reads_the_leaderboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = two_bots(dir.path());
+    let path = dir.path().join("ladder.sqlite3");
+    let mut ladder = othello_ladder::Ladder::open(&path).unwrap();
+    let random =
+        othello_ladder::identity::library_identity(&plugins.join("librandom_c.so"), "Random (C)", None).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let seating = othello_arena::seat::Seating::in_process();
+    othello_ladder::seed::seed_pool(&mut ladder, &[random], &seating, None, 1, &stop, &mut |_| {}).unwrap();
+    drop(ladder);
+    let state = LadderPanelState { ladder: Default::default(), catalog: scanned_catalog(plugins), asked: Vec::new() };
+    let mut harness = Harness::new_ui_state(
+        |ui, state: &mut LadderPanelState| {
+            let seating = othello_arena::seat::Seating::in_process();
+            let wake = || -> Box<dyn Fn() + Send> { Box::new(|| {}) };
+            let shared = othello_app::panels::Shared {
+                catalog: &state.catalog,
+                seating: &seating,
+                time_per_move_ms: 0,
+                wake: &wake,
+            };
+            state.asked.extend(othello_app::panels::ladder::show(&mut state.ladder, &shared, ui));
+        },
+        state,
+    );
+    harness.get_by_label("Ladder file").focus();
+    harness.run();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.run();
+    harness.get_by_label("Ladder file").type_text(&path.display().to_string());
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "Open").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().ladder.path(), Some(path.as_path()), "the panel's own state holds the file");
+    let started = std::time::Instant::now();
+    while harness.state().ladder.board().is_none() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "the leaderboard was not read");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        harness.step();
+    }
+    harness.run_steps(2);
+    assert!(harness.query_by_label("Games of Random (C)").is_some(), "its row is shown");
+    assert!(harness.query_by_label("Rate First legal").is_some(), "the plugin list is offered for rating");
+    assert!(harness.state().asked.is_empty(), "opening a ladder asks nothing of the app");
+}
