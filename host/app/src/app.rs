@@ -1,8 +1,9 @@
 //! The app: [`OthelloApp`] (its state and its frame: the layout around the board) and [`run`],
 //! which opens the window.
 //!
-//! Runtime state (the game, bot workers, scans, the Matches and Ladder workers) lives in the app;
-//! only [`Settings`] are saved between runs.
+//! The app is a thin shell: the settings (the only state saved between runs), the player's game
+//! ([`Session`] and its [`GameBookkeeping`]), the background [`Workers`], the panels' own state
+//! ([`panels::PanelStates`]), the window's [`Shell`] and the [`CommandLine`].
 
 use std::time::Duration;
 

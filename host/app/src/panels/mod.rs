@@ -1,8 +1,9 @@
 //! The panels around the board. A panel keeps its own state (what it alone reads: text being
 //! typed, where a list was scrolled, which windows are open) in its own struct, here in
-//! [`PanelStates`]; it draws from the app read-only where it can and returns the user's wishes as
-//! [`Action`](crate::Action)s, which [`OthelloApp::perform`](crate::OthelloApp::perform) carries
-//! out in one place (the toolbar, the menu, Records, Moves, the graph and the status panel so far).
+//! [`PanelStates`]; it reads the app (`&OthelloApp`, or [`Shared`] for Matches and Ladder), gets
+//! only its own state by `&mut`, and returns the user's wishes as [`Action`](crate::Action)s, which
+//! [`OthelloApp::perform`](crate::OthelloApp::perform) carries out in one place. A panel that edits
+//! settings edits a copy and returns it as [`Action::ChangeSettings`](crate::Action::ChangeSettings).
 
 pub mod analysis;
 pub mod confirm;
