@@ -302,3 +302,56 @@ fn the_ladder_panel_opens_the_file_typed_and_its_own_worker_reads_the_leaderboar
     assert!(harness.query_by_label("Rate First legal").is_some(), "the plugin list is offered for rating");
     assert!(harness.state().asked.is_empty(), "opening a ladder asks nothing of the app");
 }
+
+#[test]
+fn the_toolbar_and_the_message_line_return_their_commands_and_change_nothing() {
+    let ctx = egui::Context::default();
+    let mut app = bare_app(othello_app::Settings::default());
+    app.perform(Action::Tell("Saved to /tmp/game.ggf".to_owned()), &ctx);
+    let mut harness = Harness::new_ui_state(
+        |ui, (app, asked): &mut (othello_app::OthelloApp, Vec<Action>)| {
+            asked.extend(othello_app::panels::toolbar::show(app, ui));
+            asked.extend(othello_app::panels::toolbar::message_line(app, ui));
+        },
+        (app, Vec::new()),
+    );
+    assert!(
+        harness.get_by_role_and_label(Role::Button, "Undo").accesskit_node().is_disabled(),
+        "nothing to undo before the first move"
+    );
+    harness.get_by_role_and_label(Role::Button, "Swap colours").click();
+    harness.run();
+    harness.get_by_role_and_label(Role::Button, "x").click();
+    harness.run();
+    let (app, asked) = harness.state();
+    assert_eq!(asked, &[Action::SwapColours, Action::DismissMessage]);
+    assert_eq!(
+        app.message().map(|m| m.text.as_str()),
+        Some("Saved to /tmp/game.ggf"),
+        "the line is the app's to clear"
+    );
+}
+
+#[test]
+fn the_dialog_returns_the_answer_and_leaves_the_question_to_the_app() {
+    let ctx = egui::Context::default();
+    let mut app = bare_app(othello_app::Settings::default());
+    app.perform(Action::Play("f5".parse().unwrap()), &ctx);
+    app.perform(Action::NewGame, &ctx);
+    let question = othello_app::Confirm::Discard(othello_app::actions::Discard::NewGame);
+    assert_eq!(app.confirmation(), Some(&question), "a game in progress makes New game ask");
+    let mut harness = Harness::new_ui_state(
+        |ui, (app, asked): &mut (othello_app::OthelloApp, Vec<Action>)| {
+            asked.extend(othello_app::panels::confirm::show(app, &ui.ctx().clone()));
+        },
+        (app, Vec::new()),
+    );
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    harness.run_steps(2);
+    harness.get_by_role_and_label(Role::Button, "Start new game").click();
+    harness.run_steps(2);
+    let (app, asked) = harness.state();
+    assert_eq!(asked, &[Action::CancelConfirmation, Action::GoAhead(question.clone())]);
+    assert_eq!(app.confirmation(), Some(&question), "the dialog changed nothing itself");
+    assert_eq!(app.game().transcript(), "f5", "the game is the app's to replace");
+}
