@@ -174,6 +174,8 @@ pub(crate) struct Shell {
     pub(crate) message: Option<Message>,
     /// How much larger than usual text and panels are drawn (see [`growth_for`]).
     pub(crate) growth: f32,
+    /// The Matches and Ladder tabs' wider left panel's width at the last frame.
+    pub(crate) wide_panel_width: f32,
     /// The user said yes to quitting (or nothing was at stake): the window may close.
     pub(crate) quitting: bool,
     /// First run (no saved settings): the opponent is chosen once the first plugin scan is done.
@@ -272,6 +274,7 @@ impl OthelloApp {
                 tab: Tab::Play,
                 message: None,
                 growth: 1.0,
+                wide_panel_width: 0.0,
                 quitting: false,
                 newcomer: false,
             },
@@ -1251,11 +1254,19 @@ impl eframe::App for OthelloApp {
             // The board keeps room enough to be read beside the two panels.
             let widest = (width * WIDE_PANEL_LIMIT_SHARE).min(width - side - BOARD_ROOM).max(side);
             let wide = (width * WIDE_PANEL_SHARE).clamp(side, (WIDE_PANEL_MAX * self.shell.growth).min(widest));
-            Panel::left("side-wide").resizable(true).default_size(wide).size_range(side..=widest)
+            // A table wider than the panel at the last frame widens it by as much, as far as the
+            // board allows (the width remembered from a smaller window, or with smaller text, is
+            // too narrow for the table otherwise).
+            let overflow = match self.shell.tab {
+                Tab::Ladder => self.panels.ladder.table_overflow,
+                _ => self.panels.matches.table_overflow,
+            };
+            let narrowest = if overflow > 0.0 { (self.shell.wide_panel_width + overflow).min(widest) } else { side };
+            Panel::left("side-wide").resizable(true).default_size(wide).size_range(narrowest.max(side)..=widest)
         } else {
             Panel::left("side").exact_size(side).resizable(false)
         };
-        left.show(ui, |ui| {
+        let shown = left.show(ui, |ui| {
             tab_bar(&mut self.shell.tab, ui);
             ui.separator();
             egui::ScrollArea::vertical().id_salt("tab").auto_shrink([false, false]).show(ui, |ui| {
@@ -1263,6 +1274,9 @@ impl eframe::App for OthelloApp {
                 self.tab_contents(ui);
             });
         });
+        if matches!(self.shell.tab, Tab::Matches | Tab::Ladder) {
+            self.shell.wide_panel_width = shown.response.rect.width();
+        }
         let mut replay_request = panels::matches::ReplayRequest::Nothing;
         Panel::right("info").exact_size(side).resizable(false).show(ui, |ui| {
             egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {

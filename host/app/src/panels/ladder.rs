@@ -178,7 +178,7 @@ fn board(state: &mut LadderState, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     let mut chosen = None;
     // The table fits the Ladder tab's panel at 1024×700; a narrower one scrolls sideways rather
     // than cutting it.
-    let ((), fits) = super::matches::sideways_table_fits(ui, "ladder table", |ui| {
+    let ((), overflow) = super::matches::sideways_table_fits(ui, "ladder table", |ui| {
         // Narrow columns (rank, failures) take their text's width, not a button's.
         let narrowest = ui.spacing().interact_size.y;
         Grid::new("ladder").striped(true).num_columns(7).min_col_width(narrowest).show(ui, |ui| {
@@ -217,7 +217,7 @@ fn board(state: &mut LadderState, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
             }
         });
     });
-    state.table_overflows = !fits;
+    state.table_overflow = overflow;
     if let Some(entry) = chosen {
         state.chosen = Some(entry);
         state.games.clear();

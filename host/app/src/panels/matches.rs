@@ -180,7 +180,8 @@ fn progress(state: &mut MatchesState, ui: &mut Ui) -> Option<Action> {
         ui.label(&state.status);
     }
     if let Some(standings) = &state.standings {
-        sideways_table(ui, "standings", |ui| standings_table(ui, standings));
+        let ((), overflow) = sideways_table_fits(ui, "standings", |ui| standings_table(ui, standings));
+        state.table_overflow = overflow;
     }
     games_list(state, ui);
     if done > 0 {
@@ -424,16 +425,17 @@ pub(crate) fn sideways_table<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut U
     sideways_table_fits(ui, id, table).0
 }
 
-/// [`sideways_table`], also saying whether the table fitted its panel's width (no sideways scroll).
-pub(crate) fn sideways_table_fits<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> (R, bool) {
+/// [`sideways_table`], also saying by how much the table was wider than its panel (0 if it fitted).
+pub(crate) fn sideways_table_fits<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> (R, f32) {
     ui.scope(|ui| {
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         let output = egui::ScrollArea::horizontal()
             .id_salt(id)
             .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
             .show(ui, table);
-        let fits = output.content_size.x <= output.inner_rect.width() + 0.5;
-        (output.inner, fits)
+        // Half a point of rounding is no overflow.
+        let overflow = output.content_size.x - output.inner_rect.width();
+        (output.inner, if overflow > 0.5 { overflow } else { 0.0 })
     })
     .inner
 }
