@@ -7,8 +7,9 @@ use othello_sdk::Color;
 
 use crate::{OthelloApp, Tab};
 
-/// A command the user can give from the menu, a button or a shortcut.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A command the user can give from the menu, a button or a shortcut, or a change a panel asks
+/// for (panels read the app and return these; [`OthelloApp::perform`] carries them out).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     NewGame,
     /// Swap the players and start a new game.
@@ -67,6 +68,26 @@ pub enum Action {
     /// Open or save the game file at this path (the path field).
     OpenPath(PathBuf),
     SavePath(PathBuf),
+    /// The settings as a panel edited them (a changed sandbox restarts the seats' bots).
+    ChangeSettings(Box<crate::Settings>),
+    /// Put this player in the seat of this colour.
+    SetSeat(Color, crate::SeatChoice),
+    /// Open the "Add engine" form (for this seat, or from the engines list).
+    OpenEngineForm(Option<Color>),
+    /// Add this engine, and seat it for this colour if the form was opened from a seat.
+    AddEngine(crate::settings::Engine, Option<Color>),
+    /// Remove the added engine at this index (a seat it held goes back to a human).
+    RemoveEngine(usize),
+    /// Open a Help window.
+    OpenHelp(crate::panels::menu::HelpWindow),
+    /// Clear the message line.
+    DismissMessage,
+    /// The user said yes to the question asked, or no.
+    GoAhead(Confirm),
+    CancelConfirmation,
+    /// Open this game of the multi-game file listed, or close the list.
+    PickGame(usize),
+    CloseGamePicker,
     Quit,
 }
 
@@ -152,7 +173,7 @@ impl OthelloApp {
                 if self.can_resign()
                     && let Some(color) = self.game().to_move()
                 {
-                    self.confirm = Some(Confirm::Resign(color));
+                    self.panels.confirm = Some(Confirm::Resign(color));
                 }
             }
             Action::Abort => {
@@ -177,7 +198,7 @@ impl OthelloApp {
                 self.show_info(format!("Copied: {shown}"));
             }
             Action::AnalyseGame => self.analyse_game(),
-            Action::ShowTab(tab) => self.tab = tab,
+            Action::ShowTab(tab) => self.shell.tab = tab,
             Action::View(ply) => match self.replay_mut() {
                 Some(replay) => replay.game.view(ply),
                 None => self.session.game.view(ply),
@@ -200,7 +221,7 @@ impl OthelloApp {
                 self.import_wthor();
             }
             Action::EditPosition => {
-                self.editor = Some(crate::panels::editor::EditorState::new(&self.game().viewed()));
+                self.panels.editor = Some(crate::panels::editor::EditorState::new(&self.game().viewed()));
                 // The game's bots and clock wait while the board shows the draft; Cancel leaves
                 // the game as it was.
                 self.panels.paused_before_edit = self.session.paused;
@@ -209,7 +230,7 @@ impl OthelloApp {
                 }
             }
             Action::CancelEditing => {
-                self.editor = None;
+                self.panels.editor = None;
                 if self.session.paused && !self.panels.paused_before_edit {
                     self.session.toggle_pause();
                 }
@@ -217,7 +238,7 @@ impl OthelloApp {
             Action::SetUpPosition(position) => self.discard_with(Discard::Position(position)),
             Action::LoadPosition(text) => self.load_position(&text),
             Action::Orient(orientation) => self.settings.orientation = orientation,
-            Action::Rescan => self.catalog.rescan(),
+            Action::Rescan => self.workers.catalog.rescan(),
             Action::AddPluginFolder(folder) => {
                 if !self.settings.extra_plugin_folders.contains(&folder) {
                     self.settings.extra_plugin_folders.push(folder);
@@ -234,12 +255,39 @@ impl OthelloApp {
             Action::SavePath(path) => self.save_path(path),
             Action::TakeBackTimeLoss => {
                 if let Some(loser) = self.session.lost_on_time() {
-                    self.confirm = Some(Confirm::TakeBackTimeLoss(loser));
+                    self.panels.confirm = Some(Confirm::TakeBackTimeLoss(loser));
                 }
             }
+            Action::ChangeSettings(settings) => {
+                let sandbox_changed = settings.sandbox != self.settings.sandbox;
+                self.settings = *settings;
+                if sandbox_changed {
+                    self.apply_sandbox();
+                }
+            }
+            Action::SetSeat(color, choice) => self.set_seat(color, choice),
+            Action::OpenEngineForm(seat) => {
+                self.panels.engine_form = Some(crate::panels::engines::EngineForm { seat, ..Default::default() });
+            }
+            Action::AddEngine(engine, seat) => {
+                let path = engine.seat_path();
+                self.show_info(format!("Engine {} added", engine.name));
+                self.settings.engines.retain(|e| e.name != engine.name);
+                self.settings.engines.push(engine);
+                if let Some(color) = seat {
+                    self.set_seat(color, crate::SeatChoice::Bot { path, level: None });
+                }
+            }
+            Action::RemoveEngine(index) => crate::panels::engines::remove_engine(self, index),
+            Action::OpenHelp(window) => self.panels.help.open(window),
+            Action::DismissMessage => self.shell.message = None,
+            Action::GoAhead(confirm) => self.go_ahead(confirm),
+            Action::CancelConfirmation => self.cancel_confirmation(),
+            Action::PickGame(index) => self.pick_game(index),
+            Action::CloseGamePicker => self.close_game_picker(),
             Action::Quit => {
                 if self.game_in_progress() {
-                    self.confirm = Some(Confirm::Quit);
+                    self.panels.confirm = Some(Confirm::Quit);
                 } else {
                     self.quit(ctx);
                 }
@@ -254,7 +302,7 @@ impl OthelloApp {
 
     /// Closes the window (the question, if any, was asked).
     fn quit(&mut self, ctx: &egui::Context) {
-        self.quitting = true;
+        self.shell.quitting = true;
         ctx.send_viewport_cmd(egui::ViewportCommand::Close);
     }
 
@@ -266,7 +314,7 @@ impl OthelloApp {
     /// Replaces the game as `discard` says, after a confirmation if a game is in progress.
     pub fn discard_with(&mut self, discard: Discard) {
         if self.game_in_progress() {
-            self.confirm = Some(Confirm::Discard(discard));
+            self.panels.confirm = Some(Confirm::Discard(discard));
         } else {
             self.go_ahead(Confirm::Discard(discard));
         }
@@ -274,8 +322,8 @@ impl OthelloApp {
 
     /// The user said yes to `confirm` (or no question was needed).
     pub fn go_ahead(&mut self, confirm: Confirm) {
-        let ctx = self.egui_ctx.clone();
-        self.confirm = None;
+        let ctx = self.shell.egui_ctx.clone();
+        self.panels.confirm = None;
         match confirm {
             Confirm::Discard(Discard::NewGame) => self.new_game(),
             Confirm::Discard(Discard::SwapColours) => {
@@ -285,8 +333,8 @@ impl OthelloApp {
             Confirm::Discard(Discard::LoadTranscript(text)) => self.load_transcript(&text),
             Confirm::Discard(Discard::Open(path, index)) => self.open_game_at(&path, index),
             Confirm::Discard(Discard::Position(position)) => {
-                self.editor = None;
-                self.loaded_names = None;
+                self.panels.editor = None;
+                self.bookkeeping.loaded_names = None;
                 self.start_from(position, "Position set up");
             }
             Confirm::Resign(color) => {
@@ -309,6 +357,6 @@ impl OthelloApp {
 
     /// The user said no: nothing changes.
     pub fn cancel_confirmation(&mut self) {
-        self.confirm = None;
+        self.panels.confirm = None;
     }
 }

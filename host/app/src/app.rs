@@ -1,8 +1,9 @@
 //! The app: [`OthelloApp`] (its state and its frame: the layout around the board) and [`run`],
 //! which opens the window.
 //!
-//! Runtime state (the game, bot workers, scans, the Matches and Ladder workers) lives in the app;
-//! only [`Settings`] are saved between runs.
+//! The app is a thin shell: the settings (the only state saved between runs), the player's game
+//! ([`Session`] and its [`GameBookkeeping`]), the background [`Workers`], the panels' own state
+//! ([`panels::PanelStates`]), the window's [`Shell`] and the [`CommandLine`].
 
 use std::time::Duration;
 
@@ -129,58 +130,84 @@ pub struct Message {
     pub is_error: bool,
 }
 
-/// The app.
+/// The app: a thin shell over its parts. Only [`Settings`] are saved between runs; the rest is
+/// runtime state, grouped by who owns it.
 pub struct OthelloApp {
+    /// What is saved between runs (the panels' choices among them).
     pub(crate) settings: Settings,
+    /// The player's game: its seats, bots, clock, undo and variations.
     pub(crate) session: Session,
+    /// What the app keeps beside the session about the player's game (names, clock follow-up).
+    pub(crate) bookkeeping: GameBookkeeping,
+    /// The background workers, each reporting over a channel and waking the UI.
+    pub(crate) workers: Workers,
+    /// The panels' own runtime state (text being typed, open windows and dialogs, the Matches and
+    /// Ladder tabs with their workers, the editor's draft).
+    pub(crate) panels: panels::PanelStates,
+    /// The window around the panels: tab, message line, growth, quitting.
+    pub(crate) shell: Shell,
+    /// What the command line gave for this run.
+    pub(crate) command_line: CommandLine,
+}
+
+/// The app's background workers: each runs on threads of its own, reports over a channel and
+/// wakes the UI; the app takes their news once a frame.
+pub(crate) struct Workers {
+    /// The plugin folders' scan.
     pub(crate) catalog: Catalog,
+    /// Move evaluations on the board (the analysis bot's worker).
+    pub(crate) analysis: analysis::AnalysisView,
+    /// The analysis of a whole game (game analysis), running or done.
+    pub(crate) review: Option<crate::review::GameReview>,
+    /// The game database (a WTHOR file's import and opening tree).
+    pub(crate) database: crate::wthor::Database,
+    /// The open and save dialogs, and the list of a multi-game file's games.
+    pub(crate) files: files::Files,
+    pub(crate) sounds: sound::Sounds,
+}
+
+/// The window around the panels.
+pub(crate) struct Shell {
     /// For waking the UI from worker threads started later.
     pub(crate) egui_ctx: egui::Context,
     pub(crate) tab: Tab,
-    /// `--plugins` folders from the command line.
-    pub(crate) command_line_folders: Vec<std::path::PathBuf>,
-    /// The engines file's engines (read-only here: edited in the file).
-    pub(crate) file_engines: Vec<othello_arena::nboard::EngineSpec>,
     pub(crate) message: Option<Message>,
-    /// The panels' own state (text being typed, scrolling, open windows).
-    pub(crate) panels: panels::PanelStates,
-    pub(crate) matches: matches::MatchesState,
-    pub(crate) ladder: ladder::LadderState,
-    /// Move evaluations on the board (the analysis bot's worker).
-    pub(crate) analysis: analysis::AnalysisView,
-    /// The position being set up, while the editor is open.
-    pub(crate) editor: Option<panels::editor::EditorState>,
+    /// How much larger than usual text and panels are drawn (see [`growth_for`]).
+    pub(crate) growth: f32,
+    /// The Matches and Ladder tabs' wider left panel's width at the last frame.
+    pub(crate) wide_panel_width: f32,
+    /// The user said yes to quitting (or nothing was at stake): the window may close.
+    pub(crate) quitting: bool,
     /// First run (no saved settings): the opponent is chosen once the first plugin scan is done.
     pub(crate) newcomer: bool,
-    /// An action waiting for the user's yes in a modal dialog.
-    pub(crate) confirm: Option<Confirm>,
+}
+
+/// What the command line gave for this run.
+pub(crate) struct CommandLine {
+    /// `--plugins` folders.
+    pub(crate) plugin_folders: Vec<std::path::PathBuf>,
+    /// The engines file's engines (read-only here: edited in the file).
+    pub(crate) engines: Vec<othello_arena::nboard::EngineSpec>,
+    /// The sandbox mode given (`auto` unless `--sandbox` said otherwise).
+    pub(crate) sandbox: othello_arena::seat::SandboxMode,
+}
+
+/// What the app keeps about the player's game beside the [`Session`].
+pub(crate) struct GameBookkeeping {
     /// The players' names of a game opened from a file, shown instead of the seats' names until
     /// the next new game.
     pub(crate) loaded_names: Option<[String; 2]>,
     /// Who played the game on the board, kept from the moment it ended: a seat changed afterwards
     /// does not rewrite a finished game's record (cleared when the game goes on again).
     pub(crate) finished_names: Option<[String; 2]>,
-    /// The open and save dialogs, and the list of a multi-game file's games.
-    pub(crate) files: files::Files,
-    pub(crate) sounds: sound::Sounds,
-    /// The sandbox mode given on the command line (`auto` unless `--sandbox` said otherwise).
-    pub(crate) launch_sandbox: othello_arena::seat::SandboxMode,
-    /// How much larger than usual text and panels are drawn (see [`growth_for`]).
-    pub(crate) growth: f32,
-    /// The game database (a WTHOR file's opening tree).
-    pub(crate) database: crate::wthor::Database,
     /// The loss on time the message line has told (so it tells each once).
-    flag_told: bool,
-    /// The user said yes to quitting (or nothing was at stake): the window may close.
-    pub(crate) quitting: bool,
+    pub(crate) flag_told: bool,
     /// The game's clock came from its file (kept whatever the clock setting says).
-    clock_from_file: bool,
+    pub(crate) clock_from_file: bool,
     /// The number of moves the game began with (new, loaded, set up), until its first move is
     /// made: till then the clock follows the setting, afterwards a change applies from the next
     /// game.
-    clock_open_at: Option<usize>,
-    /// The analysis of a whole game (game analysis), running or done.
-    pub(crate) review: Option<crate::review::GameReview>,
+    pub(crate) clock_open_at: Option<usize>,
     /// Moves and whether the game was over at the last frame, to know what to sound.
     pub(crate) heard: (usize, bool),
 }
@@ -192,7 +219,7 @@ impl OthelloApp {
         let saved: Option<Settings> = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY));
         let newcomer = saved.is_none();
         let mut app = OthelloApp::new(&cc.egui_ctx, saved.unwrap_or_default(), launch);
-        app.newcomer = newcomer;
+        app.shell.newcomer = newcomer;
         app
     }
 
@@ -200,7 +227,7 @@ impl OthelloApp {
     pub fn new(ctx: &egui::Context, settings: Settings, launch: Launch) -> OthelloApp {
         let extra = standard_extra(&launch.plugin_folders, &settings.extra_plugin_folders);
         let mut app = OthelloApp::with_config(ctx, settings, FolderSource::Standard { extra }, &launch);
-        app.command_line_folders = launch.plugin_folders;
+        app.command_line.plugin_folders = launch.plugin_folders;
         app
     }
 
@@ -209,7 +236,7 @@ impl OthelloApp {
     /// (by level count), or Human against Human with a pointer to the Plugins tab.
     pub fn first_run(ctx: &egui::Context, plugins: FolderSource, launch: &Launch) -> OthelloApp {
         let mut app = OthelloApp::with_config(ctx, Settings::default(), plugins, launch);
-        app.newcomer = true;
+        app.shell.newcomer = true;
         app
     }
 
@@ -225,48 +252,53 @@ impl OthelloApp {
         OthelloApp {
             settings,
             session,
-            catalog,
-            egui_ctx: ctx.clone(),
-            tab: Tab::Play,
-            command_line_folders: Vec::new(),
-            file_engines: launch.engines.clone(),
-            message: None,
+            bookkeeping: GameBookkeeping {
+                loaded_names: None,
+                finished_names: None,
+                flag_told: false,
+                clock_from_file: false,
+                clock_open_at: Some(0),
+                heard: (0, false),
+            },
+            workers: Workers {
+                catalog,
+                analysis: Default::default(),
+                review: None,
+                database: Default::default(),
+                files: files::Files::new(plugins_are_standard),
+                sounds: sound::Sounds::new(),
+            },
             panels: Default::default(),
-            matches: Default::default(),
-            ladder: Default::default(),
-            analysis: Default::default(),
-            editor: None,
-            newcomer: false,
-            confirm: None,
-            loaded_names: None,
-            finished_names: None,
-            files: files::Files::new(plugins_are_standard),
-            sounds: sound::Sounds::new(),
-            launch_sandbox: launch.options.sandbox,
-            heard: (0, false),
-            review: None,
-            flag_told: false,
-            database: Default::default(),
-            growth: 1.0,
-            quitting: false,
-            clock_from_file: false,
-            clock_open_at: Some(0),
+            shell: Shell {
+                egui_ctx: ctx.clone(),
+                tab: Tab::Play,
+                message: None,
+                growth: 1.0,
+                wide_panel_width: 0.0,
+                quitting: false,
+                newcomer: false,
+            },
+            command_line: CommandLine {
+                plugin_folders: Vec::new(),
+                engines: launch.engines.clone(),
+                sandbox: launch.options.sandbox,
+            },
         }
     }
 
     /// The engines of the engines file, offered as players.
     pub fn file_engines(&self) -> &[othello_arena::nboard::EngineSpec] {
-        &self.file_engines
+        &self.command_line.engines
     }
 
     /// The sandbox mode the command line imposes for this run, if it gave one (other than `auto`).
     pub fn command_line_sandbox(&self) -> Option<othello_arena::seat::SandboxMode> {
-        (self.launch_sandbox != othello_arena::seat::SandboxMode::Auto).then_some(self.launch_sandbox)
+        (self.command_line.sandbox != othello_arena::seat::SandboxMode::Auto).then_some(self.command_line.sandbox)
     }
 
     /// Runs the bots started from now on with the settings' sandbox mode (the seats restart).
     pub fn apply_sandbox(&mut self) {
-        let mode = effective_sandbox(self.launch_sandbox, &self.settings);
+        let mode = effective_sandbox(self.command_line.sandbox, &self.settings);
         if self.session.seating().options.sandbox != mode {
             self.session.set_sandbox(mode, &self.settings);
         }
@@ -274,22 +306,22 @@ impl OthelloApp {
 
     /// The window is closing: Quit was given (and confirmed, if a game was in progress).
     pub fn is_quitting(&self) -> bool {
-        self.quitting
+        self.shell.quitting
     }
 
     /// The action waiting for confirmation, if any.
     pub fn confirmation(&self) -> Option<&Confirm> {
-        self.confirm.as_ref()
+        self.panels.confirm.as_ref()
     }
 
     /// How much larger than usual text and panels are drawn (1 up to a 1280×820 window).
     pub fn growth(&self) -> f32 {
-        self.growth
+        self.shell.growth
     }
 
     /// The tab shown in the left panel.
     pub fn tab(&self) -> Tab {
-        self.tab
+        self.shell.tab
     }
 
     /// A game is under way: moves were played and it has not ended (discarding it loses them).
@@ -316,41 +348,41 @@ impl OthelloApp {
 
     /// The libraries found in the plugin folders (empty until the first scan finishes).
     pub fn plugins(&self) -> &[othello_arena::plugins::PluginInfo] {
-        self.catalog.entries()
+        self.workers.catalog.entries()
     }
 
     /// A plugin scan is under way.
     pub fn is_scanning_plugins(&self) -> bool {
-        self.catalog.is_scanning()
+        self.workers.catalog.is_scanning()
     }
 
     /// The Matches panel: the running or last event.
     pub fn matches(&self) -> &matches::MatchesState {
-        &self.matches
+        &self.panels.matches
     }
 
     pub fn message(&self) -> Option<&Message> {
-        self.message.as_ref()
+        self.shell.message.as_ref()
     }
 
     /// The Ladder tab.
     pub fn ladder(&self) -> &ladder::LadderState {
-        &self.ladder
+        &self.panels.ladder
     }
 
     /// The Ladder tab, to point it at another ladder file.
     pub fn ladder_mut(&mut self) -> &mut ladder::LadderState {
-        &mut self.ladder
+        &mut self.panels.ladder
     }
 
     /// The move evaluations on the board.
     pub fn analysis(&self) -> &analysis::AnalysisView {
-        &self.analysis
+        &self.workers.analysis
     }
 
     /// The position being set up, while the editor is open.
     pub fn editor(&self) -> Option<&panels::editor::EditorState> {
-        self.editor.as_ref()
+        self.panels.editor.as_ref()
     }
 
     /// Starts a new game from `position` with the current seats (the editor's "Play from here").
@@ -378,9 +410,9 @@ impl OthelloApp {
             ));
             return;
         }
-        self.message = None;
-        self.loaded_names = None;
-        self.finished_names = None;
+        self.shell.message = None;
+        self.bookkeeping.loaded_names = None;
+        self.bookkeeping.finished_names = None;
         self.session.restart(Game::default(), &self.settings);
         self.begin_clock();
     }
@@ -418,14 +450,15 @@ impl OthelloApp {
         match Game::from_transcript(text.trim()) {
             Ok(game) => {
                 let moves = game.moves().len();
-                self.loaded_names = None;
-                self.finished_names = None;
+                self.bookkeeping.loaded_names = None;
+                self.bookkeeping.finished_names = None;
                 self.session.restart(game, &self.settings);
                 self.begin_clock();
-                self.message = Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
+                self.shell.message =
+                    Some(Message { text: format!("Transcript loaded ({moves} moves)"), is_error: false });
             }
             Err(error) => {
-                self.message = Some(Message { text: format!("Transcript not loaded: {error}"), is_error: true });
+                self.shell.message = Some(Message { text: format!("Transcript not loaded: {error}"), is_error: true });
             }
         }
     }
@@ -433,7 +466,7 @@ impl OthelloApp {
     /// The name of the player of `color`: the name in the file of a game opened, else "Human" or
     /// the bot's name.
     pub fn player_name(&self, color: othello_sdk::Color) -> String {
-        if let Some(names) = self.loaded_names.as_ref().or(self.finished_names.as_ref()) {
+        if let Some(names) = self.bookkeeping.loaded_names.as_ref().or(self.bookkeeping.finished_names.as_ref()) {
             return names[usize::from(color == othello_sdk::Color::White)].clone();
         }
         self.seat_name(color)
@@ -446,7 +479,8 @@ impl OthelloApp {
             // Before the bot has said its name: the name the plugin scan read, else the file's.
             session::Seat::Bot(worker) => worker.name().map(str::to_owned).unwrap_or_else(|| {
                 let library = &worker.spec().library;
-                self.catalog
+                self.workers
+                    .catalog
                     .entry(library)
                     .map_or_else(|| othello_arena::seat::library_stem(library), |entry| entry.name.clone())
             }),
@@ -462,7 +496,7 @@ impl OthelloApp {
                 SeatChoice::Bot { path, .. }
                     if !path.to_string_lossy().starts_with("nboard:")
                         && !path.exists()
-                        && !self.catalog.is_scanning() =>
+                        && !self.workers.catalog.is_scanning() =>
                 {
                     Some((color, othello_arena::seat::library_stem(path)))
                 }
@@ -514,8 +548,8 @@ impl OthelloApp {
                 let text = match loaded.clock.filter(|_| !self.game().is_over()) {
                     Some(saved) => {
                         // The game's own clock, exactly as saved, paused until the player resumes.
-                        self.clock_open_at = None;
-                        self.clock_from_file = true;
+                        self.bookkeeping.clock_open_at = None;
+                        self.bookkeeping.clock_from_file = true;
                         self.session.set_clock(Some(crate::clock::GameClock::restored(saved)));
                         self.session.paused = true;
                         format!("{text}; its clock is paused: Resume (Ctrl+P) goes on")
@@ -525,8 +559,8 @@ impl OthelloApp {
                         text
                     }
                 };
-                self.loaded_names = Some([loaded.black, loaded.white]);
-                self.finished_names = None;
+                self.bookkeeping.loaded_names = Some([loaded.black, loaded.white]);
+                self.bookkeeping.finished_names = None;
                 self.settings.game_file = path.display().to_string();
                 self.show_info(text);
             }
@@ -535,18 +569,18 @@ impl OthelloApp {
     }
 
     pub(crate) fn show_error(&mut self, text: String) {
-        self.message = Some(Message { text, is_error: true });
+        self.shell.message = Some(Message { text, is_error: true });
     }
 
     pub(crate) fn show_info(&mut self, text: String) {
-        self.message = Some(Message { text, is_error: false });
+        self.shell.message = Some(Message { text, is_error: false });
     }
 
     /// Moves the game on and decides when the next frame is needed.
     fn advance(&mut self, ctx: &egui::Context) {
-        self.catalog.update();
-        if self.newcomer && !self.catalog.is_scanning() {
-            self.newcomer = false;
+        self.workers.catalog.update();
+        if self.shell.newcomer && !self.workers.catalog.is_scanning() {
+            self.shell.newcomer = false;
             self.seat_newcomer_opponent();
         }
         let bot_delay = Duration::from_millis(self.settings.bot_delay_ms);
@@ -567,30 +601,33 @@ impl OthelloApp {
         if self.flip_progress() < 1.0 {
             ctx.request_repaint();
         }
-        self.matches.update();
+        self.panels.matches.update();
         self.keep_finished_names();
         self.follow_clock(ctx);
         // An analysis of a game no longer kept anywhere (a new game, a replay closed) stops: its
         // runner is killed.
         let kept = |review: &crate::review::GameReview| {
             review.is_for(&self.session.game)
-                || [self.matches.viewer(), self.ladder.replay()].into_iter().flatten().any(|v| review.is_for(&v.game))
+                || [self.panels.matches.viewer(), self.panels.ladder.replay()]
+                    .into_iter()
+                    .flatten()
+                    .any(|v| review.is_for(&v.game))
         };
-        if self.review.as_ref().is_some_and(|r| *r.status() == crate::review::Status::Running && !kept(r)) {
-            self.review = None;
+        if self.workers.review.as_ref().is_some_and(|r| *r.status() == crate::review::Status::Running && !kept(r)) {
+            self.workers.review = None;
         }
-        if let Some(review) = &mut self.review {
+        if let Some(review) = &mut self.workers.review {
             // A bot of the game thinking has the cores: the game analysis waits meanwhile.
             review.set_paused(self.session.thinking().is_some());
             review.update();
             if let Some(summary) = review.take_summary() {
                 let failed = matches!(review.status(), crate::review::Status::Failed(_));
-                self.message = Some(Message { text: summary, is_error: failed });
+                self.shell.message = Some(Message { text: summary, is_error: failed });
             }
         }
         self.follow_analysis();
         self.poll_file_dialog();
-        match self.database.update() {
+        match self.workers.database.update() {
             Some(Ok((source, games, skipped))) => {
                 let skipped = if skipped > 0 { format!(" ({skipped} unreadable left out)") } else { String::new() };
                 self.show_info(format!("Imported {games} games from {source}{skipped}"));
@@ -604,9 +641,9 @@ impl OthelloApp {
     /// (undo) names its seats again.
     fn keep_finished_names(&mut self) {
         if !self.game().is_over() {
-            self.finished_names = None;
-        } else if self.finished_names.is_none() && self.loaded_names.is_none() {
-            self.finished_names = Some(othello_sdk::Color::ALL.map(|c| self.seat_name(c)));
+            self.bookkeeping.finished_names = None;
+        } else if self.bookkeeping.finished_names.is_none() && self.bookkeeping.loaded_names.is_none() {
+            self.bookkeeping.finished_names = Some(othello_sdk::Color::ALL.map(|c| self.seat_name(c)));
         }
     }
 
@@ -629,9 +666,9 @@ impl OthelloApp {
 
     /// A game begins: its clock is set afresh from the setting.
     fn begin_clock(&mut self) {
-        self.clock_from_file = false;
+        self.bookkeeping.clock_from_file = false;
         self.session.set_clock(None);
-        self.clock_open_at = Some(self.game().moves().len());
+        self.bookkeeping.clock_open_at = Some(self.game().moves().len());
         self.set_clock_from_setting();
     }
 
@@ -661,23 +698,24 @@ impl OthelloApp {
     fn follow_clock(&mut self, ctx: &egui::Context) {
         let wanted = self.wanted_clock();
         // A game opened with its own clock keeps it whatever the setting, while a human plays.
-        let own_clock = self.clock_open_at.is_none() && self.clock_from_file && self.session.has_human();
+        let own_clock =
+            self.bookkeeping.clock_open_at.is_none() && self.bookkeeping.clock_from_file && self.session.has_human();
         if wanted.is_none() && self.session.clock().is_some() && !own_clock {
             self.session.set_clock(None);
         }
-        if let Some(at) = self.clock_open_at {
+        if let Some(at) = self.bookkeeping.clock_open_at {
             if self.game().moves().len() != at || self.game().is_over() {
-                self.clock_open_at = None; // under way: the clock stays as it was set
+                self.bookkeeping.clock_open_at = None; // under way: the clock stays as it was set
             } else if self.session.clock().map(crate::clock::GameClock::setting) != wanted {
                 self.set_clock_from_setting();
             }
         }
         self.session.follow_clock();
         let flag = self.session.lost_on_time();
-        if let Some(loser) = flag.filter(|_| !self.flag_told) {
+        if let Some(loser) = flag.filter(|_| !self.bookkeeping.flag_told) {
             self.show_info(format!("{} ran out of time: {} wins", color_name(loser), color_name(!loser)));
         }
-        self.flag_told = flag.is_some();
+        self.bookkeeping.flag_told = flag.is_some();
         if self.session.clock().is_some_and(|c| c.running().is_some()) {
             ctx.request_repaint_after(CLOCK_REFRESH);
         }
@@ -690,7 +728,7 @@ impl OthelloApp {
 
     /// The game analysis, running or done (shown while it is of the game on the board).
     pub fn game_review(&self) -> Option<&crate::review::GameReview> {
-        self.review.as_ref()
+        self.workers.review.as_ref()
     }
 
     /// Analyses every move of the game on the board with the analysis bot, in the background
@@ -709,15 +747,15 @@ impl OthelloApp {
             self.show_error("No moves to analyse yet".to_owned());
             return;
         }
-        self.review = None; // stops a running one: its runner is killed
+        self.workers.review = None; // stops a running one: its runner is killed
         let spec = self.session.seating().spec(&path, None);
         let paused = self.session.thinking().is_some();
-        match crate::review::GameReview::start(spec, &game, waker_factory(&self.egui_ctx)(), paused) {
+        match crate::review::GameReview::start(spec, &game, waker_factory(&self.shell.egui_ctx)(), paused) {
             Ok(review) => {
                 let name = self.plugins().iter().find(|p| p.path == path).map(|p| p.name.clone());
                 let review = review.named(name);
                 self.show_info(review.start_message());
-                self.review = Some(review);
+                self.workers.review = Some(review);
             }
             Err(why) => self.show_error(why),
         }
@@ -752,24 +790,25 @@ impl OthelloApp {
     /// The replayed game on the board instead of the player's, if any: a match game on the
     /// Matches tab, a ladder game on the Ladder tab. The player's game is kept meanwhile.
     pub fn replay(&self) -> Option<&matches::Viewer> {
-        match self.tab {
-            Tab::Matches => self.matches.viewer(),
-            Tab::Ladder => self.ladder.replay(),
+        match self.shell.tab {
+            Tab::Matches => self.panels.matches.viewer(),
+            Tab::Ladder => self.panels.ladder.replay(),
             _ => None,
         }
     }
 
     pub(crate) fn replay_mut(&mut self) -> Option<&mut matches::Viewer> {
-        match self.tab {
-            Tab::Matches => self.matches.viewer.as_mut(),
-            Tab::Ladder => self.ladder.replay.as_mut(),
+        match self.shell.tab {
+            Tab::Matches => self.panels.matches.viewer.as_mut(),
+            Tab::Ladder => self.panels.ladder.replay.as_mut(),
             _ => None,
         }
     }
 
     /// Points the analysis at the position on the board (or stops it), and takes its news.
     fn follow_analysis(&mut self) {
-        if self.settings.show_evaluations && self.settings.analysis_bot.is_none() && !self.catalog.is_scanning() {
+        if self.settings.show_evaluations && self.settings.analysis_bot.is_none() && !self.workers.catalog.is_scanning()
+        {
             self.choose_analysis_bot();
         }
         let position = self.game().viewed();
@@ -782,7 +821,7 @@ impl OthelloApp {
             Some(path)
                 if self.settings.show_evaluations
                     && !self.hints_hidden()
-                    && self.editor.is_none()
+                    && self.panels.editor.is_none()
                     && !position.legal_moves().is_empty() =>
             {
                 Some((self.session.seating().spec(path, None), position, plan))
@@ -791,11 +830,11 @@ impl OthelloApp {
         };
         // A bot of the game on move has the cores: the analysis waits (its values stay shown).
         if wanted.is_some() && self.session.thinking().is_some() {
-            self.analysis.pause();
+            self.workers.analysis.pause();
             return;
         }
-        self.analysis.follow(wanted, &*waker_factory(&self.egui_ctx));
-        self.analysis.update();
+        self.workers.analysis.follow(wanted, &*waker_factory(&self.shell.egui_ctx));
+        self.workers.analysis.update();
     }
 
     /// Imports the games of the WTHOR file of the settings, in the background.
@@ -805,12 +844,12 @@ impl OthelloApp {
             self.show_error("Type the path of a WTHOR file (.wtb) first".to_owned());
             return;
         }
-        self.database.import(&path, waker_factory(&self.egui_ctx)());
+        self.workers.database.import(&path, waker_factory(&self.shell.egui_ctx)());
     }
 
     /// The game database, once a file is imported.
     pub fn opening_tree(&self) -> Option<&crate::wthor::OpeningTree> {
-        self.database.tree()
+        self.workers.database.tree()
     }
 
     /// Practice mode hides the hints now: the player's game is on the board and goes on with a
@@ -824,7 +863,7 @@ impl OthelloApp {
     fn sound_cues(&mut self) {
         let game = &self.session.game;
         let now = (game.moves().len(), game.is_over());
-        let (moves_before, over_before) = std::mem::replace(&mut self.heard, now);
+        let (moves_before, over_before) = std::mem::replace(&mut self.bookkeeping.heard, now);
         if !self.settings.sound || self.session.last_applied().is_none() {
             return;
         }
@@ -839,13 +878,13 @@ impl OthelloApp {
             })
         };
         if let Some(cue) = cue {
-            self.sounds.play(cue);
+            self.workers.sounds.play(cue);
         }
     }
 
     /// The app's sounds (what was played last).
     pub fn sounds(&self) -> &sound::Sounds {
-        &self.sounds
+        &self.workers.sounds
     }
 
     /// Progress of the flip animation of the viewed position's last move (1 = done).
@@ -866,7 +905,7 @@ impl OthelloApp {
         if !self.game().moves().is_empty() || !self.settings.black.is_human() || !self.settings.white.is_human() {
             return;
         }
-        let usable = || self.catalog.entries().iter().filter(|e| e.is_ok());
+        let usable = || self.workers.catalog.entries().iter().filter(|e| e.is_ok());
         let chosen = usable()
             .find(|e| e.name == levels::ALPHA_BETA_NAME)
             .or_else(|| usable().max_by_key(|e| e.levels))
@@ -887,7 +926,7 @@ impl OthelloApp {
     }
 
     fn handle_keys(&mut self, ctx: &egui::Context) {
-        if self.confirm.is_some() {
+        if self.panels.confirm.is_some() {
             return; // the dialog has the keyboard (Enter / Escape)
         }
         for (shortcut, action) in shortcuts::bindings() {
@@ -919,12 +958,20 @@ impl OthelloApp {
         });
     }
 
+    /// Carries out a panel's actions in their order.
+    fn perform_all(&mut self, actions: Vec<Action>, ctx: &egui::Context) {
+        let ctx = ctx.clone();
+        for action in actions {
+            self.perform(action, &ctx);
+        }
+    }
+
     /// The Position panel (the editor), its action carried out.
     fn position_panel(&mut self, ui: &mut Ui) {
-        let mut editor = self.editor.take();
+        let mut editor = self.panels.editor.take();
         let mut input = std::mem::take(&mut self.panels.position_input);
         let action = panels::editor::show(self, &mut editor, &mut input, ui);
-        self.editor = editor;
+        self.panels.editor = editor;
         self.panels.position_input = input;
         if let Some(action) = action {
             self.perform(action, &ui.ctx().clone());
@@ -933,27 +980,27 @@ impl OthelloApp {
 
     /// The left panel's contents for the current tab.
     fn tab_contents(&mut self, ui: &mut Ui) {
-        match self.tab {
+        match self.shell.tab {
             Tab::Play => {
                 // While a position is being set up the editor comes first, where it is seen (the
                 // place is decided once a frame, so the panel is drawn once).
-                let editing = self.editor.is_some();
+                let editing = self.panels.editor.is_some();
                 if editing {
                     self.position_panel(ui);
                     ui.separator();
                 }
-                panels::players::show(self, ui);
+                let mut records = std::mem::take(&mut self.panels.records);
+                let mut actions = panels::players::show(self, &mut records, ui);
+                self.panels.records = records;
                 ui.separator();
-                panels::analysis::show(self, ui);
+                actions.extend(panels::analysis::show(self, ui));
                 ui.separator();
-                let mut action = panels::analysis::game_analysis(self, ui);
+                actions.extend(panels::analysis::game_analysis(self, ui));
                 ui.separator();
                 let mut database = std::mem::take(&mut self.panels.database);
-                action = database.show(self, ui).or(action);
+                actions.extend(database.show(self, ui));
                 self.panels.database = database;
-                if let Some(action) = action {
-                    self.perform(action, &ui.ctx().clone());
-                }
+                self.perform_all(actions, ui.ctx());
                 if !editing {
                     ui.separator();
                     self.position_panel(ui);
@@ -967,66 +1014,91 @@ impl OthelloApp {
                     self.perform(action, &ui.ctx().clone());
                 }
             }
-            Tab::Matches => panels::matches::show(self, ui),
-            Tab::Ladder => panels::ladder::show(self, ui),
+            Tab::Matches | Tab::Ladder => {
+                let wake = waker_factory(&self.shell.egui_ctx);
+                let shared = panels::Shared {
+                    catalog: &self.workers.catalog,
+                    seating: self.session.seating(),
+                    time_per_move_ms: self.settings.time_per_move_ms,
+                    wake: &*wake,
+                };
+                let action = if self.shell.tab == Tab::Matches {
+                    panels::matches::show(&mut self.panels.matches, &mut self.settings.matches, &shared, ui)
+                } else {
+                    panels::ladder::show(&mut self.panels.ladder, &shared, ui)
+                };
+                if let Some(action) = action {
+                    self.perform(action, &ui.ctx().clone());
+                }
+            }
         }
     }
 
-    fn board(&mut self, ui: &mut Ui) {
-        if let Some(editor) = &mut self.editor {
-            let view = board::BoardView {
-                position: editor.draft(),
-                hints: othello_sdk::Bitboard::EMPTY,
-                last_move: None,
-                flipped: othello_sdk::Bitboard::EMPTY,
-                flip_progress: 1.0,
-                interactive: false,
-                editing: true,
-                orientation: self.settings.orientation,
-                evaluations: Vec::new(),
-                best: None,
-            };
-            let sign =
-                "Editing the position: click squares to change them; the editor (Play tab) plays from it or cancels";
-            ui.vertical_centered(|ui| {
-                ui.label(egui::RichText::new(sign).strong().color(egui::Color32::from_rgb(0xf0, 0xd0, 0x70)))
-            });
-            if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
-                editor.apply(square);
-            }
-            return;
+    /// The board in the middle: the editor's draft while it is open (a click edits the draft, the
+    /// editor's own state), else the player's game (a click is the human's move).
+    fn board(&mut self, ui: &mut Ui) -> Option<Action> {
+        if let Some(editor) = &mut self.panels.editor {
+            editor_board(editor, self.settings.orientation, ui);
+            return None;
         }
-        let game = &self.session.game;
-        let human = self.session.human_to_move();
-        let hints = match human {
-            Some(_) if self.settings.show_legal_moves => game.viewed().legal_moves(),
-            _ => othello_sdk::Bitboard::EMPTY,
-        };
-        let view = board_view(game, hints, human.is_some(), self.flip_progress(), self.settings.orientation);
-        let view = if self.settings.show_evaluations && !self.hints_hidden() {
-            let position = game.viewed();
-            let values = self.analysis.values_for(&position);
-            let side = position.side_to_move();
-            board::BoardView {
-                evaluations: values
-                    .iter()
-                    .map(|v| board::Evaluation {
-                        square: v.square,
-                        value: analysis::shown_value(v, side, self.settings.eval_view),
-                    })
-                    .collect(),
-                best: values.first().map(|v| v.square),
-                ..view
-            }
-        } else {
-            view
-        };
-        let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
-        if let Some(square) = clicked {
-            // An illegal click changes nothing.
-            self.session.click(square);
-        }
+        game_board(self, ui)
     }
+}
+
+/// The editor's draft on the board, with the sign that edit mode is on.
+fn editor_board(editor: &mut panels::editor::EditorState, orientation: Orientation, ui: &mut Ui) {
+    let view = board::BoardView {
+        position: editor.draft(),
+        hints: othello_sdk::Bitboard::EMPTY,
+        last_move: None,
+        flipped: othello_sdk::Bitboard::EMPTY,
+        flip_progress: 1.0,
+        interactive: false,
+        editing: true,
+        orientation,
+        evaluations: Vec::new(),
+        best: None,
+    };
+    let sign = "Editing the position: click squares to change them; the editor (Play tab) plays from it or cancels";
+    ui.vertical_centered(|ui| {
+        ui.label(egui::RichText::new(sign).strong().color(egui::Color32::from_rgb(0xf0, 0xd0, 0x70)))
+    });
+    if let Some(square) = ui.vertical_centered(|ui| view.show(ui)).inner {
+        editor.apply(square);
+    }
+}
+
+/// The player's game on the board, with the hints and values it may show. Reads the app only;
+/// returns the square clicked as a move.
+fn game_board(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
+    let game = &app.session.game;
+    let human = app.session.human_to_move();
+    let hints = match human {
+        Some(_) if app.settings.show_legal_moves => game.viewed().legal_moves(),
+        _ => othello_sdk::Bitboard::EMPTY,
+    };
+    let view = board_view(game, hints, human.is_some(), app.flip_progress(), app.settings.orientation);
+    let view = if app.settings.show_evaluations && !app.hints_hidden() {
+        let position = game.viewed();
+        let values = app.workers.analysis.values_for(&position);
+        let side = position.side_to_move();
+        board::BoardView {
+            evaluations: values
+                .iter()
+                .map(|v| board::Evaluation {
+                    square: v.square,
+                    value: analysis::shown_value(v, side, app.settings.eval_view),
+                })
+                .collect(),
+            best: values.first().map(|v| v.square),
+            ..view
+        }
+    } else {
+        view
+    };
+    let clicked: Option<Square> = ui.vertical_centered(|ui| view.show(ui)).inner;
+    // An illegal click changes nothing.
+    clicked.map(Action::Play)
 }
 
 /// The window size (in points) up to which the app is drawn at its own size; a larger window
@@ -1153,45 +1225,58 @@ impl eframe::App for OthelloApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         let growth = if self.settings.grow_with_window { growth_for(ctx.viewport_rect().size()) } else { 1.0 };
-        if growth != self.growth {
-            self.growth = growth;
+        if growth != self.shell.growth {
+            self.shell.growth = growth;
             apply_growth(&ctx, growth);
         }
         // The window's close button asks like Quit does when a game is in progress.
-        if ctx.input(|input| input.viewport().close_requested()) && !self.quitting {
+        if ctx.input(|input| input.viewport().close_requested()) && !self.shell.quitting {
             if self.game_in_progress() {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-                self.confirm = Some(Confirm::Quit);
+                self.panels.confirm = Some(Confirm::Quit);
             } else {
-                self.quitting = true;
+                self.shell.quitting = true;
             }
         }
         self.handle_keys(&ctx);
         self.advance(&ctx);
 
-        Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui));
-        Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui));
-        Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui));
+        let menu = Panel::top("menu").show(ui, |ui| panels::menu::show(self, ui)).inner;
+        self.perform_all(menu, &ctx);
+        let toolbar = Panel::top("toolbar").show(ui, |ui| panels::toolbar::show(self, ui)).inner;
+        let dismissed = Panel::bottom("messages").show(ui, |ui| panels::toolbar::message_line(self, ui)).inner;
+        self.perform_all(toolbar.into_iter().chain(dismissed).collect(), &ctx);
         let width = ui.available_width();
-        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX * self.growth);
+        let side = (width * SIDE_PANEL_SHARE).clamp(SIDE_PANEL_MIN, SIDE_PANEL_MAX * self.shell.growth);
         // The tables' tabs get a wider panel of their own, which the user may drag wider; the
         // other tabs keep the board's size whatever the tab.
-        let left = if matches!(self.tab, Tab::Matches | Tab::Ladder) {
+        let left = if matches!(self.shell.tab, Tab::Matches | Tab::Ladder) {
             // The board keeps room enough to be read beside the two panels.
             let widest = (width * WIDE_PANEL_LIMIT_SHARE).min(width - side - BOARD_ROOM).max(side);
-            let wide = (width * WIDE_PANEL_SHARE).clamp(side, (WIDE_PANEL_MAX * self.growth).min(widest));
-            Panel::left("side-wide").resizable(true).default_size(wide).size_range(side..=widest)
+            let wide = (width * WIDE_PANEL_SHARE).clamp(side, (WIDE_PANEL_MAX * self.shell.growth).min(widest));
+            // A table wider than the panel at the last frame widens it by as much, as far as the
+            // board allows (the width remembered from a smaller window, or with smaller text, is
+            // too narrow for the table otherwise).
+            let overflow = match self.shell.tab {
+                Tab::Ladder => self.panels.ladder.table_overflow,
+                _ => self.panels.matches.table_overflow,
+            };
+            let narrowest = if overflow > 0.0 { (self.shell.wide_panel_width + overflow).min(widest) } else { side };
+            Panel::left("side-wide").resizable(true).default_size(wide).size_range(narrowest.max(side)..=widest)
         } else {
             Panel::left("side").exact_size(side).resizable(false)
         };
-        left.show(ui, |ui| {
-            tab_bar(&mut self.tab, ui);
+        let shown = left.show(ui, |ui| {
+            tab_bar(&mut self.shell.tab, ui);
             ui.separator();
             egui::ScrollArea::vertical().id_salt("tab").auto_shrink([false, false]).show(ui, |ui| {
                 ui.set_max_width(ui.available_width());
                 self.tab_contents(ui);
             });
         });
+        if matches!(self.shell.tab, Tab::Matches | Tab::Ladder) {
+            self.shell.wide_panel_width = shown.response.rect.width();
+        }
         let mut replay_request = panels::matches::ReplayRequest::Nothing;
         Panel::right("info").exact_size(side).resizable(false).show(ui, |ui| {
             egui::ScrollArea::vertical().id_salt("info").auto_shrink([false, false]).show(ui, |ui| {
@@ -1199,36 +1284,36 @@ impl eframe::App for OthelloApp {
                 if self.replay().is_some() {
                     panels::status::own_clock_line(self, ui);
                 }
-                if self.tab == Tab::Matches && self.matches.viewer().is_some() {
+                if self.shell.tab == Tab::Matches && self.panels.matches.viewer().is_some() {
                     replay_request = panels::matches::show_viewer_info(
-                        &mut self.matches,
-                        self.review.as_ref(),
+                        &mut self.panels.matches,
+                        self.workers.review.as_ref(),
                         self.settings.eval_view,
                         ui,
                     );
                     return;
                 }
-                if self.tab == Tab::Ladder
-                    && let Some(replay) = &mut self.ladder.replay
+                if self.shell.tab == Tab::Ladder
+                    && let Some(replay) = &mut self.panels.ladder.replay
                 {
                     let heading = format!("Ladder game {}", replay.index);
                     replay_request = panels::matches::replay_info(
                         replay,
                         &heading,
                         false,
-                        self.review.as_ref(),
+                        self.workers.review.as_ref(),
                         self.settings.eval_view,
                         ui,
                     );
                     if replay_request == panels::matches::ReplayRequest::Back {
-                        self.ladder.replay = None;
+                        self.panels.ladder.replay = None;
                     }
                     return;
                 }
                 let mut action = panels::status::show(self, ui);
                 ui.separator();
                 let side = self.settings.eval_view.line_side(self.session.human_color());
-                let review = self.review.as_ref();
+                let review = self.workers.review.as_ref();
                 if self.hints_hidden() {
                     ui.heading("Evaluation");
                     ui.weak("Practice: the bots' values show once the game is over.");
@@ -1253,13 +1338,17 @@ impl eframe::App for OthelloApp {
         CentralPanel::default_margins().show(ui, |ui| {
             if let Some(replay) = self.replay() {
                 panels::matches::show_viewer_board(replay, self.settings.orientation, ui);
-            } else {
-                self.board(ui);
+            } else if let Some(action) = self.board(ui) {
+                self.perform(action, ui.ctx());
             }
         });
-        panels::confirm::show(self, &ctx);
-        panels::menu::help_windows(self, &ctx);
-        panels::engines::form_window(self, &ctx);
+        if let Some(answer) = panels::confirm::show(self, &ctx) {
+            self.perform(answer, &ctx);
+        }
+        panels::menu::help_windows(&mut self.panels.help, self.settings.eval_view, &ctx);
+        if let Some(action) = panels::engines::form_window(&mut self.panels.engine_form, &ctx) {
+            self.perform(action, &ctx);
+        }
         // After the frame's clicks, so a move made in this frame sounds in this frame.
         self.sound_cues();
     }
@@ -1275,8 +1364,8 @@ impl eframe::App for OthelloApp {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         // A bot thinking now must not outlive the window (its think may have no time limit).
         self.session.stop_bots();
-        self.review = None; // kills the game analysis's runner
-        self.matches.stop_and_wait(MATCH_STOP_WAIT);
-        self.ladder.stop_and_wait(MATCH_STOP_WAIT);
+        self.workers.review = None; // kills the game analysis's runner
+        self.panels.matches.stop_and_wait(MATCH_STOP_WAIT);
+        self.panels.ladder.stop_and_wait(MATCH_STOP_WAIT);
     }
 }

@@ -98,7 +98,7 @@ fn dialog(title: &str, current: &Path) -> rfd::FileDialog {
 impl OthelloApp {
     /// The list of a multi-game file's games, while the user picks one.
     pub fn game_picker(&self) -> Option<&GamePicker> {
-        self.files.picker.as_ref()
+        self.workers.files.picker.as_ref()
     }
 
     /// Game > Open: the desktop's file dialog, or the file named in the path field without one.
@@ -119,14 +119,14 @@ impl OthelloApp {
 
     /// Opens a file dialog on its thread; false if the desktop has none (or one is open already).
     fn start_dialog(&mut self, current: &Path, save: bool) -> bool {
-        if !self.files.has_dialogs() {
+        if !self.workers.files.has_dialogs() {
             return false;
         }
-        if self.files.dialog.is_some() {
+        if self.workers.files.dialog.is_some() {
             return true; // one at a time: the open dialog answers first
         }
         let (tx, rx) = channel();
-        let wake = (crate::waker_factory(&self.egui_ctx))();
+        let wake = (crate::waker_factory(&self.shell.egui_ctx))();
         let current = current.to_owned();
         let spawned = std::thread::Builder::new().name("file dialog".into()).spawn(move || {
             let answer = if save {
@@ -140,7 +140,7 @@ impl OthelloApp {
         if spawned.is_err() {
             return false;
         }
-        self.files.dialog = Some(rx);
+        self.workers.files.dialog = Some(rx);
         true
     }
 
@@ -151,7 +151,7 @@ impl OthelloApp {
             Ok(games) if games.len() == 1 => self.discard_with(Discard::Open(path, 0)),
             Ok(games) => {
                 let games = games.iter().enumerate().map(|(i, g)| game_file::summary(i + 1, g)).collect();
-                self.files.picker = Some(GamePicker { path, games });
+                self.workers.files.picker = Some(GamePicker { path, games });
             }
             Err(why) => self.show_error(format!("Not opened: {why}")),
         }
@@ -159,19 +159,19 @@ impl OthelloApp {
 
     /// The user picked game `index` of the listed file.
     pub fn pick_game(&mut self, index: usize) {
-        if let Some(picker) = self.files.picker.take() {
+        if let Some(picker) = self.workers.files.picker.take() {
             self.discard_with(Discard::Open(picker.path, index));
         }
     }
 
     pub fn close_game_picker(&mut self) {
-        self.files.picker = None;
+        self.workers.files.picker = None;
     }
 
     /// Saves the game to `path`, asking first if the file exists.
     pub fn save_path(&mut self, path: PathBuf) {
         if path.exists() {
-            self.confirm = Some(Confirm::Overwrite(path));
+            self.panels.confirm = Some(Confirm::Overwrite(path));
         } else {
             self.save_game(&path);
         }
@@ -180,17 +180,17 @@ impl OthelloApp {
     /// Takes the answer of the file dialog, if one is open. The dialog already asked before
     /// replacing a file.
     pub(crate) fn poll_file_dialog(&mut self) {
-        let Some(answer) = self.files.dialog.as_ref().map(Receiver::try_recv) else { return };
+        let Some(answer) = self.workers.files.dialog.as_ref().map(Receiver::try_recv) else { return };
         match answer {
             Ok(DialogAnswer::Open(Some(path))) => {
-                self.files.dialog = None;
+                self.workers.files.dialog = None;
                 self.open_path(path);
             }
             Ok(DialogAnswer::Save(Some(path))) => {
-                self.files.dialog = None;
+                self.workers.files.dialog = None;
                 self.save_game(&path);
             }
-            Ok(_) | Err(TryRecvError::Disconnected) => self.files.dialog = None,
+            Ok(_) | Err(TryRecvError::Disconnected) => self.workers.files.dialog = None,
             Err(TryRecvError::Empty) => {}
         }
     }

@@ -73,6 +73,9 @@ pub struct LadderState {
     pub(crate) replay: Option<crate::matches::Viewer>,
     /// Whether the board was asked for once already.
     pub(crate) asked: bool,
+    /// How much wider than its panel the leaderboard's table was at the last frame (0 when it
+    /// fitted); the app widens the panel by as much, as far as the window allows.
+    pub(crate) table_overflow: f32,
 }
 
 impl Default for LadderState {
@@ -97,6 +100,7 @@ impl Default for LadderState {
             reports,
             sender,
             asked: false,
+            table_overflow: 0.0,
             replay: None,
         }
     }
@@ -148,6 +152,11 @@ impl LadderState {
     }
 
     /// The last error or notice of the tab.
+    /// The leaderboard's table was wider than its panel when last drawn (it scrolls sideways).
+    pub fn table_overflows(&self) -> bool {
+        self.table_overflow > 0.0
+    }
+
     pub fn status(&self) -> Option<&str> {
         self.status.as_ref().map(|(text, _)| text.as_str())
     }

@@ -94,6 +94,8 @@ pub struct MatchesState {
     pub(crate) standings: Option<Standings>,
     pub(crate) status: String,
     pub(crate) export_path: String,
+    /// How much wider than its panel the standings were at the last frame (0 when they fitted).
+    pub(crate) table_overflow: f32,
 }
 
 impl Default for MatchesState {
@@ -113,6 +115,7 @@ impl Default for MatchesState {
             standings: None,
             status: String::new(),
             export_path: "match.ggf".to_owned(),
+            table_overflow: 0.0,
         }
     }
 }
@@ -179,6 +182,11 @@ impl MatchesState {
         if changed && let Some(progress) = &self.progress {
             self.standings = Some(progress.standings());
         }
+    }
+
+    /// The bots chosen for the next event, in their order.
+    pub fn chosen(&self) -> &[PathBuf] {
+        &self.chosen
     }
 
     pub fn is_running(&self) -> bool {

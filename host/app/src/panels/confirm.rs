@@ -3,13 +3,15 @@
 
 use egui::{Id, Key, Modal, RichText};
 
-use crate::OthelloApp;
+use crate::{Action, OthelloApp};
 
 /// Widest a dialog gets, in points.
 const DIALOG_MAX_WIDTH: f32 = 420.0;
 
-pub fn show(app: &mut OthelloApp, ctx: &egui::Context) {
-    if let Some(confirm) = app.confirm.clone() {
+/// The dialog open, if any. Reads the app only; returns the user's answer.
+pub fn show(app: &OthelloApp, ctx: &egui::Context) -> Option<Action> {
+    let mut action = None;
+    if let Some(confirm) = app.confirmation().cloned() {
         let (question, detail, yes) = confirm.texts();
         let mut answer = None;
         let modal = Modal::new(Id::unique("confirm")).show(ctx, |ui| {
@@ -29,11 +31,7 @@ pub fn show(app: &mut OthelloApp, ctx: &egui::Context) {
         if modal.should_close() && answer.is_none() {
             answer = Some(false); // Escape or a click outside
         }
-        match answer {
-            Some(true) => app.go_ahead(confirm),
-            Some(false) => app.cancel_confirmation(),
-            None => {}
-        }
+        action = answer.map(|yes| if yes { Action::GoAhead(confirm) } else { Action::CancelConfirmation });
     }
 
     if let Some(picker) = app.game_picker().cloned() {
@@ -54,9 +52,10 @@ pub fn show(app: &mut OthelloApp, ctx: &egui::Context) {
             close = ui.button("Cancel").clicked();
         });
         if let Some(index) = picked {
-            app.pick_game(index);
+            action = Some(Action::PickGame(index));
         } else if close || modal.should_close() {
-            app.close_game_picker();
+            action = Some(Action::CloseGamePicker);
         }
     }
+    action
 }

@@ -22,7 +22,7 @@ impl DatabasePanel {
         let label = ui.label("WTHOR file (.wtb)");
         ui.add(egui::TextEdit::singleline(path).hint_text("WTH_2023.wtb").desired_width(f32::INFINITY))
             .labelled_by(label.id);
-        let importing = app.database.is_loading();
+        let importing = app.workers.database.is_loading();
         let mut action = None;
         if ui
             .add_enabled(!importing, egui::Button::new(if importing { "Importing…" } else { "Import games" }))
@@ -37,7 +37,7 @@ impl DatabasePanel {
 
 /// The games of the base through the position viewed and the moves they played from it.
 fn tree_moves(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
-    let tree = app.database.tree()?;
+    let tree = app.workers.database.tree()?;
     if app.hints_hidden() {
         ui.weak("Practice: the base's moves show once the game is over.");
         return None;

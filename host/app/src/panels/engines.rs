@@ -5,8 +5,8 @@
 use egui::{RichText, Ui};
 use othello_sdk::Color;
 
-use crate::OthelloApp;
 use crate::settings::{Engine, SeatChoice};
+use crate::{Action, OthelloApp};
 
 /// The "Add engine" form while it is open.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,13 +19,9 @@ pub struct EngineForm {
     pub error: Option<String>,
 }
 
-/// Opens the form to add an engine for the seat of `color`.
-pub fn open_form(app: &mut OthelloApp, color: Color) {
-    app.panels.engine_form = Some(EngineForm { seat: Some(color), ..Default::default() });
-}
-
-/// The engines added, each with Remove, and "Add engine…".
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// The engines added, each with Remove, and "Add engine…". Reads the app only; returns the
+/// removal or the form's opening.
+pub fn show(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
     ui.heading("NBoard engines");
     if app.settings.engines.is_empty() && app.file_engines().is_empty() {
         ui.small("Programs speaking the NBoard protocol (such as Edax) can play here.");
@@ -39,16 +35,15 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             }
         });
     }
-    if let Some(index) = remove {
-        remove_engine(app, index);
-    }
+    let mut action = remove.map(Action::RemoveEngine);
     for engine in app.file_engines() {
         ui.label(RichText::new(&engine.name).strong())
             .on_hover_text(format!("{} — from the engines file (edit it there)", engine.command));
     }
     if ui.button("Add engine…").clicked() {
-        app.panels.engine_form = Some(EngineForm::default());
+        action = Some(Action::OpenEngineForm(None));
     }
+    action
 }
 
 /// Removes engine `index`; a seat it held goes back to a human.
@@ -68,9 +63,10 @@ pub fn remove_engine(app: &mut OthelloApp, index: usize) {
     app.show_info(format!("Engine {} removed", engine.name));
 }
 
-/// The form's window, while open.
-pub fn form_window(app: &mut OthelloApp, ctx: &egui::Context) {
-    let Some(mut form) = app.panels.engine_form.take() else { return };
+/// The form's window, while open (the form is this panel's own state); returns the engine to add
+/// once the form is valid, which closes it.
+pub fn form_window(open_form: &mut Option<EngineForm>, ctx: &egui::Context) -> Option<Action> {
+    let mut form = open_form.take()?;
     let mut open = true;
     let mut add = false;
     egui::Window::new("Add an NBoard engine").open(&mut open).collapsible(false).resizable(false).show(ctx, |ui| {
@@ -97,22 +93,14 @@ pub fn form_window(app: &mut OthelloApp, ctx: &egui::Context) {
     });
     if add {
         match validate(&form) {
-            Ok(engine) => {
-                let path = engine.seat_path();
-                app.show_info(format!("Engine {} added", engine.name));
-                app.settings.engines.retain(|e| e.name != engine.name);
-                app.settings.engines.push(engine);
-                if let Some(color) = form.seat {
-                    app.set_seat(color, SeatChoice::Bot { path, level: None });
-                }
-                return;
-            }
+            Ok(engine) => return Some(Action::AddEngine(engine, form.seat)),
             Err(why) => form.error = Some(why),
         }
     }
     if open {
-        app.panels.engine_form = Some(form);
+        *open_form = Some(form);
     }
+    None
 }
 
 /// The engine the form describes, or what is wrong with it.

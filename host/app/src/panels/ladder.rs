@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use egui::{Color32, Grid, RichText, Ui};
 
-use crate::OthelloApp;
+use super::Shared;
+use crate::Action;
+use crate::ladder::LadderState;
 use crate::players::Waker;
 use othello_arena::plugins::PluginInfo;
 use othello_ladder::{Progress, StoredGame};
@@ -25,7 +27,7 @@ const TARGET_ERROR_RANGE: std::ops::RangeInclusive<f64> = 5.0..=400.0;
 
 /// Shows a stored game on the board as a replay, with its own players; the player's game is
 /// kept ("Back to my game" returns to it).
-fn replay(app: &mut OthelloApp, game: &StoredGame) {
+fn replay(state: &mut LadderState, game: &StoredGame) -> Action {
     let parsed = othello_arena::ggf::parse(&game.ggf).map_err(|e| e.to_string());
     match parsed.and_then(|mut games| {
         if games.is_empty() { Err("the stored game is empty".to_owned()) } else { Ok(games.swap_remove(0)) }
@@ -37,57 +39,58 @@ fn replay(app: &mut OthelloApp, game: &StoredGame) {
                     saved.black, saved.white, game.id
                 );
                 loaded.view_first();
-                app.ladder.replay = Some(crate::matches::Viewer {
+                state.replay = Some(crate::matches::Viewer {
                     index: usize::try_from(game.id).unwrap_or_default(),
                     names: [saved.black.clone(), saved.white.clone()],
                     game: loaded,
                     listed: Default::default(),
                 });
-                app.show_info(text);
+                Action::Tell(text)
             }
-            Err(why) => app.show_error(format!("Ladder game {} not loaded: {why}", game.id)),
+            Err(why) => Action::Refuse(format!("Ladder game {} not loaded: {why}", game.id)),
         },
-        Err(why) => app.show_error(format!("Ladder game {} not loaded: {why}", game.id)),
+        Err(why) => Action::Refuse(format!("Ladder game {} not loaded: {why}", game.id)),
     }
 }
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
-    let wake = crate::waker_factory(&app.egui_ctx);
-    app.ladder.update(&wake);
+/// The Ladder panel: its own state (the ladder file, its workers, the replay) edited here, the rest
+/// of the app read through `shared`. Returns what the message line should say.
+pub fn show(state: &mut LadderState, shared: &Shared<'_>, ui: &mut Ui) -> Option<Action> {
+    let wake = shared.wake;
+    state.update(wake);
     ui.heading("Ladder");
     ui.horizontal(|ui| {
         // The field leaves the Open button room in the narrowest panel.
         let width = (ui.available_width() - OPEN_BUTTON_ROOM).clamp(MIN_PATH_WIDTH, MAX_PATH_WIDTH);
-        ui.add(egui::TextEdit::singleline(&mut app.ladder.path_input).desired_width(width))
-            .accessible_name("Ladder file");
-        if ui.button("Open").clicked() && !app.ladder.path_input.trim().is_empty() {
-            let path = PathBuf::from(app.ladder.path_input.trim());
-            app.ladder.set_path(path);
+        ui.add(egui::TextEdit::singleline(&mut state.path_input).desired_width(width)).accessible_name("Ladder file");
+        if ui.button("Open").clicked() && !state.path_input.trim().is_empty() {
+            let path = PathBuf::from(state.path_input.trim());
+            state.set_path(path);
         }
     });
-    if let Some((text, is_error)) = &app.ladder.status {
+    if let Some((text, is_error)) = &state.status {
         let colour = if *is_error { Color32::LIGHT_RED } else { Color32::LIGHT_GREEN };
         ui.colored_label(colour, text);
     }
-    rating(app, ui, &wake);
+    rating(state, shared, ui);
     ui.separator();
-    board(app, ui, &wake);
-    games(app, ui);
+    board(state, ui, wake);
+    games(state, ui)
 }
 
-fn rating(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
+fn rating(state: &mut LadderState, shared: &Shared<'_>, ui: &mut Ui) {
     ui.label(RichText::new("Rate a bot").strong());
-    if let Some(rating) = &app.ladder.rating {
-        let line = match (&app.ladder.seeding, &app.ladder.progress) {
+    if let Some(rating) = &state.rating {
+        let line = match (&state.seeding, &state.progress) {
             (Some((games, total)), _) => format!("Seeding the new ladder: {games} / {total} games"),
             (None, Some(p)) => progress_text(p),
             (None, None) => format!("Rating {}: starting…", rating.bot),
         };
         ui.label(line);
         if ui.button("Stop rating").clicked() {
-            app.ladder.stop();
+            state.stop();
         }
-    } else if let Some(placement) = &app.ladder.placement {
+    } else if let Some(placement) = &state.placement {
         let row = &placement.row;
         let rating = match (row.rating, placement.progress.placement_error) {
             // Both intervals, labelled: the one the session waited for, and the table's.
@@ -102,26 +105,25 @@ fn rating(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     }
     Grid::new("rating options").num_columns(2).show(ui, |ui| {
         ui.label("Stop at ± Elo");
-        ui.add(egui::DragValue::new(&mut app.ladder.target_error).range(TARGET_ERROR_RANGE))
+        ui.add(egui::DragValue::new(&mut state.target_error).range(TARGET_ERROR_RANGE))
             .accessible_name("Stop at ± Elo");
         ui.end_row();
         ui.label("Most games");
-        ui.add(egui::DragValue::new(&mut app.ladder.max_games).range(2..=MAX_GAMES_OFFERED))
-            .accessible_name("Most games");
+        ui.add(egui::DragValue::new(&mut state.max_games).range(2..=MAX_GAMES_OFFERED)).accessible_name("Most games");
         ui.end_row();
     });
     ui.small(format!(
         "Time per move: {} (from Players)",
-        match app.settings.time_per_move_ms {
+        match shared.time_per_move_ms {
             0 => "unlimited".to_owned(),
             ms => format!("{ms} ms"),
         }
     ));
-    let usable: Vec<PluginInfo> = app.catalog.entries().iter().filter(|e| e.is_ok()).cloned().collect();
+    let usable: Vec<PluginInfo> = shared.catalog.entries().iter().filter(|e| e.is_ok()).cloned().collect();
     if usable.is_empty() {
         ui.small("No usable bots found (see Plugins).");
     }
-    let busy = app.ladder.rating.is_some();
+    let busy = state.rating.is_some();
     for bot in &usable {
         ui.horizontal(|ui| {
             // The button's accessible name says which bot it rates.
@@ -131,9 +133,8 @@ fn rating(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
                 .accessible_name(format!("Rate {}", bot.name));
             ui.label(&bot.name);
             if button.clicked() {
-                let (catalog, seating) = (app.catalog.entries().to_vec(), app.session.seating().clone());
-                let time_ms = app.settings.time_per_move_ms;
-                app.ladder.start_rating(bot, &catalog, &seating, time_ms, wake());
+                let catalog = shared.catalog.entries();
+                state.start_rating(bot, catalog, shared.seating, shared.time_per_move_ms, (shared.wake)());
             }
         });
     }
@@ -155,8 +156,7 @@ fn progress_text(p: &Progress) -> String {
     )
 }
 
-fn board(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
-    let state = &mut app.ladder;
+fn board(state: &mut LadderState, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     ui.horizontal(|ui| {
         ui.label(RichText::new("Leaderboard").strong());
         if ui.small_button("Reload").clicked() {
@@ -176,11 +176,23 @@ fn board(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
         board.anchor.as_deref().unwrap_or("no anchor yet")
     ));
     let mut chosen = None;
-    // The side panel is narrow: the table scrolls sideways rather than being cut.
-    super::matches::sideways_table(ui, "ladder table", |ui| {
-        Grid::new("ladder").striped(true).num_columns(7).show(ui, |ui| {
-            for header in ["#", "Bot", "Ver", "Elo ± 95% from the anchor", "Games", "Score", "Fail"] {
-                ui.label(RichText::new(header).strong());
+    // The table fits the Ladder tab's panel at 1024×700; a narrower one scrolls sideways rather
+    // than cutting it.
+    let ((), overflow) = super::matches::sideways_table_fits(ui, "ladder table", |ui| {
+        // Narrow columns (rank, failures) take their text's width, not a button's.
+        let narrowest = ui.spacing().interact_size.y;
+        Grid::new("ladder").striped(true).num_columns(7).min_col_width(narrowest).show(ui, |ui| {
+            // Short headers: the line above says what Elo and ± mean, the hover text again.
+            for (header, hover) in [
+                ("#", "Rank"),
+                ("Bot", "The bot's name (hover a name for its library)"),
+                ("Ver", "The bot's version in the ladder (a changed library is a new version)"),
+                ("Elo", "Elo from the anchor (held at 0) ± the 95 % interval"),
+                ("Games", "Games played in the ladder"),
+                ("Score", "Points per game"),
+                ("Fail", "Games lost by a crash, timeout, illegal move or load failure"),
+            ] {
+                ui.label(RichText::new(header).strong()).on_hover_text(hover);
             }
             ui.end_row();
             for row in &board.rows {
@@ -205,6 +217,7 @@ fn board(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
             }
         });
     });
+    state.table_overflow = overflow;
     if let Some(entry) = chosen {
         state.chosen = Some(entry);
         state.games.clear();
@@ -212,15 +225,15 @@ fn board(app: &mut OthelloApp, ui: &mut Ui, wake: &dyn Fn() -> Waker) {
     }
 }
 
-fn games(app: &mut OthelloApp, ui: &mut Ui) {
-    let Some(entry) = app.ladder.chosen else { return };
+fn games(state: &mut LadderState, ui: &mut Ui) -> Option<Action> {
+    let entry = state.chosen?;
     ui.separator();
-    let name = app.ladder.names.get(&entry).cloned().unwrap_or_default();
+    let name = state.names.get(&entry).cloned().unwrap_or_default();
     ui.label(RichText::new(format!("Games of {name}")).strong());
     let mut replayed = None;
-    for game in app.ladder.games.iter().take(MAX_LISTED_GAMES) {
-        let black = app.ladder.names.get(&game.black).map_or("?", String::as_str);
-        let white = app.ladder.names.get(&game.white).map_or("?", String::as_str);
+    for game in state.games.iter().take(MAX_LISTED_GAMES) {
+        let black = state.names.get(&game.black).map_or("?", String::as_str);
+        let white = state.names.get(&game.white).map_or("?", String::as_str);
         let result = match game.black_score {
             s if s > 0.75 => "1–0",
             s if s < 0.25 => "0–1",
@@ -235,10 +248,8 @@ fn games(app: &mut OthelloApp, ui: &mut Ui) {
             }
         });
     }
-    if app.ladder.games.len() > MAX_LISTED_GAMES {
-        ui.small(format!("… and {} older games", app.ladder.games.len() - MAX_LISTED_GAMES));
+    if state.games.len() > MAX_LISTED_GAMES {
+        ui.small(format!("… and {} older games", state.games.len() - MAX_LISTED_GAMES));
     }
-    if let Some(game) = replayed {
-        replay(app, &game);
-    }
+    replayed.map(|game| replay(state, &game))
 }

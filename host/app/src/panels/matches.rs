@@ -7,8 +7,11 @@ use std::time::Duration;
 
 use egui::{Grid, RichText, Ui};
 
+use super::Shared;
+use crate::catalog::Catalog;
 use crate::matches::{Kind, MatchesState, Viewer};
-use crate::{OthelloApp, color_name};
+use crate::settings::MatchOptions;
+use crate::{Action, color_name};
 use othello_arena::event::stats::format_elo_finite;
 use othello_arena::event::{EventSpec, Format, OpeningSource, Participant, Standings};
 
@@ -25,47 +28,39 @@ const LISTED_FINISHED: usize = 50;
 /// Longest time per move offered, in milliseconds.
 const MAX_TIME_PER_MOVE_MS: u64 = 600_000;
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// The Matches panel: its own state (the event and its worker) and its saved options, edited
+/// here; the rest of the app read through `shared`. Returns what the message line should say.
+pub fn show(state: &mut MatchesState, options: &mut MatchOptions, shared: &Shared<'_>, ui: &mut Ui) -> Option<Action> {
     ui.heading("Matches");
-    let running = app.matches.is_running();
-    ui.add_enabled_ui(!running, |ui| setup(app, ui));
+    let running = state.is_running();
+    ui.add_enabled_ui(!running, |ui| setup(state, options, shared.catalog, ui));
     ui.horizontal(|ui| {
         if running {
             if ui.button("Stop match").clicked() {
-                app.matches.stop();
+                state.stop();
             }
         } else {
-            let ready = participants(app).len() >= 2;
+            let ready = participants(state, shared.catalog).len() >= 2;
             let start = ui.add_enabled(ready, egui::Button::new("Start match"));
             if !ready {
                 start.on_hover_text("Choose at least two bots");
             } else if start.clicked() {
-                let spec = event_spec(app);
-                let wake = (crate::waker_factory(&app.egui_ctx))();
-                let seating = app.session.seating().clone();
-                let concurrency = app.settings.matches.concurrency;
-                app.matches.start(spec, concurrency, &seating, wake);
+                let spec = event_spec(state, options, shared.catalog);
+                state.start(spec, options.concurrency, shared.seating, (shared.wake)());
             }
         }
     });
-    progress(app, ui);
+    progress(state, ui)
 }
 
-fn setup(app: &mut OthelloApp, ui: &mut Ui) {
-    let state = &mut app.matches;
-    let options = &mut app.settings.matches;
+fn setup(state: &mut MatchesState, options: &mut MatchOptions, catalog: &Catalog, ui: &mut Ui) {
     ui.horizontal(|ui| {
         ui.selectable_value(&mut state.kind, Kind::Match, "Match (2 bots)");
         ui.selectable_value(&mut state.kind, Kind::RoundRobin, "Round robin");
     });
     ui.label("Bots:");
-    let usable: Vec<(PathBuf, String, u32)> = app
-        .catalog
-        .entries()
-        .iter()
-        .filter(|e| e.is_ok())
-        .map(|e| (e.path.clone(), e.name.clone(), e.levels))
-        .collect();
+    let usable: Vec<(PathBuf, String, u32)> =
+        catalog.entries().iter().filter(|e| e.is_ok()).map(|e| (e.path.clone(), e.name.clone(), e.levels)).collect();
     if usable.is_empty() {
         ui.small("No usable bots found (see Plugins).");
     }
@@ -124,14 +119,14 @@ fn setup(app: &mut OthelloApp, ui: &mut Ui) {
 }
 
 /// The chosen bots that take part (the first two for a match).
-fn participants(app: &OthelloApp) -> Vec<Participant> {
-    let limit = if app.matches.kind == Kind::Match { 2 } else { usize::MAX };
+fn participants(state: &MatchesState, catalog: &Catalog) -> Vec<Participant> {
+    let limit = if state.kind == Kind::Match { 2 } else { usize::MAX };
     let mut names: Vec<String> = Vec::new();
-    app.matches
+    state
         .chosen
         .iter()
         .take(limit)
-        .filter_map(|path| app.catalog.entry(path))
+        .filter_map(|path| catalog.entry(path))
         .map(|entry| {
             // Names must be unique in an event.
             let mut name = entry.name.clone();
@@ -142,15 +137,14 @@ fn participants(app: &OthelloApp) -> Vec<Participant> {
             }
             names.push(name.clone());
             let level = (entry.levels > 0)
-                .then(|| app.matches.levels.get(&entry.path).copied().unwrap_or(entry.levels).clamp(1, entry.levels));
+                .then(|| state.levels.get(&entry.path).copied().unwrap_or(entry.levels).clamp(1, entry.levels));
             Participant { name, library: entry.path.clone(), level }
         })
         .collect()
 }
 
-fn event_spec(app: &OthelloApp) -> EventSpec {
-    let options = &app.settings.matches;
-    let format = match app.matches.kind {
+fn event_spec(state: &MatchesState, options: &MatchOptions, catalog: &Catalog) -> EventSpec {
+    let format = match state.kind {
         Kind::Match => Format::Match { games: options.games },
         Kind::RoundRobin => Format::Tournament { rounds: options.rounds, games_per_pair: options.games },
     };
@@ -160,7 +154,7 @@ fn event_spec(app: &OthelloApp) -> EventSpec {
         OpeningSource::Random { plies: options.opening_plies }
     };
     EventSpec {
-        participants: participants(app),
+        participants: participants(state, catalog),
         format,
         openings,
         seed: OPENING_SEED,
@@ -169,11 +163,8 @@ fn event_spec(app: &OthelloApp) -> EventSpec {
     }
 }
 
-fn progress(app: &mut OthelloApp, ui: &mut Ui) {
-    let state = &mut app.matches;
-    if state.spec.is_none() {
-        return;
-    }
+fn progress(state: &mut MatchesState, ui: &mut Ui) -> Option<Action> {
+    state.spec.as_ref()?;
     ui.separator();
     let (done, scheduled) = state.progress.as_ref().map_or((0, 0), |p| (p.finished(), p.scheduled()));
     let fraction = if scheduled == 0 { 0.0 } else { done as f32 / scheduled as f32 };
@@ -189,7 +180,8 @@ fn progress(app: &mut OthelloApp, ui: &mut Ui) {
         ui.label(&state.status);
     }
     if let Some(standings) = &state.standings {
-        sideways_table(ui, "standings", |ui| standings_table(ui, standings));
+        let ((), overflow) = sideways_table_fits(ui, "standings", |ui| standings_table(ui, standings));
+        state.table_overflow = overflow;
     }
     games_list(state, ui);
     if done > 0 {
@@ -201,12 +193,9 @@ fn progress(app: &mut OthelloApp, ui: &mut Ui) {
                 message = Some(state.export());
             }
         });
-        match message {
-            Some(Ok(text)) => app.show_info(text),
-            Some(Err(text)) => app.show_error(text),
-            None => {}
-        }
+        return message.map(|said| said.map_or_else(Action::Refuse, Action::Tell));
     }
+    None
 }
 
 fn standings_table(ui: &mut Ui, standings: &Standings) {
@@ -433,13 +422,20 @@ pub fn replay_info(
 /// than the panel) in a strip of its own under the rows (egui's floating bar would cover the last
 /// row).
 pub(crate) fn sideways_table<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> R {
+    sideways_table_fits(ui, id, table).0
+}
+
+/// [`sideways_table`], also saying by how much the table was wider than its panel (0 if it fitted).
+pub(crate) fn sideways_table_fits<R>(ui: &mut Ui, id: &str, table: impl FnOnce(&mut Ui) -> R) -> (R, f32) {
     ui.scope(|ui| {
         ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
-        egui::ScrollArea::horizontal()
+        let output = egui::ScrollArea::horizontal()
             .id_salt(id)
             .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
-            .show(ui, table)
-            .inner
+            .show(ui, table);
+        // Half a point of rounding is no overflow.
+        let overflow = output.content_size.x - output.inner_rect.width();
+        (output.inner, if overflow > 0.5 { overflow } else { 0.0 })
     })
     .inner
 }

@@ -13,9 +13,30 @@ pub struct HelpWindows {
     pub about: bool,
 }
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// One of the Help windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelpWindow {
+    Shortcuts,
+    HowToPlay,
+    About,
+}
+
+impl HelpWindows {
+    pub fn open(&mut self, window: HelpWindow) {
+        match window {
+            HelpWindow::Shortcuts => self.shortcuts = true,
+            HelpWindow::HowToPlay => self.how_to_play = true,
+            HelpWindow::About => self.about = true,
+        }
+    }
+}
+
+/// The menu bar. Reads the app only; returns the commands chosen (the View menu's check boxes as
+/// changed settings).
+pub fn show(app: &OthelloApp, ui: &mut Ui) -> Vec<Action> {
     let ctx = ui.ctx().clone();
     let mut chosen = None;
+    let mut settings = app.settings.clone();
     egui::MenuBar::new().ui(ui, |ui| {
         let mut item = |ui: &mut Ui, label: &str, action: Action, enabled: bool| {
             let mut button = Button::new(label);
@@ -56,36 +77,37 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
                 item(ui, &format!("{} tab", tab.title()), Action::ShowTab(tab), true);
             }
             ui.separator();
-            ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
-            ui.checkbox(&mut app.settings.animate, "Animate flips");
-            ui.checkbox(&mut app.settings.grow_with_window, "Grow with the window")
+            ui.checkbox(&mut settings.show_legal_moves, "Show legal moves");
+            ui.checkbox(&mut settings.animate, "Animate flips");
+            ui.checkbox(&mut settings.grow_with_window, "Grow with the window")
                 .on_hover_text("Larger text and panels in a window larger than 1280×820");
-            ui.checkbox(&mut app.settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
+            ui.checkbox(&mut settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
         });
         ui.menu_button("Help", |ui| {
-            if ui.button("Keyboard shortcuts").clicked() {
-                app.panels.help.shortcuts = true;
-            }
-            if ui.button("How to play").clicked() {
-                app.panels.help.how_to_play = true;
-            }
-            if ui.button("About").clicked() {
-                app.panels.help.about = true;
+            for (label, window) in [
+                ("Keyboard shortcuts", HelpWindow::Shortcuts),
+                ("How to play", HelpWindow::HowToPlay),
+                ("About", HelpWindow::About),
+            ] {
+                if ui.button(label).clicked() {
+                    chosen = Some(Action::OpenHelp(window));
+                }
             }
         });
     });
-    if let Some(action) = chosen {
-        app.perform(action, &ctx);
+    let mut actions = Vec::new();
+    if settings != app.settings {
+        actions.push(Action::ChangeSettings(Box::new(settings)));
     }
+    actions.extend(chosen);
+    actions
 }
 
-/// The Help windows that are open.
-pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
-    egui::Window::new("Keyboard shortcuts")
-        .open(&mut app.panels.help.shortcuts)
-        .resizable(false)
-        .collapsible(false)
-        .show(ctx, |ui| {
+/// The Help windows that are open (How to play reads the values' point of view).
+pub fn help_windows(help: &mut HelpWindows, view: crate::analysis::EvalView, ctx: &egui::Context) {
+    egui::Window::new("Keyboard shortcuts").open(&mut help.shortcuts).resizable(false).collapsible(false).show(
+        ctx,
+        |ui| {
             egui::Grid::new("shortcuts").num_columns(2).striped(true).show(ui, |ui| {
                 for (shortcut, action) in shortcuts::bindings() {
                     ui.label(ctx.format_shortcut(&shortcut));
@@ -98,28 +120,25 @@ pub fn help_windows(app: &mut OthelloApp, ctx: &egui::Context) {
                     ui.end_row();
                 }
             });
-        });
-    egui::Window::new("How to play").open(&mut app.panels.help.how_to_play).resizable(false).collapsible(false).show(
-        ctx,
-        |ui| {
-            ui.set_max_width(360.0);
-            ui.label(
-                "Black moves first. Place a disc so that it encloses a straight line of your opponent's discs \
+        },
+    );
+    egui::Window::new("How to play").open(&mut help.how_to_play).resizable(false).collapsible(false).show(ctx, |ui| {
+        ui.set_max_width(360.0);
+        ui.label(
+            "Black moves first. Place a disc so that it encloses a straight line of your opponent's discs \
                  between it and one of yours: they flip to your colour. The dotted squares are your legal moves; \
                  click one to play it. If you have no legal move you pass. The game ends when neither side can \
                  move; the one with more discs wins.",
-            );
-            ui.add_space(4.0);
-            let view = app.settings.eval_view;
-            ui.label(format!(
-                "Evaluations are in discs, to one decimal (a solved, exact one is whole), from one point of \
+        );
+        ui.add_space(4.0);
+        ui.label(format!(
+            "Evaluations are in discs, to one decimal (a solved, exact one is whole), from one point of \
                  view everywhere: {}. Moves are numbered 1, 2, 3… by each disc placed (passes count), as in \
                  Othello records. Change the point of view in the Play tab, Analysis.",
-                view.legend()
-            ));
-        },
-    );
-    egui::Window::new("About").open(&mut app.panels.help.about).resizable(false).collapsible(false).show(ctx, |ui| {
+            view.legend()
+        ));
+    });
+    egui::Window::new("About").open(&mut help.about).resizable(false).collapsible(false).show(ctx, |ui| {
         ui.label(format!("Othello Arena {}", env!("CARGO_PKG_VERSION")));
         ui.label("Write, load, watch, play and rank Othello bots.");
     });

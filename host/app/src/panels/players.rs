@@ -5,8 +5,9 @@ use std::path::Path;
 use egui::Ui;
 use othello_sdk::Color;
 
-use crate::OthelloApp;
+use super::records::RecordsPanel;
 use crate::settings::{SandboxChoice, SeatChoice};
+use crate::{Action, OthelloApp};
 use othello_arena::seat::library_stem;
 
 /// Longest time per move offered, in milliseconds.
@@ -23,56 +24,63 @@ const MIN_SLIDER_WIDTH: f32 = 60.0;
 const COMBO_LABEL_ROOM: f32 = 60.0;
 const MAX_COMBO_WIDTH: f32 = 190.0;
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// The Players panel, with Records and the NBoard engines under it. Reads the app only (the
+/// transcript being typed is the Records panel's own); returns the seats chosen, the settings as
+/// edited here, and what Records and the engines list ask for.
+pub fn show(app: &OthelloApp, records: &mut RecordsPanel, ui: &mut Ui) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let mut settings = app.settings.clone();
     ui.heading("Players");
     for color in Color::ALL {
-        seat_picker(app, ui, color);
+        actions.extend(seat_picker(app, ui, color));
     }
     ui.add_space(4.0);
-    let mut time = app.settings.time_per_move_ms;
+    let mut time = settings.time_per_move_ms;
     ui.horizontal(|ui| {
         ui.label("Time per move");
         ui.add(egui::DragValue::new(&mut time).range(0..=MAX_TIME_PER_MOVE_MS).suffix(" ms").speed(50.0))
             .accessible_name("Time per move")
             .on_hover_text("For bots; 0 = unlimited. Applies from the next game.");
     });
-    app.settings.time_per_move_ms = time;
+    settings.time_per_move_ms = time;
     ui.horizontal_wrapped(|ui| {
         ui.label("Game clock");
-        ui.add(egui::DragValue::new(&mut app.settings.clock_minutes).range(0..=MAX_CLOCK_MINUTES).suffix(" min"))
+        ui.add(egui::DragValue::new(&mut settings.clock_minutes).range(0..=MAX_CLOCK_MINUTES).suffix(" min"))
             .accessible_name("Game clock minutes")
             .on_hover_text("Total time per side when a human plays; the side to move's time runs from the start of the game. Set before the first move it applies to this game, later from the next one; 0 turns the clock off.");
         ui.label("+");
-        ui.add(egui::DragValue::new(&mut app.settings.clock_increment_s).range(0..=MAX_INCREMENT_S).suffix(" s"))
+        ui.add(egui::DragValue::new(&mut settings.clock_increment_s).range(0..=MAX_INCREMENT_S).suffix(" s"))
             .accessible_name("Clock increment")
             .on_hover_text("Seconds added after each move");
     });
     ui.label("Delay between bot moves");
     ui.spacing_mut().slider_width = (ui.available_width() - SLIDER_VALUE_ROOM).max(MIN_SLIDER_WIDTH);
-    ui.add(egui::Slider::new(&mut app.settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"))
+    ui.add(egui::Slider::new(&mut settings.bot_delay_ms, 0..=MAX_BOT_DELAY_MS).suffix(" ms"))
         .accessible_name("Delay between bot moves");
-    ui.checkbox(&mut app.settings.show_legal_moves, "Show legal moves");
-    ui.checkbox(&mut app.settings.animate, "Animate flips");
-    ui.checkbox(&mut app.settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
-    sandbox_choice(app, ui);
+    ui.checkbox(&mut settings.show_legal_moves, "Show legal moves");
+    ui.checkbox(&mut settings.animate, "Animate flips");
+    ui.checkbox(&mut settings.sound, "Sound").on_hover_text(crate::sound::STATUS);
+    sandbox_choice(app, &mut settings.sandbox, ui);
     ui.separator();
-    if let Some(action) = app.panels.records.show(&mut app.settings.game_file, ui) {
-        app.perform(action, &ui.ctx().clone());
+    actions.extend(records.show(&mut settings.game_file, ui));
+    ui.separator();
+    actions.extend(super::engines::show(app, ui));
+    if settings != app.settings {
+        // First, so that a seat chosen in the same frame is not undone by the older copy.
+        actions.insert(0, Action::ChangeSettings(Box::new(settings)));
     }
-    ui.separator();
-    super::engines::show(app, ui);
+    actions
 }
 
 /// The sandbox mode of the bots' runners (`--sandbox` of the command line).
-fn sandbox_choice(app: &mut OthelloApp, ui: &mut Ui) {
-    let mut choice = app.settings.sandbox;
+fn sandbox_choice(app: &OthelloApp, choice: &mut SandboxChoice, ui: &mut Ui) {
     ui.horizontal(|ui| {
         ui.label("Sandbox");
         egui::ComboBox::new("sandbox", "")
             .selected_text(choice.name())
             .show_ui(ui, |ui| {
                 for option in SandboxChoice::ALL {
-                    ui.selectable_value(&mut choice, option, option.name());
+                    ui.selectable_value(choice, option, option.name());
                 }
             })
             .response
@@ -85,13 +93,11 @@ fn sandbox_choice(app: &mut OthelloApp, ui: &mut Ui) {
     if let Some(mode) = app.command_line_sandbox() {
         ui.small(format!("--sandbox {} on the command line is used for this run", mode.as_str()));
     }
-    if choice != app.settings.sandbox {
-        app.settings.sandbox = choice;
-        app.apply_sandbox();
-    }
 }
 
-fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
+/// The seat of `color`: the player and its level; returns the player chosen (or the engine form
+/// to open).
+fn seat_picker(app: &OthelloApp, ui: &mut Ui, color: Color) -> Option<Action> {
     let current = match color {
         Color::Black => app.settings.black.clone(),
         Color::White => app.settings.white.clone(),
@@ -103,7 +109,7 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
             let filed = || app.file_engines().iter().find(|e| Path::new(&e.bot_name()) == path).map(|e| e.name.clone());
             match added.or_else(filed) {
                 Some(name) => format!("{name} (NBoard)"),
-                None => app.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone()),
+                None => app.workers.catalog.entry(path).map_or_else(|| library_stem(path), |entry| entry.name.clone()),
             }
         }
     };
@@ -121,11 +127,11 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
             .width((ui.available_width() - COMBO_LABEL_ROOM).clamp(MIN_SLIDER_WIDTH, MAX_COMBO_WIDTH))
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut chosen, SeatChoice::Human, "Human");
-                for entry in app.catalog.entries().iter().filter(|e| e.is_ok()) {
+                for entry in app.workers.catalog.entries().iter().filter(|e| e.is_ok()) {
                     let level = (entry.levels > 0).then_some(entry.levels);
                     let choice = SeatChoice::Bot { path: entry.path.clone(), level };
                     let selected = matches!(&current, SeatChoice::Bot { path, .. }
-                        if app.catalog.entry(path).is_some_and(|e| e.path == entry.path));
+                        if app.workers.catalog.entry(path).is_some_and(|e| e.path == entry.path));
                     if ui
                         .selectable_label(selected, &entry.name)
                         .on_hover_text(entry.path.display().to_string())
@@ -151,11 +157,11 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
             });
     });
     if add_engine {
-        super::engines::open_form(app, color);
+        return Some(Action::OpenEngineForm(Some(color)));
     }
     if let SeatChoice::Bot { path, level: Some(level) } = &current {
         let (levels, name) =
-            app.catalog.entry(path).map_or((*level, String::new()), |e| (e.levels.max(1), e.name.clone()));
+            app.workers.catalog.entry(path).map_or((*level, String::new()), |e| (e.levels.max(1), e.name.clone()));
         let mut new_level = *level;
         ui.horizontal(|ui| {
             ui.label("    level");
@@ -171,14 +177,12 @@ fn seat_picker(app: &mut OthelloApp, ui: &mut Ui, color: Color) {
     let is_engine = |path: &Path| othello_arena::seat::engine_spec_of(path).is_some();
     if let SeatChoice::Bot { path, .. } = &current
         && !is_engine(path)
-        && app.catalog.entry(path).is_none()
-        && !app.catalog.is_scanning()
+        && app.workers.catalog.entry(path).is_none()
+        && !app.workers.catalog.is_scanning()
     {
         ui.small(format!("    {} is not in the plugin folders", path_text(path)));
     }
-    if chosen != current {
-        app.set_seat(color, chosen);
-    }
+    (chosen != current).then_some(Action::SetSeat(color, chosen))
 }
 
 fn path_text(path: &Path) -> String {

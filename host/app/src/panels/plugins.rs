@@ -23,16 +23,16 @@ impl PluginsPanel {
             if ui.button("Rescan").clicked() {
                 action = Some(Action::Rescan);
             }
-            if app.catalog.is_scanning() {
+            if app.workers.catalog.is_scanning() {
                 ui.label("scanning…");
             }
         });
         ui.small("Rescanned automatically when a library is added, removed or rebuilt.");
         ui.add_space(4.0);
-        if app.catalog.entries().is_empty() && !app.catalog.is_scanning() {
+        if app.workers.catalog.entries().is_empty() && !app.workers.catalog.is_scanning() {
             ui.label("No libraries found in the folders below.");
         }
-        for entry in app.catalog.entries() {
+        for entry in app.workers.catalog.entries() {
             ui.group(|ui| {
                 ui.set_width(ui.available_width());
                 ui.label(RichText::new(&entry.name).strong());
@@ -52,7 +52,7 @@ impl PluginsPanel {
         }
         ui.separator();
         ui.label(RichText::new("Folders scanned").strong());
-        for folder in app.catalog.folders() {
+        for folder in app.workers.catalog.folders() {
             ui.horizontal(|ui| {
                 ui.small(folder.display().to_string());
                 if app.settings.extra_plugin_folders.contains(folder) && ui.small_button("remove").clicked() {
@@ -60,7 +60,7 @@ impl PluginsPanel {
                 }
             });
         }
-        if !app.catalog.folders().iter().any(|f| f.ends_with(othello_arena::plugins::LOCAL_PLUGIN_FOLDER)) {
+        if !app.workers.catalog.folders().iter().any(|f| f.ends_with(othello_arena::plugins::LOCAL_PLUGIN_FOLDER)) {
             ui.small(format!("(create ./{} to add bots there)", othello_arena::plugins::LOCAL_PLUGIN_FOLDER));
         }
         ui.horizontal(|ui| {
@@ -85,7 +85,7 @@ impl PluginsPanel {
 fn sandbox(app: &OthelloApp, ui: &mut Ui) {
     ui.separator();
     ui.label(RichText::new("Sandbox of the bots").strong());
-    match app.catalog.sandbox() {
+    match app.workers.catalog.sandbox() {
         None => {
             ui.small("checking…");
         }
@@ -108,8 +108,8 @@ fn sandbox(app: &OthelloApp, ui: &mut Ui) {
 
 /// The catalog scans the standard folders, the command line's and the ones added in the app.
 pub(crate) fn set_extra_folders(app: &mut OthelloApp) {
-    if let FolderSource::Standard { .. } = app.catalog.source() {
-        let extra = crate::standard_extra(&app.command_line_folders, &app.settings.extra_plugin_folders);
-        app.catalog.set_source(FolderSource::Standard { extra });
+    if let FolderSource::Standard { .. } = app.workers.catalog.source() {
+        let extra = crate::standard_extra(&app.command_line.plugin_folders, &app.settings.extra_plugin_folders);
+        app.workers.catalog.set_source(FolderSource::Standard { extra });
     }
 }

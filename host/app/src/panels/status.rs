@@ -69,8 +69,8 @@ pub fn show(app: &OthelloApp, ui: &mut Ui) -> Option<crate::Action> {
     let live_turn = game.is_viewing_live().then(|| game.to_move()).flatten();
     let names = [seat_name(app, Color::Black), seat_name(app, Color::White)];
     // While editing, the counts are the draft's, as it changes.
-    let shown = app.editor.as_ref().map_or_else(|| game.viewed(), |editor| editor.draft());
-    score_row(ui, &shown, live_turn.filter(|_| app.editor.is_none()), &names);
+    let shown = app.panels.editor.as_ref().map_or_else(|| game.viewed(), |editor| editor.draft());
+    score_row(ui, &shown, live_turn.filter(|_| app.panels.editor.is_none()), &names);
     clocks(app, ui);
     opening_line(ui, game);
 

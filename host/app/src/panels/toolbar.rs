@@ -8,7 +8,8 @@ const ERROR_COLOR: Color32 = Color32::from_rgb(0xff, 0x70, 0x60);
 const INFO_COLOR: Color32 = Color32::from_rgb(0x90, 0xd0, 0x90);
 const HINT_COLOR: Color32 = Color32::from_rgb(0xf0, 0xd0, 0x70);
 
-pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
+/// The toolbar. Reads the app only; returns the command clicked.
+pub fn show(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
     let ctx = ui.ctx().clone();
     let mut chosen = None;
     ui.horizontal_wrapped(|ui| {
@@ -45,27 +46,26 @@ pub fn show(app: &mut OthelloApp, ui: &mut Ui) {
             button(ui, "Take back loss on time", Action::TakeBackTimeLoss, true, hint);
         }
     });
-    if let Some(action) = chosen {
-        app.perform(action, &ctx);
-    }
+    chosen
 }
 
 /// The message line at the bottom: the last error (red) or confirmation until dismissed, else a
-/// hint for what to do next.
-pub fn message_line(app: &mut OthelloApp, ui: &mut Ui) {
-    ui.horizontal(|ui| match app.message.clone() {
+/// hint for what to do next. Reads the app only; returns the dismissal.
+pub fn message_line(app: &OthelloApp, ui: &mut Ui) -> Option<Action> {
+    ui.horizontal(|ui| match app.message() {
         Some(message) => {
             let color = if message.is_error { ERROR_COLOR } else { INFO_COLOR };
-            if ui.small_button("x").on_hover_text("Dismiss").clicked() {
-                app.message = None;
-            }
+            let dismissed = ui.small_button("x").on_hover_text("Dismiss").clicked();
             ui.add(egui::Label::new(RichText::new(&message.text).color(color)).truncate());
+            dismissed.then_some(Action::DismissMessage)
         }
         None => {
             let hint = next_step_hint(app);
             ui.add(egui::Label::new(RichText::new(hint).color(HINT_COLOR)).truncate());
+            None
         }
-    });
+    })
+    .inner
 }
 
 /// What to do now, in one line.

@@ -145,3 +145,79 @@ fn a_file_that_is_not_a_ladder_is_reported_and_kept() {
     assert!(harness.query_by_label_contains("not a usable othello ladder").is_some());
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "not a ladder\n".repeat(100));
 }
+
+#[test]
+fn the_leaderboard_with_real_rows_fits_its_panel_at_1024_by_700_without_sideways_scrolling() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, path) = setup(dir.path());
+    // A second entry with games, so the table has a rated row beside the anchor's.
+    let mut ladder = Ladder::open(&path).unwrap();
+    let pool = [
+        library_identity(&plugins.join("librandom_c.so"), "Random (C)", None).unwrap(),
+        library_identity(&plugins.join("libfirst_legal.so"), "First legal", None).unwrap(),
+    ];
+    let stop = AtomicBool::new(false);
+    seed_pool(&mut ladder, &pool, &Seating::in_process(), None, 1, &stop, &mut |_| {}).unwrap();
+    drop(ladder);
+    let launch = Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_testkit::seat_options(),
+        engines: Vec::new(),
+    };
+    let settings = Settings { animate: false, ..Settings::default() };
+    let mut harness = Harness::builder().with_size([1024.0, 700.0]).build_eframe(move |cc| {
+        OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(vec![plugins]), &launch)
+    });
+    harness.get_by_label("Ladder").click();
+    harness.state_mut().ladder_mut().set_path(path);
+    wait_until(&mut harness, "the leaderboard with two rows", |app| {
+        app.ladder().board().is_some_and(|b| b.rows.len() == 2 && b.rows.iter().all(|r| r.games > 0))
+    });
+    harness.run_steps(4);
+    let board = harness.state().ladder().board().unwrap().clone();
+    for row in &board.rows {
+        assert!(harness.query_by_label(&row.rating_text()).is_some(), "row {} shown: {}", row.name, row.rating_text());
+    }
+    assert!(
+        !harness.state().ladder().table_overflows(),
+        "the leaderboard scrolls sideways at 1024x700: {:?}",
+        board.rows.iter().map(|r| (r.name.clone(), r.rating_text())).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn the_leaderboard_still_fits_when_the_window_grows_to_1920_by_1080_after_a_smaller_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, path) = setup(dir.path());
+    let mut ladder = Ladder::open(&path).unwrap();
+    let pool = [
+        library_identity(&plugins.join("librandom_c.so"), "Random (C)", None).unwrap(),
+        library_identity(&plugins.join("libfirst_legal.so"), "First legal", None).unwrap(),
+    ];
+    let stop = AtomicBool::new(false);
+    seed_pool(&mut ladder, &pool, &Seating::in_process(), None, 1, &stop, &mut |_| {}).unwrap();
+    drop(ladder);
+    let launch = Launch {
+        plugin_folders: Vec::new(),
+        runner: othello_testkit::runner_command(),
+        options: othello_testkit::seat_options(),
+        engines: Vec::new(),
+    };
+    let settings = Settings { animate: false, ..Settings::default() };
+    // The panel's width is first set in a small window (760x520, the smallest), where the table
+    // scrolls; in a large one with text 1.3x larger the remembered width alone would be too narrow.
+    let mut harness = Harness::builder().with_size([760.0, 520.0]).build_eframe(move |cc| {
+        OthelloApp::with_config(&cc.egui_ctx, settings, FolderSource::Exact(vec![plugins]), &launch)
+    });
+    harness.get_by_label("Ladder").click();
+    harness.state_mut().ladder_mut().set_path(path);
+    wait_until(&mut harness, "the leaderboard with two rows", |app| {
+        app.ladder().board().is_some_and(|b| b.rows.len() == 2 && b.rows.iter().all(|r| r.games > 0))
+    });
+    harness.run_steps(4);
+    harness.set_size(egui::vec2(1920.0, 1080.0));
+    harness.run_steps(6);
+    assert!(harness.state().growth() > 1.2, "text grows in a 1920x1080 window");
+    assert!(!harness.state().ladder().table_overflows(), "the leaderboard scrolls sideways at 1920x1080");
+}
