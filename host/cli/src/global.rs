@@ -74,8 +74,9 @@ pub struct GlobalOptions {
     /// never passed.
     #[arg(long = "env", value_name = "NAME", value_parser = passable_variable, global = true)]
     pub env: Vec<String>,
-    /// Let sandboxed NBoard engines read (and run) DIR too, besides their own folders
-    /// (repeatable): for an engine or interpreter installed where the sandbox cannot tell.
+    /// Let sandboxed bots and NBoard engines read (engines: and run) DIR too, besides their own
+    /// library or folders (repeatable): for an engine or interpreter installed where the sandbox
+    /// cannot tell, or a bot that reads data of its own.
     #[arg(long = "read", value_name = "DIR", global = true)]
     pub read: Vec<PathBuf>,
     /// The engines file: NBoard engines by name, as a JSON array of objects with `name`,

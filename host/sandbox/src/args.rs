@@ -1,7 +1,8 @@
 //! The runner's command line, written once: the host builds it with [`RunnerArgs::to_args`], the
 //! runner reads it with [`RunnerArgs::parse`].
 //!
-//! - `othello-runner [SANDBOX OPTIONS] -- LIBRARY`: serve one bot library ([`ServeArgs`]);
+//! - `othello-runner [SANDBOX OPTIONS] [--read PATH]… -- LIBRARY`: serve one bot library
+//!   ([`ServeArgs`]);
 //! - `othello-runner exec [SANDBOX OPTIONS] [--read PATH]… [--end-fd N] -- PROGRAM [ARGS…]`: start
 //!   a program, an NBoard engine, in the same sandbox ([`ExecArgs`]);
 //! - `othello-runner --sandbox-report`: try every layer and print one line per layer.
@@ -84,6 +85,11 @@ fn parse_cgroup_version(text: &str) -> Result<u8, String> {
 pub struct ServeArgs {
     #[command(flatten)]
     pub sandbox: SandboxArgs,
+    /// A folder (or file) the bot may read besides its own library and the system's libraries
+    /// (repeatable): the user's explicit grant (`othello --read DIR`), for a bot that embeds an
+    /// interpreter or reads its data from a folder of its own.
+    #[arg(long, value_name = "PATH")]
+    pub read: Vec<PathBuf>,
     /// The bot library to load.
     #[arg(value_name = "LIBRARY")]
     pub library: PathBuf,
@@ -151,6 +157,9 @@ struct Cli {
     sandbox_report: bool,
     #[command(flatten)]
     sandbox: SandboxArgs,
+    /// A folder (or file) the bot may read besides its own library (repeatable).
+    #[arg(long, value_name = "PATH")]
+    read: Vec<PathBuf>,
     /// The bot library to load.
     #[arg(value_name = "LIBRARY", required_unless_present = "sandbox_report")]
     library: Option<PathBuf>,
@@ -173,6 +182,9 @@ impl RunnerArgs {
         match self {
             RunnerArgs::Serve(serve) => {
                 let mut args = serve.sandbox.to_args();
+                for path in &serve.read {
+                    args.extend(["--read".into(), path.into()]);
+                }
                 // After `--`: a library whose name starts with `-` (or is `exec`) stays a library.
                 args.extend(["--".into(), serve.library.clone().into()]);
                 args
@@ -201,7 +213,9 @@ impl RunnerArgs {
         Ok(match cli {
             Cli { command: Some(Command::Exec(exec)), .. } => RunnerArgs::Exec(exec),
             Cli { sandbox_report: true, .. } => RunnerArgs::SandboxReport,
-            Cli { library: Some(library), sandbox, .. } => RunnerArgs::Serve(ServeArgs { sandbox, library }),
+            Cli { library: Some(library), sandbox, read, .. } => {
+                RunnerArgs::Serve(ServeArgs { sandbox, read, library })
+            }
             Cli { library: None, .. } => {
                 return Err(clap::Error::raw(clap::error::ErrorKind::MissingRequiredArgument, "no LIBRARY given\n"));
             }
@@ -231,9 +245,21 @@ mod tests {
     #[test]
     fn what_the_host_writes_the_runner_reads_back() {
         let cases = [
-            RunnerArgs::Serve(ServeArgs { sandbox: full_sandbox(), library: PathBuf::from("/bots/libx.so") }),
-            RunnerArgs::Serve(ServeArgs { sandbox: SandboxArgs::off(0), library: PathBuf::from("-odd name.so") }),
-            RunnerArgs::Serve(ServeArgs { sandbox: SandboxArgs::off(8), library: PathBuf::from("exec") }),
+            RunnerArgs::Serve(ServeArgs {
+                sandbox: full_sandbox(),
+                read: vec![PathBuf::from("/opt/bot data")],
+                library: PathBuf::from("/bots/libx.so"),
+            }),
+            RunnerArgs::Serve(ServeArgs {
+                sandbox: SandboxArgs::off(0),
+                read: Vec::new(),
+                library: PathBuf::from("-odd name.so"),
+            }),
+            RunnerArgs::Serve(ServeArgs {
+                sandbox: SandboxArgs::off(8),
+                read: Vec::new(),
+                library: PathBuf::from("exec"),
+            }),
             RunnerArgs::Exec(ExecArgs {
                 sandbox: full_sandbox(),
                 read: vec![PathBuf::from("/opt/edax"), PathBuf::from("/home/u/engine")],

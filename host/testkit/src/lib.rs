@@ -128,6 +128,59 @@ pub fn fixture_with(name: &str, tag: &str, defines: &[(&str, String)]) -> PathBu
     out
 }
 
+/// The gate of a `gated` fixture bot: while it is closed the bot waits before each move. It is a
+/// file in a folder of its own that the bot is given to read (`--read` [`Gate::folder`], or
+/// [`Gate::seat_options`]): the sandbox shows a bot nothing else of the machine. The folder is
+/// removed when the gate is dropped.
+pub struct Gate {
+    folder: tempfile::TempDir,
+}
+
+impl Gate {
+    /// A gated bot named `name` (its library `libgated-TAG.so`) and its gate, open.
+    pub fn bot(tag: &str, name: &str) -> (PathBuf, Gate) {
+        let folder = tempfile::Builder::new().prefix("othello-gate-").tempdir().unwrap();
+        // Readable by `nobody`, the runner's user under root.
+        #[cfg(unix)]
+        std::fs::set_permissions(folder.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let gate = Gate { folder };
+        let hold = gate.hold_file().to_string_lossy().into_owned();
+        let library = fixture_with("gated", tag, &[("NAME", format!("\"{name}\"")), ("HOLD", format!("\"{hold}\""))]);
+        (library, gate)
+    }
+
+    /// The folder the bot must be let read.
+    pub fn folder(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// The seat options of the tests, letting the bot read the gate.
+    pub fn seat_options(&self) -> SeatOptions {
+        let read: &'static [PathBuf] = Box::leak(vec![self.folder().to_path_buf()].into_boxed_slice());
+        SeatOptions { read, ..seat_options() }
+    }
+
+    /// Closes the gate: the bot waits before its next move.
+    pub fn close(&self) {
+        std::fs::write(self.hold_file(), b"").unwrap();
+    }
+
+    /// Opens the gate: the bot plays on.
+    pub fn open(&self) {
+        let _ = std::fs::remove_file(self.hold_file());
+    }
+
+    fn hold_file(&self) -> PathBuf {
+        self.folder.path().join("hold")
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.open();
+    }
+}
+
 /// Compiles a C source into a shared library at `out`. Built under a unique
 /// name and renamed into place, as other test processes may build it too.
 fn compile(source_and_include: &[PathBuf; 2], out: &Path, defines: &[String]) {

@@ -15,10 +15,6 @@ fn othello(dir: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// Starts `othello serve` with one local worker and a placement cap of 30 games.
-fn start_server(dir: &Path) -> (Process, String) {
-    crate::serving::start_server(dir, &["--workers", "1", "--max-games", "30"])
-}
-
 #[test]
 fn entrants_are_added_listed_and_revoked_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -68,12 +64,14 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     let added = othello(dir.path(), &["serve", "entrant", "add", "Kim", "--ladder", "contest.sqlite3"]);
     let token = String::from_utf8(added.stdout).unwrap().lines().last().unwrap().to_owned();
 
-    let (mut server, address) = start_server(dir.path());
-    let bot = std::fs::read(fixture_with("gated", "kill9", &[("NAME", "\"Survivor\"".to_owned())])).unwrap();
+    // The bot waits before each move while its gate is closed (the server lets it read the gate).
+    let (survivor, gate) = othello_testkit::Gate::bot("kill9", "Survivor");
+    let read = gate.folder().to_str().unwrap().to_owned();
+    let (mut server, address) =
+        crate::serving::start_server(dir.path(), &["--workers", "1", "--max-games", "30", "--read", &read]);
+    let bot = std::fs::read(survivor).unwrap();
     let uploaded = upload(&address, &token, "libsurvivor.so", &bot);
     let id = uploaded["id"].as_i64().unwrap();
-    // The bot waits before each move while this file lies beside its library.
-    let hold = dir.path().join("uploads").join(uploaded["sha256"].as_str().unwrap()).join("hold");
 
     let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
     db.busy_timeout(Duration::from_secs(30)).unwrap();
@@ -89,7 +87,7 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     });
     // Held: a job that starts from now on cannot finish (the bot waits before its next move), so
     // once one runs the server is killed in the middle of it, however fast the machine.
-    std::fs::write(&hold, b"").unwrap();
+    gate.close();
     let started_before = count(&db, "SELECT coalesce(max(id), 0) FROM server_jobs WHERE state != 'queued'");
     wait_until("a job started after the hold", || {
         count(&db, &format!("SELECT count(*) FROM server_jobs WHERE state = 'running' AND id > {started_before}")) > 0
@@ -99,9 +97,10 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     let games_before = count(&db, "SELECT count(*) FROM games");
     let last_game_before = count(&db, "SELECT max(id) FROM games");
     assert!(count(&db, "SELECT count(*) FROM server_jobs WHERE state = 'running'") > 0, "killed mid-job");
-    std::fs::remove_file(&hold).unwrap();
+    gate.open();
 
-    let (mut server, address) = start_server(dir.path());
+    let (mut server, address) =
+        crate::serving::start_server(dir.path(), &["--workers", "1", "--max-games", "30", "--read", &read]);
     wait_until("the placement to end", || {
         let mut response = agent()
             .get(format!("http://{address}/api/bots/{id}"))
@@ -151,7 +150,9 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
 fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     let dir = tempfile::tempdir().unwrap();
     seed_contest(dir.path());
-    let (mut server, address) = start_server(dir.path());
+    let (gate_library, gate) = othello_testkit::Gate::bot("final-max", "Held");
+    let server_args = ["--workers", "1", "--max-games", "30", "--read", gate.folder().to_str().unwrap()];
+    let (mut server, address) = crate::serving::start_server(dir.path(), &server_args);
     let mut tokens = Vec::new();
     for entrant in ["Kim", "Lee", "Max"] {
         let added = othello(dir.path(), &["serve", "entrant", "add", entrant, "--ladder", "contest.sqlite3"]);
@@ -166,18 +167,12 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     wait_until("Kim's and Lee's bots placed", || {
         count(&db, "SELECT count(*) FROM server_uploads WHERE status = 'rated'") == 2
     });
-    // Max's bot waits before each move while `hold` lies beside it: held from its upload on, it
+    // Max's bot waits before each move while its gate is closed: held from its upload on, it
     // loses its placement games on time (so it is seeded last), and in the final, with a long
     // time a move, its first game cannot end: the kill lands in the middle of the final by
     // construction, after the first game (seed 1 against seed 2) is recorded.
-    let held = fixture_with("gated", "final-max", &[("NAME", "\"Held\"".to_owned())]);
-    let sha256: String = {
-        use sha2::Digest;
-        sha2::Sha256::digest(std::fs::read(&held).unwrap()).iter().map(|b| format!("{b:02x}")).collect()
-    };
-    let hold = dir.path().join("uploads").join(&sha256).join("hold");
-    std::fs::create_dir_all(hold.parent().unwrap()).unwrap();
-    std::fs::write(&hold, b"").unwrap();
+    let held = gate_library;
+    gate.close();
     let held_upload = upload(&address, &tokens[2], "libbot.so", &std::fs::read(&held).unwrap())["id"].as_i64().unwrap();
     wait_until("Max's bot checked", || {
         count(
@@ -203,9 +198,9 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     let games_before = count(&db, "SELECT count(*) FROM games");
     let last_game_before = count(&db, "SELECT max(id) FROM games");
     assert_eq!(done_before, 1, "killed mid-final, after its first game");
-    std::fs::remove_file(&hold).unwrap();
+    gate.open();
 
-    let (mut server, _) = start_server(dir.path());
+    let (mut server, _) = crate::serving::start_server(dir.path(), &server_args);
     wait_until("the final to end", || {
         count(&db, "SELECT count(*) FROM server_finals WHERE finished_at IS NOT NULL") == 1
     });

@@ -17,10 +17,16 @@ fn othello(dir: &Path, args: &[&str]) -> String {
 }
 
 fn start_worker(dir: &Path, address: &str, token: &str) -> Process {
+    start_worker_reading(dir, address, token, None)
+}
+
+/// A worker whose bots may read `read` too (a test bot's gate).
+fn start_worker_reading(dir: &Path, address: &str, token: &str, read: Option<&Path>) -> Process {
     std::fs::create_dir_all(dir).unwrap();
     let child = Command::new(othello_exe())
         .current_dir(dir)
         .args(["worker", "--server", &format!("http://{address}"), "--concurrency", "1", "--cache", "cache"])
+        .args(read.iter().flat_map(|folder| [Path::new("--read"), folder]))
         .arg("--allow-weak-sandbox")
         .env("OTHELLO_WORKER_TOKEN", token)
         .stdin(Stdio::null())
@@ -63,13 +69,13 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
 
     let (server, address) = start_server(&server_dir, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
 
-    // The first worker's copy of the gated bot waits before each move while `hold` lies beside it:
-    // its first job is held in the middle by construction, and the worker is killed there.
-    let gated = std::fs::read(fixture_with("gated", "worker-kill9", &[("NAME", "\"Gated\"".to_owned())])).unwrap();
-    let held = root.path().join("one/cache").join(othello_server::store::sha256_hex(&gated));
-    std::fs::create_dir_all(&held).unwrap();
-    std::fs::write(held.join("hold"), b"").unwrap();
-    let mut one = start_worker(&root.path().join("one"), &address, &tokens[0]);
+    // The gated bot waits before each move while its gate is closed, which only the first worker
+    // lets it read: its first job is held in the middle by construction, and the worker is killed
+    // there; the other workers play it freely.
+    let (gated, gate) = othello_testkit::Gate::bot("worker-kill9", "Gated");
+    let gated = std::fs::read(gated).unwrap();
+    gate.close();
+    let mut one = start_worker_reading(&root.path().join("one"), &address, &tokens[0], Some(gate.folder()));
     let first = upload(&address, &entrant, "libgated.so", &gated)["id"].as_i64().unwrap();
     wait_until("worker one to be playing the check", || {
         let workers = get_json(&address, "/api/workers", None);
@@ -77,7 +83,6 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     });
     one.0.kill().unwrap(); // SIGKILL: no release, no clean-up
     one.0.wait().unwrap();
-    std::fs::remove_file(held.join("hold")).unwrap();
 
     let others: Vec<Process> = [("two", &tokens[1]), ("three", &tokens[2])]
         .iter()

@@ -29,12 +29,16 @@ pub(crate) fn enter_sandbox(options: &ServeArgs) -> Result<(File, File, Option<F
     let sandbox = &options.sandbox;
     let mut report = Report::default();
     // The library alone, at the path the child loads it from (its folder may hold others' files).
+    let read: Vec<std::path::PathBuf> =
+        options.read.iter().map(|path| path.canonicalize().unwrap_or_else(|_| path.clone())).collect();
     let root = RootPlan {
-        read_only: vec![options.library.clone()],
+        read_only: std::iter::once(options.library.clone()).chain(read.iter().cloned()).collect(),
         working_folder: sandbox.scratch.clone(),
         ..RootPlan::default()
     };
-    namespaces::enter(sandbox, &[options.library.as_path()], &root, None, &mut report)?;
+    let needs: Vec<&std::path::Path> =
+        std::iter::once(options.library.as_path()).chain(read.iter().map(std::path::PathBuf::as_path)).collect();
+    namespaces::enter(sandbox, &needs, &root, None, &mut report)?;
     let (requests, responses) = private_channel()?;
     let statm = File::open("/proc/self/statm").ok();
     let mut keep = vec![requests.as_raw_fd(), responses.as_raw_fd()];
@@ -45,7 +49,7 @@ pub(crate) fn enter_sandbox(options: &ServeArgs) -> Result<(File, File, Option<F
         keep_fds: &keep,
         memory_limit_mb: sandbox.memory_limit_mb,
         cgroup: sandbox.cgroup,
-        extra_read: &[],
+        extra_read: &read,
         program: false,
     };
     lockdown::lock_down(sandbox.sandbox, &confinement, &mut report)?;

@@ -237,23 +237,18 @@ fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() 
     browser.wait_for("the arena's standings", |b| b.text().contains("Other bot"));
 }
 
-/// Removes a hold file when dropped.
-struct Lift(std::path::PathBuf);
-
-impl Drop for Lift {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 #[test]
 fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standings() {
-    let server = TestServer::start();
+    // The held bot waits before each move while its gate is closed (the server lets it read it):
+    // with a long time a move, its games of the final stand still on the arena screen until the
+    // gate opens (when the test ends, whatever happens: dropping the gate opens it).
+    let (held, gate) = othello_testkit::Gate::bot("arena-held", "Held");
+    let server = TestServer::start_with(|config| config.seat_options = gate.seat_options());
     let mut uploads = Vec::new();
     for (entrant, library) in [
         ("Ann", named_bot("arena-ann", "Ann's bot")),
         ("Ben", crate::compile_test_bot("crashes_always", server.dir.path())),
-        ("Max", othello_testkit::fixture_with("gated", "arena-held", &[("NAME", "\"Held\"".to_owned())])),
+        ("Max", held),
     ] {
         let token = server.add_entrant(entrant);
         let name = library.file_name().unwrap().to_string_lossy().into_owned();
@@ -264,12 +259,7 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     for (token, json) in &uploads {
         server.wait_for_status(token, json["id"].as_i64().unwrap(), &["rated"]);
     }
-    // The held bot waits before each move while `hold` lies beside it: with a long time a move,
-    // its games of the final stand still on the arena screen until the hold is lifted.
-    let hold = server.dir.path().join("uploads").join(uploads[2].1["sha256"].as_str().unwrap()).join("hold");
-    std::fs::write(&hold, b"").unwrap();
-    // Lifted whatever happens, or a failing test would wait for the held games' ten minutes.
-    let _lift = Lift(hold.clone());
+    gate.close();
     let browser = Browser::start();
     browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1600, "height": 1000})));
     // The organiser logs in from the link `admin-token` prints and starts the final on the page.
@@ -317,7 +307,7 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     assert!(text_of(&browser, "arena-clocks").contains("600 s a move"), "{}", text_of(&browser, "arena-clocks"));
     browser.screenshot("contest-arena");
 
-    std::fs::remove_file(&hold).unwrap();
+    gate.open();
     browser.wait_for("the live board moving on", |b| board(b) != held_board);
     let (code, _) = server.get_json("/api/final", None);
     assert_eq!(code, 200);

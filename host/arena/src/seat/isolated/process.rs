@@ -75,7 +75,8 @@ impl Runner {
         // The runner's waits hold it to its CPU share (`receive`) when it may use more.
         let jail_options = othello_sandbox::jail::JailOptions { cpu_share_on_demand: true, ..options.jail() };
         let (mut jail, sandbox) = Jail::prepare(&mut command_line, &jail_options, true)?;
-        let args = RunnerArgs::Serve(ServeArgs { sandbox, library: library.to_path_buf() });
+        let args =
+            RunnerArgs::Serve(ServeArgs { sandbox, read: options.read.to_vec(), library: library.to_path_buf() });
         let mut child = command_line
             .args(args.to_args())
             .stdin(Stdio::piped())

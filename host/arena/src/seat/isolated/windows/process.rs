@@ -106,7 +106,8 @@ impl Runner {
             scratch: scratch.as_ref().map(|s| s.path().to_path_buf()),
             ..SandboxArgs::off(options.memory_limit_mb)
         };
-        let args = RunnerArgs::Serve(ServeArgs { sandbox, library: library.to_path_buf() });
+        let args =
+            RunnerArgs::Serve(ServeArgs { sandbox, read: options.read.to_vec(), library: library.to_path_buf() });
         let mut command_line = Command::new(command.program());
         command_line.args(command.args()).args(args.to_args());
         // The standard library gives the child exactly its three standard handles (made
