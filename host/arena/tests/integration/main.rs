@@ -4,9 +4,11 @@
 
 mod analysis;
 mod arena;
+mod cpu_clock;
 mod failures;
 mod large_events;
 mod nboard;
 mod nboard_sandbox;
 mod records;
 mod sandbox;
+mod wasm;

@@ -56,6 +56,12 @@ pub struct Runner {
     exit: Option<Exit>,
     /// Ends every wait for the child when stopped.
     stop: Option<StopHandle>,
+    /// CPU time read by [`Runner::cpu_peek`] during the move under way, not yet returned by
+    /// [`Runner::cpu_since_last`].
+    cpu_this_move: Duration,
+    /// The tree's CPU time from its processes' own clocks when last read, where the jail has no
+    /// clock of its own (a sandboxed runner without a cgroup).
+    tree_cpu_mark: Option<Duration>,
     /// The sandbox around it (scratch folder, cgroup); declared after `child`, so dropped after
     /// the runner is killed and reaped in `drop`.
     jail: Jail,
@@ -95,6 +101,8 @@ impl Runner {
             stderr,
             exit: None,
             stop,
+            cpu_this_move: Duration::ZERO,
+            tree_cpu_mark: None,
             jail,
         })
     }
@@ -210,11 +218,33 @@ impl Runner {
     }
 
     /// CPU time used by the runner's whole process tree since the last call (the first call
-    /// starts the count and returns `None`): from its cgroup when sandboxed, else the runner
-    /// process's own CPU clock; `None` where neither can be read.
+    /// starts the count and returns `None`): from its cgroup when sandboxed in one, else the
+    /// runner process's own CPU clock, else (a sandboxed runner without a cgroup) the clocks of
+    /// every process of its tree; `None` where none can be read. What [`Runner::cpu_peek`] read
+    /// since the last call is included.
     pub fn cpu_since_last(&mut self) -> Option<Duration> {
+        let peeked = std::mem::take(&mut self.cpu_this_move);
+        self.read_cpu().map(|rest| peeked + rest)
+    }
+
+    /// The CPU time the tree used since the last [`Runner::cpu_since_last`], read now (while
+    /// the bot thinks); `None` where it cannot be read.
+    pub fn cpu_peek(&mut self) -> Option<Duration> {
+        let since = self.read_cpu()?;
+        self.cpu_this_move += since;
+        Some(self.cpu_this_move)
+    }
+
+    fn read_cpu(&mut self) -> Option<Duration> {
         let pid = self.pid();
-        self.jail.cpu_since_last(pid)
+        if let Some(since) = self.jail.cpu_since_last(pid) {
+            return Some(since);
+        }
+        // No clock of the jail (or its first read): the tree's processes' own clocks.
+        let now = tree_cpu_time(pid);
+        let since = now.zip(self.tree_cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
+        self.tree_cpu_mark = now;
+        since
     }
 
     /// Freezes the bot's processes a moment from now unless the seat is asked to move again
@@ -282,6 +312,52 @@ impl Drop for Runner {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The CPU time of process `pid` and every process below it (their threads' clocks, and the
+/// children they reaped), from /proc in clock ticks: the CPU clock of a sandboxed runner's tree
+/// where no cgroup counts it. `None` when `pid` cannot be read.
+fn tree_cpu_time(pid: libc::pid_t) -> Option<Duration> {
+    // SAFETY: sysconf has no preconditions.
+    let ticks_per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
+    let mut ticks = 0u64;
+    let mut pending = vec![pid];
+    let mut first = true;
+    // Bounded: a tree has at most the sandbox's process limit, a loop in /proc cannot happen.
+    let mut seen = 0;
+    while let Some(pid) = pending.pop() {
+        seen += 1;
+        if seen > MAX_TREE_PROCESSES {
+            break;
+        }
+        let Some(own) = process_ticks(pid) else {
+            if first {
+                return None;
+            }
+            continue; // ended meanwhile: its parent's reaped-children time has it
+        };
+        first = false;
+        ticks += own;
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            pending.extend(children.split_whitespace().filter_map(|child| child.parse::<libc::pid_t>().ok()));
+        }
+    }
+    Some(Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / ticks_per_second))
+}
+
+/// Most processes [`tree_cpu_time`] looks at.
+const MAX_TREE_PROCESSES: usize = 4096;
+
+/// utime + stime + cutime + cstime of `/proc/PID/stat`, in clock ticks.
+fn process_ticks(pid: libc::pid_t) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces: the fields follow the last `)`.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    // After the name: state is field 3 of the man page, utime 14 … cstime 17.
+    let tick = |field: usize| fields.get(field - 3).and_then(|v| v.parse::<i64>().ok()).map(|v| v.max(0) as u64);
+    Some(tick(14)? + tick(15)? + tick(16)? + tick(17)?)
 }
 
 /// Signal names for crash reports.
