@@ -443,7 +443,10 @@ pub fn wasm_fixture(name: &str, tag: &str, defines: &[(&str, String)]) -> Option
     let source = manifest.join("fixtures/wasm").join(format!("{name}.c"));
     let include = manifest.join("../../sdk/include");
     let out = fixture_dir().join(format!("{name}-{tag}.wasm"));
-    let partial = out.with_extension(format!("wasm.{}.partial", std::process::id()));
+    // Unique per build: tests of one process may build the same module at once.
+    static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let build = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let partial = out.with_extension(format!("wasm.{}.{build}.partial", std::process::id()));
     let defines: Vec<String> = defines.iter().map(|(name, value)| format!("-D{name}={value}")).collect();
     let status = Command::new(clang)
         .args(["--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-nostartfiles", "-Wl,--no-entry", "-Wl,--export-dynamic"])

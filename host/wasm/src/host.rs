@@ -127,6 +127,14 @@ impl ResourceLimiter for MemoryLimit {
         Ok(true)
     }
 
+    fn memory_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        // Past the limit: a trap, named by the host (not a NULL from malloc).
+        match self.refused {
+            Some(_) => Err(error),
+            None => Ok(()),
+        }
+    }
+
     fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         // Tables of function pointers: a bot needs few.
         Ok(desired <= 1 << 20)
@@ -166,15 +174,19 @@ impl Output {
 
 /// Refuses a module that imports anything but [`ALLOWED_IMPORTS`] of [`WASI_MODULE`].
 pub(crate) fn check_imports(module: &Module) -> Result<(), LoadError> {
-    for import in module.imports() {
-        let allowed = import.module() == WASI_MODULE
-            && ALLOWED_IMPORTS.contains(&import.name())
-            && matches!(import.ty(), wasmtime::ExternType::Func(_));
-        if !allowed {
-            return Err(LoadError::ForbiddenImport(format!("{}::{}", import.module(), import.name())));
-        }
+    let forbidden: Vec<String> = module
+        .imports()
+        .filter(|import| {
+            !(import.module() == WASI_MODULE
+                && ALLOWED_IMPORTS.contains(&import.name())
+                && matches!(import.ty(), wasmtime::ExternType::Func(_)))
+        })
+        .map(|import| format!("`{}::{}`", import.module(), import.name()))
+        .collect();
+    match forbidden.is_empty() {
+        true => Ok(()),
+        false => Err(LoadError::ForbiddenImport(forbidden.join(", "))),
     }
-    Ok(())
 }
 
 /// The virtual time of the call under way, in nanoseconds: the fuel used so far.

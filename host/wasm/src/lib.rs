@@ -54,7 +54,7 @@ pub enum LoadError {
     #[error("the module is {0} bytes, over the {MAX_MODULE_BYTES} bytes a bot may have")]
     TooLarge(usize),
     #[error(
-        "the module imports `{0}`, which a WebAssembly bot may not use (only deterministic imports: {allowed})",
+        "the module imports {0}, which a WebAssembly bot may not use (only deterministic imports: {allowed})",
         allowed = ALLOWED_IMPORTS.join(", ")
     )]
     ForbiddenImport(String),
@@ -372,7 +372,7 @@ fn classify(store: &Store<HostState>, error: wasmtime::Error, fuel: u64) -> BotE
     }
     match error.downcast_ref::<Trap>() {
         Some(Trap::OutOfFuel) => BotError::OutOfFuel { fuel, ms: fuel / FUEL_PER_MS },
-        Some(trap) => BotError::Trap(trap.to_string()),
+        Some(trap) => BotError::Trap(trap.to_string().trim_start_matches("wasm trap: ").to_owned()),
         None => BotError::Trap(first_line(&error)),
     }
 }

@@ -197,8 +197,11 @@ impl Seat for IsolatedSeat {
         let started = Instant::now();
         let sent = runner.send(&Request::Think { board });
         runner.set_frozen(false);
-        let answer = sent.and_then(|()| receive_within(runner, started, budget));
+        let mut waited = Duration::ZERO;
+        let answer = sent.and_then(|()| receive_within(runner, started, budget, &mut waited));
         let elapsed = started.elapsed();
+        // What the cap is held to: the move's wall-clock time less what the machine held it back.
+        let own_time = elapsed.saturating_sub(waited);
         if answer.is_ok() {
             // With a clock the opponent's time is at stake: frozen at once. Without one, a
             // moment later (a fast game then never pays for the freezer).
@@ -221,10 +224,11 @@ impl Seat for IsolatedSeat {
             None => String::new(),
         };
         let failure = match answer {
-            // An answer that came is judged again only on the CPU-time clock (over its CPU time).
+            // An answer that came before the deadline is judged again only on its CPU time: the
+            // host itself may have been slow to read it on a busy machine.
             Ok(Response::Moved { byte, info, error }) => match budget
                 .filter(|b| b.cpu.is_some() && cpu.is_some())
-                .and_then(|b| b.overrun(cpu, elapsed))
+                .and_then(|b| b.overrun(cpu, Duration::ZERO))
             {
                 Some(why) => Failure::new(Termination::Timeout, format!("{why}{held_back}")),
                 None if byte != OTHELLO_MOVE_ERROR => {
@@ -234,11 +238,15 @@ impl Seat for IsolatedSeat {
             },
             Ok(other) => protocol_failure(&other),
             Err(ChannelError::Timeout) => {
-                let why = budget.and_then(|b| b.overrun(cpu, elapsed)).unwrap_or_else(|| {
+                let why = budget.and_then(|b| b.overrun(cpu, own_time)).unwrap_or_else(|| {
                     let allowed = budget.map_or(UNLIMITED_THINK_DEADLINE, |b| b.wall);
                     format!("no move within {} ms (no limit)", allowed.as_millis())
                 });
-                Failure::new(Termination::Timeout, format!("{why}; the bot was stopped{held_back}"))
+                let not_counted = match waited.as_millis() {
+                    0 => String::new(),
+                    ms => format!(" (not counting {ms} ms it waited for a processor)"),
+                };
+                Failure::new(Termination::Timeout, format!("{why}{not_counted}; the bot was stopped{held_back}"))
             }
             Err(error) => {
                 let allowed = budget.map_or(UNLIMITED_THINK_DEADLINE, |b| b.wall);
@@ -308,22 +316,44 @@ const SHORTEST_CPU_LOOK: Duration = Duration::from_millis(2);
 /// processor of the machine at once, so the next look waits that long (a single-threaded bot on
 /// an idle two-processor machine is looked at after half its allowance, a quarter, …). Where its
 /// CPU time cannot be read, the move is on the wall clock.
-fn receive_within(runner: &mut Runner, started: Instant, budget: Option<MoveBudget>) -> Result<Response, ChannelError> {
+///
+/// The cap is for a bot that sleeps or blocks, not for one the machine's load holds back: the
+/// time its threads waited for a processor since the first look (the scheduler's run delay,
+/// where the machine tells it) is added to the cap, and returned in `waited`.
+fn receive_within(
+    runner: &mut Runner,
+    started: Instant,
+    budget: Option<MoveBudget>,
+    waited: &mut Duration,
+) -> Result<Response, ChannelError> {
     let Some(budget) = budget else { return runner.receive(started + UNLIMITED_THINK_DEADLINE) };
     let (Some(allowed), Some(mut used)) = (budget.cpu, runner.cpu_peek()) else {
         return runner.receive(started + budget.wall_clock());
     };
-    let wall_deadline = started + budget.wall;
     let processors = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let mut waited_mark = None;
     loop {
         if used > allowed {
             return Err(ChannelError::Timeout);
         }
+        let wall_deadline = started + budget.wall + *waited;
         let step = ((allowed - used) / processors).max(SHORTEST_CPU_LOOK);
         let look = (Instant::now() + step).min(wall_deadline);
         match runner.receive(look) {
             Err(ChannelError::Timeout) if look < wall_deadline => {}
+            Err(ChannelError::Timeout) => {
+                // At the cap: extended by what the machine held the bot back since the first look.
+                let now_waited = runner.run_delay();
+                let waited_now = now_waited.zip(waited_mark).map_or(Duration::ZERO, |(now, mark)| now.saturating_sub(mark));
+                if waited_now <= *waited + SHORTEST_CPU_LOOK {
+                    return Err(ChannelError::Timeout);
+                }
+                *waited = waited_now;
+            }
             answer => return answer,
+        }
+        if waited_mark.is_none() {
+            waited_mark = runner.run_delay();
         }
         match runner.cpu_peek() {
             Some(now) => used = now,

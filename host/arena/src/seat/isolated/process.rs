@@ -235,6 +235,12 @@ impl Runner {
         Some(self.cpu_this_move)
     }
 
+    /// How long the runner's tree has waited for a processor while it could run, in all (see
+    /// [`tree_run_delay`]); `None` where the machine does not say.
+    pub fn run_delay(&self) -> Option<Duration> {
+        tree_run_delay(self.pid())
+    }
+
     fn read_cpu(&mut self) -> Option<Duration> {
         let pid = self.pid();
         if let Some(since) = self.jail.cpu_since_last(pid) {
@@ -320,7 +326,30 @@ impl Drop for Runner {
 fn tree_cpu_time(pid: libc::pid_t) -> Option<Duration> {
     // SAFETY: sysconf has no preconditions.
     let ticks_per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
-    let mut ticks = 0u64;
+    let ticks = sum_over_tree(pid, process_ticks)?;
+    Some(Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / ticks_per_second))
+}
+
+/// How long the threads of process `pid` and every process below it waited for a processor
+/// while they could run (the scheduler's run delay, `/proc/PID/task/TID/schedstat`): time the
+/// machine's load held the bot back. `None` where it cannot be read.
+pub(crate) fn tree_run_delay(pid: libc::pid_t) -> Option<Duration> {
+    sum_over_tree(pid, |pid| {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+        let mut waited = 0u64;
+        for task in tasks.flatten() {
+            let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+            waited += stat.split_whitespace().nth(1).and_then(|ns| ns.parse::<u64>().ok()).unwrap_or(0);
+        }
+        Some(waited)
+    })
+    .map(Duration::from_nanos)
+}
+
+/// The sum of `of(pid)` over process `pid` and every process below it; `None` when `pid` itself
+/// cannot be read.
+fn sum_over_tree(pid: libc::pid_t, mut of: impl FnMut(libc::pid_t) -> Option<u64>) -> Option<u64> {
+    let mut total = 0u64;
     let mut pending = vec![pid];
     let mut first = true;
     // Bounded: a tree has at most the sandbox's process limit, a loop in /proc cannot happen.
@@ -330,21 +359,21 @@ fn tree_cpu_time(pid: libc::pid_t) -> Option<Duration> {
         if seen > MAX_TREE_PROCESSES {
             break;
         }
-        let Some(own) = process_ticks(pid) else {
+        let Some(own) = of(pid) else {
             if first {
                 return None;
             }
-            continue; // ended meanwhile: its parent's reaped-children time has it
+            continue; // ended meanwhile
         };
         first = false;
-        ticks += own;
+        total = total.saturating_add(own);
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
         for task in tasks.flatten() {
             let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
             pending.extend(children.split_whitespace().filter_map(|child| child.parse::<libc::pid_t>().ok()));
         }
     }
-    Some(Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / ticks_per_second))
+    Some(total)
 }
 
 /// Most processes [`tree_cpu_time`] looks at.
