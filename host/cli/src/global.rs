@@ -10,8 +10,8 @@ use othello_arena::event::{Participant, RunOptions};
 use othello_arena::nboard::{ENGINES_FILE_NAME, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
-    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
-    Clock, DEFAULT_THREADS, Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, diagnose_blocked, engine_name,
+    Clock, DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
+    DEFAULT_THREADS, Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, diagnose_blocked, engine_name,
     library_stem,
 };
 use othello_ladder::identity::split_level;

@@ -422,7 +422,9 @@ fn wasm_clang() -> Option<&'static str> {
             Command::new(clang)
                 .args(["--target=wasm32-wasi", "--sysroot=/usr", "-print-libgcc-file-name"])
                 .output()
-                .is_ok_and(|out| out.status.success() && Path::new(String::from_utf8_lossy(&out.stdout).trim()).is_file())
+                .is_ok_and(|out| {
+                    out.status.success() && Path::new(String::from_utf8_lossy(&out.stdout).trim()).is_file()
+                })
         })
     })
 }
@@ -449,7 +451,14 @@ pub fn wasm_fixture(name: &str, tag: &str, defines: &[(&str, String)]) -> Option
     let partial = out.with_extension(format!("wasm.{}.{build}.partial", std::process::id()));
     let defines: Vec<String> = defines.iter().map(|(name, value)| format!("-D{name}={value}")).collect();
     let status = Command::new(clang)
-        .args(["--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-nostartfiles", "-Wl,--no-entry", "-Wl,--export-dynamic"])
+        .args([
+            "--target=wasm32-wasi",
+            "--sysroot=/usr",
+            "-O2",
+            "-nostartfiles",
+            "-Wl,--no-entry",
+            "-Wl,--export-dynamic",
+        ])
         .args(&defines)
         .arg("-I")
         .arg(include)

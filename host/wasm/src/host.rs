@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use othello_sdk::SplitMix64;
 use wasmtime::{Caller, Engine, Extern, Linker, Module, ResourceLimiter};
 
-use crate::{LoadError, Limits, NS_PER_FUEL, VIRTUAL_EPOCH_NS};
+use crate::{Limits, LoadError, VIRTUAL_EPOCH_NS, virtual_time};
 
 /// The module the imports come from.
 pub const WASI_MODULE: &str = "wasi_snapshot_preview1";
@@ -193,7 +193,7 @@ pub(crate) fn check_imports(module: &Module) -> Result<(), LoadError> {
 fn virtual_ns(caller: &Caller<'_, HostState>) -> u64 {
     let state = caller.data();
     let left = caller.get_fuel().unwrap_or(0);
-    (state.fuel_spent_before + state.fuel_given.saturating_sub(left)).saturating_mul(NS_PER_FUEL)
+    virtual_time(state.fuel_spent_before + state.fuel_given.saturating_sub(left)).as_nanos() as u64
 }
 
 /// Writes `bytes` at `address` of the caller's memory; false where it does not fit.
@@ -231,7 +231,7 @@ pub(crate) fn linker(engine: &Engine) -> Linker<HostState> {
                 if !(REALTIME..=THREAD_CPUTIME).contains(&id) {
                     return INVAL;
                 }
-                errno(write(&mut caller, out, &NS_PER_FUEL.max(1).to_le_bytes()))
+                errno(write(&mut caller, out, &1u64.to_le_bytes()))
             })
             .is_ok(),
         linker
@@ -266,7 +266,9 @@ pub(crate) fn linker(engine: &Engine) -> Linker<HostState> {
                 errno(write(&mut caller, out, &stat))
             })
             .is_ok(),
-        linker.func_wrap(wasi, "fd_fdstat_set_flags", |_: Caller<'_, HostState>, _: i32, _: i32| -> i32 { BADF }).is_ok(),
+        linker
+            .func_wrap(wasi, "fd_fdstat_set_flags", |_: Caller<'_, HostState>, _: i32, _: i32| -> i32 { BADF })
+            .is_ok(),
         linker.func_wrap(wasi, "fd_prestat_get", |_: Caller<'_, HostState>, _: i32, _: u32| -> i32 { BADF }).is_ok(),
         linker
             .func_wrap(wasi, "fd_prestat_dir_name", |_: Caller<'_, HostState>, _: i32, _: u32, _: u32| -> i32 { BADF })

@@ -7,7 +7,7 @@
 //!   ([`BotError::OutOfFuel`]), whatever the machine's speed or load.
 //! - **Virtual clocks.** The only imports are [`ALLOWED_IMPORTS`] of WASI preview 1, all
 //!   deterministic: every clock a C program reads (`clock_gettime`, `clock`, `time`) gives the
-//!   fuel used so far as time ([`NS_PER_FUEL`]), random numbers come from the game's seed, there
+//!   fuel used so far as time ([`virtual_time`]), random numbers come from the game's seed, there
 //!   are no files, no network and no sleeping; stdout and stderr are kept as the bot's output.
 //! - **Memory.** The module's memory is held to the memory limit ([`BotError::OutOfMemory`]).
 //! - **Compiled once.** Modules are compiled once per process and kept by their hash
@@ -31,13 +31,18 @@ pub use abi::{BUFFER_EXPORT, BUFFER_SIZE};
 use host::HostState;
 pub use host::{ALLOWED_IMPORTS, WASI_MODULE};
 
-/// Fuel a bot gets per millisecond of its time limit: a million, about a million WebAssembly
-/// instructions (a move of 100 ms is 10⁸ instructions, which wasmtime runs in about 50–100 ms of
-/// a current processor's time).
-pub const FUEL_PER_MS: u64 = 1_000_000;
-/// The virtual clocks advance this many nanoseconds per unit of fuel used (1 ms per
-/// [`FUEL_PER_MS`]).
-pub const NS_PER_FUEL: u64 = 1_000_000 / FUEL_PER_MS;
+/// Fuel a bot gets per millisecond of its time limit: 20 million units (a unit is about one
+/// WebAssembly operator; most compile to nothing, as `local.get` does). About what wasmtime runs
+/// in a millisecond of CPU time: 21.6 million on the 2-core machine it was measured on (the
+/// `wasm_bench` example of the arena, a depth-5 alpha-beta in C), so a module's millisecond is
+/// about a millisecond of its CPU time there, and the same on every machine.
+pub const FUEL_PER_MS: u64 = 20_000_000;
+
+/// The virtual time of `fuel` units: what a module's clocks advance by when it uses them
+/// ([`FUEL_PER_MS`] a millisecond).
+pub fn virtual_time(fuel: u64) -> std::time::Duration {
+    std::time::Duration::from_nanos((u128::from(fuel) * 1_000_000 / u128::from(FUEL_PER_MS)) as u64)
+}
 /// Largest module accepted, in bytes.
 pub const MAX_MODULE_BYTES: usize = 64 * 1024 * 1024;
 /// Deepest WebAssembly stack a bot may use, in bytes (past it: a crash, "call stack exhausted").
@@ -58,7 +63,9 @@ pub enum LoadError {
         allowed = ALLOWED_IMPORTS.join(", ")
     )]
     ForbiddenImport(String),
-    #[error("the module does not export `{0}` (a bot exports othello_abi_version, init, think and {BUFFER_EXPORT}: build it with sdk/include/othello_bot.h)")]
+    #[error(
+        "the module does not export `{0}` (a bot exports othello_abi_version, init, think and {BUFFER_EXPORT}: build it with sdk/include/othello_bot.h)"
+    )]
     MissingExport(&'static str),
     #[error("the module's export `{0}` has the wrong type")]
     WrongExport(&'static str),
@@ -371,7 +378,7 @@ fn classify(store: &Store<HostState>, error: wasmtime::Error, fuel: u64) -> BotE
         };
     }
     match error.downcast_ref::<Trap>() {
-        Some(Trap::OutOfFuel) => BotError::OutOfFuel { fuel, ms: fuel / FUEL_PER_MS },
+        Some(Trap::OutOfFuel) => BotError::OutOfFuel { fuel, ms: virtual_time(fuel).as_millis() as u64 },
         Some(trap) => BotError::Trap(trap.to_string().trim_start_matches("wasm trap: ").to_owned()),
         None => BotError::Trap(first_line(&error)),
     }

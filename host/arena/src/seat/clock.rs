@@ -24,6 +24,9 @@ pub enum Clock {
     /// default of the library, so programs that embed the arena keep their behaviour).
     #[default]
     Wall,
+    /// A WebAssembly bot's fuel (`othello_wasm::FUEL_PER_MS` a millisecond), whatever the
+    /// event's clock: what a game between two modules is recorded with. Not a `--clock` value.
+    Fuel,
 }
 
 /// The wall-clock cap of a move on the CPU-time clock is this many times the limit …
@@ -37,6 +40,7 @@ impl Clock {
         match self {
             Clock::Cpu => "cpu",
             Clock::Wall => "wall",
+            Clock::Fuel => "fuel",
         }
     }
 }
@@ -87,7 +91,7 @@ impl MoveBudget {
     pub(crate) fn new(clock: Clock, limit: Duration, grace: Duration, threads: u32) -> MoveBudget {
         let threads = threads.max(1);
         let (cpu, wall) = match clock {
-            Clock::Wall => (None, limit + grace),
+            Clock::Wall | Clock::Fuel => (None, limit + grace),
             Clock::Cpu => (Some(cpu_allowance(limit, grace, threads)), wall_cap(limit, grace)),
         };
         MoveBudget { cpu, wall, limit, grace, threads }
@@ -175,8 +179,14 @@ mod tests {
     fn clocks_read_back_as_written() {
         for clock in [Clock::Cpu, Clock::Wall] {
             assert_eq!(clock.as_str().parse::<Clock>(), Ok(clock));
-            assert_eq!(serde_json::to_string(&clock).unwrap(), format!("\"{clock}\""));
         }
+        for clock in [Clock::Cpu, Clock::Wall, Clock::Fuel] {
+            let json = serde_json::to_string(&clock).unwrap();
+            assert_eq!(json, format!("\"{clock}\""));
+            assert_eq!(serde_json::from_str::<Clock>(&json).unwrap(), clock);
+        }
+        // Fuel is a module's, not an option of the command line.
+        assert!("fuel".parse::<Clock>().is_err());
         assert!("monotonic".parse::<Clock>().unwrap_err().contains("cpu or wall"));
     }
 }

@@ -139,7 +139,9 @@ impl Seat for InProcessSeat {
             if let Some(why) = budget.overrun(cpu, elapsed) {
                 return Err(Failure::new(Termination::Timeout, why));
             }
-        } else if let Some(failure) = overran(elapsed, time_limit, time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t))) {
+        } else if let Some(failure) =
+            overran(elapsed, time_limit, time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t)))
+        {
             return Err(failure);
         }
         Ok(Reply { byte, elapsed, info: self.bot.search_info(), cpu, throttled: None })

@@ -218,7 +218,7 @@ impl Seat for WasmSeat {
             }
         };
         // What the bot used, on its virtual clock.
-        let cpu = Some(Duration::from_nanos(thought.fuel.saturating_mul(othello_wasm::NS_PER_FUEL)));
+        let cpu = Some(othello_wasm::virtual_time(thought.fuel));
         if thought.byte == OTHELLO_MOVE_ERROR {
             let why = bot.last_error(small).ok().flatten();
             return Err(self.fail(super::failure::move_error_failure(why)));

@@ -63,5 +63,9 @@ fn a_spinning_bot_loses_on_its_cpu_time() {
     let record = game(&fixture("hang"), &fixture("first_legal"));
     let result = &record.result;
     assert_eq!(result.termination(), Termination::Timeout, "{result:?}");
-    assert!(result.detail().contains("ms of CPU time (CPU-time clock: limit 200 ms + grace 20 ms)"), "{}", result.detail());
+    assert!(
+        result.detail().contains("ms of CPU time (CPU-time clock: limit 200 ms + grace 20 ms)"),
+        "{}",
+        result.detail()
+    );
 }

@@ -12,7 +12,7 @@ use othello_arena::seat::{SeatOptions, Termination, open_seat};
 use othello_sdk::Color;
 use othello_testkit::*;
 
-/// A short limit: the searcher uses 60 % of it (6 million units of fuel a move).
+/// A short limit: the searcher uses 60 % of it (120 million units of fuel a move).
 const WASM_TIME_LIMIT: Duration = Duration::from_millis(10);
 
 fn searcher() -> Option<std::path::PathBuf> {
@@ -122,12 +122,20 @@ fn a_trap_is_a_crash_with_its_message() {
 
 #[test]
 fn an_endless_loop_runs_out_of_fuel_and_loses_on_time() {
-    check_hostile("LOOP", Termination::Timeout, "used all its fuel in think: 100000000 units (100 ms on the virtual clock");
+    check_hostile(
+        "LOOP",
+        Termination::Timeout,
+        "used all its fuel in think: 2000000000 units (100 ms on the virtual clock at 20000000 units per ms)",
+    );
 }
 
 #[test]
 fn growing_memory_past_the_limit_is_out_of_memory() {
-    check_hostile("GROW", Termination::OutOfMemory, &format!("over the memory limit of {TEST_MEMORY_LIMIT_MB} MB in think"));
+    check_hostile(
+        "GROW",
+        Termination::OutOfMemory,
+        &format!("over the memory limit of {TEST_MEMORY_LIMIT_MB} MB in think"),
+    );
 }
 
 #[test]

@@ -30,11 +30,11 @@ use process::{ChannelError, Exit, Runner};
 pub use stop::StopHandle;
 
 use super::analysis::{Analysis, AnalysisError, validate};
+use super::clock::MoveBudget;
 use super::failure::{Failure, Termination, move_error_failure};
 use super::in_process::analysis_error_reason;
 use super::player::{Reply, Seat};
 use super::runner_command::RunnerCommand;
-use super::clock::MoveBudget;
 use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
 
 /// Deadline for a `think` without time limit (the host never waits forever).
@@ -226,16 +226,15 @@ impl Seat for IsolatedSeat {
         let failure = match answer {
             // An answer that came before the deadline is judged again only on its CPU time: the
             // host itself may have been slow to read it on a busy machine.
-            Ok(Response::Moved { byte, info, error }) => match budget
-                .filter(|b| b.cpu.is_some() && cpu.is_some())
-                .and_then(|b| b.overrun(cpu, Duration::ZERO))
-            {
-                Some(why) => Failure::new(Termination::Timeout, format!("{why}{held_back}")),
-                None if byte != OTHELLO_MOVE_ERROR => {
-                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu, throttled });
+            Ok(Response::Moved { byte, info, error }) => {
+                match budget.filter(|b| b.cpu.is_some() && cpu.is_some()).and_then(|b| b.overrun(cpu, Duration::ZERO)) {
+                    Some(why) => Failure::new(Termination::Timeout, format!("{why}{held_back}")),
+                    None if byte != OTHELLO_MOVE_ERROR => {
+                        return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu, throttled });
+                    }
+                    None => move_error_failure(error),
                 }
-                None => move_error_failure(error),
-            },
+            }
             Ok(other) => protocol_failure(&other),
             Err(ChannelError::Timeout) => {
                 let why = budget.and_then(|b| b.overrun(cpu, own_time)).unwrap_or_else(|| {
@@ -344,7 +343,8 @@ fn receive_within(
             Err(ChannelError::Timeout) => {
                 // At the cap: extended by what the machine held the bot back since the first look.
                 let now_waited = runner.run_delay();
-                let waited_now = now_waited.zip(waited_mark).map_or(Duration::ZERO, |(now, mark)| now.saturating_sub(mark));
+                let waited_now =
+                    now_waited.zip(waited_mark).map_or(Duration::ZERO, |(now, mark)| now.saturating_sub(mark));
                 if waited_now <= *waited + SHORTEST_CPU_LOOK {
                     return Err(ChannelError::Timeout);
                 }
