@@ -25,11 +25,23 @@ fn main() {
     std::fs::create_dir_all(&out).unwrap();
     let depth_define = format!("-DFIXED_DEPTH={depth}");
     let native = out.join("libsearcher.so");
-    run(Command::new("cc").args(["-O2", "-shared", "-fPIC", &depth_define, "-I"]).arg(&include).arg(&source).arg("-o").arg(&native));
+    run(Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", &depth_define, "-I"])
+        .arg(&include)
+        .arg(&source)
+        .arg("-o")
+        .arg(&native));
     let module = out.join("searcher.wasm");
     let clang = if Command::new("clang").arg("--version").output().is_ok() { "clang" } else { "clang-14" };
     run(Command::new(clang)
-        .args(["--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-nostartfiles", "-Wl,--no-entry", "-Wl,--export-dynamic"])
+        .args([
+            "--target=wasm32-wasi",
+            "--sysroot=/usr",
+            "-O2",
+            "-nostartfiles",
+            "-Wl,--no-entry",
+            "-Wl,--export-dynamic",
+        ])
         .arg(&depth_define)
         .arg("-I")
         .arg(&include)
@@ -120,4 +132,3 @@ fn median(values: impl IntoIterator<Item = Duration>) -> Duration {
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
-

@@ -165,6 +165,11 @@ impl WasmModule {
         WasmModule::load(&bytes).map_err(|e| e.to_string())
     }
 
+    /// Whether `other` is this very compilation (a module loaded again comes from the cache).
+    pub fn is_same_compilation(&self, other: &WasmModule) -> bool {
+        Module::same(self.pre.module(), other.pre.module())
+    }
+
     /// The SHA-256 of the module's bytes, in hex.
     pub fn hash_hex(&self) -> String {
         self.hash.iter().map(|b| format!("{b:02x}")).collect()
