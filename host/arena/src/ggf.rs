@@ -519,6 +519,17 @@ mod tests {
     }
 
     /// A finished game with at least one pass, from seeded random playouts.
+    #[test]
+    fn the_clock_is_written_and_skipped_by_readers() {
+        let game = game_with_a_pass();
+        let mut line = Vec::new();
+        write_game_with_clock_to(&mut line, &game, Some(Clock::Cpu)).unwrap();
+        let line = String::from_utf8(line).unwrap();
+        assert!(line.contains("CK[cpu]"), "{line}");
+        assert_eq!(read_games(&line).unwrap()[0].transcript(), game.transcript());
+        assert!(!write_game(&game).contains("CK["));
+    }
+
     fn game_with_a_pass() -> GameRecord {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         loop {

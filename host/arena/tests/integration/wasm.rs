@@ -91,7 +91,7 @@ fn the_same_wasm_match_gives_the_same_moves_on_a_busy_machine() {
         assert_eq!(quiet.result.termination(), Termination::Normal, "{:?}", quiet.result);
         assert_eq!(quiet.transcript(), loaded.transcript());
         // The virtual clocks and the search reports are the same too, move by move.
-        let virtual_times = |game: &GameRecord| game.moves.iter().map(|m| (m.cpu, m.info.clone())).collect::<Vec<_>>();
+        let virtual_times = |game: &GameRecord| game.moves.iter().map(|m| (m.cpu, m.info)).collect::<Vec<_>>();
         assert_eq!(virtual_times(quiet), virtual_times(loaded));
     }
     // The games differ from each other: the seed and the openings matter, the clock does not.
