@@ -119,8 +119,9 @@ impl IsolatedSeat {
         if answer.is_ok() {
             runner.freeze_soon();
             // The first move's CPU time (and time held back) counts from here, not from the
-            // library's loading.
+            // library's loading; the second read says whether the tree's CPU time can be read.
             runner.cpu_since_last();
+            runner.cpu_peek();
             runner.throttled_since_last(started.elapsed());
         }
         let result = match answer {
@@ -326,10 +327,15 @@ fn receive_within(
     waited: &mut Duration,
 ) -> Result<Response, ChannelError> {
     let Some(budget) = budget else { return runner.receive(started + UNLIMITED_THINK_DEADLINE) };
-    let (Some(allowed), Some(mut used)) = (budget.cpu, runner.cpu_peek()) else {
+    // No read at the start: the tree was frozen since its last move ended (or, pondering, what it
+    // used since is charged to this move at the first look), so a fast move pays for no read.
+    let (Some(allowed), true) = (budget.cpu, runner.cpu_readable()) else {
         return runner.receive(started + budget.wall_clock());
     };
-    let processors = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let mut used = Duration::ZERO;
+    // Asked once: the standard library reads the process's cgroup files for it each time.
+    static PROCESSORS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let processors = *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
     let mut waited_mark = None;
     loop {
         if used > allowed {

@@ -62,6 +62,8 @@ pub struct Runner {
     /// The tree's CPU time from its processes' own clocks when last read, where the jail has no
     /// clock of its own (a sandboxed runner without a cgroup).
     tree_cpu_mark: Option<Duration>,
+    /// The last read of the tree's CPU time gave a value (see [`Runner::cpu_readable`]).
+    cpu_readable: bool,
     /// The sandbox around it (scratch folder, cgroup); declared after `child`, so dropped after
     /// the runner is killed and reaped in `drop`.
     jail: Jail,
@@ -103,6 +105,7 @@ impl Runner {
             stop,
             cpu_this_move: Duration::ZERO,
             tree_cpu_mark: None,
+            cpu_readable: false,
             jail,
         })
     }
@@ -241,15 +244,25 @@ impl Runner {
         tree_run_delay(self.pid())
     }
 
+    /// Whether the last read of the tree's CPU time gave a value: a move can be held to its CPU
+    /// time (the first read of a runner only starts the count).
+    pub fn cpu_readable(&self) -> bool {
+        self.cpu_readable
+    }
+
     fn read_cpu(&mut self) -> Option<Duration> {
         let pid = self.pid();
-        if let Some(since) = self.jail.cpu_since_last(pid) {
-            return Some(since);
-        }
-        // No clock of the jail (or its first read): the tree's processes' own clocks.
-        let now = tree_cpu_time(pid);
-        let since = now.zip(self.tree_cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
-        self.tree_cpu_mark = now;
+        let since = match self.jail.cpu_since_last(pid) {
+            Some(since) => Some(since),
+            None => {
+                // No clock of the jail (or its first read): the tree's processes' own clocks.
+                let now = tree_cpu_time(pid);
+                let since = now.zip(self.tree_cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
+                self.tree_cpu_mark = now;
+                since
+            }
+        };
+        self.cpu_readable = since.is_some();
         since
     }
 

@@ -233,6 +233,11 @@ impl Runner {
         None
     }
 
+    /// Not measured on Windows yet.
+    pub fn cpu_readable(&self) -> bool {
+        false
+    }
+
     /// Not read on Windows: the wall-clock cap is not extended by the time the bot waited.
     pub fn run_delay(&self) -> Option<Duration> {
         None
