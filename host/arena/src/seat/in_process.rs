@@ -134,9 +134,12 @@ impl Seat for InProcessSeat {
         if let Some(limit) = time_limit
             && self.options.clock == Clock::Cpu
         {
-            // The calling thread's CPU time (one thread: the limit once), and the wall-clock cap.
+            // The calling thread's CPU time (one thread: the limit once). No wall-clock cap: the
+            // bot cannot be stopped in process anyway, and the time the machine held the thread
+            // back is not read here (two reads a move would cost a fast bot most of its speed).
             let budget = MoveBudget::new(Clock::Cpu, limit, self.options.grace_for(limit), 1);
-            if let Some(why) = budget.overrun(cpu, elapsed) {
+            let over_cpu = if cpu.is_some() { Duration::ZERO } else { elapsed };
+            if let Some(why) = budget.overrun(cpu, over_cpu) {
                 return Err(Failure::new(Termination::Timeout, why));
             }
         } else if let Some(failure) =

@@ -69,3 +69,28 @@ fn a_spinning_bot_loses_on_its_cpu_time() {
         result.detail()
     );
 }
+
+#[test]
+fn in_process_a_bot_is_held_to_its_threads_cpu_time() {
+    let burner_bot = fixture_with("burns_cpu", "120ms", &[("BURN_MS", "120".to_owned())]);
+    let spec = |library: &std::path::Path| in_process(library).with_options(cpu_clock());
+    let burners = CpuBurners::on_every_core();
+    let mut bot = open_seat(&spec(&burner_bot)).expect("loads");
+    let mut other = open_seat(&spec(&fixture("first_legal"))).expect("loads");
+    let game = play_game(bot.as_mut(), other.as_mut(), &Opening::parse("f5d6c3").unwrap(), Some(LIMIT));
+    drop(burners);
+    assert_eq!(game.result.termination(), Termination::Normal, "{:?}", game.result);
+    for record in game.moves.iter().filter(|m| m.color == Color::Black) {
+        assert!(record.cpu.expect("the thread's CPU clock") >= Duration::from_millis(120), "{record:?}");
+    }
+    // Over its CPU time: a loss, named on the CPU-time clock (known once the bot returns).
+    let greedy = fixture_with("burns_cpu", "300ms", &[("BURN_MS", "300".to_owned())]);
+    let mut bot = open_seat(&spec(&greedy)).expect("loads");
+    let game = play_game(bot.as_mut(), other.as_mut(), &Opening::none(), Some(LIMIT));
+    assert_eq!(game.result.termination(), Termination::Timeout, "{:?}", game.result);
+    assert!(
+        game.result.detail().contains("ms of CPU time (CPU-time clock: limit 200 ms + grace 20 ms)"),
+        "{}",
+        game.result.detail()
+    );
+}
