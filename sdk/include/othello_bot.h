@@ -191,6 +191,21 @@ static inline uint64_t othello_flips(uint64_t player, uint64_t opponent, int sq)
     return flipped;
 }
 
+/* ---- WebAssembly modules: an addition to ABI v1 (libraries are unchanged) ----------------
+ * The same source builds a module that runs on every machine alike (book: "WebAssembly bots"):
+ *   clang --target=wasm32-wasi --sysroot=/usr -O2 -nostartfiles -Wl,--no-entry \
+ *         -Wl,--export-dynamic -I sdk/include bot.c -o bot.wasm
+ * The host cannot pass pointers into a module's memory it does not own, so it passes the board
+ * (and takes the search info and the analysis) through this buffer of the module's memory: the
+ * header defines it (weak, so a bot of several files that include the header links once). */
+#if defined(__wasm__)
+#define OTHELLO_WASM_BUFFER_SIZE 4096u
+__attribute__((weak)) OTHELLO_EXPORT void *othello_wasm_buffer(void) {
+    static uint64_t othello_wasm_buffer_storage[OTHELLO_WASM_BUFFER_SIZE / 8];
+    return othello_wasm_buffer_storage;
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

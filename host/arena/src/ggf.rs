@@ -19,7 +19,7 @@ use std::time::Duration;
 use othello_sdk::{Color, Move, Position, SearchInfo, Square};
 
 use crate::record::{End, FORFEIT_DISCS, GameRecord, MoveRecord, Outcome};
-use crate::seat::{Failure, Termination};
+use crate::seat::{Clock, Failure, Termination};
 
 /// What the `PC` (place) property says.
 pub const PLACE: &str = "othello-arena";
@@ -70,6 +70,9 @@ struct Line<'a> {
     moves: &'a [MoveRecord],
     /// `None`: no `RE`, the game is in progress.
     result: Option<&'a Outcome>,
+    /// The clock the time limit was counted on (`CK[cpu]`, `CK[wall]`, `CK[fuel]`: a property
+    /// of this arena's, which GGF readers ignore).
+    clock: Option<Clock>,
 }
 
 /// Writes a finished game as one GGF line (no trailing newline).
@@ -88,6 +91,7 @@ fn finished_line(game: &GameRecord) -> Line<'_> {
         start: game.start,
         moves: &game.moves,
         result: Some(&game.result),
+        clock: None,
     }
 }
 
@@ -103,6 +107,7 @@ pub fn format(game: &GgfGame) -> String {
         start: game.start,
         moves: &game.moves,
         result: game.result.as_ref(),
+        clock: None,
     })
 }
 
@@ -111,6 +116,17 @@ pub fn format(game: &GgfGame) -> String {
 pub fn write_game_to(out: &mut impl std::io::Write, game: &GameRecord) -> std::io::Result<()> {
     let mut line = String::with_capacity(LINE_CAPACITY);
     write_line_into(&mut line, &finished_line(game));
+    out.write_all(line.as_bytes())
+}
+
+/// [`write_game_to`] with the clock the time limit was counted on (`CK[…]` after `TI`).
+pub fn write_game_with_clock_to(
+    out: &mut impl std::io::Write,
+    game: &GameRecord,
+    clock: Option<Clock>,
+) -> std::io::Result<()> {
+    let mut line = String::with_capacity(LINE_CAPACITY);
+    write_line_into(&mut line, &Line { clock, ..finished_line(game) });
     out.write_all(line.as_bytes())
 }
 
@@ -143,6 +159,9 @@ fn write_line_into(out: &mut String, game: &Line<'_>) {
     }
     if let Some(ms) = game.time_limit_ms {
         let _ = write!(out, "TI[00:00/{}/00:00]", format_clock(ms));
+    }
+    if let Some(clock) = game.clock {
+        let _ = write!(out, "CK[{clock}]");
     }
     // The opening, if any, is part of the game from the standard start.
     let board = if game.opening.is_empty() { game.start } else { Position::start() };
@@ -500,6 +519,17 @@ mod tests {
     }
 
     /// A finished game with at least one pass, from seeded random playouts.
+    #[test]
+    fn the_clock_is_written_and_skipped_by_readers() {
+        let game = game_with_a_pass();
+        let mut line = Vec::new();
+        write_game_with_clock_to(&mut line, &game, Some(Clock::Cpu)).unwrap();
+        let line = String::from_utf8(line).unwrap();
+        assert!(line.contains("CK[cpu]"), "{line}");
+        assert_eq!(read_games(&line).unwrap()[0].transcript(), game.transcript());
+        assert!(!write_game(&game).contains("CK["));
+    }
+
     fn game_with_a_pass() -> GameRecord {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         loop {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::seat::{IsolatedSeat, RunnerCommand, Seat, SeatOptions, SeatSpec, library_stem};
+use crate::seat::{IsolatedSeat, RunnerCommand, Seat, SeatOptions, SeatSpec, WasmSeat, is_wasm_file, library_stem};
 
 /// The plugin folder looked up in the current directory.
 pub const LOCAL_PLUGIN_FOLDER: &str = "plugins";
@@ -31,8 +31,8 @@ pub fn plugin_folders(extra: &[PathBuf]) -> Vec<PathBuf> {
     folders
 }
 
-/// Every file with the platform's shared-library extension in `folders`
-/// (not recursive, so build folders' `deps/` are not listed), sorted per
+/// Every bot file in `folders` (the platform's shared-library extension, or `.wasm`: a
+/// WebAssembly bot; not recursive, so build folders' `deps/` are not listed), sorted per
 /// folder, as absolute paths.
 pub fn scan(folders: &[PathBuf]) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -41,7 +41,7 @@ pub fn scan(folders: &[PathBuf]) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(folder) else { continue };
         let mut files: Vec<PathBuf> = entries
             .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.is_file() && is_library_file(path))
+            .filter(|path| path.is_file() && (is_library_file(path) || is_wasm_file(path)))
             .collect();
         files.sort();
         for file in files {
@@ -156,6 +156,19 @@ pub fn probe(path: &Path, runner: &RunnerCommand, options: &SeatOptions) -> Plug
         analysis: false,
         status: PluginStatus::Ok,
     };
+    if is_wasm_file(path) {
+        // A module cannot crash or hang the host: probed in process (and compiled once).
+        match WasmSeat::open(&spec).and_then(|mut seat| seat.new_game().map(|()| seat)) {
+            Ok(seat) => {
+                info.name = seat.name().to_owned();
+                info.abi_version = Some(othello_sdk::abi::OTHELLO_ABI_VERSION);
+                info.levels = seat.levels();
+                info.analysis = seat.analyzes();
+            }
+            Err(failure) => info.status = PluginStatus::Error(failure.detail),
+        }
+        return info;
+    }
     match IsolatedSeat::open(&spec, runner).and_then(|mut seat| seat.new_game().map(|()| seat)) {
         Ok(seat) => {
             let loaded = seat.loaded();

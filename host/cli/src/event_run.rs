@@ -260,7 +260,7 @@ impl GgfOut {
     }
 
     fn write(&mut self, game: &FinishedGame) -> Result<(), String> {
-        othello_arena::ggf::write_game_to(&mut self.file, &game.record)
+        othello_arena::ggf::write_game_with_clock_to(&mut self.file, &game.record, game.clock)
             .and_then(|()| self.file.write_all(b"\n"))
             .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
     }

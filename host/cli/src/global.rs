@@ -10,7 +10,7 @@ use othello_arena::event::{Participant, RunOptions};
 use othello_arena::nboard::{ENGINES_FILE_NAME, EnginesFile};
 use othello_arena::plugins::{self, PluginStatus};
 use othello_arena::seat::{
-    DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
+    Clock, DEFAULT_GRACE, DEFAULT_GRACE_PERCENT, DEFAULT_LOAD_TIMEOUT, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SCRATCH_MB,
     DEFAULT_THREADS, Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, diagnose_blocked, engine_name,
     library_stem,
 };
@@ -53,6 +53,13 @@ pub struct GlobalOptions {
     /// single-threaded bot runs as fast either way).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_THREADS, global = true)]
     pub threads: u32,
+    /// The clock a bot's time per move is counted on: `cpu` (default) charges a move the CPU time
+    /// of the bot's process tree, so other programs on the machine never make it lose on time
+    /// (--threads N gives it N times the limit), with a wall-clock cap of 3 times the limit +
+    /// 100 ms + the grace for a bot that sleeps or blocks; `wall` counts wall-clock time from
+    /// the request to the answer. NBoard engines are always on the wall clock.
+    #[arg(long, value_name = "CLOCK", default_value = "cpu", global = true)]
+    pub clock: Clock,
     /// Time a library gets to load and answer `init`, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_LOAD_TIMEOUT.as_millis() as u64, global = true)]
     pub load_timeout_ms: u64,
@@ -100,6 +107,7 @@ impl GlobalOptions {
             ponder: self.ponder,
             env: static_names(&self.env),
             read: static_paths(&self.read),
+            clock: self.clock,
         }
     }
 

@@ -47,7 +47,7 @@ pub fn merge(args: &MergeArgs) -> Result<(), String> {
         let mut stdout = BufWriter::new(std::io::stdout().lock());
         StateDir::for_each_game(&args.out_dir, &mut |game| {
             if let Some((path, file)) = &mut ggf {
-                othello_arena::ggf::write_game_to(file, &game.record)
+                othello_arena::ggf::write_game_with_clock_to(file, &game.record, game.clock)
                     .and_then(|()| file.write_all(b"\n"))
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             }

@@ -32,6 +32,10 @@ pub struct GameLine<'a> {
     /// Every move the bots played (after the opening; passes included) with its wall time and,
     /// where measured, the CPU time of the bot's whole process tree.
     pub move_times: Vec<MoveTime>,
+    /// The clock the time limit was counted on: `cpu`, `wall`, or `fuel` (two WebAssembly bots);
+    /// absent for games of state folders of earlier versions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<&'static str>,
 }
 
 /// Milliseconds to the microsecond (what the clocks resolve).
@@ -71,6 +75,7 @@ impl<'a> GameLine<'a> {
             loser: result.loser().map(|c| if c == othello_sdk::Color::Black { "black" } else { "white" }),
             detail: result.detail(),
             moves: record.transcript(),
+            clock: game.clock.map(othello_arena::seat::Clock::as_str),
             move_times: record
                 .moves
                 .iter()

@@ -53,6 +53,7 @@ pub fn seat_options() -> SeatOptions {
         read: &[],
         scratch_mb: othello_arena::seat::DEFAULT_SCRATCH_MB,
         threads: othello_arena::seat::DEFAULT_THREADS,
+        clock: othello_arena::seat::Clock::Wall,
     }
 }
 
@@ -462,4 +463,111 @@ fn process_is_stopped(pid: u32) -> Option<bool> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let state = stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned();
     Some(state == "T")
+}
+
+/// The clang that builds WebAssembly bots (`clang`, else Debian's `clang-14`), if this machine
+/// has one with the wasm32-wasi target and wasi-libc (Debian: `clang-14 lld-14 wasi-libc
+/// libclang-rt-14-dev-wasm32`; CI installs them).
+fn wasm_clang() -> Option<&'static str> {
+    static FOUND: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        ["clang", "clang-14"].into_iter().find(|clang| {
+            Command::new(clang)
+                .args(["--target=wasm32-wasi", "--sysroot=/usr", "-print-libgcc-file-name"])
+                .output()
+                .is_ok_and(|out| {
+                    out.status.success() && Path::new(String::from_utf8_lossy(&out.stdout).trim()).is_file()
+                })
+        })
+    })
+}
+
+/// Compiles `fixtures/wasm/NAME.c` with `-D` definitions into `NAME-TAG.wasm` with the book's
+/// one line (`clang --target=wasm32-wasi --sysroot=/usr -O2 -nostartfiles -Wl,--no-entry
+/// -Wl,--export-dynamic -I sdk/include bot.c -o bot.wasm`). `None`, said loudly on stderr, where
+/// the machine has no such clang: the calling test then skips.
+pub fn wasm_fixture(name: &str, tag: &str, defines: &[(&str, String)]) -> Option<PathBuf> {
+    let Some(clang) = wasm_clang() else {
+        eprintln!(
+            "SKIPPED: no clang with the wasm32-wasi target and wasi-libc here (Debian: apt-get install clang-14 \
+             lld-14 wasi-libc libclang-rt-14-dev-wasm32); the WebAssembly bot `{name}` cannot be built"
+        );
+        return None;
+    };
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = manifest.join("fixtures/wasm").join(format!("{name}.c"));
+    let include = manifest.join("../../sdk/include");
+    let out = fixture_dir().join(format!("{name}-{tag}.wasm"));
+    // Unique per build: tests of one process may build the same module at once.
+    static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let build = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let partial = out.with_extension(format!("wasm.{}.{build}.partial", std::process::id()));
+    let defines: Vec<String> = defines.iter().map(|(name, value)| format!("-D{name}={value}")).collect();
+    let status = Command::new(clang)
+        .args([
+            "--target=wasm32-wasi",
+            "--sysroot=/usr",
+            "-O2",
+            "-nostartfiles",
+            "-Wl,--no-entry",
+            "-Wl,--export-dynamic",
+        ])
+        .args(&defines)
+        .arg("-I")
+        .arg(include)
+        .arg(&source)
+        .arg("-o")
+        .arg(&partial)
+        .status()
+        .unwrap_or_else(|e| panic!("`{clang}` does not run: {e}"));
+    assert!(status.success(), "compiling {} to WebAssembly failed", source.display());
+    std::fs::rename(&partial, &out).unwrap();
+    Some(out)
+}
+
+/// Longest a [`CpuBurners`] process lives, even if the test that started it dies first.
+#[cfg(target_os = "linux")]
+pub const BURNER_LIFETIME_S: u32 = 300;
+
+/// A busy loop on every processor of the machine: child processes of the test, each in a process
+/// group of its own (`timeout` and its shell), ending by themselves after [`BURNER_LIFETIME_S`],
+/// and killed and reaped when this is dropped.
+#[cfg(target_os = "linux")]
+pub struct CpuBurners(Vec<std::process::Child>);
+
+#[cfg(target_os = "linux")]
+impl CpuBurners {
+    pub fn on_every_core() -> CpuBurners {
+        use std::os::unix::process::CommandExt;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let burners = (0..cores)
+            .map(|_| {
+                Command::new("timeout")
+                    .arg(BURNER_LIFETIME_S.to_string())
+                    .args(["sh", "-c", "while :; do :; done"])
+                    .stdin(std::process::Stdio::null())
+                    .process_group(0)
+                    .spawn()
+                    .expect("a CPU burner starts (sh and coreutils' timeout)")
+            })
+            .collect();
+        CpuBurners(burners)
+    }
+
+    /// How many burn.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for CpuBurners {
+    fn drop(&mut self) {
+        for burner in &mut self.0 {
+            // SAFETY: killpg signals the burner's own process group (its pid is the group's id,
+            // and the child is not reaped yet, so the id is still its).
+            unsafe { libc::killpg(burner.id() as libc::pid_t, libc::SIGKILL) };
+            let _ = burner.wait();
+        }
+    }
 }

@@ -107,4 +107,9 @@ pub struct FinishedGame {
     pub black: usize,
     pub white: usize,
     pub record: GameRecord,
+    /// The clock the game's time per move was counted on: the event's (`--clock`), or `fuel`
+    /// for a game between two WebAssembly bots. Absent in state folders of earlier versions (the
+    /// wall clock then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::seat::Clock>,
 }

@@ -295,7 +295,7 @@ mod tests {
             started_at: 0,
             result,
         };
-        FinishedGame { index, pair: index / 2, black, white, record }
+        FinishedGame { index, pair: index / 2, black, white, record, clock: None }
     }
 
     fn normal(black: u32, white: u32) -> Outcome {

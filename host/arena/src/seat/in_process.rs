@@ -13,6 +13,7 @@ use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR, OthelloBoard};
 use othello_sdk::loader::BotLibrary;
 
 use super::analysis::{Analysis, AnalysisError, validate};
+use super::clock::{Clock, MoveBudget};
 use super::failure::{Failure, Termination, move_error_failure, overran};
 use super::player::{Reply, Seat};
 use super::spec::{SeatOptions, SeatSpec, library_stem, sanitize_bot_name};
@@ -130,8 +131,20 @@ impl Seat for InProcessSeat {
         if byte == OTHELLO_MOVE_ERROR {
             return Err(move_error_failure(self.bot.last_error()));
         }
-        let grace = time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t));
-        if let Some(failure) = overran(elapsed, time_limit, grace) {
+        if let Some(limit) = time_limit
+            && self.options.clock == Clock::Cpu
+        {
+            // The calling thread's CPU time (one thread: the limit once). No wall-clock cap: the
+            // bot cannot be stopped in process anyway, and the time the machine held the thread
+            // back is not read here (two reads a move would cost a fast bot most of its speed).
+            let budget = MoveBudget::new(Clock::Cpu, limit, self.options.grace_for(limit), 1);
+            let over_cpu = if cpu.is_some() { Duration::ZERO } else { elapsed };
+            if let Some(why) = budget.overrun(cpu, over_cpu) {
+                return Err(Failure::new(Termination::Timeout, why));
+            }
+        } else if let Some(failure) =
+            overran(elapsed, time_limit, time_limit.map_or(Duration::ZERO, |t| self.options.grace_for(t)))
+        {
             return Err(failure);
         }
         Ok(Reply { byte, elapsed, info: self.bot.search_info(), cpu, throttled: None })

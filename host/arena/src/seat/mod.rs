@@ -6,6 +6,7 @@
 //! [`open_seat`] opens a bot library's seat from a [`SeatSpec`].
 
 mod analysis;
+mod clock;
 mod failure;
 mod in_process;
 mod isolated;
@@ -15,8 +16,10 @@ mod player;
 mod runner_command;
 mod spec;
 mod stderr_tail;
+mod wasm;
 
 pub use analysis::{Analysis, AnalysisError, validate as validate_analysis};
+pub use clock::{Clock, WALL_CAP_EXTRA, WALL_CAP_FACTOR, cpu_allowance, wall_cap};
 pub use failure::{Failure, Termination};
 pub use in_process::InProcessSeat;
 pub use isolated::{IsolatedSeat, Loaded, StopHandle};
@@ -34,3 +37,4 @@ pub use spec::{
     sanitize_bot_name,
 };
 pub use stderr_tail::STDERR_TAIL_LINES;
+pub use wasm::{WASM_EXTENSION, WasmSeat, base_seed as wasm_base_seed, is_wasm_file, replay as replay_wasm_game};

@@ -1,4 +1,5 @@
-//! Opening a seat for a [`SeatSpec`]: the one place that knows every kind of bot seat.
+//! Opening a seat for a [`SeatSpec`]: the one place that knows every kind of bot seat (a `.wasm`
+//! module is a [`WasmSeat`] whatever the isolation).
 
 use super::failure::{Failure, Termination};
 use super::in_process::InProcessSeat;
@@ -6,6 +7,7 @@ use super::isolated::{IsolatedSeat, StopHandle};
 use super::nboard::{NboardSeat, engine_spec_of};
 use super::player::Seat;
 use super::spec::{Isolation, SeatSpec};
+use super::wasm::{WasmSeat, is_wasm_file};
 
 /// The runner an NBoard engine is sandboxed in: the one isolated seats use (an event run in process
 /// runs its engines as plain processes).
@@ -24,6 +26,9 @@ pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
         let engine = engine.map_err(|why| Failure::new(Termination::LoadError, why))?;
         return Ok(Box::new(NboardSeat::open_with_runner(&engine, spec.level, spec.options, None, runner_of(spec))?));
     }
+    if is_wasm_file(&spec.library) {
+        return Ok(Box::new(WasmSeat::open(spec)?));
+    }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open(spec, runner)?),
         Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
@@ -39,6 +44,12 @@ pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn
         let engine = engine.map_err(|why| Failure::new(Termination::LoadError, why))?;
         let stop = Some(stop.clone());
         return Ok(Box::new(NboardSeat::open_with_runner(&engine, spec.level, spec.options, stop, runner_of(spec))?));
+    }
+    if is_wasm_file(&spec.library) {
+        if stop.is_stopped() {
+            return Err(Failure::new(Termination::LoadError, "stopped by the host before the bot was loaded"));
+        }
+        return Ok(Box::new(WasmSeat::open(spec)?));
     }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open_stoppable(spec, runner, Some(stop.clone()))?),

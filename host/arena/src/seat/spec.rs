@@ -72,6 +72,8 @@ pub struct SeatOptions {
     /// More folders (or files) a sandboxed NBoard engine may read and run besides its own
     /// (`--read DIR`); static like [`SeatOptions::env`].
     pub read: &'static [PathBuf],
+    /// The clock the time per move is counted on (see [`super::Clock`]).
+    pub clock: super::Clock,
 }
 
 impl SeatOptions {
@@ -111,6 +113,7 @@ impl Default for SeatOptions {
             ponder: false,
             env: &[],
             read: &[],
+            clock: super::Clock::default(),
         }
     }
 }

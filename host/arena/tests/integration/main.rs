@@ -5,7 +5,9 @@
 
 mod analysis;
 mod arena;
+mod cpu_clock;
 mod failures;
 mod large_events;
 mod nboard;
 mod records;
+mod wasm;

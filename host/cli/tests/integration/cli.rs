@@ -122,6 +122,7 @@ fn match_json_and_ggf_output() {
     let keys: Vec<&str> = lines[0].as_object().unwrap().keys().map(String::as_str).collect();
     let mut expected = [
         "black",
+        "clock",
         "detail",
         "game",
         "loser",
@@ -143,6 +144,8 @@ fn match_json_and_ggf_output() {
         check_game_line(game);
         assert_eq!(game["termination"], "normal");
         assert_eq!(game["loser"], Value::Null);
+        // The default clock: the CPU time of each bot's process tree.
+        assert_eq!(game["clock"], "cpu");
         let number = game["game"].as_u64().unwrap();
         let first_legal_black = number % 2 == 1;
         assert_eq!(game["black"], if first_legal_black { "First legal" } else { "Random (C)" });

@@ -30,6 +30,7 @@ use process::{ChannelError, Exit, Runner};
 pub use stop::StopHandle;
 
 use super::analysis::{Analysis, AnalysisError, validate};
+use super::clock::MoveBudget;
 use super::failure::{Failure, Termination, move_error_failure};
 use super::in_process::analysis_error_reason;
 use super::player::{Reply, Seat};
@@ -118,8 +119,9 @@ impl IsolatedSeat {
         if answer.is_ok() {
             runner.freeze_soon();
             // The first move's CPU time (and time held back) counts from here, not from the
-            // library's loading.
+            // library's loading; the second read says whether the tree's CPU time can be read.
             runner.cpu_since_last();
+            runner.cpu_peek();
             runner.throttled_since_last(started.elapsed());
         }
         let result = match answer {
@@ -182,21 +184,25 @@ impl Seat for IsolatedSeat {
     }
 
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
-        let budget = self.memory_budget();
+        let budget_memory = self.memory_budget();
         let Some(runner) = self.runner.as_mut() else {
             return Err(Failure::new(Termination::Crash, "the bot's runner is gone (a new game was not started)"));
         };
         let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
         let board = OthelloBoard::new(position, limit_ms);
         let grace = time_limit.map_or(Duration::ZERO, |t| self.spec.options.grace_for(t));
-        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + grace);
+        let options = &self.spec.options;
+        let budget = time_limit.map(|t| MoveBudget::new(options.clock, t, grace, options.threads));
         // The seat's processes run only while it is on move (a freezer, where the machine has
         // one). The request is written first, so the thawed bot wakes once, to read it.
         let started = Instant::now();
         let sent = runner.send(&Request::Think { board });
         runner.set_frozen(false);
-        let answer = sent.and_then(|()| runner.receive(started + allowed));
+        let mut waited = Duration::ZERO;
+        let answer = sent.and_then(|()| receive_within(runner, started, budget, &mut waited));
         let elapsed = started.elapsed();
+        // What the cap is held to: the move's wall-clock time less what the machine held it back.
+        let own_time = elapsed.saturating_sub(waited);
         if answer.is_ok() {
             // With a clock the opponent's time is at stake: frozen at once. Without one, a
             // moment later (a fast game then never pays for the freezer).
@@ -210,34 +216,42 @@ impl Seat for IsolatedSeat {
         // Its own threads competing for its CPU share: recorded with the move, and said in a
         // loss on time, since it is the user's to raise.
         let throttled = runner.throttled_since_last(elapsed).filter(|time| !time.is_zero());
+        let held_back = match throttled {
+            Some(time) => format!(
+                "; its CPU share of {} CPU(s) held it back for {} ms of it (more threads than --threads)",
+                self.spec.options.threads.max(1),
+                time.as_millis()
+            ),
+            None => String::new(),
+        };
         let failure = match answer {
+            // An answer that came before the deadline is judged again only on its CPU time: the
+            // host itself may have been slow to read it on a busy machine.
             Ok(Response::Moved { byte, info, error }) => {
-                if byte != OTHELLO_MOVE_ERROR {
-                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu, throttled });
+                match budget.filter(|b| b.cpu.is_some() && cpu.is_some()).and_then(|b| b.overrun(cpu, Duration::ZERO)) {
+                    Some(why) => Failure::new(Termination::Timeout, format!("{why}{held_back}")),
+                    None if byte != OTHELLO_MOVE_ERROR => {
+                        return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu, throttled });
+                    }
+                    None => move_error_failure(error),
                 }
-                move_error_failure(error)
             }
             Ok(other) => protocol_failure(&other),
             Err(ChannelError::Timeout) => {
-                let limit = time_limit.map_or("no limit".to_owned(), |t| format!("limit {} ms", t.as_millis()));
-                let throttled = match throttled {
-                    Some(time) => format!(
-                        "; its CPU share of {} CPU(s) held it back for {} ms of it (more threads than --threads)",
-                        self.spec.options.threads.max(1),
-                        time.as_millis()
-                    ),
-                    None => String::new(),
+                let why = budget.and_then(|b| b.overrun(cpu, own_time)).unwrap_or_else(|| {
+                    let allowed = budget.map_or(UNLIMITED_THINK_DEADLINE, |b| b.wall);
+                    format!("no move within {} ms (no limit)", allowed.as_millis())
+                });
+                let not_counted = match waited.as_millis() {
+                    0 => String::new(),
+                    ms => format!(" (not counting {ms} ms it waited for a processor)"),
                 };
-                Failure::new(
-                    Termination::Timeout,
-                    format!(
-                        "no move within {} ms ({limit} + grace {} ms); the bot was stopped{throttled}",
-                        allowed.as_millis(),
-                        grace.as_millis()
-                    ),
-                )
+                Failure::new(Termination::Timeout, format!("{why}{not_counted}; the bot was stopped{held_back}"))
             }
-            Err(error) => channel_failure(runner, error, "think", allowed, budget).0,
+            Err(error) => {
+                let allowed = budget.map_or(UNLIMITED_THINK_DEADLINE, |b| b.wall);
+                channel_failure(runner, error, "think", allowed, budget_memory).0
+            }
         };
         Err(self.fail(failure))
     }
@@ -289,6 +303,68 @@ impl Seat for IsolatedSeat {
             Err(error) => channel_failure(runner, error, "othello_analyze", allowed, budget).0,
         };
         Err(AnalysisError::Failed(self.fail(failure)))
+    }
+}
+
+/// Shortest wait between two looks at a thinking bot's CPU time on the CPU-time clock.
+const SHORTEST_CPU_LOOK: Duration = Duration::from_millis(2);
+
+/// Waits for the answer to a request sent at `started`. On the wall clock (or without a limit)
+/// until the deadline; on the CPU-time clock, looking at the tree's CPU time as it goes: it ends
+/// with [`ChannelError::Timeout`] once the tree used its CPU allowance, or at the wall-clock cap.
+/// The looks are few: the tree cannot use what is left of its allowance faster than on every
+/// processor of the machine at once, so the next look waits that long (a single-threaded bot on
+/// an idle two-processor machine is looked at after half its allowance, a quarter, …). Where its
+/// CPU time cannot be read, the move is on the wall clock.
+///
+/// The cap is for a bot that sleeps or blocks, not for one the machine's load holds back: the
+/// time its threads waited for a processor since the first look (the scheduler's run delay,
+/// where the machine tells it) is added to the cap, and returned in `waited`.
+fn receive_within(
+    runner: &mut Runner,
+    started: Instant,
+    budget: Option<MoveBudget>,
+    waited: &mut Duration,
+) -> Result<Response, ChannelError> {
+    let Some(budget) = budget else { return runner.receive(started + UNLIMITED_THINK_DEADLINE) };
+    // No read at the start: the tree was frozen since its last move ended (or, pondering, what it
+    // used since is charged to this move at the first look), so a fast move pays for no read.
+    let (Some(allowed), true) = (budget.cpu, runner.cpu_readable()) else {
+        return runner.receive(started + budget.wall_clock());
+    };
+    let mut used = Duration::ZERO;
+    // Asked once: the standard library reads the process's cgroup files for it each time.
+    static PROCESSORS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let processors = *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    let mut waited_mark = None;
+    loop {
+        if used > allowed {
+            return Err(ChannelError::Timeout);
+        }
+        let wall_deadline = started + budget.wall + *waited;
+        let step = ((allowed - used) / processors).max(SHORTEST_CPU_LOOK);
+        let look = (Instant::now() + step).min(wall_deadline);
+        match runner.receive(look) {
+            Err(ChannelError::Timeout) if look < wall_deadline => {}
+            Err(ChannelError::Timeout) => {
+                // At the cap: extended by what the machine held the bot back since the first look.
+                let now_waited = runner.run_delay();
+                let waited_now =
+                    now_waited.zip(waited_mark).map_or(Duration::ZERO, |(now, mark)| now.saturating_sub(mark));
+                if waited_now <= *waited + SHORTEST_CPU_LOOK {
+                    return Err(ChannelError::Timeout);
+                }
+                *waited = waited_now;
+            }
+            answer => return answer,
+        }
+        if waited_mark.is_none() {
+            waited_mark = runner.run_delay();
+        }
+        match runner.cpu_peek() {
+            Some(now) => used = now,
+            None => return runner.receive(started + budget.wall_clock()),
+        }
     }
 }
 

@@ -56,6 +56,14 @@ pub struct Runner {
     exit: Option<Exit>,
     /// Ends every wait for the child when stopped.
     stop: Option<StopHandle>,
+    /// CPU time read by [`Runner::cpu_peek`] during the move under way, not yet returned by
+    /// [`Runner::cpu_since_last`].
+    cpu_this_move: Duration,
+    /// The tree's CPU time from its processes' own clocks when last read, where the jail has no
+    /// clock of its own (a sandboxed runner without a cgroup).
+    tree_cpu_mark: Option<Duration>,
+    /// The last read of the tree's CPU time gave a value (see [`Runner::cpu_readable`]).
+    cpu_readable: bool,
     /// The sandbox around it (scratch folder, cgroup); declared after `child`, so dropped after
     /// the runner is killed and reaped in `drop`.
     jail: Jail,
@@ -96,6 +104,9 @@ impl Runner {
             stderr,
             exit: None,
             stop,
+            cpu_this_move: Duration::ZERO,
+            tree_cpu_mark: None,
+            cpu_readable: false,
             jail,
         })
     }
@@ -211,11 +222,49 @@ impl Runner {
     }
 
     /// CPU time used by the runner's whole process tree since the last call (the first call
-    /// starts the count and returns `None`): from its cgroup when sandboxed, else the runner
-    /// process's own CPU clock; `None` where neither can be read.
+    /// starts the count and returns `None`): from its cgroup when sandboxed in one, else the
+    /// runner process's own CPU clock, else (a sandboxed runner without a cgroup) the clocks of
+    /// every process of its tree; `None` where none can be read. What [`Runner::cpu_peek`] read
+    /// since the last call is included.
     pub fn cpu_since_last(&mut self) -> Option<Duration> {
+        let peeked = std::mem::take(&mut self.cpu_this_move);
+        self.read_cpu().map(|rest| peeked + rest)
+    }
+
+    /// The CPU time the tree used since the last [`Runner::cpu_since_last`], read now (while
+    /// the bot thinks); `None` where it cannot be read.
+    pub fn cpu_peek(&mut self) -> Option<Duration> {
+        let since = self.read_cpu()?;
+        self.cpu_this_move += since;
+        Some(self.cpu_this_move)
+    }
+
+    /// How long the runner's tree has waited for a processor while it could run, in all (see
+    /// [`tree_run_delay`]); `None` where the machine does not say.
+    pub fn run_delay(&self) -> Option<Duration> {
+        tree_run_delay(self.pid())
+    }
+
+    /// Whether the last read of the tree's CPU time gave a value: a move can be held to its CPU
+    /// time (the first read of a runner only starts the count).
+    pub fn cpu_readable(&self) -> bool {
+        self.cpu_readable
+    }
+
+    fn read_cpu(&mut self) -> Option<Duration> {
         let pid = self.pid();
-        self.jail.cpu_since_last(pid)
+        let since = match self.jail.cpu_since_last(pid) {
+            Some(since) => Some(since),
+            None => {
+                // No clock of the jail (or its first read): the tree's processes' own clocks.
+                let now = tree_cpu_time(pid);
+                let since = now.zip(self.tree_cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
+                self.tree_cpu_mark = now;
+                since
+            }
+        };
+        self.cpu_readable = since.is_some();
+        since
     }
 
     /// Freezes the bot's processes a moment from now unless the seat is asked to move again
@@ -283,6 +332,75 @@ impl Drop for Runner {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The CPU time of process `pid` and every process below it (their threads' clocks, and the
+/// children they reaped), from /proc in clock ticks: the CPU clock of a sandboxed runner's tree
+/// where no cgroup counts it. `None` when `pid` cannot be read.
+fn tree_cpu_time(pid: libc::pid_t) -> Option<Duration> {
+    // SAFETY: sysconf has no preconditions.
+    let ticks_per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
+    let ticks = sum_over_tree(pid, process_ticks)?;
+    Some(Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / ticks_per_second))
+}
+
+/// How long the threads of process `pid` and every process below it waited for a processor
+/// while they could run (the scheduler's run delay, `/proc/PID/task/TID/schedstat`): time the
+/// machine's load held the bot back. `None` where it cannot be read.
+pub(crate) fn tree_run_delay(pid: libc::pid_t) -> Option<Duration> {
+    sum_over_tree(pid, |pid| {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+        let mut waited = 0u64;
+        for task in tasks.flatten() {
+            let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+            waited += stat.split_whitespace().nth(1).and_then(|ns| ns.parse::<u64>().ok()).unwrap_or(0);
+        }
+        Some(waited)
+    })
+    .map(Duration::from_nanos)
+}
+
+/// The sum of `of(pid)` over process `pid` and every process below it; `None` when `pid` itself
+/// cannot be read.
+fn sum_over_tree(pid: libc::pid_t, mut of: impl FnMut(libc::pid_t) -> Option<u64>) -> Option<u64> {
+    let mut total = 0u64;
+    let mut pending = vec![pid];
+    let mut first = true;
+    // Bounded: a tree has at most the sandbox's process limit, a loop in /proc cannot happen.
+    let mut seen = 0;
+    while let Some(pid) = pending.pop() {
+        seen += 1;
+        if seen > MAX_TREE_PROCESSES {
+            break;
+        }
+        let Some(own) = of(pid) else {
+            if first {
+                return None;
+            }
+            continue; // ended meanwhile
+        };
+        first = false;
+        total = total.saturating_add(own);
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            pending.extend(children.split_whitespace().filter_map(|child| child.parse::<libc::pid_t>().ok()));
+        }
+    }
+    Some(total)
+}
+
+/// Most processes [`tree_cpu_time`] looks at.
+const MAX_TREE_PROCESSES: usize = 4096;
+
+/// utime + stime + cutime + cstime of `/proc/PID/stat`, in clock ticks.
+fn process_ticks(pid: libc::pid_t) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces: the fields follow the last `)`.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    // After the name: state is field 3 of the man page, utime 14 … cstime 17.
+    let tick = |field: usize| fields.get(field - 3).and_then(|v| v.parse::<i64>().ok()).map(|v| v.max(0) as u64);
+    Some(tick(14)? + tick(15)? + tick(16)? + tick(17)?)
 }
 
 /// Signal names for crash reports.

@@ -229,6 +229,21 @@ impl Runner {
         None
     }
 
+    /// Not measured on Windows yet: a move on the CPU-time clock is held to the wall clock.
+    pub fn cpu_peek(&mut self) -> Option<Duration> {
+        None
+    }
+
+    /// Not measured on Windows yet.
+    pub fn cpu_readable(&self) -> bool {
+        false
+    }
+
+    /// Not read on Windows: the wall-clock cap is not extended by the time the bot waited.
+    pub fn run_delay(&self) -> Option<Duration> {
+        None
+    }
+
     /// Whether a process of the runner's job was refused memory by the job's limit.
     pub fn hit_memory_limit(&mut self) -> bool {
         let guard_ended_it = self.exit.is_some_and(|exit| exit.status == othello_runner::MEMORY_LIMIT_EXIT_CODE);
