@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use othello_testkit::fixture_with;
 
-use crate::serving::{Process, agent, count, othello_exe, seed_contest, upload, wait_until};
+use crate::serving::{agent, count, othello_exe, seed_contest, upload, wait_until};
 
 fn othello(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
