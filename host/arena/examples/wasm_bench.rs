@@ -34,14 +34,7 @@ fn main() {
     let module = out.join("searcher.wasm");
     let clang = if Command::new("clang").arg("--version").output().is_ok() { "clang" } else { "clang-14" };
     run(Command::new(clang)
-        .args([
-            "--target=wasm32-wasi",
-            "--sysroot=/usr",
-            "-O2",
-            "-nostartfiles",
-            "-Wl,--no-entry",
-            "-Wl,--export-dynamic",
-        ])
+        .args(othello_wasm::C_BUILD_FLAGS)
         .arg(&depth_define)
         .arg("-I")
         .arg(&include)

@@ -504,14 +504,7 @@ pub fn wasm_fixture(name: &str, tag: &str, defines: &[(&str, String)]) -> Option
     let partial = out.with_extension(format!("wasm.{}.{build}.partial", std::process::id()));
     let defines: Vec<String> = defines.iter().map(|(name, value)| format!("-D{name}={value}")).collect();
     let status = Command::new(clang)
-        .args([
-            "--target=wasm32-wasi",
-            "--sysroot=/usr",
-            "-O2",
-            "-nostartfiles",
-            "-Wl,--no-entry",
-            "-Wl,--export-dynamic",
-        ])
+        .args(othello_wasm::C_BUILD_FLAGS)
         .args(&defines)
         .arg("-I")
         .arg(include)

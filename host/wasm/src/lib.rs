@@ -31,6 +31,13 @@ pub use abi::{BUFFER_EXPORT, BUFFER_SIZE};
 use host::HostState;
 pub use host::{ALLOWED_IMPORTS, WASI_MODULE};
 
+/// The flags of the documented build line that makes a bot module from the same C source as a
+/// library: `clang --target=wasm32-wasi --sysroot=/usr -O2 -nostartfiles -Wl,--no-entry
+/// -Wl,--export-dynamic -I sdk/include bot.c -o bot.wasm` (Debian's `clang-14 lld-14 wasi-libc
+/// libclang-rt-14-dev-wasm32`).
+pub const C_BUILD_FLAGS: [&str; 6] =
+    ["--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-nostartfiles", "-Wl,--no-entry", "-Wl,--export-dynamic"];
+
 /// Fuel a bot gets per millisecond of its time limit: 20 million units (a unit is about one
 /// WebAssembly operator; most compile to nothing, as `local.get` does). About what wasmtime runs
 /// in a millisecond of CPU time: 21.6 million on the 2-core machine it was measured on (the

@@ -59,14 +59,7 @@ fn module(folder: &Path, work: u32) -> Option<PathBuf> {
     let out = folder.join(format!("bot-{work}.wasm"));
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/include");
     let status = Command::new(clang)
-        .args([
-            "--target=wasm32-wasi",
-            "--sysroot=/usr",
-            "-O2",
-            "-nostartfiles",
-            "-Wl,--no-entry",
-            "-Wl,--export-dynamic",
-        ])
+        .args(othello_wasm::C_BUILD_FLAGS)
         .arg(format!("-DWORK={work}"))
         .arg("-I")
         .arg(include)

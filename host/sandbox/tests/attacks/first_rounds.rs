@@ -19,7 +19,7 @@ fn host_pid() -> (&'static str, String) {
 }
 
 /// The hostile bot as black, then as white, against a good bot; returns both games.
-fn two_games(hostile: &Path) -> [GameRecord; 2] {
+pub(crate) fn two_games(hostile: &Path) -> [GameRecord; 2] {
     let mut bad = open_seat(&isolated(hostile)).expect("the hostile bot loads");
     let mut good = open_seat(&isolated(&fixture("first_legal"))).expect("the good bot loads");
     [
@@ -36,7 +36,7 @@ fn assert_played_out(record: &GameRecord) {
 }
 
 /// Both games played out: the attack failed (the fixtures lose on purpose when it succeeds).
-fn assert_attack_failed(hostile: &Path) {
+pub(crate) fn assert_attack_failed(hostile: &Path) {
     for game in two_games(hostile) {
         assert_played_out(&game);
     }

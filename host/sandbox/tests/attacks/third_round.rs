@@ -3,30 +3,13 @@
 //! when an attack succeeds), and what the user sees is clean.
 
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use othello_arena::record::GameRecord;
-use othello_arena::referee::{Opening, play_game};
 use othello_arena::seat::{Termination, open_seat};
 use othello_testkit::*;
 
-/// The hostile bot as black, then as white, against a good bot; returns both games.
-fn two_games(hostile: &Path) -> [GameRecord; 2] {
-    let mut bad = open_seat(&isolated(hostile)).expect("the hostile bot loads");
-    let mut good = open_seat(&isolated(&fixture("first_legal"))).expect("the good bot loads");
-    [
-        play_game(bad.as_mut(), good.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)),
-        play_game(good.as_mut(), bad.as_mut(), &Opening::none(), Some(TEST_TIME_LIMIT)),
-    ]
-}
-
-/// Both games played out: the attack failed.
-fn assert_attack_failed(hostile: &Path) {
-    for record in two_games(hostile) {
-        assert_eq!(record.result.termination(), Termination::Normal, "{:?}", record.result);
-        assert!(record.final_position().is_game_over());
-    }
-}
+use crate::first_rounds::{assert_attack_failed, two_games};
 
 /// A C string literal for a `-D` definition.
 fn c_string(text: &str) -> String {
