@@ -185,6 +185,11 @@ pub fn plan_job(
     db: &mut Connection,
     libraries_only: bool,
 ) -> Result<Planned, String> {
+    if job.kind == JobKind::Test {
+        let test =
+            crate::test_games::TestJob { id: job.number as i64, upload: job.upload, opponent: test_opponent(db, job)? };
+        return Ok(Planned::Play(Box::new(crate::test_games::plan(&test, config, ladder, db)?)));
+    }
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     // The organiser's time control (admin page or CLI) over the server's --time-ms.
     let time_limit = crate::admin::time_limit(db, config)?;
@@ -271,6 +276,12 @@ pub fn plan_job(
     })))
 }
 
+/// The opponent of a test job's pair (its ladder entry).
+fn test_opponent(db: &Connection, job: &Job) -> Result<i64, String> {
+    db.query_row("SELECT opponent FROM server_test_games WHERE id = ?1", [job.number as i64], |row| row.get(0))
+        .map_err(|e| format!("test games {}: {e}", job.number))
+}
+
 /// Records game `slot` of a pair unless the job recorded it already (a pair played again after
 /// a crash or an expired lease counts each game once). Returns whether it recorded it.
 pub fn record_slot(
@@ -307,6 +318,21 @@ pub fn complete_job(
     ladder: &mut Ladder,
     db: &mut Connection,
 ) -> Result<(), String> {
+    if job.kind == JobKind::Test {
+        // Unrated: kept in the test games' tables, never in the ladder's.
+        for (slot, game) in played.games.iter().enumerate() {
+            let (black, white) =
+                if slot == 0 { (&plan.bots[0], &plan.bots[1]) } else { (&plan.bots[1], &plan.bots[0]) };
+            let mut game = game.clone();
+            game.black = black.label();
+            game.white = white.label();
+            crate::test_games::record(db, job.number as i64, slot, &game)?;
+        }
+        crate::test_games::finish(db, job.number as i64, None)?;
+        store::finish_test_job(db, job)?;
+        shared.changed();
+        return Ok(());
+    }
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     if job.kind == JobKind::Check {
         return complete_check(job, &upload, played, config, shared, ladder, db);
@@ -359,17 +385,17 @@ fn complete_check(
         let reason = format!("it does not load: {why}");
         return store::finish_job(db, job, Status::Rejected, Some(&reason), Next::Nothing);
     }
-    // One row per entrant's upload: a copy, or a name that looks like another's, gets none.
-    let conflict = match crate::service::entries::original_of(db, ladder, upload.entrant, &upload.sha256)? {
-        Some(original) => Some(format!("it is byte for byte a copy of {original}: a copy is not entered")),
-        None => crate::service::entries::name_taken(db, ladder, upload.entrant, &info.name)?,
+    // One row per entrant's upload: a refused copy, or a name that looks like another's, gets
+    // none; an entered copy gets one of its own.
+    let name = match crate::service::entries::entry_name(db, ladder, upload.entrant, &upload.sha256, &info.name)? {
+        Ok(name) => name,
+        Err(why) => {
+            let json = serde_json::to_string(&report).expect("reports serialize");
+            store::save_report(db, upload.id, &json, None)?;
+            return store::finish_job(db, job, Status::Rejected, Some(&why), Next::Nothing);
+        }
     };
-    if let Some(why) = conflict {
-        let json = serde_json::to_string(&report).expect("reports serialize");
-        store::save_report(db, upload.id, &json, None)?;
-        return store::finish_job(db, job, Status::Rejected, Some(&why), Next::Nothing);
-    }
-    let identity = library_identity(&upload.path, &info.name, None)?;
+    let identity = library_identity(&upload.path, &name, None)?;
     let entry = ladder.entry_for(&identity)?;
     for (game, color) in played.games.iter().zip([Color::Black, Color::White]) {
         report.games.push(check_game(game, color));
@@ -485,7 +511,7 @@ pub struct PlannedBot {
 }
 
 impl PlannedBot {
-    fn of_entry(entry: &Entry) -> PlannedBot {
+    pub(crate) fn of_entry(entry: &Entry) -> PlannedBot {
         PlannedBot {
             entry: entry.id,
             name: entry.identity.name.clone(),

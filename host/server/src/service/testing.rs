@@ -62,15 +62,6 @@ impl Service {
                 ));
             }
         };
-        if self.config.workers == 0 {
-            // Remote workers play checks and rating pairs only: a pair queued here would wait
-            // forever (and count against the hourly limit). Refused with the reason instead.
-            return Err(Refusal::new(
-                409,
-                "this server plays no games itself (it runs with --workers 0) and its remote workers do not \
-                 play test games: ask the organiser to run it with --workers 1 or more",
-            ));
-        }
         if opponent == mine {
             return Err(Refusal::new(422, "a bot cannot play test games against itself: choose another opponent"));
         }
