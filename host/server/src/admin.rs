@@ -12,6 +12,7 @@ use crate::store::{new_token, sha256_hex};
 const ADMIN_TOKEN_KEY: &str = "server_admin_token";
 const TIME_CONTROL_KEY: &str = "server_time_ms";
 const COPIES_KEY: &str = "server_copies";
+const SEEDING_KEY: &str = "server_seeding";
 
 /// What the server does with a file byte for byte another entrant's (or a pool bot's): the
 /// organiser's choice. Either way the organiser's page lists the copies.
@@ -121,4 +122,14 @@ pub fn set_copy_rule(connection: &Connection, rule: CopyRule) -> Result<(), Stri
 /// `othello serve copies refuse|enter`.
 pub fn set_copies(ladder: &Path, rule: &str) -> Result<(), String> {
     set_copy_rule(&crate::store::open(ladder)?, CopyRule::parse(rule)?)
+}
+
+/// Whether the sample pool's calibration began and has not ended (a server stopped during it
+/// goes on at its next start).
+pub fn seeding_unfinished(connection: &Connection) -> Result<bool, String> {
+    Ok(setting(connection, SEEDING_KEY)?.as_deref() == Some("running"))
+}
+
+pub fn set_seeding_unfinished(connection: &Connection, unfinished: bool) -> Result<(), String> {
+    set_setting(connection, SEEDING_KEY, if unfinished { "running" } else { "done" })
 }

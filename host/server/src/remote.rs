@@ -579,10 +579,19 @@ impl Remote {
                 let test = crate::test_games::claim(connection, &lease).map_err(internal)?;
                 let job = match &test {
                     Some(test) => Some(store::lease_test_job(connection, test, &lease, expires).map_err(internal)?),
-                    None => store::claim_job_until(connection, &lease, Some(expires), Some(caller.id)).map_err(internal)?,
+                    None => {
+                        // While the sample pool is calibrated, placements wait (checks do not).
+                        let checks_only = shared.seeding().is_some();
+                        store::claim_job_until(connection, &lease, Some(expires), Some(caller.id), checks_only)
+                            .map_err(internal)?
+                    }
                 };
                 let Some(job) = job else {
-                    if config.continuous_games && !refreshed && store::queue_refresh(connection).map_err(internal)? {
+                    if config.continuous_games
+                        && !refreshed
+                        && shared.seeding().is_none()
+                        && store::queue_refresh(connection).map_err(internal)?
+                    {
                         refreshed = true;
                         continue;
                     }

@@ -353,7 +353,7 @@ impl Service {
                 ),
             ));
         }
-        crate::inspect::check_library(bytes).map_err(|why| Refusal::new(422, why))?;
+        crate::inspect::check_upload(raw_file_name, bytes).map_err(|why| Refusal::new(422, why))?;
         let sha256 = store::sha256_hex(bytes);
         if let Some(earlier) = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)? {
             return Ok(Accepted { id: earlier.id, status: earlier.status, sha256, duplicate: true });

@@ -638,7 +638,12 @@ pub fn lease_test_job(
 /// Claims the next job for `lease` (checks first, then pairs, oldest first), held until it is
 /// finished or the server stops (a local worker's).
 pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
-    claim_job_until(connection, lease, None, None)
+    claim_job_until(connection, lease, None, None, false)
+}
+
+/// [`claim_job`] of checks only (while the sample pool is calibrated, placements wait).
+pub fn claim_check(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
+    claim_job_until(connection, lease, None, None, true)
 }
 
 /// [`claim_job`] with a lease that lapses at `expires` (Unix milliseconds) unless renewed: a
@@ -650,6 +655,7 @@ pub fn claim_job_until(
     lease: &str,
     expires: Option<i64>,
     worker: Option<i64>,
+    checks_only: bool,
 ) -> Result<Option<Job>, String> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
@@ -657,9 +663,10 @@ pub fn claim_job_until(
     let job = transaction
         .query_row(
             "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued' AND kind != 'test'
+               AND (?2 = 0 OR kind = 'check')
                AND NOT (?1 IS NOT NULL AND id IN (SELECT job FROM server_load_verdicts WHERE worker = ?1))
              ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
-            [worker],
+            params![worker, checks_only],
             job_row,
         )
         .optional()

@@ -124,6 +124,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/bots/{id}", get(page_bot))
         .route("/games/{id}", get(page_game))
         .route("/api/leaderboard", get(api_leaderboard))
+        .route("/api/seeding", get(api_seeding))
         .route("/api/bots/{id}", get(api_bot))
         .route("/api/bots/{id}/games", get(api_bot_games))
         .route("/api/games/{id}", get(api_game))
@@ -530,6 +531,18 @@ async fn history_svg(
                 .into_response()
         }
         Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// The sample pool's calibration: `{"running": false}` once it is done, else its counts.
+async fn api_seeding(State(service): State<Shared>) -> Response {
+    match service.shared.seeding() {
+        Some(status) => {
+            let mut json = serde_json::to_value(&status).unwrap_or_default();
+            json["running"] = serde_json::Value::Bool(true);
+            axum::Json(json).into_response()
+        }
+        None => axum::Json(serde_json::json!({ "running": false })).into_response(),
     }
 }
 

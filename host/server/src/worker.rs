@@ -109,7 +109,10 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
             Ok(None) => {}
             Err(why) => eprintln!("worker {index}: {why}"),
         }
-        match store::claim_job(&mut db, &lease) {
+        // While the sample pool is calibrated, only checks are played (placements wait for it).
+        let seeding = shared.seeding().is_some();
+        let claimed = if seeding { store::claim_check(&mut db, &lease) } else { store::claim_job(&mut db, &lease) };
+        match claimed {
             Ok(Some(job)) => {
                 if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
                     if shared.stop.load(Ordering::SeqCst) {
@@ -121,7 +124,7 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
                 }
                 shared.changed();
             }
-            Ok(None) if config.continuous_games => match store::queue_refresh(&mut db) {
+            Ok(None) if config.continuous_games && !seeding => match store::queue_refresh(&mut db) {
                 Ok(true) => {}
                 Ok(false) => shared.wait_for_work(seen),
                 Err(why) => {
@@ -382,7 +385,12 @@ fn complete_check(
         report.error = Some(why.clone());
         let json = serde_json::to_string(&report).expect("reports serialize");
         store::save_report(db, upload.id, &json, None)?;
-        let reason = format!("it does not load: {why}");
+        // What the student can do about it, read from the library's exports.
+        let hint = std::fs::read(&upload.path).ok().and_then(|bytes| crate::inspect::load_hint(&bytes));
+        let reason = match hint {
+            Some(hint) => format!("it does not load: {why}. {hint}"),
+            None => format!("it does not load: {why}"),
+        };
         return store::finish_job(db, job, Status::Rejected, Some(&reason), Next::Nothing);
     }
     // One row per entrant's upload: a refused copy, or a name that looks like another's, gets
@@ -421,7 +429,15 @@ fn check_game(game: &GameRecord, color: Color) -> CheckGame {
         result: result.to_owned(),
         discs: game.result.discs,
         termination: game.result.termination().as_str().to_owned(),
-        failure: failure.map(|f| format!("{}: {}", f.termination, f.detail)),
+        failure: failure.map(|f| match f.termination {
+            // The mistake behind most illegal moves: a move byte made by hand.
+            othello_arena::seat::Termination::IllegalMove => format!(
+                "{}: {}. Your think must return a legal square as othello_move(row, col) (row and column 0–7, \
+                 from the header), or OTHELLO_PASS only when there is no legal move",
+                f.termination, f.detail
+            ),
+            _ => format!("{}: {}", f.termination, f.detail),
+        }),
         stderr_tail: failure.map(|f| f.stderr_tail.clone()).unwrap_or_default(),
         move_times_ms: game
             .moves

@@ -40,11 +40,33 @@ pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, 
                         (why) ")."
                     }
                 }
+                @if let Some(seeding) = service.shared.seeding() {
+                    p.note #seeding { (seeding_text(&seeding)) }
+                }
                 main { (body) }
                 footer { "Bots accepted: " (crate::inspect::accepted_platform()) ". Jobs waiting: " (service.pending_jobs()) "." }
             }
         }
     }
+}
+
+/// The pool's calibration in words: what was played, the precision reached and the target.
+pub fn seeding_text(seeding: &crate::SeedingStatus) -> String {
+    let mut text = format!(
+        "The sample pool is being calibrated: {} games played (the first {} link every bot to its neighbours; then it plays until every bot is known to ±{:.0} Elo, at most {} games)",
+        seeding.games, seeding.linking_games, seeding.target_error, seeding.max_games
+    );
+    if let Some(error) = seeding.widest_error {
+        text.push_str(&format!("; the widest interval now is ±{error:.0}"));
+    }
+    if let Some(ms) = seeding.time_ms {
+        text.push_str(&format!("; {ms} ms a move"));
+    }
+    if let Some(note) = &seeding.time_note {
+        text.push_str(&format!(" ({note})"));
+    }
+    text.push_str(". Uploads are checked meanwhile; their placement starts when it ends.");
+    text
 }
 
 pub fn message(service: &Service, entrant: Option<&Entrant>, title: &str, text: &str) -> Markup {

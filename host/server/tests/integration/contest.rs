@@ -347,3 +347,50 @@ fn test_games_are_played_unrated_for_their_entrant_only_and_rate_limited() {
     assert_eq!(code, 429, "{json}");
     assert!(json["error"].as_str().unwrap().contains("limit is 3"), "the reason: {json}");
 }
+
+/// A fresh contest answers at once: the sample pool is on the leaderboard from the first page and
+/// calibrated in the background with its true counts (`/api/seeding`, a note on every page);
+/// an upload is checked meanwhile and its placement starts only once the pool is calibrated.
+#[test]
+fn a_fresh_contest_answers_at_once_and_calibrates_its_pool_in_the_background() {
+    let server = TestServer::start_with(|config| {
+        config.seed_pool.push(
+            othello_ladder::identity::library_identity(&named_bot("pool-third", "Third"), "Third", None).unwrap(),
+        );
+    });
+    // The pool's rows are there from the start, whatever the calibration has played.
+    let (status, board) = server.get_json("/api/leaderboard", None);
+    assert_eq!(status, 200);
+    let names: Vec<&str> = board.as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    for name in ["Random", "First legal", "Third"] {
+        assert!(names.contains(&name), "{name} on the first leaderboard: {board}");
+    }
+    let (_, seeding) = server.get_json("/api/seeding", None);
+    if seeding["running"] == true {
+        assert_eq!(seeding["linking_games"], 12, "3 pairs × 2 openings × 2 games: {seeding}");
+        assert!(seeding["games"].as_u64().unwrap() <= seeding["max_games"].as_u64().unwrap(), "{seeding}");
+        assert_eq!(seeding["time_ms"], 200, "at the contest's time control: {seeding}");
+    }
+    let alice = server.add_entrant("Alice");
+    let id = server.upload_file(&alice, &named_bot("during-seeding", "Early bird"));
+    let bot = server.wait_for_status(&alice, id, &["rated", "rejected"]);
+    assert_eq!(bot["status"], "rated", "{bot}");
+    let (_, seeding) = server.get_json("/api/seeding", None);
+    assert_eq!(seeding["running"], false, "calibrated before the placement ended: {seeding}");
+    let (_, page) = server.get("/", None);
+    assert!(!page.contains("id=\"seeding\""), "no calibration note once it is done");
+
+    let count = |sql: &str| crate::remote::count(&server, sql);
+    let pool_games = count(
+        "SELECT count(*) FROM games WHERE black NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+           AND white NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)",
+    );
+    assert!(pool_games >= 12, "the linking round at least: {pool_games}");
+    let placement_before_calibration = count(
+        "SELECT count(*) FROM games g WHERE (g.black IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+            OR g.white IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))
+           AND g.id < (SELECT max(id) FROM games p WHERE p.black NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+                         AND p.white NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))",
+    );
+    assert_eq!(placement_before_calibration, 0, "placements wait for the calibration");
+}

@@ -1,0 +1,65 @@
+//! A student's usual mistakes, each answered with what to do (issue 46): a source file uploaded
+//! instead of the library, C++ names without `extern "C"`, a move byte made by hand.
+
+use std::path::Path;
+
+use crate::{TestServer, compile_test_bot};
+
+/// An uploaded `greedy.c` is told to compile first, with the build line.
+#[test]
+fn a_source_file_is_told_to_compile_first_with_the_build_line() {
+    let server = TestServer::start();
+    let student = server.add_entrant("Tam");
+    let source = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/no_exports.c")).unwrap();
+    let (status, json) = server.upload(Some(&student), "greedy.c", &source);
+    assert_eq!(status, 422, "{json}");
+    let why = json["error"].as_str().unwrap();
+    assert!(why.contains("Compile it first"), "{why}");
+    assert!(why.contains(othello_server::inspect::build_line()), "the build line: {why}");
+}
+
+/// A C++ bot without `extern "C"` does not load, and the reason names the C++ name and the fix.
+#[test]
+fn a_cpp_bot_without_extern_c_is_told_to_declare_it() {
+    let server = TestServer::start();
+    let student = server.add_entrant("Uma");
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("libmangled.so");
+    let status = std::process::Command::new("c++")
+        .args(["-shared", "-fPIC", "-O1"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cpp_mangled.cpp"))
+        .arg("-o")
+        .arg(&library)
+        .status()
+        .expect("a C++ compiler (c++)");
+    assert!(status.success());
+    let id = server.upload_file(&student, &library);
+    let bot = server.wait_for_status(&student, id, &["rated", "rejected"]);
+    assert_eq!(bot["status"], "rejected", "{bot}");
+    let why = bot["reason"].as_str().unwrap();
+    assert!(why.contains("C++ name") && why.contains("extern \"C\"") && why.contains("_Z"), "{why}");
+}
+
+/// A library exporting neither `init` nor `think` is told which to define, with the build line.
+#[test]
+fn a_bot_without_think_is_told_what_to_define() {
+    let server = TestServer::start();
+    let student = server.add_entrant("Val");
+    let dir = tempfile::tempdir().unwrap();
+    let id = server.upload_file(&student, &compile_test_bot("no_exports", dir.path()));
+    let bot = server.wait_for_status(&student, id, &["rated", "rejected"]);
+    let why = bot["reason"].as_str().unwrap();
+    assert!(why.contains("does not export `init` or `think`") && why.contains("greedy.c"), "{why}");
+}
+
+/// A move byte that is no square is explained with the helper to use.
+#[test]
+fn a_move_byte_made_by_hand_is_explained_with_othello_move() {
+    let server = TestServer::start();
+    let student = server.add_entrant("Wen");
+    let id = server.upload_file(&student, &othello_testkit::fixture("illegal_off_board"));
+    let bot = server.wait_for_status(&student, id, &["rated", "rejected"]);
+    let games = bot["report"]["games"].as_array().unwrap();
+    let failure = games.iter().find_map(|g| g["failure"].as_str()).unwrap_or_else(|| panic!("a failure: {bot}"));
+    assert!(failure.contains("othello_move(row, col)") && failure.contains("OTHELLO_PASS"), "{failure}");
+}
