@@ -75,13 +75,20 @@ fn format_name(format: BinaryFormat) -> &'static str {
 /// the server's platform).
 pub fn build_line() -> &'static str {
     if cfg!(windows) {
-        "gcc -shared -O2 -I include greedy.c -o greedy.dll   (MinGW; with MSVC: cl /LD /O2 /I include greedy.c)"
+        BUILD_LINES[1].1
     } else if cfg!(target_os = "macos") {
-        "cc -dynamiclib -O2 -I include greedy.c -o libgreedy.dylib"
+        "cc -O2 -dynamiclib -I . greedy.c -o libgreedy.dylib"
     } else {
-        "gcc -shared -fPIC -O2 -I include greedy.c -o libgreedy.so"
+        BUILD_LINES[0].1
     }
 }
+
+/// The starter kit's build lines, by compiler (the header beside `greedy.c`).
+pub const BUILD_LINES: [(&str, &str); 3] = [
+    ("Linux, gcc or clang", "gcc -O2 -shared -fPIC -I . greedy.c -o libgreedy.so"),
+    ("Windows, MinGW-w64", "x86_64-w64-mingw32-gcc -O2 -shared -static -I . greedy.c -o greedy.dll"),
+    ("Windows, MSVC (Developer Command Prompt)", "cl /O2 /LD /I . greedy.c /Fe:greedy.dll"),
+];
 
 /// Source files a student may upload by mistake, by extension.
 const SOURCE_EXTENSIONS: [&str; 12] = ["c", "h", "cc", "cpp", "cxx", "hpp", "rs", "py", "java", "cs", "go", "txt"];

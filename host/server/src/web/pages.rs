@@ -25,6 +25,7 @@ pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, 
                         a href="/arena" { "Arena screen" }
                         a href="/workers" { "Workers" }
                         a href="/final" { "Final" }
+                        a href="/starter" { "Starter kit" }
                         @if let Some(entrant) = entrant {
                             a href="/me" { "My bots" }
                             span.who { "Logged in as " b { (entrant.name) } }
@@ -330,4 +331,59 @@ pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {
 /// whose it is.
 pub fn entrant_note(entrant: Option<&str>) -> maud::Markup {
     maud::html! { @if let Some(entrant) = entrant { " (" span.entrant { (entrant) } ")" } }
+}
+
+/// The starter kit: everything a student needs to go from nothing to an uploaded bot.
+pub fn starter(service: &Service, entrant: Option<&Entrant>) -> Markup {
+    let platform = crate::inspect::accepted_platform();
+    let body = html! {
+        h1 { "Starter kit" }
+        p { "A bot is a small library with two functions: " code { "init" } " (return your bot's name) and "
+            code { "think" } " (given the board, return your move). This server runs bots built as a "
+            b #starter-platform { (platform) } "." }
+        section #starter-files {
+            h2 { "1. Download two files into one folder" }
+            ul {
+                li { a href="/starter/othello_bot.h" download { "othello_bot.h" } " — the header: the board, the functions, the helpers" }
+                li { a href="/starter/greedy.c" download { "greedy.c" } " — a first bot that plays the move flipping the most discs" }
+            }
+        }
+        section #starter-build {
+            h2 { "2. Build it" }
+            p { "In that folder, with your compiler:" }
+            @for (compiler, line) in crate::inspect::BUILD_LINES {
+                h3 { (compiler) }
+                pre { code { (line) } }
+            }
+            p.note { "Upload the library the compiler makes (" code { ".so" } " or " code { ".dll" } "), not " code { "greedy.c" } ". "
+                "Writing C++? Keep " code { "#include \"othello_bot.h\"" } " at the top: it declares the functions " code { "extern \"C\"" } " so they keep their names." }
+        }
+        section #starter-upload {
+            h2 { "3. Upload it" }
+            p { "Log in with the link your teacher gave you, then use " a href="/me" { "My bots" } ". "
+                "It is checked in a few seconds (it must load and play two games against a random bot), then placed on the leaderboard." }
+        }
+        section #starter-rules {
+            h2 { "The rules and the interface" }
+            ul {
+                li { "Standard Othello on 8×8; each game starts from a random opening of a few moves, and every pairing plays it twice with colours swapped." }
+                li { code { "think" } " gets " code { "board->black" } ", " code { "board->white" } " (one bit per square, a1 = bit 0), "
+                    code { "board->to_move" } " and " code { "board->legal" } " (your legal moves)." }
+                li { "Return " code { "othello_move(row, col)" } " (row and column 0–7) for a legal square, or " code { "OTHELLO_PASS" } " only when " code { "board->legal" } " is 0. Any other byte loses the game (an illegal move)." }
+                li { "A move must come within the time limit; a crash, a timeout or an illegal move loses that game." }
+                li { code { "init" } " is called before every game: reset your state there. Your name must not look like another entrant's bot." }
+            }
+        }
+    };
+    layout(service, entrant, "Starter kit", body)
+}
+
+/// The page of an address that leads nowhere.
+pub fn not_found(service: &Service, entrant: Option<&Entrant>, path: &str) -> Markup {
+    let body = html! {
+        h1 { "Page not found" }
+        p #not-found { "There is no page at " code { (path) } " on this contest." }
+        p { a href="/" { "The leaderboard" } " · " a href="/starter" { "Starter kit" } " · " a href="/me" { "My bots" } }
+    };
+    layout(service, entrant, "Page not found", body)
 }

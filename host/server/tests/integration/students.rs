@@ -63,3 +63,46 @@ fn a_move_byte_made_by_hand_is_explained_with_othello_move() {
     let failure = games.iter().find_map(|g| g["failure"].as_str()).unwrap_or_else(|| panic!("a failure: {bot}"));
     assert!(failure.contains("othello_move(row, col)") && failure.contains("OTHELLO_PASS"), "{failure}");
 }
+
+/// The starter kit on the site is enough: its header and `greedy.c`, built with its own Linux
+/// line, make a bot that uploads, loads and is rated.
+#[test]
+fn the_starter_kit_builds_a_bot_that_is_rated() {
+    let server = TestServer::start();
+    let (status, page) = server.get("/starter", None);
+    assert_eq!(status, 200);
+    for needed in ["othello_bot.h", "greedy.c", "gcc -O2 -shared -fPIC", "mingw32", "cl /O2 /LD", "othello_move(row, col)"] {
+        assert!(page.contains(needed), "{needed} on the starter page");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["othello_bot.h", "greedy.c"] {
+        let (status, text) = server.get(&format!("/starter/{file}"), None);
+        assert_eq!(status, 200, "{file}");
+        std::fs::write(dir.path().join(file), text).unwrap();
+    }
+    let (_, line) = othello_server::inspect::BUILD_LINES[0];
+    let mut words = line.split_whitespace();
+    let status = std::process::Command::new(words.next().unwrap())
+        .args(words)
+        .current_dir(dir.path())
+        .status()
+        .expect("the compiler of the starter kit's first line");
+    assert!(status.success(), "{line}");
+    let student = server.add_entrant("Xan");
+    let id = server.upload_file(&student, &dir.path().join("libgreedy.so"));
+    let bot = server.wait_for_status(&student, id, &["rated", "rejected"]);
+    assert_eq!(bot["status"], "rated", "{bot}");
+    assert_eq!(bot["report"]["name"], "Greedy (C)");
+}
+
+/// An address that leads nowhere answers the site's own 404 page (JSON under `/api/`).
+#[test]
+fn an_unknown_address_gets_the_sites_404_page() {
+    let server = TestServer::start();
+    let (status, page) = server.get("/no/such/page", None);
+    assert_eq!(status, 404);
+    assert!(page.contains("Page not found") && page.contains("href=\"/starter\""), "{page}");
+    let (status, json) = server.get_json("/api/no-such-route", None);
+    assert_eq!(status, 404);
+    assert!(json["error"].as_str().unwrap().contains("no route"), "{json}");
+}
