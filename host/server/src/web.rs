@@ -565,7 +565,8 @@ async fn page_not_found(State(service): State<Shared>, headers: HeaderMap, uri: 
             .into_response();
     }
     let entrant = page_entrant(&service, &headers).await;
-    (StatusCode::NOT_FOUND, Html(pages::not_found(&service, entrant.as_ref(), uri.path()).into_string())).into_response()
+    (StatusCode::NOT_FOUND, Html(pages::not_found(&service, entrant.as_ref(), uri.path()).into_string()))
+        .into_response()
 }
 
 /// The sample pool's calibration: `{"running": false}` once it is done, else its counts.
@@ -705,10 +706,27 @@ async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): P
     }
 }
 
-async fn page_game(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+/// `?ply=N`: the position a replay page shows without JavaScript.
+#[derive(serde::Deserialize)]
+pub(crate) struct PlyQuery {
+    ply: Option<String>,
+}
+
+impl PlyQuery {
+    pub(crate) fn ply(&self) -> Option<usize> {
+        self.ply.as_deref().and_then(|p| p.trim().parse().ok())
+    }
+}
+
+async fn page_game(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    axum::extract::Query(query): axum::extract::Query<PlyQuery>,
+) -> Response {
     let entrant = page_entrant(&service, &headers).await;
     match blocking(&service, move |s| s.replay(id)).await {
-        Ok(replay) => Html(pages::game(&service, entrant.as_ref(), &replay).into_string()).into_response(),
+        Ok(replay) => Html(pages::game(&service, entrant.as_ref(), &replay, query.ply()).into_string()).into_response(),
         Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
     }
 }

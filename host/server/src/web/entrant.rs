@@ -101,13 +101,20 @@ async fn api_test_games(
     }
 }
 
-async fn page_test_game(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+async fn page_test_game(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    axum::extract::Query(query): axum::extract::Query<super::PlyQuery>,
+) -> Response {
     let Some(entrant) = page_entrant(&service, &headers).await else {
         return Redirect::to("/login").into_response();
     };
     let who = entrant.clone();
     match blocking(&service, move |s| s.test_replay(&who, id)).await {
-        Ok(replay) => Html(pages::game_page(&service, Some(&entrant), &replay, true).into_string()).into_response(),
+        Ok(replay) => {
+            Html(pages::game_page(&service, Some(&entrant), &replay, true, query.ply()).into_string()).into_response()
+        }
         Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
     }
 }

@@ -277,34 +277,71 @@ pub fn bot(
     layout(service, Some(entrant), "Bot", body)
 }
 
-pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay) -> Markup {
-    game_page(service, entrant, replay, false)
+pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay, ply: Option<usize>) -> Markup {
+    game_page(service, entrant, replay, false, ply)
 }
 
-/// A game's replay page; `test` for an unrated test game.
-pub fn game_page(service: &Service, entrant: Option<&Entrant>, replay: &Replay, test: bool) -> Markup {
+/// A game's replay page; `test` for an unrated test game. Without JavaScript it is a page per
+/// position (`?ply=N`, the final one by default) with links to step; the script steps in place.
+pub fn game_page(
+    service: &Service,
+    entrant: Option<&Entrant>,
+    replay: &Replay,
+    test: bool,
+    ply: Option<usize>,
+) -> Markup {
     let data = serde_json::to_string(replay).expect("replays serialize");
+    let last = replay.positions.len().saturating_sub(1);
+    let ply = ply.unwrap_or(last).min(last);
+    let board = replay.positions.get(ply).map(String::as_str).unwrap_or("");
+    let step = |to: usize| format!("?ply={to}");
     let body = html! {
         h1 { (if test { "Test game #" } else { "Game #" }) (replay.id) }
         @if test { p.note { "An unrated test game: no rating counts it." } }
         p { span.name { (replay.black) } (entrant_note(replay.black_entrant.as_deref())) " (black) – "
             span.name { (replay.white) } (entrant_note(replay.white_entrant.as_deref())) " (white): " (replay.result) ", " (replay.termination)
             @if !replay.detail.is_empty() { " (" (replay.detail) ")" } }
-        div #replay data-game=(data) {
+        div #replay data-game=(data) data-ply=(ply) {
             div.board {
-                svg #board-svg viewBox="0 0 8 8" width="400" height="400" role="img" aria-label="board" {}
-                div.controls {
-                    button #first type="button" title="start" { "|◀" } " "
-                    button #prev type="button" title="previous move (←)" { "◀" } " "
-                    span #ply { "0" } " "
-                    button #next type="button" title="next move (→)" { "▶" } " "
-                    button #last type="button" title="end" { "▶|" }
+                svg #board-svg viewBox="0 0 8 8" width="400" height="400" role="img" aria-label={ "the board after move " (ply) } {
+                    (board_squares(board))
+                }
+                nav.controls aria-label="replay controls" {
+                    a #first href=(step(0)) role="button" aria-label="first position" title="start" { "|◀" } " "
+                    a #prev href=(step(ply.saturating_sub(1))) role="button" aria-label="previous move" title="previous move (←)" { "◀" } " "
+                    span #ply aria-live="polite" { (ply) " / " (replay.moves.len()) } " "
+                    a #next href=(step((ply + 1).min(last))) role="button" aria-label="next move" title="next move (→)" { "▶" } " "
+                    a #last href=(step(last)) role="button" aria-label="last position" title="end" { "▶|" }
                 }
             }
-            ol #moves {}
+            ol #moves aria-label="moves" {
+                @for (i, mv) in replay.moves.iter().enumerate() {
+                    li.current[i + 1 == ply] { a href=(step(i + 1)) {
+                        (if mv.color == 'X' { "● " } else { "○ " }) (mv.mv) "  " (mv.ms) " ms"
+                        @if let Some(eval) = mv.eval { "  eval " (format!("{eval:.1}")) }
+                    } }
+                }
+            }
         }
     };
     layout(service, entrant, "Game", body)
+}
+
+/// A board's squares (`X` black, `O` white, 64 of them) as the inside of an 8×8 SVG.
+fn board_squares(board: &str) -> Markup {
+    html! {
+        rect width="8" height="8" fill="#2e7d4f" {}
+        @for i in 0..=8 {
+            line x1=(i) y1="0" x2=(i) y2="8" stroke="#154a2c" stroke-width="0.03" {}
+            line x1="0" y1=(i) x2="8" y2=(i) stroke="#154a2c" stroke-width="0.03" {}
+        }
+        @for (square, c) in board.chars().take(64).enumerate() {
+            @if c == 'X' || c == 'O' {
+                circle cx=(format!("{}.5", square % 8)) cy=(format!("{}.5", square / 8)) r="0.42"
+                    fill=(if c == 'X' { "#111" } else { "#f4f4f4" }) {}
+            }
+        }
+    }
 }
 
 pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {

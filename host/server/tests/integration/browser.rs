@@ -361,3 +361,50 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     );
     browser.screenshot("contest-final-knockout");
 }
+
+/// Every page fits a 390 px phone without sideways scrolling (and a 1280×800 screen), screenshots
+/// of each at both sizes in the tests' folder of the target directory.
+#[test]
+fn in_a_browser_every_page_fits_a_phone_without_sideways_scrolling() {
+    let server = TestServer::start();
+    let token = server.add_entrant("Phone user with a rather long name");
+    let id = server.upload_file(&token, &named_bot("phone", "A bot with a long name of forty chars"));
+    server.wait_for_status(&token, id, &["rated"]);
+    let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&token));
+    let game = games[0]["id"].as_i64().unwrap();
+    let browser = Browser::start();
+    let pages = [
+        ("leaderboard", "/".to_owned()),
+        ("starter", "/starter".to_owned()),
+        ("login", "/login".to_owned()),
+        ("replay", format!("/games/{game}")),
+        ("final", "/final".to_owned()),
+        ("arena", "/arena".to_owned()),
+        ("workers", "/workers".to_owned()),
+        ("not-found", "/no/such/page".to_owned()),
+        ("me", "/me".to_owned()),
+        ("bot", format!("/bots/{id}")),
+    ];
+    let mut too_wide = Vec::new();
+    for (width, height) in [(390, 844), (1280, 800)] {
+        browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": width, "height": height})));
+        browser.go(&format!("{}/login#token={token}", server.url));
+        browser.wait_for("the token in the form", |b| {
+            b.script("return document.getElementById('token').value;").as_str() == Some(token.as_str())
+        });
+        browser.click("#login button");
+        browser.wait_for("my bots", |b| b.url().ends_with("/me"));
+        for (name, path) in &pages {
+            browser.go(&format!("{}{path}", server.url));
+            let (page, view) = (
+                browser.script("return document.documentElement.scrollWidth;").as_u64().unwrap(),
+                browser.script("return document.documentElement.clientWidth;").as_u64().unwrap(),
+            );
+            if page > view {
+                too_wide.push(format!("{name} at {width}: {page} px in {view}"));
+            }
+            browser.element_screenshot("body", &format!("{name}-{width}"));
+        }
+    }
+    assert!(too_wide.is_empty(), "pages wider than the screen: {too_wide:?}");
+}

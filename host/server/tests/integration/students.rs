@@ -71,7 +71,9 @@ fn the_starter_kit_builds_a_bot_that_is_rated() {
     let server = TestServer::start();
     let (status, page) = server.get("/starter", None);
     assert_eq!(status, 200);
-    for needed in ["othello_bot.h", "greedy.c", "gcc -O2 -shared -fPIC", "mingw32", "cl /O2 /LD", "othello_move(row, col)"] {
+    for needed in
+        ["othello_bot.h", "greedy.c", "gcc -O2 -shared -fPIC", "mingw32", "cl /O2 /LD", "othello_move(row, col)"]
+    {
         assert!(page.contains(needed), "{needed} on the starter page");
     }
     let dir = tempfile::tempdir().unwrap();
