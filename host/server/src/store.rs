@@ -843,8 +843,13 @@ pub fn queue_refresh(connection: &mut Connection) -> Result<bool, String> {
              FROM server_uploads u
              WHERE u.status = 'rated' AND u.entry IS NOT NULL
                AND u.id = (SELECT max(v.id) FROM server_uploads v WHERE v.entrant = u.entrant AND v.status = 'rated')
+               -- A bot that lost every game by a failure (its placement gave up on it) plays no more.
+               AND NOT ((SELECT count(*) FROM games g WHERE g.black = u.entry OR g.white = u.entry) >= ?1
+                    AND (SELECT count(*) FROM games g WHERE g.black = u.entry OR g.white = u.entry)
+                      = (SELECT count(*) FROM games g WHERE g.termination NOT IN ('normal', 'resigned')
+                           AND ((g.black = u.entry AND g.black_score = 0) OR (g.white = u.entry AND g.black_score = 1))))
              ORDER BY played, u.id LIMIT 1",
-            [],
+            [othello_ladder::session::GIVE_UP_AFTER_FAILED_GAMES],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()

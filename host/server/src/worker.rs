@@ -241,9 +241,14 @@ pub fn plan_job(
     let entries = ladder.entries()?;
     let entry = entries.iter().find(|e| e.id == entry_id).ok_or("the upload's ladder entry is gone")?.clone();
     let seating = config.seating();
+    // A bot that failed every one of its placement games is no opponent: it plays no more games.
+    let records = ladder.records()?;
+    let gave_up = |id: i64| {
+        records.get(&id).is_some_and(|r| r.games as u32 >= GIVE_UP_AFTER_FAILED_GAMES && r.failed_every_game())
+    };
     let pool: Vec<Player> = entries
         .into_iter()
-        .filter(|e| e.id != entry_id && still_built(&e.identity))
+        .filter(|e| e.id != entry_id && still_built(&e.identity) && !gave_up(e.id))
         .filter(|e| !libraries_only || e.identity.kind == Kind::Library)
         .map(|e| Player::new(e, &seating))
         .collect();
@@ -456,7 +461,11 @@ fn placement_done(ladder: &Ladder, entry: i64, config: &Config) -> Result<Option
     Ok(if games >= config.max_games {
         Some(format!("the game cap ({}) was reached", config.max_games))
     } else if games >= GIVE_UP_AFTER_FAILED_GAMES && record.failures == record.games {
-        Some("the bot lost every game by a failure: it is rated at the bottom".to_owned())
+        Some(format!(
+            "it lost each of its first {games} games by a failure (a crash, a timeout or an illegal move: the check's \
+             games above say which), so it plays no more games and stays at the bottom; fix it and upload the new \
+             version (test games show whether it works now)"
+        ))
     } else if games >= MIN_GAMES
         && let Some(error) = placement_errors.get(&entry).filter(|&&e| e <= config.target_error)
     {

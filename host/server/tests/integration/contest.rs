@@ -394,3 +394,38 @@ fn a_fresh_contest_answers_at_once_and_calibrates_its_pool_in_the_background() {
     );
     assert_eq!(placement_before_calibration, 0, "placements wait for the calibration");
 }
+
+/// A bot that fails every game stops being scheduled once its placement gives up on it: no
+/// refresh pair of continuous play, no opponent of another's placement; its entrant reads why
+/// and what to do.
+#[test]
+fn a_bot_failing_every_game_is_no_longer_scheduled_and_its_entrant_is_told() {
+    let server = TestServer::start_with(|config| config.continuous_games = true);
+    let dir = tempfile::tempdir().unwrap();
+    let alice = server.add_entrant("Alice");
+    let crashing = server.upload_file(&alice, &crate::compile_test_bot("crashes_always", dir.path()));
+    let bot = server.wait_for_status(&alice, crashing, &["rated", "rejected"]);
+    let why = bot["reason"].as_str().unwrap();
+    assert!(why.contains("plays no more games") && why.contains("upload the new version"), "{why}");
+    let entry = bot["entry"].as_i64().unwrap();
+    let count = |sql: &str| crate::remote::count(&server, sql);
+    let games_of = |entry: i64| count(&format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}"));
+    let placed_with = games_of(entry);
+
+    let bob = server.add_entrant("Bob");
+    let good = server.upload_file(&bob, &named_bot("after-crasher", "Steady"));
+    assert_eq!(server.wait_for_status(&bob, good, &["rated", "rejected"])["status"], "rated");
+    // Continuous play goes on: wait for refresh pairs to be played, then look.
+    let start = std::time::Instant::now();
+    while count("SELECT count(*) FROM server_jobs WHERE kind = 'refresh' AND state = 'done'") < 4 {
+        assert!(start.elapsed() < crate::DEADLINE, "no refresh pairs played");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(games_of(entry), placed_with, "the failing bot played no game more");
+    assert_eq!(
+        count(&format!(
+            "SELECT count(*) FROM server_jobs WHERE kind = 'refresh' AND upload = {crashing}"
+        )),
+        0
+    );
+}
