@@ -454,7 +454,45 @@ CREATE TABLE IF NOT EXISTS server_refused_uploads (
     at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS server_refused_uploads_by_entrant ON server_refused_uploads(entrant, at);
+-- The version an entrant chose to count (refresh pairs, the final, test games' opponents);
+-- without a row, its newest checked version counts. A new upload ends the choice.
+CREATE TABLE IF NOT EXISTS server_chosen_versions (
+    entrant INTEGER PRIMARY KEY REFERENCES server_entrants(id),
+    upload INTEGER NOT NULL REFERENCES server_uploads(id)
+);
 ";
+
+/// SQL for the upload that counts for entrant `{e}` among its uploads in `{states}`: the one it
+/// chose if that one is in those states, else its newest. `{e}` is an SQL expression.
+pub fn current_upload_sql(e: &str, states: &str) -> String {
+    format!(
+        "coalesce((SELECT c.upload FROM server_chosen_versions c JOIN server_uploads cu ON cu.id = c.upload
+                   WHERE c.entrant = {e} AND cu.entry IS NOT NULL AND cu.status IN ({states})),
+                  (SELECT max(v.id) FROM server_uploads v
+                   WHERE v.entrant = {e} AND v.entry IS NOT NULL AND v.status IN ({states})))"
+    )
+}
+
+/// Makes `upload` the version of `entrant` that counts.
+pub fn choose_version(connection: &Connection, entrant: i64, upload: i64) -> Result<(), String> {
+    connection
+        .execute(
+            "INSERT INTO server_chosen_versions (entrant, upload) VALUES (?1, ?2)
+             ON CONFLICT (entrant) DO UPDATE SET upload = excluded.upload",
+            params![entrant, upload],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// The version each entrant chose, by entrant id.
+pub fn chosen_versions(connection: &Connection) -> Result<std::collections::HashMap<i64, i64>, String> {
+    Ok(all_rows(connection, "SELECT entrant, upload FROM server_chosen_versions", [], |row| {
+        Ok((row.get(0)?, row.get(1)?))
+    })?
+    .into_iter()
+    .collect())
+}
 
 /// Notes an upload of `entrant` refused before it was stored.
 pub fn note_refused_upload(connection: &Connection, entrant: i64, reason: &str) -> Result<(), String> {
@@ -511,6 +549,8 @@ pub fn add_upload(
         )
         .map_err(db)?;
     let id = transaction.last_insert_rowid();
+    // A new version counts from now on (the newest by default): the entrant may choose again.
+    transaction.execute("DELETE FROM server_chosen_versions WHERE entrant = ?1", [entrant]).map_err(db)?;
     transaction
         .execute(
             "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('check', ?1, 0, ?2)",
@@ -839,16 +879,16 @@ pub fn queue_refresh(connection: &mut Connection) -> Result<bool, String> {
     }
     let next: Option<(i64, i64)> = transaction
         .query_row(
-            "SELECT u.id, (SELECT count(*) FROM server_jobs j WHERE j.upload = u.id AND j.kind = 'refresh') AS played
+            &format!("SELECT u.id, (SELECT count(*) FROM server_jobs j WHERE j.upload = u.id AND j.kind = 'refresh') AS played
              FROM server_uploads u
              WHERE u.status = 'rated' AND u.entry IS NOT NULL
-               AND u.id = (SELECT max(v.id) FROM server_uploads v WHERE v.entrant = u.entrant AND v.status = 'rated')
+               AND u.id = {}
                -- A bot that lost every game by a failure (its placement gave up on it) plays no more.
                AND NOT ((SELECT count(*) FROM games g WHERE g.black = u.entry OR g.white = u.entry) >= ?1
                     AND (SELECT count(*) FROM games g WHERE g.black = u.entry OR g.white = u.entry)
                       = (SELECT count(*) FROM games g WHERE g.termination NOT IN ('normal', 'resigned')
                            AND ((g.black = u.entry AND g.black_score = 0) OR (g.white = u.entry AND g.black_score = 1))))
-             ORDER BY played, u.id LIMIT 1",
+             ORDER BY played, u.id LIMIT 1", current_upload_sql("u.entrant", "'rated'")),
             [othello_ladder::session::GIVE_UP_AFTER_FAILED_GAMES],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )

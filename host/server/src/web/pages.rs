@@ -142,8 +142,8 @@ fn versions(bots: &[BotView]) -> Vec<(&BotView, usize)> {
 }
 
 pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<&str>) -> Markup {
-    // The entrant's current bot: its newest rated upload.
-    let current = bots.iter().filter(|b| b.upload.status == Status::Rated).map(|b| b.upload.id).max();
+    // The entrant's version that counts: the one it chose, else its newest checked one.
+    let current = service.current_version(entrant).ok().flatten();
     let body = html! {
         h1 { "Your bots" }
         @if let Some(error) = error { p.error #upload-error { (error) } }
@@ -154,9 +154,9 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
         }
         @if bots.is_empty() { p { "No bot yet." } } @else {
             h2 { "Versions" }
-            p.note { "Each version of your bots side by side, newest first; the current one (your newest rated version) plays the refresh games and the final." }
+            p.note { "Each version of your bots side by side, newest first. The current one plays the refresh games and the final: your newest checked version, unless you choose another with its " b { "Make current" } " button (a new upload is current again)." }
             table #versions {
-                thead { tr { th { "Bot" } th { "Version" } th { "Upload" } th { "File" } th { "Uploaded" } th { "Status" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } } }
+                thead { tr { th { "Bot" } th { "Version" } th { "Upload" } th { "File" } th { "Uploaded" } th { "Status" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } th { "Counts" } } }
                 tbody {
                     @for (bot, version) in versions(bots) {
                         tr.current[current == Some(bot.upload.id)] {
@@ -170,6 +170,14 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
                             td { (bot.games) }
                             td { (if bot.games > 0 { format!("{:.1} %", 100.0 * bot.points / bot.games as f64) } else { String::new() }) }
                             td { (bot.failures) }
+                            td {
+                                @if current == Some(bot.upload.id) { "yes" }
+                                @else if bot.upload.entry.is_some() && matches!(bot.upload.status, Status::Rating | Status::Rated) {
+                                    form.inline method="post" action={ "/bots/" (bot.upload.id) "/current" } {
+                                        button type="submit" aria-label={ "make version " (version) " of " (bot.name.as_deref().unwrap_or("")) " current" } { "Make current" }
+                                    }
+                                }
+                            }
                         }
                     }
                 }

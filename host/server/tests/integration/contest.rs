@@ -422,10 +422,69 @@ fn a_bot_failing_every_game_is_no_longer_scheduled_and_its_entrant_is_told() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert_eq!(games_of(entry), placed_with, "the failing bot played no game more");
-    assert_eq!(
-        count(&format!(
-            "SELECT count(*) FROM server_jobs WHERE kind = 'refresh' AND upload = {crashing}"
-        )),
-        0
-    );
+    assert_eq!(count(&format!("SELECT count(*) FROM server_jobs WHERE kind = 'refresh' AND upload = {crashing}")), 0);
+}
+
+/// An entrant whose new version fails every game makes the earlier one count again (over the
+/// API and from `/me`); the final then seeds the chosen version; only a checked version of one's
+/// own may be chosen, and a form from another site changes nothing.
+#[test]
+fn an_entrant_makes_an_earlier_version_count_again() {
+    let server = TestServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let alice = server.add_entrant("Alice");
+    let bob = server.add_entrant("Bob");
+    let working = named_bot("reverted", "Keeper");
+    let v1 = server.upload_file(&alice, &working);
+    assert_eq!(server.wait_for_status(&alice, v1, &["rated"])["status"], "rated");
+    let v2 = server.upload_file(&alice, &crate::compile_test_bot("crashes_always", dir.path()));
+    server.wait_for_status(&alice, v2, &["rated", "rejected"]);
+    let b1 = server.upload_file(&bob, &named_bot("reverted-bob", "Bobby"));
+    server.wait_for_status(&bob, b1, &["rated"]);
+
+    // Sending the old file again changes nothing: it answers the earlier upload.
+    let (status, json) = server.upload(Some(&alice), "keeper.so", &std::fs::read(&working).unwrap());
+    assert_eq!((status, json["duplicate"].as_bool()), (202, Some(true)), "{json}");
+    let choose = |token: &str, bot: i64| {
+        let (status, text) = server.post_json(&format!("/api/bots/{bot}/current"), token, b"");
+        (status, serde_json::from_str::<serde_json::Value>(&text).unwrap_or_default())
+    };
+    assert_eq!(choose(&bob, v1).0, 404, "another entrant's bot");
+    let (status, json) = choose(&alice, v1);
+    assert_eq!((status, &json["current"]), (200, &serde_json::Value::from(v1)), "{json}");
+
+    let options = othello_server::final_round::FinalOptions {
+        format: othello_server::final_round::Format::RoundRobin,
+        games_per_pair: 2,
+        time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+        seed: 1,
+    };
+    let (_, bots) = othello_server::start_final(&server.ladder(), options).unwrap();
+    let seeded: Vec<i64> = bots.iter().map(|b| b.entry).collect();
+    let (_, v1_view) = server.get_json(&format!("/api/bots/{v1}"), Some(&alice));
+    let (_, v2_view) = server.get_json(&format!("/api/bots/{v2}"), Some(&alice));
+    assert!(seeded.contains(&v1_view["entry"].as_i64().unwrap()), "the chosen version plays the final: {bots:?}");
+    assert!(!seeded.contains(&v2_view["entry"].as_i64().unwrap()), "{bots:?}");
+    server.wait_for_final();
+
+    // A new upload is current again; a form from another site is refused.
+    let v3 = server.upload_file(&alice, &named_bot("reverted-3", "Keeper the third"));
+    server.wait_for_status(&alice, v3, &["rated"]);
+    let login = server
+        .agent
+        .post(format!("{}/login", server.url))
+        .header("Origin", &server.url)
+        .send_form([("token", alice.as_str())]);
+    let cookie =
+        login.unwrap().headers().get("set-cookie").unwrap().to_str().unwrap().split(';').next().unwrap().to_owned();
+    let (status, _, _) =
+        server.post_form(&format!("/bots/{v1}/current"), "", Some(&cookie), Some("https://evil.example"));
+    assert_eq!(status, 403, "another site's form");
+    let (_, me) = server.get_with_cookie("/me", &cookie);
+    assert!(me.contains(&format!("action=\"/bots/{v1}/current\"")), "v1 can be made current again: {me}");
+    assert!(!me.contains(&format!("action=\"/bots/{v3}/current\"")), "v3, the newest, is current");
+    let (status, location, _) = server.post_form(&format!("/bots/{v1}/current"), "", Some(&cookie), Some(&server.url));
+    assert_eq!((status, location.as_str()), (303, "/me"));
+    let (_, me) = server.get_with_cookie("/me", &cookie);
+    assert!(me.contains(&format!("action=\"/bots/{v3}/current\"")), "v1 counts now: {me}");
 }
