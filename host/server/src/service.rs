@@ -254,6 +254,17 @@ impl Service {
         let board = leaderboard(&lock(&self.ladder)).map_err(Refusal::internal)?;
         let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
         let by_entry: HashMap<i64, &Upload> = uploads.iter().filter_map(|u| Some((u.entry?, u))).collect();
+        // An entrant's versions are numbered among its own checked uploads (as `/me` does), not
+        // by name across every entrant.
+        let mut own_versions: HashMap<i64, u32> = HashMap::new();
+        let mut counted: HashMap<i64, u32> = HashMap::new();
+        let mut in_order: Vec<&Upload> = uploads.iter().filter(|u| u.entry.is_some()).collect();
+        in_order.sort_by_key(|u| u.id);
+        for upload in in_order {
+            let n = counted.entry(upload.entrant).or_default();
+            *n += 1;
+            own_versions.insert(upload.id, *n);
+        }
         let rows: Vec<BoardRow> = board
             .rows
             .into_iter()
@@ -266,7 +277,7 @@ impl Service {
                     name: row.name,
                     entrant: upload.map(|u| u.entrant_name.clone()),
                     bot: upload.map(|u| u.id),
-                    version: row.version,
+                    version: upload.and_then(|u| own_versions.get(&u.id)).map_or(row.version, |&v| v as _),
                     hash: row.hash,
                     rating: row.rating,
                     error: row.error,

@@ -122,22 +122,25 @@ pub fn login(service: &Service, entrant: Option<&Entrant>, error: Option<&str>) 
     layout(service, entrant, "Log in", body)
 }
 
-/// The entrant's uploads grouped by the bot's name, each with its version number among the
-/// uploads of that name (1 = the first), newest first within a name.
+/// The entrant's uploads, newest first, each with its version number: its place among the
+/// entrant's own uploads that passed their check (1 = the first), as the leaderboard numbers
+/// them; an upload that did not pass has none (0).
 fn versions(bots: &[BotView]) -> Vec<(&BotView, usize)> {
     let mut sorted: Vec<&BotView> = bots.iter().collect();
-    sorted.sort_by(|a, b| a.name.cmp(&b.name).then(a.upload.id.cmp(&b.upload.id)));
-    let mut numbered = Vec::with_capacity(sorted.len());
-    for (i, bot) in sorted.iter().enumerate() {
-        let version =
-            if i > 0 && sorted[i - 1].name == bot.name { numbered.last().map_or(1, |&(_, v)| v + 1) } else { 1 };
-        numbered.push((*bot, version));
-    }
-    // Bots by their newest upload first; each bot's versions newest first.
-    numbered.sort_by(|a, b| {
-        let newest = |bot: &BotView| bots.iter().filter(|o| o.name == bot.name).map(|o| o.upload.id).max();
-        newest(b.0).cmp(&newest(a.0)).then(b.1.cmp(&a.1))
-    });
+    sorted.sort_by_key(|bot| bot.upload.id);
+    let mut number = 0;
+    let mut numbered: Vec<(&BotView, usize)> = sorted
+        .into_iter()
+        .map(|bot| {
+            if bot.upload.entry.is_some() {
+                number += 1;
+                (bot, number)
+            } else {
+                (bot, 0)
+            }
+        })
+        .collect();
+    numbered.reverse();
     numbered
 }
 
@@ -161,7 +164,7 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
                     @for (bot, version) in versions(bots) {
                         tr.current[current == Some(bot.upload.id)] {
                             td.name { (bot.name.as_deref().unwrap_or("")) }
-                            td { "v" (version) @if current == Some(bot.upload.id) { " " span.badge { "current" } } }
+                            td { @if version > 0 { "v" (version) } @else { "–" } @if current == Some(bot.upload.id) { " " span.badge { "current" } } }
                             td { a href={ "/bots/" (bot.upload.id) } { "#" (bot.upload.id) } }
                             td { (bot.upload.file_name) }
                             td { (othello_arena::ggf::format_date(bot.upload.uploaded_at).replace('_', " ").trim_end_matches(".UTC")) " UTC" }

@@ -487,4 +487,9 @@ fn an_entrant_makes_an_earlier_version_count_again() {
     assert_eq!((status, location.as_str()), (303, "/me"));
     let (_, me) = server.get_with_cookie("/me", &cookie);
     assert!(me.contains(&format!("action=\"/bots/{v3}/current\"")), "v1 counts now: {me}");
+    // Versions are numbered per entrant, the same on the leaderboard and on /me.
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let row = board.as_array().unwrap().iter().find(|r| r["bot"] == v3).unwrap().clone();
+    assert_eq!(row["version"], 3, "Alice's third checked version: {row}");
+    assert!(me.contains("<td>v3"), "{me}");
 }
