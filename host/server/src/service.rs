@@ -473,6 +473,16 @@ impl Service {
             return Err(Refusal::new(404, format!("there is no game {id}")));
         };
         let mut replay = self.replay_of(id, &stored.ggf)?;
+        // The ladder keeps how the game ended (a crash, a timeout …): the GGF record cannot say.
+        replay.termination = stored.termination.clone();
+        if replay.termination != "normal" && replay.termination != "resigned" {
+            let loser = if stored.black_score == 0.0 { &replay.black } else { &replay.white };
+            replay.detail = format!("{loser} lost by a failure: {}", replay.termination);
+        }
+        // The time a move as planned (the GGF keeps whole seconds: 200 ms would read as 1 s).
+        if let Some(planned) = store::game_time_limit(&lock(&self.db), id).map_err(Refusal::internal)? {
+            replay.time_limit_ms = planned;
+        }
         let entrants = self.entrants_by_entry()?;
         replay.black_entrant = entrants.get(&stored.black).cloned();
         replay.white_entrant = entrants.get(&stored.white).cloned();

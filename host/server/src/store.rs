@@ -103,6 +103,8 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     connection
         .execute_batch(REFUSED_UPLOADS_SCHEMA)
         .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
+    add_job_game_time(&connection)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     crate::sessions::migrate(&connection)
         .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     crate::service::entries::migrate(&connection)
@@ -824,10 +826,54 @@ pub fn job_game(connection: &Connection, job: i64, slot: usize) -> Result<Option
 }
 
 /// Notes, inside the game's own transaction, that `job` recorded `game` in `slot`.
-pub fn note_job_game(transaction: &rusqlite::Transaction, job: i64, slot: usize, game: i64) -> rusqlite::Result<()> {
+pub fn note_job_game(
+    transaction: &rusqlite::Transaction,
+    job: i64,
+    slot: usize,
+    game: i64,
+    time_limit_ms: Option<u64>,
+) -> rusqlite::Result<()> {
     transaction
-        .execute("INSERT INTO server_job_games (job, slot, game) VALUES (?1, ?2, ?3)", params![job, slot as i64, game])
+        .execute(
+            "INSERT INTO server_job_games (job, slot, game, time_limit_ms, time_known) VALUES (?1, ?2, ?3, ?4, 1)",
+            params![job, slot as i64, game, time_limit_ms.map(|ms| ms as i64)],
+        )
         .map(drop)
+}
+
+/// The time a move a ladder game was played at, as the server planned it (the GGF record keeps
+/// whole seconds only): `None` when the server does not know (a game of an older server, of
+/// `othello rate`), `Some(None)` for no limit.
+pub fn game_time_limit(connection: &Connection, game: i64) -> Result<Option<Option<u64>>, String> {
+    let planned: Option<Option<i64>> = connection
+        .query_row(
+            "SELECT time_limit_ms, has_time FROM (
+                SELECT time_limit_ms, time_known AS has_time FROM server_job_games WHERE game = ?1
+                UNION ALL
+                SELECT f.time_ms, 1 FROM server_final_games g JOIN server_finals f ON f.id = g.final WHERE g.game = ?1)
+             WHERE has_time = 1 LIMIT 1",
+            [game],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(db)?;
+    Ok(planned.map(|ms| ms.map(|ms| ms as u64)))
+}
+
+/// Adds `server_job_games.time_limit_ms` to a file made before it (its rows stay unknown).
+fn add_job_game_time(connection: &Connection) -> rusqlite::Result<()> {
+    let has: bool = connection.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('server_job_games') WHERE name = 'time_known'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has {
+        connection.execute_batch(
+            "ALTER TABLE server_job_games ADD COLUMN time_limit_ms INTEGER;
+             ALTER TABLE server_job_games ADD COLUMN time_known INTEGER NOT NULL DEFAULT 0;",
+        )?;
+    }
+    Ok(())
 }
 
 /// Jobs queued or running (the queue's length, for the pages).

@@ -309,7 +309,7 @@ pub fn record_slot(
     game.black = black.label();
     game.white = white.label();
     ladder.record_game_with(black.entry, white.entry, &game, |transaction, id| {
-        store::note_job_game(transaction, job.id, slot, id)
+        store::note_job_game(transaction, job.id, slot, id, plan.time_limit_ms)
     })?;
     Ok(true)
 }

@@ -126,7 +126,11 @@ impl Service {
     pub fn test_replay(&self, entrant: &Entrant, id: i64) -> Result<Replay, Refusal> {
         let game = test_games::game(&lock(&self.db), id).map_err(Refusal::internal)?;
         match game {
-            Some(game) if game.entrant == entrant.id => self.replay_of(id, &game.ggf),
+            Some(game) if game.entrant == entrant.id => {
+                let mut replay = self.replay_of(id, &game.ggf)?;
+                replay.termination = game.termination.clone();
+                Ok(replay)
+            }
             _ => Err(Refusal::new(404, format!("you have no test game {id}"))),
         }
     }

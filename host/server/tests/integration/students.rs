@@ -108,3 +108,20 @@ fn an_unknown_address_gets_the_sites_404_page() {
     assert_eq!(status, 404);
     assert!(json["error"].as_str().unwrap().contains("no route"), "{json}");
 }
+
+/// A game lost by a crash says so in its replay (not "resigned"), at the time limit it was played at.
+#[test]
+fn a_crash_is_called_a_crash_in_the_replay_at_its_time_limit() {
+    let server = TestServer::start();
+    let student = server.add_entrant("Zoe");
+    let dir = tempfile::tempdir().unwrap();
+    let id = server.upload_file(&student, &compile_test_bot("crashes_always", dir.path()));
+    server.wait_for_status(&student, id, &["rated", "rejected"]);
+    let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&student));
+    let game = games.as_array().unwrap().iter().find(|g| g["kind"] != "test").unwrap()["id"].as_i64().unwrap();
+    let (_, replay) = server.get_json(&format!("/api/games/{game}"), None);
+    assert_eq!(replay["termination"], "crash", "{replay}");
+    assert_eq!(replay["time_limit_ms"], othello_testkit::TEST_TIME_LIMIT.as_millis() as u64, "{replay}");
+    let (_, page) = server.get(&format!("/games/{game}"), None);
+    assert!(page.contains(", crash") && !page.contains("resigned"), "{page}");
+}
