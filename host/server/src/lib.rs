@@ -406,13 +406,15 @@ fn calibrate_pool(config: &Config, shared: &Shared, time_limit: Option<std::time
     shared.changed();
 }
 
-/// Whether the ladder at `ladder` has no bot yet (a new file, or one only entrants or workers
-/// were added to before the first start): the server seeds it with the pool on start.
+/// Whether the ladder at `ladder` needs the pool: it has no bot yet (a new file, or one only
+/// entrants or workers were added to before the first start), or its pool's calibration was cut
+/// short. The server enters and calibrates the pool on start.
 pub fn needs_pool(ladder: &std::path::Path) -> Result<bool, String> {
     if !ladder.exists() {
         return Ok(true);
     }
-    Ok(Ladder::open(ladder)?.entries()?.is_empty())
+    // A calibration a stop cut short goes on at the next start.
+    Ok(Ladder::open(ladder)?.entries()?.is_empty() || admin::seeding_unfinished(&store::open(ladder)?)?)
 }
 
 /// `othello serve entrant add NAME`: adds an entrant; returns its token.

@@ -493,3 +493,36 @@ fn an_entrant_makes_an_earlier_version_count_again() {
     assert_eq!(row["version"], 3, "Alice's third checked version: {row}");
     assert!(me.contains("<td>v3"), "{me}");
 }
+
+/// A calibration cut short by a stop goes on at the next start (the command line asks
+/// `needs_pool`), and is marked done when it ends.
+#[test]
+fn a_calibration_cut_short_goes_on_at_the_next_start() {
+    let mut server = TestServer::start();
+    let wait_calibrated = |url: &str| {
+        let start = std::time::Instant::now();
+        loop {
+            let mut response = crate::agent().get(format!("{url}/api/seeding")).call().unwrap();
+            let json: serde_json::Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+            if json["running"] == false {
+                return;
+            }
+            assert!(start.elapsed() < crate::DEADLINE, "still calibrating: {json}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    wait_calibrated(&server.url);
+    server.server.take().unwrap().stop().unwrap();
+    let ladder = server.ladder();
+    assert!(!othello_server::needs_pool(&ladder).unwrap(), "calibrated: nothing to do at the next start");
+    // As a stop in the middle of the calibration leaves it.
+    let db = othello_server::store::open(&ladder).unwrap();
+    othello_server::admin::set_seeding_unfinished(&db, true).unwrap();
+    drop(db);
+    assert!(othello_server::needs_pool(&ladder).unwrap(), "a calibration cut short is taken up again");
+    let again = othello_server::Server::start(crate::config(server.dir.path())).unwrap();
+    wait_calibrated(&format!("http://{}", again.addr));
+    again.stop().unwrap();
+    let db = othello_server::store::open(&ladder).unwrap();
+    assert!(!othello_server::admin::seeding_unfinished(&db).unwrap());
+}
