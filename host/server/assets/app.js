@@ -386,8 +386,16 @@ document.addEventListener("DOMContentLoaded", () => {
   const game = document.getElementById("replay");
   if (game) replay(game);
   if (document.getElementById("arena")) arena();
-  // The final's page reloads itself while the final is being played.
-  if (document.getElementById("final-live")) follow(() => location.reload());
+  // The final's page reloads itself while the final is being played, and when another starts.
+  const finalLive = document.getElementById("final-live");
+  if (finalLive) {
+    follow(async () => {
+      if (finalLive.dataset.status === "running") { location.reload(); return; }
+      const answer = await fetch("/api/final");
+      const id = answer.ok ? String((await answer.json()).id) : "";
+      if (id !== finalLive.dataset.final) location.reload();
+    });
+  }
   // The login link carries the token after `#token=` (never sent to the server in a URL).
   const token = document.getElementById("token");
   if (token && location.hash.startsWith("#token=")) {

@@ -551,7 +551,8 @@ async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Respon
         Ok(Some(view)) => {
             let body = html! {
                 (final_body(&view, &|game| format!("/games/{game}")))
-                @if view.status == "running" { div #final-live data-status=(view.status) {} }
+                // The page follows this final while it runs, and the next one when it starts.
+                div #final-live data-final=(view.info.id) data-status=(view.status) {}
             };
             Html(pages::layout(&service, entrant.as_ref(), "Final", body).into_string()).into_response()
         }
@@ -560,7 +561,8 @@ async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Respon
                 &service,
                 entrant.as_ref(),
                 "Final",
-                html! { h1 { "The final" } p { "No final has been started yet." } },
+                html! { h1 { "The final" } p #no-final { "No final has been started yet: this page shows it as soon as it starts." }
+                    div #final-live data-final="" data-status="none" {} },
             )
             .into_string(),
         )

@@ -408,3 +408,28 @@ fn in_a_browser_every_page_fits_a_phone_without_sideways_scrolling() {
     }
     assert!(too_wide.is_empty(), "pages wider than the screen: {too_wide:?}");
 }
+
+/// `/final` opened before any final shows the final as soon as the organiser starts it, without
+/// a reload by hand.
+#[test]
+fn in_a_browser_the_final_page_follows_a_final_started_after_it_was_opened() {
+    let server = TestServer::start();
+    let (alice, bob) = (server.add_entrant("Alice"), server.add_entrant("Bob"));
+    for (token, tag, name) in [(&alice, "final-live-a", "Ay"), (&bob, "final-live-b", "Bee")] {
+        let id = server.upload_file(token, &named_bot(tag, name));
+        server.wait_for_status(token, id, &["rated"]);
+    }
+    let browser = Browser::start();
+    browser.go(&format!("{}/final", server.url));
+    browser.wait_for("the page without a final", |b| b.text().contains("No final has been started yet"));
+    let options = othello_server::final_round::FinalOptions {
+        format: othello_server::final_round::Format::RoundRobin,
+        games_per_pair: 2,
+        time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+        seed: 1,
+    };
+    othello_server::start_final(&server.ladder(), options).unwrap();
+    browser.wait_for("the final's standings", |b| b.text().contains("Ay") && b.text().contains("Bee"));
+    server.wait_for_final();
+    browser.wait_for("the finished final", |b| b.text().contains("finished") || b.text().contains("Winner"));
+}
