@@ -641,9 +641,10 @@ fn entrants_added_before_the_first_start_still_get_a_seeded_pool() {
     let started = othello_server::Server::start(crate::config(dir.path())).unwrap();
     let url = format!("http://{}", started.addr);
     let server = TestServer { server: Some(started), url, dir, agent: crate::agent() };
-    assert!(!othello_server::needs_pool(&server.ladder()).unwrap());
     let id = server.upload_file(&token, &named_bot("early", "Early bot"));
     assert_eq!(server.wait_for_status(&token, id, &["rated", "rejected"])["status"], "rated");
+    // Placements wait for the pool's calibration: once placed, the pool is there for good.
+    assert!(!othello_server::needs_pool(&server.ladder()).unwrap());
 }
 
 /// Half-sent requests cannot hold connections: the server closes each once the header-read

@@ -401,7 +401,10 @@ fn in_a_browser_every_page_fits_a_phone_without_sideways_scrolling() {
                 browser.script("return document.documentElement.clientWidth;").as_u64().unwrap(),
             );
             if page > view {
-                too_wide.push(format!("{name} at {width}: {page} px in {view}"));
+                let culprits = browser.script(
+                    "return Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ');",
+                );
+                too_wide.push(format!("{name} at {width}: {page} px in {view} ({culprits})"));
             }
             browser.element_screenshot("body", &format!("{name}-{width}"));
         }
