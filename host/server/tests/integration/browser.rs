@@ -396,10 +396,22 @@ fn in_a_browser_every_page_fits_a_phone_without_sideways_scrolling() {
         browser.wait_for("my bots", |b| b.url().ends_with("/me"));
         for (name, path) in &pages {
             browser.go(&format!("{}{path}", server.url));
-            let (page, view) = (
-                browser.script("return document.documentElement.scrollWidth;").as_u64().unwrap(),
-                browser.script("return document.documentElement.clientWidth;").as_u64().unwrap(),
-            );
+            // A live page (the arena) lays itself out again as its game comes in: it is measured
+            // until it settles, a few times at most.
+            let measure = || {
+                (
+                    browser.script("return document.documentElement.scrollWidth;").as_u64().unwrap(),
+                    browser.script("return document.documentElement.clientWidth;").as_u64().unwrap(),
+                )
+            };
+            let (mut page, mut view) = measure();
+            for _ in 0..20 {
+                if page <= view {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                (page, view) = measure();
+            }
             if page > view {
                 let culprits = browser.script(
                     "return Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ');",
