@@ -100,6 +100,15 @@ pub enum ServeCommand {
         #[command(flatten)]
         location: LadderLocation,
     },
+    /// What to do with a file byte for byte another entrant's (or a pool bot's): `refuse` it,
+    /// naming whose it is (the default), or `enter` it as an entry of its own. The organiser's
+    /// page lists copies either way.
+    Copies {
+        #[arg(value_parser = ["refuse", "enter"])]
+        rule: String,
+        #[command(flatten)]
+        location: LadderLocation,
+    },
     /// The final: a round robin or knockout of every entrant's latest version.
     Final {
         #[command(subcommand)]
@@ -228,6 +237,14 @@ pub fn serve(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
             match time_ms {
                 0 => outln!("Rating games from now on: no time limit."),
                 ms => outln!("Rating games from now on: {ms} ms a move."),
+            }
+            Ok(())
+        }
+        Some(ServeCommand::Copies { rule, location }) => {
+            othello_server::admin::set_copies(&location.path()?, &rule)?;
+            match rule.as_str() {
+                "enter" => outln!("Copies of another's file are entered from now on, each as an entry of its own."),
+                _ => outln!("Copies of another's file are refused from now on, naming whose it is."),
             }
             Ok(())
         }

@@ -325,6 +325,7 @@ function replay(root) {
   const list = document.getElementById("moves");
   const plyText = document.getElementById("ply");
   let ply = 0;
+  list.replaceChildren(); // the page's own list (for browsers without JavaScript) is redrawn here
   game.moves.forEach((move, i) => {
     const li = document.createElement("li");
     let text = (move.color === "X" ? "● " : "○ ") + move.move + "  " + move.ms + " ms";
@@ -340,16 +341,22 @@ function replay(root) {
     Array.from(list.children).forEach((li, i) => li.classList.toggle("current", i === ply - 1));
     if (ply > 0) list.children[ply - 1].scrollIntoView({ block: "nearest" });
   }
-  document.getElementById("first").addEventListener("click", () => show(0));
-  document.getElementById("prev").addEventListener("click", () => show(ply - 1));
-  document.getElementById("next").addEventListener("click", () => show(ply + 1));
-  document.getElementById("last").addEventListener("click", () => show(game.positions.length - 1));
+  // The controls are links to a page per position; here they step in place.
+  const step = (id, to) =>
+    document.getElementById(id).addEventListener("click", (e) => {
+      e.preventDefault();
+      show(to());
+    });
+  step("first", () => 0);
+  step("prev", () => ply - 1);
+  step("next", () => ply + 1);
+  step("last", () => game.positions.length - 1);
   document.addEventListener("keydown", (e) => {
     if (e.key === "ArrowLeft") show(ply - 1);
     if (e.key === "ArrowRight") show(ply + 1);
   });
   // A link may point at a move: /games/12#ply=30.
-  const linked = /ply=(\d+)/.exec(location.hash);
+  const linked = /ply=(\d+)/.exec(location.hash) || /ply=(\d+)/.exec(location.search);
   show(linked ? Number(linked[1]) : 0);
 }
 
@@ -379,8 +386,16 @@ document.addEventListener("DOMContentLoaded", () => {
   const game = document.getElementById("replay");
   if (game) replay(game);
   if (document.getElementById("arena")) arena();
-  // The final's page reloads itself while the final is being played.
-  if (document.getElementById("final-live")) follow(() => location.reload());
+  // The final's page reloads itself while the final is being played, and when another starts.
+  const finalLive = document.getElementById("final-live");
+  if (finalLive) {
+    follow(async () => {
+      if (finalLive.dataset.status === "running") { location.reload(); return; }
+      const answer = await fetch("/api/final");
+      const id = answer.ok ? String((await answer.json()).id) : "";
+      if (id !== finalLive.dataset.final) location.reload();
+    });
+  }
   // The login link carries the token after `#token=` (never sent to the server in a URL).
   const token = document.getElementById("token");
   if (token && location.hash.startsWith("#token=")) {

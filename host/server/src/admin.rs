@@ -11,6 +11,36 @@ use crate::store::{new_token, sha256_hex};
 
 const ADMIN_TOKEN_KEY: &str = "server_admin_token";
 const TIME_CONTROL_KEY: &str = "server_time_ms";
+const COPIES_KEY: &str = "server_copies";
+const SEEDING_KEY: &str = "server_seeding";
+
+/// What the server does with a file byte for byte another entrant's (or a pool bot's): the
+/// organiser's choice. Either way the organiser's page lists the copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyRule {
+    /// Refused with a message naming whose file it is (the default).
+    Refuse,
+    /// Entered as an entry of its own: its own ladder row, rating and games, named
+    /// `Name (Entrant)` so that it is told apart from the original.
+    Enter,
+}
+
+impl CopyRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CopyRule::Refuse => "refuse",
+            CopyRule::Enter => "enter",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<CopyRule, String> {
+        match text.trim() {
+            "refuse" => Ok(CopyRule::Refuse),
+            "enter" => Ok(CopyRule::Enter),
+            other => Err(format!("`{other}`: copies are either `refuse`d or `enter`ed as entries of their own")),
+        }
+    }
+}
 
 /// Longest time per move the organiser may set: ten minutes.
 pub const MAX_TIME_MS: u64 = 600_000;
@@ -75,4 +105,31 @@ pub fn admin_token(ladder: &Path) -> Result<String, String> {
 /// `othello serve time-control MS`.
 pub fn set_time_control(ladder: &Path, ms: u64) -> Result<(), String> {
     set_time_ms(&crate::store::open(ladder)?, ms)
+}
+
+/// The organiser's rule for copies (refused unless the organiser chose otherwise).
+pub fn copy_rule(connection: &Connection) -> Result<CopyRule, String> {
+    Ok(match setting(connection, COPIES_KEY)?.as_deref() {
+        Some("enter") => CopyRule::Enter,
+        _ => CopyRule::Refuse,
+    })
+}
+
+pub fn set_copy_rule(connection: &Connection, rule: CopyRule) -> Result<(), String> {
+    set_setting(connection, COPIES_KEY, rule.as_str())
+}
+
+/// `othello serve copies refuse|enter`.
+pub fn set_copies(ladder: &Path, rule: &str) -> Result<(), String> {
+    set_copy_rule(&crate::store::open(ladder)?, CopyRule::parse(rule)?)
+}
+
+/// Whether the sample pool's calibration began and has not ended (a server stopped during it
+/// goes on at its next start).
+pub fn seeding_unfinished(connection: &Connection) -> Result<bool, String> {
+    Ok(setting(connection, SEEDING_KEY)?.as_deref() == Some("running"))
+}
+
+pub fn set_seeding_unfinished(connection: &Connection, unfinished: bool) -> Result<(), String> {
+    set_setting(connection, SEEDING_KEY, if unfinished { "running" } else { "done" })
 }

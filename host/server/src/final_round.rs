@@ -182,15 +182,17 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
     if let Some(running) = running_final(&transaction)? {
         return Err(format!("final #{running} is still being played: one final at a time"));
     }
-    // Each active entrant's newest upload that loaded (it has a ladder entry).
+    // Each active entrant's version that counts (the one it chose, else its newest that loaded).
     let mut candidates: Vec<(i64, i64, String, String)> = all_rows(
         &transaction,
-        "SELECT u.id, u.entry, coalesce(json_extract(u.report, '$.name'), u.file_name), e.name
-         FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant
-         WHERE e.revoked_at IS NULL AND u.entry IS NOT NULL AND u.status IN ('rating', 'rated')
-           AND u.id = (SELECT max(v.id) FROM server_uploads v
-                       WHERE v.entrant = u.entrant AND v.entry IS NOT NULL AND v.status IN ('rating', 'rated'))
-         ORDER BY u.id",
+        &format!(
+            "SELECT u.id, u.entry, coalesce(json_extract(u.report, '$.name'), u.file_name), e.name
+             FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant
+             WHERE e.revoked_at IS NULL AND u.entry IS NOT NULL AND u.status IN ('rating', 'rated')
+               AND u.id = {}
+             ORDER BY u.id",
+            crate::store::current_upload_sql("u.entrant", "'rating', 'rated'")
+        ),
         [],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
     )?;

@@ -71,6 +71,47 @@ fn format_name(format: BinaryFormat) -> &'static str {
     }
 }
 
+/// The command that builds `greedy.c` into a library this server runs (the starter kit's line for
+/// the server's platform).
+pub fn build_line() -> &'static str {
+    if cfg!(windows) {
+        BUILD_LINES[1].1
+    } else if cfg!(target_os = "macos") {
+        "cc -O2 -dynamiclib -I . greedy.c -o libgreedy.dylib"
+    } else {
+        BUILD_LINES[0].1
+    }
+}
+
+/// The starter kit's build lines, by compiler (the header beside `greedy.c`).
+pub const BUILD_LINES: [(&str, &str); 3] = [
+    ("Linux, gcc or clang", "gcc -O2 -shared -fPIC -I . greedy.c -o libgreedy.so"),
+    ("Windows, MinGW-w64", "x86_64-w64-mingw32-gcc -O2 -shared -static -I . greedy.c -o greedy.dll"),
+    ("Windows, MSVC (Developer Command Prompt)", "cl /O2 /LD /I . greedy.c /Fe:greedy.dll"),
+];
+
+/// Source files a student may upload by mistake, by extension.
+const SOURCE_EXTENSIONS: [&str; 12] = ["c", "h", "cc", "cpp", "cxx", "hpp", "rs", "py", "java", "cs", "go", "txt"];
+
+/// [`check_library`] with the file's name: a source file (`greedy.c`) is told to compile first,
+/// with the build line, instead of "not a shared library".
+pub fn check_upload(file_name: &str, bytes: &[u8]) -> Result<(), String> {
+    let extension = file_name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    let looks_like_text = std::str::from_utf8(&bytes[..bytes.len().min(4096)]).is_ok_and(|text| {
+        let text = text.trim_start();
+        ["#include", "//", "/*", "#define", "int ", "use ", "import "].iter().any(|start| text.starts_with(start))
+    });
+    if object::File::parse(bytes).is_err() && (SOURCE_EXTENSIONS.contains(&extension.as_str()) || looks_like_text) {
+        return Err(format!(
+            "this is source code, not a compiled bot: the server runs compiled libraries only. Compile it first, \
+             then upload the file the compiler makes: {} (the starter kit at /starter has the header and the \
+             lines for other compilers)",
+            build_line()
+        ));
+    }
+    check_library(bytes)
+}
+
 /// `Ok(())` when `bytes` are a shared library this server can run; otherwise why not, for the
 /// entrant ("a Windows PE file (.exe/.dll); this server runs Linux x86-64 shared library (.so)").
 pub fn check_library(bytes: &[u8]) -> Result<(), String> {
@@ -96,7 +137,11 @@ pub fn check_library(bytes: &[u8]) -> Result<(), String> {
         return Err(format!("a program (an executable), not a library: build it as a {wanted} (gcc -shared -fPIC …)"));
     }
     if file.kind() != ObjectKind::Dynamic {
-        return Err(format!("{:?} object, not a shared library: build it as a {wanted}", file.kind()));
+        return Err(format!(
+            "an object file (what the compiler makes before linking), not a shared library: build it with \
+             -shared into a {wanted}: {}",
+            build_line()
+        ));
     }
     Ok(())
 }
@@ -140,6 +185,37 @@ pub fn probe_matches_exports(probe: &othello_arena::plugins::PluginInfo, bytes: 
     }
 }
 
+/// What to do about a library that does not load, read from its exports (without loading it):
+/// C++ names (`extern "C"` missing), or `init`/`think` not exported at all. `None` when both are
+/// there (the reason is elsewhere: `init` failed, a library it needs is missing …).
+pub fn load_hint(bytes: &[u8]) -> Option<String> {
+    let exports = exports(bytes).ok()?;
+    let missing: Vec<&str> = ["init", "think"].into_iter().filter(|name| !exports.contains(*name)).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    // A C++ compiler mangles `think` into `_Z5thinkPK12OthelloBoard` unless it is declared
+    // extern "C" (the header does that for files that include it).
+    let mangled: Vec<&String> = exports
+        .iter()
+        .filter(|name| name.starts_with("_Z") && missing.iter().any(|m| name.contains(&format!("{}{m}", m.len()))))
+        .collect();
+    if let Some(name) = mangled.first() {
+        return Some(format!(
+            "your library exports `{name}`: that is a C++ name. Declare the functions extern \"C\" so that \
+             they keep their plain names — #include \"othello_bot.h\" before defining init and think does it \
+             (or write extern \"C\" before each) — then build and upload it again"
+        ));
+    }
+    Some(format!(
+        "your library does not export {}. Define them exactly as the starter kit's greedy.c does \
+         (OTHELLO_EXPORT const char *init(void) and OTHELLO_EXPORT uint8_t think(const OthelloBoard *board), \
+         after #include \"othello_bot.h\"), spelled the same, not static, then build it again: {}",
+        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" or "),
+        build_line()
+    ))
+}
+
 /// The PE header's `IMAGE_FILE_DLL` flag.
 fn pe_is_dll(bytes: &[u8]) -> bool {
     const IMAGE_FILE_DLL: u16 = 0x2000;
@@ -175,6 +251,16 @@ mod tests {
         assert_eq!(safe_file_name("C:\\Users\\x\\bot.dll"), "bot.dll");
         assert_eq!(safe_file_name(".."), format!("bot{}", library_extension()));
         assert_eq!(safe_file_name("my bot<script>.so"), "my_bot_script_.so");
+    }
+
+    #[test]
+    fn source_code_is_told_to_compile_first_with_the_build_line() {
+        let source = b"#include \"othello_bot.h\"\nOTHELLO_EXPORT const char *init(void) { return \"G\"; }\n";
+        for name in ["greedy.c", "bot.so"] {
+            let why = check_upload(name, source).unwrap_err();
+            assert!(why.contains("source code") && why.contains("Compile it first"), "{name}: {why}");
+            assert!(why.contains(build_line()), "{why}");
+        }
     }
 
     #[test]

@@ -103,6 +103,28 @@ pub struct Shared {
     pub weak_sandbox: Option<String>,
     /// The games being played now, move by move (the arena screen).
     pub live: live::Live,
+    /// The sample pool's calibration while it runs in the background (`None` when it is done or
+    /// there is none): placements wait for it, checks and test games do not.
+    pub seeding: Mutex<Option<SeedingStatus>>,
+}
+
+/// Where the background calibration of the sample pool stands: every number is what was played,
+/// not a guess of what is left (calibration plays until the pool is known to ±`target_error`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SeedingStatus {
+    /// Games played so far.
+    pub games: u32,
+    /// Games of the linking round (each member against its next three); calibration pairs follow
+    /// until every member is within the target.
+    pub linking_games: u32,
+    /// The widest 95 % interval among the pool now, in Elo (`None` until it is linked).
+    pub widest_error: Option<f64>,
+    pub target_error: f64,
+    /// Most games it plays, whatever the precision.
+    pub max_games: u32,
+    /// The time a move it plays at, in milliseconds, and why when it is not the contest's.
+    pub time_ms: Option<u64>,
+    pub time_note: Option<String>,
 }
 
 impl Shared {
@@ -113,7 +135,13 @@ impl Shared {
             changes: tokio::sync::watch::Sender::new(0),
             weak_sandbox,
             live: live::Live::default(),
+            seeding: Mutex::new(None),
         }
+    }
+
+    /// Whether the sample pool is still being calibrated (placements wait for it).
+    pub fn seeding(&self) -> Option<SeedingStatus> {
+        self.seeding.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub fn changed(&self) {
@@ -190,23 +218,18 @@ impl Server {
             .canonicalize()
             .map_err(|e| format!("cannot find the ladder {}: {e}", config.ladder.display()))?;
         let mut ladder = Ladder::open(&config.ladder)?;
-        if ladder.entries()?.is_empty() && !config.seed_pool.is_empty() {
-            let names: Vec<String> = config.seed_pool.iter().map(Identity::label).collect();
-            eprintln!("Seeding the new ladder with {}", names.join(", "));
-            let stop = AtomicBool::new(false);
-            seed_pool(
-                &mut ladder,
-                &config.seed_pool,
-                &config.seating(),
-                Some(SEED_TIME_PER_MOVE),
-                config.seed,
-                &stop,
-                &mut |progress| {
-                    if progress.games % 10 == 0 || progress.games == progress.total {
-                        eprintln!("seeding: {}/{} games", progress.games, progress.total);
-                    }
-                },
-            )?;
+        // The pool is entered at once (the site answers from the first second, the pool's names
+        // are taken) and calibrated in the background: see `calibrate_pool`.
+        let calibrate =
+            !config.seed_pool.is_empty() && (ladder.entries()?.is_empty() || admin::seeding_unfinished(&db)?);
+        if calibrate {
+            for identity in &config.seed_pool {
+                ladder.entry_for(identity)?;
+            }
+            if let Some(first) = ladder.entries()?.first() {
+                ladder.set_anchor_if_unset(first.id)?;
+            }
+            admin::set_seeding_unfinished(&db, true)?;
         }
         let requeued = store::requeue_interrupted(&db)?
             + final_round::requeue_interrupted(&db)?
@@ -221,10 +244,23 @@ impl Server {
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         listener.set_nonblocking(true).map_err(|e| format!("{e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("{e}"))?;
+        // The pool is calibrated at the contest's time control (the organiser's, else --time-ms).
+        let seeding_time = admin::time_limit(&db, &config)?;
         let config = Arc::new(config);
         let shared = Arc::new(Shared::new(weak_sandbox));
         let service = Arc::new(service::Service::new(config.clone(), shared.clone(), db, addr)?);
-        let workers = (0..config.workers)
+        let mut workers = Vec::new();
+        if calibrate {
+            *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) = Some(seeding_status(&config, seeding_time));
+            let (config, shared) = (config.clone(), shared.clone());
+            workers.push(
+                std::thread::Builder::new()
+                    .name("pool calibration".to_owned())
+                    .spawn(move || calibrate_pool(&config, &shared, seeding_time))
+                    .map_err(|e| format!("cannot start the pool's calibration: {e}"))?,
+            );
+        }
+        let local = (0..config.workers)
             .map(|index| {
                 let (config, shared) = (config.clone(), shared.clone());
                 std::thread::Builder::new()
@@ -233,6 +269,7 @@ impl Server {
                     .map_err(|e| format!("cannot start a worker: {e}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        workers.extend(local);
         let (shutdown, stopped) = tokio::sync::oneshot::channel();
         let web = std::thread::Builder::new()
             .name("web".to_owned())
@@ -301,13 +338,83 @@ async fn shutdown_signal() {
     }
 }
 
-/// Whether the ladder at `ladder` has no bot yet (a new file, or one only entrants or workers
-/// were added to before the first start): the server seeds it with the pool on start.
+/// The seeding status a calibration at `time_limit` starts with.
+fn seeding_status(config: &Config, time_limit: Option<std::time::Duration>) -> SeedingStatus {
+    let (time_ms, time_note) = match time_limit {
+        Some(limit) => (Some(limit.as_millis() as u64), None),
+        None => (
+            Some(SEED_TIME_PER_MOVE.as_millis() as u64),
+            Some(format!(
+                "the contest has no time limit, and a calibration without one could take hours: it plays at {} ms a move",
+                SEED_TIME_PER_MOVE.as_millis()
+            )),
+        ),
+    };
+    SeedingStatus {
+        games: 0,
+        linking_games: (othello_ladder::seed::seed_pairs(config.seed_pool.len()).len()
+            * othello_ladder::seed::SEED_OPENINGS_PER_PAIR as usize
+            * 2) as u32,
+        widest_error: None,
+        target_error: othello_ladder::seed::SEED_TARGET_ERROR,
+        max_games: othello_ladder::seed::SEED_MAX_GAMES,
+        time_ms,
+        time_note,
+    }
+}
+
+/// Calibrates the sample pool while the site serves (the ladder's own seeding, with its true
+/// counts shown on every page); placements start when it ends. Stopped with the server, it goes
+/// on from its games at the next start.
+fn calibrate_pool(config: &Config, shared: &Shared, time_limit: Option<std::time::Duration>) {
+    let time_limit = time_limit.or(Some(SEED_TIME_PER_MOVE));
+    let result = Ladder::open(&config.ladder).and_then(|mut ladder| {
+        let names: Vec<String> = config.seed_pool.iter().map(Identity::label).collect();
+        eprintln!("Calibrating the sample pool in the background: {}", names.join(", "));
+        seed_pool(
+            &mut ladder,
+            &config.seed_pool,
+            &config.seating(),
+            time_limit,
+            config.seed,
+            &shared.stop,
+            &mut |progress| {
+                if let Some(status) = shared.seeding.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+                    status.games = progress.games;
+                    status.widest_error = progress.widest_error;
+                }
+                if progress.games % 50 == 0 {
+                    eprintln!("calibrating the pool: {} games", progress.games);
+                }
+                shared.changed();
+            },
+        )
+    });
+    if shared.stop.load(Ordering::SeqCst) {
+        return; // unfinished: the next start goes on from its games
+    }
+    match result {
+        Ok(games) => eprintln!("The sample pool is calibrated ({games} games): placements start."),
+        // Placements go ahead on what was played: better than none at all.
+        Err(why) => eprintln!("the pool's calibration stopped: {why}; placements start on what it played"),
+    }
+    if let Err(why) = store::open(&config.ladder).and_then(|db| admin::set_seeding_unfinished(&db, false)) {
+        eprintln!("{why}");
+    }
+    *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    shared.work_added();
+    shared.changed();
+}
+
+/// Whether the ladder at `ladder` needs the pool: it has no bot yet (a new file, or one only
+/// entrants or workers were added to before the first start), or its pool's calibration was cut
+/// short. The server enters and calibrates the pool on start.
 pub fn needs_pool(ladder: &std::path::Path) -> Result<bool, String> {
     if !ladder.exists() {
         return Ok(true);
     }
-    Ok(Ladder::open(ladder)?.entries()?.is_empty())
+    // A calibration a stop cut short goes on at the next start.
+    Ok(Ladder::open(ladder)?.entries()?.is_empty() || admin::seeding_unfinished(&store::open(ladder)?)?)
 }
 
 /// `othello serve entrant add NAME`: adds an entrant; returns its token.

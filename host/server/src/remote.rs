@@ -31,7 +31,7 @@ use othello_ladder::Ladder;
 use othello_ladder::identity::{Kind, file_hash};
 
 use crate::service::{Refusal, Service};
-use crate::store::{self, Job, Next, Status, TokenHolder, sha256_hex};
+use crate::store::{self, Job, JobKind, Next, Status, TokenHolder, sha256_hex};
 use crate::worker::{Plan, Planned, Played, complete_job, plan_job};
 
 /// Default lease of a remote worker's job: lapses unless a heartbeat renews it within this time.
@@ -190,9 +190,17 @@ pub fn revoke_worker(connection: &mut Connection, name: &str) -> Result<usize, S
     transaction
         .execute("UPDATE server_workers SET revoked_at = ?2 WHERE id = ?1", params![id, unix_now() as i64])
         .map_err(db)?;
+    transaction
+        .execute(
+            "UPDATE server_test_games SET state = 'queued', lease = NULL
+             WHERE state = 'running' AND lease IN (SELECT id FROM server_leases WHERE worker = ?1 AND state = 'active')",
+            [id],
+        )
+        .map_err(db)?;
     let requeued = transaction
         .execute(
-            "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL
+            "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
+               lease_expires = NULL
              WHERE state = 'running' AND lease IN (SELECT id FROM server_leases WHERE worker = ?1 AND state = 'active')",
             [id],
         )
@@ -357,10 +365,22 @@ pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
     )
 }
 
-/// Puts a job back in the queue (its lease no longer holds it).
+/// Puts a job back in the queue (its lease no longer holds it): a test job's pair goes back to
+/// the test games' queue.
 fn requeue(connection: &Connection, job: i64) -> Result<(), Refusal> {
     connection
-        .execute("UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1", [job])
+        .execute(
+            "UPDATE server_test_games SET state = 'queued', lease = NULL
+             WHERE id = (SELECT number FROM server_jobs WHERE id = ?1 AND kind = 'test') AND state = 'running'",
+            [job],
+        )
+        .and_then(|_| {
+            connection.execute(
+                "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
+                   lease_expires = NULL WHERE id = ?1",
+                [job],
+            )
+        })
         .map(drop)
         .map_err(|e| internal(db(e)))
 }
@@ -378,6 +398,20 @@ fn load_verdict_confirmed(connection: &Connection, job: &Job, caller: &Caller, w
         .query_row("SELECT count(DISTINCT worker) FROM server_load_verdicts WHERE job = ?1", [job.id], |row| row.get(0))
         .map_err(|e| internal(db(e)))?;
     Ok(verdicts >= LOAD_VERDICTS_NEEDED)
+}
+
+/// Whether a bot of `played` lost a game by a crash (or a failure to start) before it made a
+/// single move: the verdict a lying worker would use to sink a classmate's bot. In words.
+fn crashed_at_once(played: &Played) -> Option<String> {
+    played.games.iter().find_map(|game| match &game.result.end {
+        End::Forfeit { loser, failure }
+            if matches!(failure.termination, Termination::Crash | Termination::LoadError)
+                && !game.moves.iter().any(|m| m.color == *loser) =>
+        {
+            Some(format!("{} {}: {}", game.name(*loser), failure.termination, failure.detail))
+        }
+        _ => None,
+    })
 }
 
 /// A check's probe as the server believes it: its claims held against the library's own exports
@@ -539,8 +573,25 @@ impl Remote {
                 let lease = store::new_token();
                 let issued = now_ms();
                 let expires = issued + (lease_ms as i64).min(self.lease_cap_ms());
-                let Some(job) = store::claim_job_until(connection, &lease, Some(expires), Some(caller.id)).map_err(internal)? else {
-                    if config.continuous_games && !refreshed && store::queue_refresh(connection).map_err(internal)? {
+                // Test games come after the checks and before every ladder job, as on the
+                // server's own workers; their queue is their own table.
+                store::requeue_lapsed(connection, issued).map_err(internal)?;
+                let test = crate::test_games::claim(connection, &lease).map_err(internal)?;
+                let job = match &test {
+                    Some(test) => Some(store::lease_test_job(connection, test, &lease, expires).map_err(internal)?),
+                    None => {
+                        // While the sample pool is calibrated, placements wait (checks do not).
+                        let checks_only = shared.seeding().is_some();
+                        store::claim_job_until(connection, &lease, Some(expires), Some(caller.id), checks_only)
+                            .map_err(internal)?
+                    }
+                };
+                let Some(job) = job else {
+                    if config.continuous_games
+                        && !refreshed
+                        && shared.seeding().is_none()
+                        && store::queue_refresh(connection).map_err(internal)?
+                    {
                         refreshed = true;
                         continue;
                     }
@@ -550,6 +601,14 @@ impl Remote {
                 let plan = match planned {
                     Ok(Planned::Play(plan)) => *plan,
                     Ok(Planned::Finished) => {
+                        shared.changed();
+                        continue;
+                    }
+                    Err(why) if job.kind == JobKind::Test => {
+                        // The pair cannot be played (its opponent left the ladder …): its
+                        // entrant reads why on the bot's page; the bot itself is not touched.
+                        crate::test_games::finish(connection, job.number as i64, Some(&why)).map_err(internal)?;
+                        store::finish_test_job(connection, &job).map_err(internal)?;
                         shared.changed();
                         continue;
                     }
@@ -648,14 +707,9 @@ impl Remote {
         self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
             Err((status, why, _)) => Err(Refusal::new(status, why)),
             Ok((job, _)) => {
+                requeue(connection, job.id)?;
                 connection
-                    .execute(
-                        "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE id = ?1",
-                        [job.id],
-                    )
-                    .and_then(|_| {
-                        connection.execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease])
-                    })
+                    .execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease])
                     .map_err(|e| internal(db(e)))?;
                 Ok(())
             }
@@ -733,6 +787,25 @@ impl Remote {
                     othello_arena::text::one_line(&why, 200)
                 );
                 store::set_status(connection, job.upload, Status::Checking, Some(&note)).map_err(internal)?;
+                shared.work_added();
+                return Ok(Ok(Accepted { job: job.id, games: 0, duplicate: false }));
+            }
+            if let Some(why) = crashed_at_once(&played)
+                && job.kind != JobKind::Test
+                && !load_verdict_confirmed(connection, &job, caller, &why)?
+            {
+                // A bot that crashes before its first move loses its games (and a placement of
+                // such games ends it at the bottom): one worker's word is not enough for that
+                // either. The job goes to another worker (never this one) or the server's own.
+                requeue(connection, job.id)?;
+                mark_submitted(connection)?;
+                if plan.is_check() {
+                    let note = format!(
+                        "a worker found that it crashes at once ({}); another worker checks it again before it counts",
+                        othello_arena::text::one_line(&why, 200)
+                    );
+                    store::set_status(connection, job.upload, Status::Checking, Some(&note)).map_err(internal)?;
+                }
                 shared.work_added();
                 return Ok(Ok(Accepted { job: job.id, games: 0, duplicate: false }));
             }

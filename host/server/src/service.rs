@@ -254,6 +254,17 @@ impl Service {
         let board = leaderboard(&lock(&self.ladder)).map_err(Refusal::internal)?;
         let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
         let by_entry: HashMap<i64, &Upload> = uploads.iter().filter_map(|u| Some((u.entry?, u))).collect();
+        // An entrant's versions are numbered among its own checked uploads (as `/me` does), not
+        // by name across every entrant.
+        let mut own_versions: HashMap<i64, u32> = HashMap::new();
+        let mut counted: HashMap<i64, u32> = HashMap::new();
+        let mut in_order: Vec<&Upload> = uploads.iter().filter(|u| u.entry.is_some()).collect();
+        in_order.sort_by_key(|u| u.id);
+        for upload in in_order {
+            let n = counted.entry(upload.entrant).or_default();
+            *n += 1;
+            own_versions.insert(upload.id, *n);
+        }
         let rows: Vec<BoardRow> = board
             .rows
             .into_iter()
@@ -266,7 +277,7 @@ impl Service {
                     name: row.name,
                     entrant: upload.map(|u| u.entrant_name.clone()),
                     bot: upload.map(|u| u.id),
-                    version: row.version,
+                    version: upload.and_then(|u| own_versions.get(&u.id)).map_or(row.version, |&v| v as _),
                     hash: row.hash,
                     rating: row.rating,
                     error: row.error,
@@ -353,7 +364,7 @@ impl Service {
                 ),
             ));
         }
-        crate::inspect::check_library(bytes).map_err(|why| Refusal::new(422, why))?;
+        crate::inspect::check_upload(raw_file_name, bytes).map_err(|why| Refusal::new(422, why))?;
         let sha256 = store::sha256_hex(bytes);
         if let Some(earlier) = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)? {
             return Ok(Accepted { id: earlier.id, status: earlier.status, sha256, duplicate: true });
@@ -462,6 +473,16 @@ impl Service {
             return Err(Refusal::new(404, format!("there is no game {id}")));
         };
         let mut replay = self.replay_of(id, &stored.ggf)?;
+        // The ladder keeps how the game ended (a crash, a timeout …): the GGF record cannot say.
+        replay.termination = stored.termination.clone();
+        if replay.termination != "normal" && replay.termination != "resigned" {
+            let loser = if stored.black_score == 0.0 { &replay.black } else { &replay.white };
+            replay.detail = format!("{loser} lost by a failure: {}", replay.termination);
+        }
+        // The time a move as planned (the GGF keeps whole seconds: 200 ms would read as 1 s).
+        if let Some(planned) = store::game_time_limit(&lock(&self.db), id).map_err(Refusal::internal)? {
+            replay.time_limit_ms = planned;
+        }
         let entrants = self.entrants_by_entry()?;
         replay.black_entrant = entrants.get(&stored.black).cloned();
         replay.white_entrant = entrants.get(&stored.white).cloned();

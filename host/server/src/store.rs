@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use othello_arena::record::unix_now;
 
 /// The server's schema version, in the ladder's `settings` table.
-pub const SERVER_SCHEMA_VERSION: i64 = 2;
+pub const SERVER_SCHEMA_VERSION: i64 = 3;
 const SERVER_SCHEMA_KEY: &str = "server_schema";
 
 const SERVER_SCHEMA: &str = "
@@ -67,6 +67,31 @@ CREATE TABLE server_job_games (
 );
 ";
 
+/// Version 3: `server_jobs` allows the kind `test` (a pair of test games a remote worker leases:
+/// its `number` is the pair's id in `server_test_games`). SQLite cannot change a CHECK in place,
+/// so the table is copied with foreign keys off (the tables naming it keep naming the same ids)
+/// and checked before the commit.
+const JOBS_WITH_TEST_KIND: &str = "
+CREATE TABLE server_jobs_v3 (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('check', 'pair', 'refresh', 'test')),
+    upload INTEGER NOT NULL REFERENCES server_uploads(id),
+    number INTEGER NOT NULL DEFAULT 0,         -- the pair's number in the upload's placement; a test: its id
+    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
+    lease TEXT,
+    lease_expires INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (upload, kind, number)
+);
+INSERT INTO server_jobs_v3 (id, kind, upload, number, state, lease, lease_expires, attempts, created_at, finished_at)
+    SELECT id, kind, upload, number, state, lease, lease_expires, attempts, created_at, finished_at FROM server_jobs;
+DROP TABLE server_jobs;
+ALTER TABLE server_jobs_v3 RENAME TO server_jobs;
+CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
+";
+
 /// Opens the ladder file (as the ladder does: checked, WAL, created with the ladder's schema when
 /// new) and brings the server's tables up to date.
 pub fn open(path: &Path) -> Result<Connection, String> {
@@ -78,6 +103,8 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     connection
         .execute_batch(REFUSED_UPLOADS_SCHEMA)
         .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
+    add_job_game_time(&connection)
+        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     crate::sessions::migrate(&connection)
         .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
     crate::service::entries::migrate(&connection)
@@ -86,6 +113,19 @@ pub fn open(path: &Path) -> Result<Connection, String> {
 }
 
 fn migrate(connection: &mut Connection, path: &Path) -> Result<(), String> {
+    let error = |e: rusqlite::Error| format!("cannot set up the server's tables in {}: {e}", path.display());
+    // A table is copied in version 3: foreign keys are off for that (a pragma that is a no-op
+    // inside a transaction), checked by hand before the commit, and as they were after.
+    let foreign_keys: bool = connection.query_row("PRAGMA foreign_keys", [], |row| row.get(0)).map_err(error)?;
+    connection.execute_batch("PRAGMA foreign_keys = OFF").map_err(error)?;
+    let migrated = migrate_tables(connection, path);
+    if foreign_keys {
+        connection.execute_batch("PRAGMA foreign_keys = ON").map_err(error)?;
+    }
+    migrated
+}
+
+fn migrate_tables(connection: &mut Connection, path: &Path) -> Result<(), String> {
     let error = |e: rusqlite::Error| format!("cannot set up the server's tables in {}: {e}", path.display());
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(error)?;
     let version: Option<String> = transaction
@@ -104,6 +144,22 @@ fn migrate(connection: &mut Connection, path: &Path) -> Result<(), String> {
     }
     if version < 2 {
         transaction.execute_batch(crate::final_round::SCHEMA).map_err(error)?;
+    }
+    if version < 3 {
+        transaction.execute_batch(JOBS_WITH_TEST_KIND).map_err(error)?;
+        // Only the tables naming jobs: what else the file holds is not this migration's.
+        let broken: i64 = transaction
+            .query_row(
+                "SELECT count(*) FROM sqlite_master m, pragma_foreign_key_check(m.name) c
+                 WHERE m.type = 'table' AND m.name IN ('server_job_games', 'server_leases', 'server_load_verdicts')
+                   AND c.parent = 'server_jobs'",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(error)?;
+        if broken > 0 {
+            return Err(format!("{}: {broken} rows name jobs that are gone after version 3", path.display()));
+        }
     }
     transaction
         .execute(
@@ -400,7 +456,45 @@ CREATE TABLE IF NOT EXISTS server_refused_uploads (
     at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS server_refused_uploads_by_entrant ON server_refused_uploads(entrant, at);
+-- The version an entrant chose to count (refresh pairs, the final, test games' opponents);
+-- without a row, its newest checked version counts. A new upload ends the choice.
+CREATE TABLE IF NOT EXISTS server_chosen_versions (
+    entrant INTEGER PRIMARY KEY REFERENCES server_entrants(id),
+    upload INTEGER NOT NULL REFERENCES server_uploads(id)
+);
 ";
+
+/// SQL for the upload that counts for entrant `{e}` among its uploads in `{states}`: the one it
+/// chose if that one is in those states, else its newest. `{e}` is an SQL expression.
+pub fn current_upload_sql(e: &str, states: &str) -> String {
+    format!(
+        "coalesce((SELECT c.upload FROM server_chosen_versions c JOIN server_uploads cu ON cu.id = c.upload
+                   WHERE c.entrant = {e} AND cu.entry IS NOT NULL AND cu.status IN ({states})),
+                  (SELECT max(v.id) FROM server_uploads v
+                   WHERE v.entrant = {e} AND v.entry IS NOT NULL AND v.status IN ({states})))"
+    )
+}
+
+/// Makes `upload` the version of `entrant` that counts.
+pub fn choose_version(connection: &Connection, entrant: i64, upload: i64) -> Result<(), String> {
+    connection
+        .execute(
+            "INSERT INTO server_chosen_versions (entrant, upload) VALUES (?1, ?2)
+             ON CONFLICT (entrant) DO UPDATE SET upload = excluded.upload",
+            params![entrant, upload],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// The version each entrant chose, by entrant id.
+pub fn chosen_versions(connection: &Connection) -> Result<std::collections::HashMap<i64, i64>, String> {
+    Ok(all_rows(connection, "SELECT entrant, upload FROM server_chosen_versions", [], |row| {
+        Ok((row.get(0)?, row.get(1)?))
+    })?
+    .into_iter()
+    .collect())
+}
 
 /// Notes an upload of `entrant` refused before it was stored.
 pub fn note_refused_upload(connection: &Connection, entrant: i64, reason: &str) -> Result<(), String> {
@@ -457,6 +551,8 @@ pub fn add_upload(
         )
         .map_err(db)?;
     let id = transaction.last_insert_rowid();
+    // A new version counts from now on (the newest by default): the entrant may choose again.
+    transaction.execute("DELETE FROM server_chosen_versions WHERE entrant = ?1", [entrant]).map_err(db)?;
     transaction
         .execute(
             "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('check', ?1, 0, ?2)",
@@ -486,6 +582,9 @@ pub enum JobKind {
     Pair,
     /// One pair of games of a rated bot, played when nothing else waits, so ratings stay fresh.
     Refresh,
+    /// A pair of unrated test games leased to a remote worker (`number`: the pair's id in
+    /// `server_test_games`, which is their queue: such a job is never claimed from here).
+    Test,
 }
 
 /// A job a worker holds.
@@ -504,6 +603,7 @@ pub(crate) fn job_row(row: &rusqlite::Row) -> rusqlite::Result<Job> {
         kind: match row.get::<_, String>(1)?.as_str() {
             "check" => JobKind::Check,
             "pair" => JobKind::Pair,
+            "test" => JobKind::Test,
             _ => JobKind::Refresh,
         },
         upload: row.get(2)?,
@@ -516,8 +616,63 @@ pub(crate) fn job_row(row: &rusqlite::Row) -> rusqlite::Result<Job> {
 pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
     connection
         .execute(
-            "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL WHERE state = 'running'",
+            "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
+               lease_expires = NULL WHERE state = 'running'",
             [],
+        )
+        .map_err(db)
+}
+
+/// Puts back in their queues the jobs whose remote leases lapsed before `now_ms`. A test job's
+/// pair goes back to the test games' queue (its job row rests until the pair is leased again).
+pub fn requeue_lapsed(connection: &Connection, now_ms: i64) -> Result<(), String> {
+    connection
+        .execute(
+            "UPDATE server_test_games SET state = 'queued', lease = NULL WHERE state = 'running' AND lease IN
+               (SELECT lease FROM server_jobs WHERE kind = 'test' AND state = 'running'
+                  AND lease_expires IS NOT NULL AND lease_expires < ?1)",
+            [now_ms],
+        )
+        .map_err(db)?;
+    connection
+        .execute(
+            "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
+               lease_expires = NULL
+             WHERE state = 'running' AND lease_expires IS NOT NULL AND lease_expires < ?1",
+            [now_ms],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// Marks a test job done (its pair is recorded or finished with the reason in its own table).
+pub fn finish_test_job(connection: &Connection, job: &Job) -> Result<(), String> {
+    connection
+        .execute(
+            "UPDATE server_jobs SET state = 'done', lease = NULL, lease_expires = NULL, finished_at = ?2 WHERE id = ?1",
+            params![job.id, unix_now() as i64],
+        )
+        .map(drop)
+        .map_err(db)
+}
+
+/// Leases the pair of test games `test` (claimed from its queue) to a remote worker: its job row,
+/// made on its first lease and reused on the next ones.
+pub fn lease_test_job(
+    connection: &Connection,
+    test: &crate::test_games::TestJob,
+    lease: &str,
+    expires: i64,
+) -> Result<Job, String> {
+    connection
+        .query_row(
+            "INSERT INTO server_jobs (kind, upload, number, state, lease, lease_expires, attempts, created_at)
+             VALUES ('test', ?1, ?2, 'running', ?3, ?4, 1, ?5)
+             ON CONFLICT (upload, kind, number) DO UPDATE SET state = 'running', lease = excluded.lease,
+               lease_expires = excluded.lease_expires, attempts = attempts + 1, finished_at = NULL
+             RETURNING id, kind, upload, number",
+            params![test.upload, test.id, lease, expires, unix_now() as i64],
+            job_row,
         )
         .map_err(db)
 }
@@ -525,34 +680,35 @@ pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
 /// Claims the next job for `lease` (checks first, then pairs, oldest first), held until it is
 /// finished or the server stops (a local worker's).
 pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
-    claim_job_until(connection, lease, None, None)
+    claim_job_until(connection, lease, None, None, false)
+}
+
+/// [`claim_job`] of checks only (while the sample pool is calibrated, placements wait).
+pub fn claim_check(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
+    claim_job_until(connection, lease, None, None, true)
 }
 
 /// [`claim_job`] with a lease that lapses at `expires` (Unix milliseconds) unless renewed: a
 /// remote worker's. Jobs whose leases have lapsed go back to the queue first. A remote `worker`
-/// is never given again a check it found unloadable (a second worker must confirm it).
+/// is never given again a job it found unloadable or crashing at once (a second worker must
+/// confirm it).
 pub fn claim_job_until(
     connection: &mut Connection,
     lease: &str,
     expires: Option<i64>,
     worker: Option<i64>,
+    checks_only: bool,
 ) -> Result<Option<Job>, String> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    transaction
-        .execute(
-            "UPDATE server_jobs SET state = 'queued', lease = NULL, lease_expires = NULL
-             WHERE state = 'running' AND lease_expires IS NOT NULL AND lease_expires < ?1",
-            [now_ms],
-        )
-        .map_err(db)?;
+    requeue_lapsed(&transaction, now_ms)?;
     let job = transaction
         .query_row(
-            "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued'
-               AND NOT (?1 IS NOT NULL AND kind = 'check'
-                        AND id IN (SELECT job FROM server_load_verdicts WHERE worker = ?1))
+            "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued' AND kind != 'test'
+               AND (?2 = 0 OR kind = 'check')
+               AND NOT (?1 IS NOT NULL AND id IN (SELECT job FROM server_load_verdicts WHERE worker = ?1))
              ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
-            [worker],
+            params![worker, checks_only],
             job_row,
         )
         .optional()
@@ -670,16 +826,62 @@ pub fn job_game(connection: &Connection, job: i64, slot: usize) -> Result<Option
 }
 
 /// Notes, inside the game's own transaction, that `job` recorded `game` in `slot`.
-pub fn note_job_game(transaction: &rusqlite::Transaction, job: i64, slot: usize, game: i64) -> rusqlite::Result<()> {
+pub fn note_job_game(
+    transaction: &rusqlite::Transaction,
+    job: i64,
+    slot: usize,
+    game: i64,
+    time_limit_ms: Option<u64>,
+) -> rusqlite::Result<()> {
     transaction
-        .execute("INSERT INTO server_job_games (job, slot, game) VALUES (?1, ?2, ?3)", params![job, slot as i64, game])
+        .execute(
+            "INSERT INTO server_job_games (job, slot, game, time_limit_ms, time_known) VALUES (?1, ?2, ?3, ?4, 1)",
+            params![job, slot as i64, game, time_limit_ms.map(|ms| ms as i64)],
+        )
         .map(drop)
+}
+
+/// The time a move a ladder game was played at, as the server planned it (the GGF record keeps
+/// whole seconds only): `None` when the server does not know (a game of an older server, of
+/// `othello rate`), `Some(None)` for no limit.
+pub fn game_time_limit(connection: &Connection, game: i64) -> Result<Option<Option<u64>>, String> {
+    let planned: Option<Option<i64>> = connection
+        .query_row(
+            "SELECT time_limit_ms, has_time FROM (
+                SELECT time_limit_ms, time_known AS has_time FROM server_job_games WHERE game = ?1
+                UNION ALL
+                SELECT f.time_ms, 1 FROM server_final_games g JOIN server_finals f ON f.id = g.final WHERE g.game = ?1)
+             WHERE has_time = 1 LIMIT 1",
+            [game],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(db)?;
+    Ok(planned.map(|ms| ms.map(|ms| ms as u64)))
+}
+
+/// Adds `server_job_games.time_limit_ms` to a file made before it (its rows stay unknown).
+fn add_job_game_time(connection: &Connection) -> rusqlite::Result<()> {
+    let has: bool = connection.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('server_job_games') WHERE name = 'time_known'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has {
+        connection.execute_batch(
+            "ALTER TABLE server_job_games ADD COLUMN time_limit_ms INTEGER;
+             ALTER TABLE server_job_games ADD COLUMN time_known INTEGER NOT NULL DEFAULT 0;",
+        )?;
+    }
+    Ok(())
 }
 
 /// Jobs queued or running (the queue's length, for the pages).
 pub fn pending_jobs(connection: &Connection) -> Result<u64, String> {
     connection
-        .query_row("SELECT count(*) FROM server_jobs WHERE state != 'done'", [], |row| row.get::<_, i64>(0))
+        .query_row("SELECT count(*) FROM server_jobs WHERE state != 'done' AND kind != 'test'", [], |row| {
+            row.get::<_, i64>(0)
+        })
         .map(|n| n as u64)
         .map_err(db)
 }
@@ -723,12 +925,17 @@ pub fn queue_refresh(connection: &mut Connection) -> Result<bool, String> {
     }
     let next: Option<(i64, i64)> = transaction
         .query_row(
-            "SELECT u.id, (SELECT count(*) FROM server_jobs j WHERE j.upload = u.id AND j.kind = 'refresh') AS played
+            &format!("SELECT u.id, (SELECT count(*) FROM server_jobs j WHERE j.upload = u.id AND j.kind = 'refresh') AS played
              FROM server_uploads u
              WHERE u.status = 'rated' AND u.entry IS NOT NULL
-               AND u.id = (SELECT max(v.id) FROM server_uploads v WHERE v.entrant = u.entrant AND v.status = 'rated')
-             ORDER BY played, u.id LIMIT 1",
-            [],
+               AND u.id = {}
+               -- A bot that lost every game by a failure (its placement gave up on it) plays no more.
+               AND NOT ((SELECT count(*) FROM games g WHERE g.black = u.entry OR g.white = u.entry) >= ?1
+                    AND (SELECT count(*) FROM games g WHERE g.black = u.entry OR g.white = u.entry)
+                      = (SELECT count(*) FROM games g WHERE g.termination NOT IN ('normal', 'resigned')
+                           AND ((g.black = u.entry AND g.black_score = 0) OR (g.white = u.entry AND g.black_score = 1))))
+             ORDER BY played, u.id LIMIT 1", current_upload_sql("u.entrant", "'rated'")),
+            [othello_ladder::session::GIVE_UP_AFTER_FAILED_GAMES],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()
@@ -775,5 +982,73 @@ mod tests {
         assert_eq!(status(&connection).status, Status::Rated);
         assert_eq!(status(&connection).reason.as_deref(), Some("the game cap (4) was reached"));
         assert_eq!(claim_job(&mut connection, "worker 0").unwrap(), None, "nothing more to play");
+    }
+
+    /// A ladder of schema 2 (jobs of three kinds, a lease naming one) opens as schema 3: its
+    /// jobs and the lease's reference are kept, and a job of kind `test` can be leased.
+    #[test]
+    fn a_schema_2_ladder_gains_the_test_job_kind_and_keeps_its_jobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("contest.sqlite3");
+        let mut connection = open(&path).unwrap();
+        let token = add_entrant(&connection, "Alice").unwrap();
+        let entrant = entrant_by_token(&connection, &token).unwrap().unwrap();
+        let upload = add_upload(&mut connection, entrant.id, "00", "bot.so", Path::new("bot.so"), 1).unwrap();
+        // Back to schema 2 as an older server left it: its CHECK, a running job, a lease on it.
+        connection
+            .execute_batch(
+                "PRAGMA foreign_keys = OFF;
+                 DROP TABLE server_jobs;
+                 CREATE TABLE server_jobs (
+                    id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('check', 'pair', 'refresh')),
+                    upload INTEGER NOT NULL REFERENCES server_uploads(id),
+                    number INTEGER NOT NULL DEFAULT 0,
+                    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
+                    lease TEXT, lease_expires INTEGER, attempts INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL, finished_at INTEGER, UNIQUE (upload, kind, number));
+                 CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
+                 PRAGMA foreign_keys = ON;
+                 UPDATE settings SET value = '2' WHERE key = 'server_schema';",
+            )
+            .unwrap();
+        connection
+            .execute(
+                "INSERT INTO server_jobs (id, kind, upload, state, lease, lease_expires, created_at)
+                 VALUES (7, 'check', ?1, 'running', 'L', 1, 0)",
+                [upload],
+            )
+            .unwrap();
+        let worker = crate::remote::add_worker(&connection, "w").unwrap();
+        let worker = token_holder(&connection, TokenHolder::Worker, &worker).unwrap().unwrap().0;
+        connection
+            .execute(
+                "INSERT INTO server_leases (id, job, worker, plan, issued_at, expires_at) VALUES ('L', 7, ?1, '{}', 0, 1)",
+                [worker],
+            )
+            .unwrap();
+        assert!(
+            connection
+                .execute(
+                    "INSERT INTO server_jobs (kind, upload, number, created_at) VALUES ('test', ?1, 1, 0)",
+                    [upload]
+                )
+                .is_err(),
+            "schema 2 knows no test jobs"
+        );
+        drop(connection);
+
+        let connection = open(&path).unwrap();
+        let kept: (String, String) = connection
+            .query_row("SELECT kind, lease FROM server_jobs WHERE id = 7", [], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap();
+        assert_eq!(kept, ("check".to_owned(), "L".to_owned()));
+        let broken: i64 =
+            connection.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| row.get(0)).unwrap();
+        assert_eq!(broken, 0, "the lease still names its job");
+        let test = crate::test_games::TestJob { id: 1, upload, opponent: 1 };
+        let job = lease_test_job(&connection, &test, "M", 10).unwrap();
+        assert_eq!((job.kind, job.number), (JobKind::Test, 1));
+        assert_eq!(lease_test_job(&connection, &test, "N", 20).unwrap().id, job.id, "leased again: the same job");
     }
 }

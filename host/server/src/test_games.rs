@@ -1,6 +1,7 @@
 //! Unrated test games: an entrant asks for a pair of games (colours swapped) between one of its
-//! versions and a current bot of the leaderboard. The workers play them after the checks and
-//! before any ladder work; they are kept in tables of their own, never in the ladder's `games`,
+//! versions and a current bot of the leaderboard. The workers, the server's own or remote ones
+//! (a `test` job leased over the worker API), play them after the checks and before any ladder
+//! work; they are kept in tables of their own, never in the ladder's `games`,
 //! so no rating ever counts them.
 
 use std::sync::atomic::Ordering;
@@ -9,13 +10,18 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 
 use othello_arena::event::openings::OpeningSource;
+use othello_arena::record::GameRecord;
 use othello_arena::record::unix_now;
-use othello_ladder::Ladder;
+use othello_arena::referee::Opening;
+use othello_ladder::identity::Kind;
 use othello_ladder::play::{Player, play_pair_with};
 use othello_ladder::session::OPENING_PLIES;
+use othello_ladder::{Entry, Ladder};
 use othello_sdk::Color;
+use othello_sdk::format_transcript;
 
 use crate::store::{self, all_rows};
+use crate::worker::{Plan, PlannedBot};
 use crate::{Config, Shared};
 
 /// Default pairs of test games one entrant may ask for per hour.
@@ -71,7 +77,8 @@ pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
 pub fn requested_since(connection: &Connection, entrant: i64, since: u64) -> Result<u32, String> {
     connection
         .query_row(
-            "SELECT count(*) FROM server_test_games WHERE entrant = ?1 AND requested_at >= ?2",
+            // A pair the server could not play (its reason says why) is not the entrant's doing.
+            "SELECT count(*) FROM server_test_games WHERE entrant = ?1 AND requested_at >= ?2 AND reason IS NULL",
             params![entrant, since as i64],
             |row| row.get::<_, i64>(0),
         )
@@ -127,7 +134,8 @@ pub fn claim(connection: &mut Connection, lease: &str) -> Result<Option<TestJob>
     Ok(job)
 }
 
-fn finish(connection: &Connection, id: i64, reason: Option<&str>) -> Result<(), String> {
+/// Ends a pair of test games: played, or not with the reason.
+pub fn finish(connection: &Connection, id: i64, reason: Option<&str>) -> Result<(), String> {
     connection
         .execute(
             "UPDATE server_test_games SET state = 'done', lease = NULL, reason = ?2, finished_at = ?3 WHERE id = ?1",
@@ -150,7 +158,13 @@ pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db
     }
 }
 
-fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Connection) -> Result<(), String> {
+/// The two bots of a pair of test games (the entrant's, then its opponent) and its opening.
+fn bots_of(
+    job: &TestJob,
+    config: &Config,
+    ladder: &Ladder,
+    db: &Connection,
+) -> Result<(Entry, Entry, Opening), String> {
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     let mine = upload.entry.ok_or("the bot has no ladder entry (it did not pass its check)")?;
     let entries = ladder.entries()?;
@@ -160,10 +174,60 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
     if !crate::worker::still_built(&opponent.identity) {
         return Err("the opponent's library is no longer there".to_owned());
     }
-    let seating = config.seating();
-    let (me, opponent) = (Player::new(me, &seating), Player::new(opponent, &seating));
     let opening =
         OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ job.id as u64 ^ 0x7e57).remove(0);
+    Ok((me, opponent, opening))
+}
+
+/// What a remote worker plays for a pair of test games: the same bots, opening and time control
+/// (the organiser's, as rating games) as the server's own worker would play.
+pub fn plan(job: &TestJob, config: &Config, ladder: &Ladder, db: &Connection) -> Result<Plan, String> {
+    let (me, opponent, opening) = bots_of(job, config, ladder, db)?;
+    if opponent.identity.kind != Kind::Library {
+        return Err(format!(
+            "{} is an engine of the organiser's machine: remote workers play libraries only",
+            opponent.identity.label()
+        ));
+    }
+    let time_limit = crate::admin::time_limit(db, config)?;
+    Ok(Plan {
+        kind: "test".to_owned(),
+        bots: [PlannedBot::of_entry(&me), PlannedBot::of_entry(&opponent)],
+        opening: format_transcript(opening.moves()),
+        time_limit_ms: time_limit.map(|t| t.as_millis() as u64),
+        grace_ms: time_limit.map(|t| config.seat_options.grace_for(t).as_millis() as u64),
+    })
+}
+
+/// Records test game `slot` of pair `test` (a slot recorded already is left as it is).
+pub fn record(db: &Connection, test: i64, slot: usize, game: &GameRecord) -> Result<(), String> {
+    let black_score = match game.result.winner {
+        Some(Color::Black) => 1.0,
+        Some(Color::White) => 0.0,
+        None => 0.5,
+    };
+    db.execute(
+        "INSERT INTO server_test_game_records (test, slot, black, white, black_score, termination, played_at, ggf)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (test, slot) DO NOTHING",
+        params![
+            test,
+            slot as i64,
+            game.black,
+            game.white,
+            black_score,
+            game.result.termination().as_str(),
+            game.started_at as i64,
+            othello_arena::ggf::write_game(game)
+        ],
+    )
+    .map(drop)
+    .map_err(self::db)
+}
+
+fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Connection) -> Result<(), String> {
+    let (me, opponent, opening) = bots_of(job, config, ladder, db)?;
+    let seating = config.seating();
+    let (me, opponent) = (Player::new(me, &seating), Player::new(opponent, &seating));
     let recorded: Vec<i64> =
         all_rows(db, "SELECT slot FROM server_test_game_records WHERE test = ?1", [job.id], |row| row.get(0))?;
     // The organiser's time control (admin page or CLI), as rating games.
@@ -175,26 +239,7 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
         if recorded.contains(&(slot as i64)) {
             return Ok(());
         }
-        let black_score = match game.result.winner {
-            Some(Color::Black) => 1.0,
-            Some(Color::White) => 0.0,
-            None => 0.5,
-        };
-        db.execute(
-            "INSERT INTO server_test_game_records (test, slot, black, white, black_score, termination, played_at, ggf)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (test, slot) DO NOTHING",
-            params![
-                job.id,
-                slot as i64,
-                game.black,
-                game.white,
-                black_score,
-                game.result.termination().as_str(),
-                game.started_at as i64,
-                othello_arena::ggf::write_game(game)
-            ],
-        )
-        .map_err(self::db)?;
+        record(db, job.id, slot, game)?;
         shared.changed();
         Ok(())
     })?;

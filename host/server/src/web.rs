@@ -124,6 +124,13 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/bots/{id}", get(page_bot))
         .route("/games/{id}", get(page_game))
         .route("/api/leaderboard", get(api_leaderboard))
+        .route("/api/seeding", get(api_seeding))
+        .route("/starter", get(page_starter))
+        .route(
+            "/starter/othello_bot.h",
+            get(|| async { download("othello_bot.h", include_str!("../../../sdk/include/othello_bot.h")) }),
+        )
+        .route("/starter/greedy.c", get(|| async { download("greedy.c", include_str!("../assets/greedy.c")) }))
         .route("/api/bots/{id}", get(api_bot))
         .route("/api/bots/{id}/games", get(api_bot_games))
         .route("/api/games/{id}", get(api_game))
@@ -143,6 +150,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .merge(crate::remote::router(service.clone()))
         .merge(admin::routes())
         .merge(entrant::routes())
+        .fallback(page_not_found)
         .layer(DefaultBodyLimit::max(64 << 10))
         .layer(CompressionLayer::new())
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
@@ -533,6 +541,46 @@ async fn history_svg(
     }
 }
 
+/// A starter-kit file, downloaded under its own name.
+fn download(name: &'static str, text: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        ],
+        text,
+    )
+        .into_response()
+}
+
+async fn page_starter(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    Html(pages::starter(&service, entrant.as_ref()).into_string()).into_response()
+}
+
+/// A 404 page of the site's own (JSON under `/api/`).
+async fn page_not_found(State(service): State<Shared>, headers: HeaderMap, uri: axum::http::Uri) -> Response {
+    if uri.path().starts_with("/api/") {
+        return (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({ "error": format!("no route {}", uri.path()) })))
+            .into_response();
+    }
+    let entrant = page_entrant(&service, &headers).await;
+    (StatusCode::NOT_FOUND, Html(pages::not_found(&service, entrant.as_ref(), uri.path()).into_string()))
+        .into_response()
+}
+
+/// The sample pool's calibration: `{"running": false}` once it is done, else its counts.
+async fn api_seeding(State(service): State<Shared>) -> Response {
+    match service.shared.seeding() {
+        Some(status) => {
+            let mut json = serde_json::to_value(&status).unwrap_or_default();
+            json["running"] = serde_json::Value::Bool(true);
+            axum::Json(json).into_response()
+        }
+        None => axum::Json(serde_json::json!({ "running": false })).into_response(),
+    }
+}
+
 async fn page_leaderboard(State(service): State<Shared>, headers: HeaderMap) -> Response {
     let entrant = page_entrant(&service, &headers).await;
     if entrant.is_none() {
@@ -658,10 +706,27 @@ async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): P
     }
 }
 
-async fn page_game(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+/// `?ply=N`: the position a replay page shows without JavaScript.
+#[derive(serde::Deserialize)]
+pub(crate) struct PlyQuery {
+    ply: Option<String>,
+}
+
+impl PlyQuery {
+    pub(crate) fn ply(&self) -> Option<usize> {
+        self.ply.as_deref().and_then(|p| p.trim().parse().ok())
+    }
+}
+
+async fn page_game(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    axum::extract::Query(query): axum::extract::Query<PlyQuery>,
+) -> Response {
     let entrant = page_entrant(&service, &headers).await;
     match blocking(&service, move |s| s.replay(id)).await {
-        Ok(replay) => Html(pages::game(&service, entrant.as_ref(), &replay).into_string()).into_response(),
+        Ok(replay) => Html(pages::game(&service, entrant.as_ref(), &replay, query.ply()).into_string()).into_response(),
         Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
     }
 }

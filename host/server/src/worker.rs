@@ -109,7 +109,10 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
             Ok(None) => {}
             Err(why) => eprintln!("worker {index}: {why}"),
         }
-        match store::claim_job(&mut db, &lease) {
+        // While the sample pool is calibrated, only checks are played (placements wait for it).
+        let seeding = shared.seeding().is_some();
+        let claimed = if seeding { store::claim_check(&mut db, &lease) } else { store::claim_job(&mut db, &lease) };
+        match claimed {
             Ok(Some(job)) => {
                 if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
                     if shared.stop.load(Ordering::SeqCst) {
@@ -121,7 +124,7 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
                 }
                 shared.changed();
             }
-            Ok(None) if config.continuous_games => match store::queue_refresh(&mut db) {
+            Ok(None) if config.continuous_games && !seeding => match store::queue_refresh(&mut db) {
                 Ok(true) => {}
                 Ok(false) => shared.wait_for_work(seen),
                 Err(why) => {
@@ -185,6 +188,11 @@ pub fn plan_job(
     db: &mut Connection,
     libraries_only: bool,
 ) -> Result<Planned, String> {
+    if job.kind == JobKind::Test {
+        let test =
+            crate::test_games::TestJob { id: job.number as i64, upload: job.upload, opponent: test_opponent(db, job)? };
+        return Ok(Planned::Play(Box::new(crate::test_games::plan(&test, config, ladder, db)?)));
+    }
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     // The organiser's time control (admin page or CLI) over the server's --time-ms.
     let time_limit = crate::admin::time_limit(db, config)?;
@@ -233,9 +241,14 @@ pub fn plan_job(
     let entries = ladder.entries()?;
     let entry = entries.iter().find(|e| e.id == entry_id).ok_or("the upload's ladder entry is gone")?.clone();
     let seating = config.seating();
+    // A bot that failed every one of its placement games is no opponent: it plays no more games.
+    let records = ladder.records()?;
+    let gave_up = |id: i64| {
+        records.get(&id).is_some_and(|r| r.games as u32 >= GIVE_UP_AFTER_FAILED_GAMES && r.failed_every_game())
+    };
     let pool: Vec<Player> = entries
         .into_iter()
-        .filter(|e| e.id != entry_id && still_built(&e.identity))
+        .filter(|e| e.id != entry_id && still_built(&e.identity) && !gave_up(e.id))
         .filter(|e| !libraries_only || e.identity.kind == Kind::Library)
         .map(|e| Player::new(e, &seating))
         .collect();
@@ -271,6 +284,12 @@ pub fn plan_job(
     })))
 }
 
+/// The opponent of a test job's pair (its ladder entry).
+fn test_opponent(db: &Connection, job: &Job) -> Result<i64, String> {
+    db.query_row("SELECT opponent FROM server_test_games WHERE id = ?1", [job.number as i64], |row| row.get(0))
+        .map_err(|e| format!("test games {}: {e}", job.number))
+}
+
 /// Records game `slot` of a pair unless the job recorded it already (a pair played again after
 /// a crash or an expired lease counts each game once). Returns whether it recorded it.
 pub fn record_slot(
@@ -290,7 +309,7 @@ pub fn record_slot(
     game.black = black.label();
     game.white = white.label();
     ladder.record_game_with(black.entry, white.entry, &game, |transaction, id| {
-        store::note_job_game(transaction, job.id, slot, id)
+        store::note_job_game(transaction, job.id, slot, id, plan.time_limit_ms)
     })?;
     Ok(true)
 }
@@ -307,6 +326,21 @@ pub fn complete_job(
     ladder: &mut Ladder,
     db: &mut Connection,
 ) -> Result<(), String> {
+    if job.kind == JobKind::Test {
+        // Unrated: kept in the test games' tables, never in the ladder's.
+        for (slot, game) in played.games.iter().enumerate() {
+            let (black, white) =
+                if slot == 0 { (&plan.bots[0], &plan.bots[1]) } else { (&plan.bots[1], &plan.bots[0]) };
+            let mut game = game.clone();
+            game.black = black.label();
+            game.white = white.label();
+            crate::test_games::record(db, job.number as i64, slot, &game)?;
+        }
+        crate::test_games::finish(db, job.number as i64, None)?;
+        store::finish_test_job(db, job)?;
+        shared.changed();
+        return Ok(());
+    }
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     if job.kind == JobKind::Check {
         return complete_check(job, &upload, played, config, shared, ladder, db);
@@ -356,20 +390,25 @@ fn complete_check(
         report.error = Some(why.clone());
         let json = serde_json::to_string(&report).expect("reports serialize");
         store::save_report(db, upload.id, &json, None)?;
-        let reason = format!("it does not load: {why}");
+        // What the student can do about it, read from the library's exports.
+        let hint = std::fs::read(&upload.path).ok().and_then(|bytes| crate::inspect::load_hint(&bytes));
+        let reason = match hint {
+            Some(hint) => format!("it does not load: {why}. {hint}"),
+            None => format!("it does not load: {why}"),
+        };
         return store::finish_job(db, job, Status::Rejected, Some(&reason), Next::Nothing);
     }
-    // One row per entrant's upload: a copy, or a name that looks like another's, gets none.
-    let conflict = match crate::service::entries::original_of(db, ladder, upload.entrant, &upload.sha256)? {
-        Some(original) => Some(format!("it is byte for byte a copy of {original}: a copy is not entered")),
-        None => crate::service::entries::name_taken(db, ladder, upload.entrant, &info.name)?,
+    // One row per entrant's upload: a refused copy, or a name that looks like another's, gets
+    // none; an entered copy gets one of its own.
+    let name = match crate::service::entries::entry_name(db, ladder, upload.entrant, &upload.sha256, &info.name)? {
+        Ok(name) => name,
+        Err(why) => {
+            let json = serde_json::to_string(&report).expect("reports serialize");
+            store::save_report(db, upload.id, &json, None)?;
+            return store::finish_job(db, job, Status::Rejected, Some(&why), Next::Nothing);
+        }
     };
-    if let Some(why) = conflict {
-        let json = serde_json::to_string(&report).expect("reports serialize");
-        store::save_report(db, upload.id, &json, None)?;
-        return store::finish_job(db, job, Status::Rejected, Some(&why), Next::Nothing);
-    }
-    let identity = library_identity(&upload.path, &info.name, None)?;
+    let identity = library_identity(&upload.path, &name, None)?;
     let entry = ladder.entry_for(&identity)?;
     for (game, color) in played.games.iter().zip([Color::Black, Color::White]) {
         report.games.push(check_game(game, color));
@@ -395,7 +434,15 @@ fn check_game(game: &GameRecord, color: Color) -> CheckGame {
         result: result.to_owned(),
         discs: game.result.discs,
         termination: game.result.termination().as_str().to_owned(),
-        failure: failure.map(|f| format!("{}: {}", f.termination, f.detail)),
+        failure: failure.map(|f| match f.termination {
+            // The mistake behind most illegal moves: a move byte made by hand.
+            othello_arena::seat::Termination::IllegalMove => format!(
+                "{}: {}. Your think must return a legal square as othello_move(row, col) (row and column 0–7, \
+                 from the header), or OTHELLO_PASS only when there is no legal move",
+                f.termination, f.detail
+            ),
+            _ => format!("{}: {}", f.termination, f.detail),
+        }),
         stderr_tail: failure.map(|f| f.stderr_tail.clone()).unwrap_or_default(),
         move_times_ms: game
             .moves
@@ -414,7 +461,11 @@ fn placement_done(ladder: &Ladder, entry: i64, config: &Config) -> Result<Option
     Ok(if games >= config.max_games {
         Some(format!("the game cap ({}) was reached", config.max_games))
     } else if games >= GIVE_UP_AFTER_FAILED_GAMES && record.failures == record.games {
-        Some("the bot lost every game by a failure: it is rated at the bottom".to_owned())
+        Some(format!(
+            "it lost each of its first {games} games by a failure (a crash, a timeout or an illegal move: the check's \
+             games above say which), so it plays no more games and stays at the bottom; fix it and upload the new \
+             version (test games show whether it works now)"
+        ))
     } else if games >= MIN_GAMES
         && let Some(error) = placement_errors.get(&entry).filter(|&&e| e <= config.target_error)
     {
@@ -485,7 +536,7 @@ pub struct PlannedBot {
 }
 
 impl PlannedBot {
-    fn of_entry(entry: &Entry) -> PlannedBot {
+    pub(crate) fn of_entry(entry: &Entry) -> PlannedBot {
         PlannedBot {
             entry: entry.id,
             name: entry.identity.name.clone(),

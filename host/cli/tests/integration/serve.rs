@@ -246,3 +246,22 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     assert!(html.contains("Kim's bot") || html.contains("Kim&#39;s bot"), "{html}");
     assert!(html.contains("id=\"final-standings\"") && !html.contains("<script"));
 }
+
+/// `othello serve copies enter|refuse` sets the organiser's rule for copies in the ladder file;
+/// anything else is refused before it touches the file.
+#[test]
+fn the_organiser_chooses_on_the_command_line_whether_copies_are_entered() {
+    let dir = tempfile::tempdir().unwrap();
+    let ladder = dir.path().join("contest.sqlite3");
+    let entered = othello(dir.path(), &["serve", "copies", "enter", "--ladder", "contest.sqlite3"]);
+    assert!(entered.status.success(), "{}", String::from_utf8_lossy(&entered.stderr));
+    assert!(String::from_utf8_lossy(&entered.stdout).contains("entered"));
+    let rule = |ladder: &Path| othello_server::admin::copy_rule(&othello_server::store::open(ladder).unwrap()).unwrap();
+    assert_eq!(rule(&ladder), othello_server::admin::CopyRule::Enter);
+    let wrong = othello(dir.path(), &["serve", "copies", "share", "--ladder", "contest.sqlite3"]);
+    assert!(!wrong.status.success());
+    assert_eq!(rule(&ladder), othello_server::admin::CopyRule::Enter, "unchanged by a wrong word");
+    let refused = othello(dir.path(), &["serve", "copies", "refuse", "--ladder", "contest.sqlite3"]);
+    assert!(refused.status.success());
+    assert_eq!(rule(&ladder), othello_server::admin::CopyRule::Refuse);
+}

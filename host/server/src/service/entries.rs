@@ -1,5 +1,6 @@
 //! Who an entry on the ladder is: one row per entrant's upload. A file byte for byte another
-//! entrant's (or the organiser's pool's) is a copy and is refused with a message naming it; a
+//! entrant's (or the organiser's pool's) is a copy: refused with a message naming it, or entered
+//! as an entry of its own named `Name (Entrant)` (the organiser's [`CopyRule`]); a
 //! bot's name must not look like another entrant's or a pool bot's (told apart by
 //! [`othello_arena::text::skeleton`]: NFKC, UTS #39 confusables, case folded). Both rules are
 //! checked at the upload (copies) and again when the check names the bot, before it gets an entry.
@@ -11,21 +12,33 @@ use othello_arena::text::skeleton;
 use othello_ladder::Ladder;
 use othello_ladder::identity::Kind;
 
+use crate::admin::CopyRule;
 use crate::store;
 
-/// Copies refused, for the organiser's page (created by [`migrate`]).
+/// Copies sent, for the organiser's page (created by [`migrate`]).
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS server_copies (
     id INTEGER PRIMARY KEY,
     entrant INTEGER NOT NULL REFERENCES server_entrants(id),
     sha256 TEXT NOT NULL,
     original TEXT NOT NULL,                    -- whose file it is, in words
-    at INTEGER NOT NULL
+    at INTEGER NOT NULL,
+    entered INTEGER NOT NULL DEFAULT 0         -- 1: entered as an entry of its own; 0: refused
 );
 ";
 
 pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
-    connection.execute_batch(SCHEMA)
+    connection.execute_batch(SCHEMA)?;
+    // Tables made before the organiser could choose: every copy then was refused.
+    let has_entered: bool = connection.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('server_copies') WHERE name = 'entered'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_entered {
+        connection.execute_batch("ALTER TABLE server_copies ADD COLUMN entered INTEGER NOT NULL DEFAULT 0")?;
+    }
+    Ok(())
 }
 
 fn db(e: rusqlite::Error) -> String {
@@ -58,7 +71,8 @@ pub fn original_of(
         .map(|e| format!("the organiser's pool bot {}", e.identity.label())))
 }
 
-/// Refuses `entrant`'s file when it is a copy (logged for the organiser); the message names whose.
+/// Flags `entrant`'s file for the organiser when it is a copy, and refuses it unless the
+/// organiser enters copies: the refusal names whose file it is.
 pub fn refuse_copy(
     connection: &Connection,
     ladder: &Ladder,
@@ -66,16 +80,49 @@ pub fn refuse_copy(
     sha256: &str,
 ) -> Result<Option<String>, String> {
     let Some(original) = original_of(connection, ladder, entrant, sha256)? else { return Ok(None) };
+    let rule = crate::admin::copy_rule(connection)?;
     connection
         .execute(
-            "INSERT INTO server_copies (entrant, sha256, original, at) VALUES (?1, ?2, ?3, ?4)",
-            params![entrant, sha256, original, unix_now() as i64],
+            "INSERT INTO server_copies (entrant, sha256, original, at, entered) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![entrant, sha256, original, unix_now() as i64, rule == CopyRule::Enter],
         )
         .map_err(db)?;
-    Ok(Some(format!(
-        "this file is byte for byte a copy of {original}: a copy is not entered (each entry is one entrant's own \
-         bot); build your own, or change it and upload that"
-    )))
+    Ok((rule == CopyRule::Refuse).then(|| {
+        format!(
+            "this file is byte for byte a copy of {original}: a copy is not entered (each entry is one entrant's \
+             own bot); build your own, or change it and upload that"
+        )
+    }))
+}
+
+/// The name a checked bot gets on the ladder, or why it gets no entry: a copy is refused, or
+/// (when the organiser enters copies) named `Name (Entrant)`, its own entry beside the original's;
+/// a name that looks like another's is refused.
+pub fn entry_name(
+    connection: &Connection,
+    ladder: &Ladder,
+    entrant: i64,
+    sha256: &str,
+    name: &str,
+) -> Result<Result<String, String>, String> {
+    let name = match original_of(connection, ladder, entrant, sha256)? {
+        None => name.to_owned(),
+        Some(original) => match crate::admin::copy_rule(connection)? {
+            CopyRule::Refuse => {
+                return Ok(Err(format!("it is byte for byte a copy of {original}: a copy is not entered")));
+            }
+            CopyRule::Enter => {
+                let owner: String = connection
+                    .query_row("SELECT name FROM server_entrants WHERE id = ?1", [entrant], |row| row.get(0))
+                    .map_err(db)?;
+                format!("{name} ({owner})")
+            }
+        },
+    };
+    Ok(match name_taken(connection, ladder, entrant, &name)? {
+        Some(why) => Err(why),
+        None => Ok(name),
+    })
 }
 
 /// Ladder entries that are entrants' uploads.
@@ -127,12 +174,29 @@ pub fn name_taken(
     Ok(None)
 }
 
-/// Copies refused so far, newest first: who sent it, whose it is, when (Unix seconds).
-pub fn copies(connection: &Connection) -> Result<Vec<(String, String, u64)>, String> {
+/// A copy sent: who sent it, whose file it is, when (Unix seconds), whether it was entered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Copy {
+    pub sender: String,
+    pub original: String,
+    pub at: u64,
+    pub entered: bool,
+}
+
+/// Copies sent so far (refused or entered), newest first.
+pub fn copies(connection: &Connection) -> Result<Vec<Copy>, String> {
     store::all_rows(
         connection,
-        "SELECT e.name, c.original, c.at FROM server_copies c JOIN server_entrants e ON e.id = c.entrant ORDER BY c.id DESC",
+        "SELECT e.name, c.original, c.at, c.entered FROM server_copies c JOIN server_entrants e ON e.id = c.entrant
+         ORDER BY c.id DESC",
         [],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64)),
+        |row| {
+            Ok(Copy {
+                sender: row.get(0)?,
+                original: row.get(1)?,
+                at: row.get::<_, i64>(2)? as u64,
+                entered: row.get(3)?,
+            })
+        },
     )
 }

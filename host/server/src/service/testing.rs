@@ -25,15 +25,19 @@ pub struct TestRequested {
 
 impl Service {
     /// The current bots of the leaderboard, best first: the organiser's pool and each entrant's
-    /// newest rated version (the bots test games may be played against).
+    /// version that counts (the one it chose, else its newest rated one) (the bots test games may be played against).
     pub fn current_bots(&self) -> Result<Vec<BoardRow>, Refusal> {
         let board = self.leaderboard()?;
+        let chosen: std::collections::HashSet<i64> =
+            crate::store::chosen_versions(&lock(&self.db)).map_err(Refusal::internal)?.into_values().collect();
+        // The version the entrant chose when it is rated, else its newest rated one.
         let newest_of = |entrant: &str| {
-            board
+            let rated: Vec<i64> = board
                 .iter()
                 .filter(|r| r.entrant.as_deref() == Some(entrant) && r.rating.is_some())
                 .filter_map(|r| r.bot)
-                .max()
+                .collect();
+            rated.iter().copied().find(|bot| chosen.contains(bot)).or_else(|| rated.iter().copied().max())
         };
         Ok(board
             .iter()
@@ -62,15 +66,6 @@ impl Service {
                 ));
             }
         };
-        if self.config.workers == 0 {
-            // Remote workers play checks and rating pairs only: a pair queued here would wait
-            // forever (and count against the hourly limit). Refused with the reason instead.
-            return Err(Refusal::new(
-                409,
-                "this server plays no games itself (it runs with --workers 0) and its remote workers do not \
-                 play test games: ask the organiser to run it with --workers 1 or more",
-            ));
-        }
         if opponent == mine {
             return Err(Refusal::new(422, "a bot cannot play test games against itself: choose another opponent"));
         }
@@ -131,8 +126,41 @@ impl Service {
     pub fn test_replay(&self, entrant: &Entrant, id: i64) -> Result<Replay, Refusal> {
         let game = test_games::game(&lock(&self.db), id).map_err(Refusal::internal)?;
         match game {
-            Some(game) if game.entrant == entrant.id => self.replay_of(id, &game.ggf),
+            Some(game) if game.entrant == entrant.id => {
+                let mut replay = self.replay_of(id, &game.ggf)?;
+                replay.termination = game.termination.clone();
+                Ok(replay)
+            }
             _ => Err(Refusal::new(404, format!("you have no test game {id}"))),
         }
+    }
+}
+
+impl Service {
+    /// Makes the entrant's upload `bot` the version that counts (refresh pairs, the final, the
+    /// opponent of others' test games) until it chooses another or uploads a new one.
+    pub fn choose_version(&self, entrant: &Entrant, bot: i64) -> Result<i64, Refusal> {
+        let upload = self.own_upload(entrant, bot)?;
+        if upload.entry.is_none() || !matches!(upload.status, Status::Rating | Status::Rated) {
+            return Err(Refusal::new(
+                409,
+                format!(
+                    "bot {bot} is {}: only a version that passed its check can count; choose another",
+                    upload.status.as_str()
+                ),
+            ));
+        }
+        crate::store::choose_version(&lock(&self.db), entrant.id, bot).map_err(Refusal::internal)?;
+        self.shared.changed();
+        Ok(bot)
+    }
+
+    /// The version of `entrant` that counts now, if one does: the one it chose when that passed
+    /// its check, else its newest that did.
+    pub fn current_version(&self, entrant: &Entrant) -> Result<Option<i64>, Refusal> {
+        let sql = format!("SELECT {}", crate::store::current_upload_sql("?1", "'rating', 'rated'"));
+        lock(&self.db)
+            .query_row(&sql, [entrant.id], |row| row.get(0))
+            .map_err(|e| Refusal::internal(format!("database: {e}")))
     }
 }

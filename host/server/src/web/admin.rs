@@ -30,6 +30,7 @@ pub fn routes() -> Router<Shared> {
         .route("/admin/logout", post(admin_logout))
         .route("/admin/submissions", post(admin_submissions))
         .route("/admin/time-control", post(admin_time_control))
+        .route("/admin/copies", post(admin_copies))
         .route("/admin/final", post(admin_final))
         .route("/admin/entrant-token", post(admin_entrant_token))
         .route("/admin/workers/purge", post(admin_purge_worker))
@@ -82,8 +83,9 @@ struct AdminState {
     /// The remote workers with their hosts (shown here only) and their tallies.
     workers: Vec<crate::remote::WorkerInfo>,
     tallies: Vec<crate::remote::WorkerTally>,
-    /// Copies refused: who sent one, whose file it is, when.
-    copies: Vec<(String, String, u64)>,
+    /// Copies sent (refused or entered) and the rule for them.
+    copies: Vec<crate::service::entries::Copy>,
+    copy_rule: crate::admin::CopyRule,
 }
 
 fn admin_state(service: &Service) -> Result<AdminState, Refusal> {
@@ -98,6 +100,7 @@ fn admin_state(service: &Service) -> Result<AdminState, Refusal> {
             workers: crate::remote::workers(db)?,
             tallies: crate::remote::tallies(db, &ratings)?,
             copies: crate::service::entries::copies(db)?,
+            copy_rule: crate::admin::copy_rule(db)?,
         })
     })
 }
@@ -175,12 +178,21 @@ fn admin_page_with(service: &Service, state: &AdminState, error: Option<&str>, i
                     }
                 }
             } }
+            h3 { "Copies" }
+            @let entering = state.copy_rule == crate::admin::CopyRule::Enter;
+            p #copy-rule { "A file byte for byte another entrant's (or a pool bot's) is "
+                b { (if entering { "entered as an entry of its own" } else { "refused, naming whose it is" }) }
+                @if entering { " (named “Name (Entrant)”, its own row and games)" } "." }
+            form #copies-form method="post" action="/admin/copies" {
+                input type="hidden" name="rule" value=(if entering { "refuse" } else { "enter" });
+                button type="submit" { (if entering { "Refuse copies from now on" } else { "Enter copies as separate entries" }) }
+            }
             @if !state.copies.is_empty() {
-                h3 { "Copies refused" }
                 table #admin-copies {
-                    thead { tr { th { "Sent by" } th { "A copy of" } th { "When" } } }
-                    tbody { @for (sender, original, at) in &state.copies {
-                        tr { td.name { (sender) } td.name { (original) } td { (ggf::format_date(*at)) } }
+                    thead { tr { th { "Sent by" } th { "A copy of" } th { "When" } th { "What happened" } } }
+                    tbody { @for copy in &state.copies {
+                        tr { td.name { (copy.sender) } td.name { (copy.original) } td { (ggf::format_date(copy.at)) }
+                            td { (if copy.entered { "entered" } else { "refused" }) } }
                     } }
                 }
             }
@@ -402,6 +414,26 @@ async fn admin_submissions(
 }
 
 #[derive(Deserialize)]
+struct CopiesForm {
+    rule: String,
+}
+
+async fn admin_copies(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<CopiesForm>,
+) -> Response {
+    if let Err(response) = organiser_form(&service, &headers).await {
+        return response;
+    }
+    let result = match crate::admin::CopyRule::parse(&form.rule) {
+        Ok(rule) => blocking(&service, move |s| s.with_db(|db| crate::admin::set_copy_rule(db, rule))).await,
+        Err(why) => Err(Refusal::new(400, why)),
+    };
+    after_form(&service, result).await
+}
+
+#[derive(Deserialize)]
 struct TimeForm {
     time_ms: String,
 }
@@ -519,7 +551,8 @@ async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Respon
         Ok(Some(view)) => {
             let body = html! {
                 (final_body(&view, &|game| format!("/games/{game}")))
-                @if view.status == "running" { div #final-live data-status=(view.status) {} }
+                // The page follows this final while it runs, and the next one when it starts.
+                div #final-live data-final=(view.info.id) data-status=(view.status) {}
             };
             Html(pages::layout(&service, entrant.as_ref(), "Final", body).into_string()).into_response()
         }
@@ -528,7 +561,8 @@ async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Respon
                 &service,
                 entrant.as_ref(),
                 "Final",
-                html! { h1 { "The final" } p { "No final has been started yet." } },
+                html! { h1 { "The final" } p #no-final { "No final has been started yet: this page shows it as soon as it starts." }
+                    div #final-live data-final="" data-status="none" {} },
             )
             .into_string(),
         )

@@ -18,6 +18,8 @@ pub fn routes() -> Router<Shared> {
         .route("/api/bots/{id}/test-games", post(api_test_games))
         .route("/test-games/{id}", get(page_test_game))
         .route("/api/test-games/{id}", get(api_test_game))
+        .route("/bots/{id}/current", post(form_current))
+        .route("/api/bots/{id}/current", post(api_current))
 }
 
 #[derive(serde::Deserialize)]
@@ -101,13 +103,20 @@ async fn api_test_games(
     }
 }
 
-async fn page_test_game(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+async fn page_test_game(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    axum::extract::Query(query): axum::extract::Query<super::PlyQuery>,
+) -> Response {
     let Some(entrant) = page_entrant(&service, &headers).await else {
         return Redirect::to("/login").into_response();
     };
     let who = entrant.clone();
     match blocking(&service, move |s| s.test_replay(&who, id)).await {
-        Ok(replay) => Html(pages::game_page(&service, Some(&entrant), &replay, true).into_string()).into_response(),
+        Ok(replay) => {
+            Html(pages::game_page(&service, Some(&entrant), &replay, true, query.ply()).into_string()).into_response()
+        }
         Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
     }
 }
@@ -119,6 +128,33 @@ async fn api_test_game(State(service): State<Shared>, headers: HeaderMap, Path(i
     };
     match result {
         Ok(replay) => axum::Json(replay).into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// The form of `/me`: makes a version the one that counts, then back to `/me`.
+async fn form_current(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+    if let Err(refusal) = same_origin(&headers) {
+        return page_refusal(&service, None, refusal);
+    }
+    let Some(entrant) = page_entrant(&service, &headers).await else {
+        return Redirect::to("/login").into_response();
+    };
+    let who = entrant.clone();
+    match blocking(&service, move |s| s.choose_version(&who, id)).await {
+        Ok(_) => Redirect::to("/me").into_response(),
+        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
+    }
+}
+
+/// `POST /api/bots/{id}/current`: 200 `{"current": ID}` (the bearer token only).
+async fn api_current(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+    let entrant = match api_entrant_bearer(&service, &headers).await {
+        Ok(entrant) => entrant,
+        Err(refusal) => return json_refusal(refusal),
+    };
+    match blocking(&service, move |s| s.choose_version(&entrant, id)).await {
+        Ok(current) => axum::Json(serde_json::json!({ "current": current })).into_response(),
         Err(refusal) => json_refusal(refusal),
     }
 }

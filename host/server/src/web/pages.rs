@@ -25,6 +25,7 @@ pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, 
                         a href="/arena" { "Arena screen" }
                         a href="/workers" { "Workers" }
                         a href="/final" { "Final" }
+                        a href="/starter" { "Starter kit" }
                         @if let Some(entrant) = entrant {
                             a href="/me" { "My bots" }
                             span.who { "Logged in as " b { (entrant.name) } }
@@ -40,11 +41,33 @@ pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, 
                         (why) ")."
                     }
                 }
+                @if let Some(seeding) = service.shared.seeding() {
+                    p.note #seeding { (seeding_text(&seeding)) }
+                }
                 main { (body) }
                 footer { "Bots accepted: " (crate::inspect::accepted_platform()) ". Jobs waiting: " (service.pending_jobs()) "." }
             }
         }
     }
+}
+
+/// The pool's calibration in words: what was played, the precision reached and the target.
+pub fn seeding_text(seeding: &crate::SeedingStatus) -> String {
+    let mut text = format!(
+        "The sample pool is being calibrated: {} games played (the first {} link every bot to its neighbours; then it plays until every bot is known to ±{:.0} Elo, at most {} games)",
+        seeding.games, seeding.linking_games, seeding.target_error, seeding.max_games
+    );
+    if let Some(error) = seeding.widest_error {
+        text.push_str(&format!("; the widest interval now is ±{error:.0}"));
+    }
+    if let Some(ms) = seeding.time_ms {
+        text.push_str(&format!("; {ms} ms a move"));
+    }
+    if let Some(note) = &seeding.time_note {
+        text.push_str(&format!(" ({note})"));
+    }
+    text.push_str(". Uploads are checked meanwhile; their placement starts when it ends.");
+    text
 }
 
 pub fn message(service: &Service, entrant: Option<&Entrant>, title: &str, text: &str) -> Markup {
@@ -99,28 +122,31 @@ pub fn login(service: &Service, entrant: Option<&Entrant>, error: Option<&str>) 
     layout(service, entrant, "Log in", body)
 }
 
-/// The entrant's uploads grouped by the bot's name, each with its version number among the
-/// uploads of that name (1 = the first), newest first within a name.
+/// The entrant's uploads, newest first, each with its version number: its place among the
+/// entrant's own uploads that passed their check (1 = the first), as the leaderboard numbers
+/// them; an upload that did not pass has none (0).
 fn versions(bots: &[BotView]) -> Vec<(&BotView, usize)> {
     let mut sorted: Vec<&BotView> = bots.iter().collect();
-    sorted.sort_by(|a, b| a.name.cmp(&b.name).then(a.upload.id.cmp(&b.upload.id)));
-    let mut numbered = Vec::with_capacity(sorted.len());
-    for (i, bot) in sorted.iter().enumerate() {
-        let version =
-            if i > 0 && sorted[i - 1].name == bot.name { numbered.last().map_or(1, |&(_, v)| v + 1) } else { 1 };
-        numbered.push((*bot, version));
-    }
-    // Bots by their newest upload first; each bot's versions newest first.
-    numbered.sort_by(|a, b| {
-        let newest = |bot: &BotView| bots.iter().filter(|o| o.name == bot.name).map(|o| o.upload.id).max();
-        newest(b.0).cmp(&newest(a.0)).then(b.1.cmp(&a.1))
-    });
+    sorted.sort_by_key(|bot| bot.upload.id);
+    let mut number = 0;
+    let mut numbered: Vec<(&BotView, usize)> = sorted
+        .into_iter()
+        .map(|bot| {
+            if bot.upload.entry.is_some() {
+                number += 1;
+                (bot, number)
+            } else {
+                (bot, 0)
+            }
+        })
+        .collect();
+    numbered.reverse();
     numbered
 }
 
 pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<&str>) -> Markup {
-    // The entrant's current bot: its newest rated upload.
-    let current = bots.iter().filter(|b| b.upload.status == Status::Rated).map(|b| b.upload.id).max();
+    // The entrant's version that counts: the one it chose, else its newest checked one.
+    let current = service.current_version(entrant).ok().flatten();
     let body = html! {
         h1 { "Your bots" }
         @if let Some(error) = error { p.error #upload-error { (error) } }
@@ -131,14 +157,14 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
         }
         @if bots.is_empty() { p { "No bot yet." } } @else {
             h2 { "Versions" }
-            p.note { "Each version of your bots side by side, newest first; the current one (your newest rated version) plays the refresh games and the final." }
+            p.note { "Each version of your bots side by side, newest first. The current one plays the refresh games and the final: your newest checked version, unless you choose another with its " b { "Make current" } " button (a new upload is current again)." }
             table #versions {
-                thead { tr { th { "Bot" } th { "Version" } th { "Upload" } th { "File" } th { "Uploaded" } th { "Status" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } } }
+                thead { tr { th { "Bot" } th { "Version" } th { "Upload" } th { "File" } th { "Uploaded" } th { "Status" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } th { "Counts" } } }
                 tbody {
                     @for (bot, version) in versions(bots) {
                         tr.current[current == Some(bot.upload.id)] {
                             td.name { (bot.name.as_deref().unwrap_or("")) }
-                            td { "v" (version) @if current == Some(bot.upload.id) { " " span.badge { "current" } } }
+                            td { @if version > 0 { "v" (version) } @else { "–" } @if current == Some(bot.upload.id) { " " span.badge { "current" } } }
                             td { a href={ "/bots/" (bot.upload.id) } { "#" (bot.upload.id) } }
                             td { (bot.upload.file_name) }
                             td { (othello_arena::ggf::format_date(bot.upload.uploaded_at).replace('_', " ").trim_end_matches(".UTC")) " UTC" }
@@ -147,6 +173,14 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
                             td { (bot.games) }
                             td { (if bot.games > 0 { format!("{:.1} %", 100.0 * bot.points / bot.games as f64) } else { String::new() }) }
                             td { (bot.failures) }
+                            td {
+                                @if current == Some(bot.upload.id) { "yes" }
+                                @else if bot.upload.entry.is_some() && matches!(bot.upload.status, Status::Rating | Status::Rated) {
+                                    form.inline method="post" action={ "/bots/" (bot.upload.id) "/current" } {
+                                        button type="submit" aria-label={ "make version " (version) " of " (bot.name.as_deref().unwrap_or("")) " current" } { "Make current" }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -254,34 +288,71 @@ pub fn bot(
     layout(service, Some(entrant), "Bot", body)
 }
 
-pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay) -> Markup {
-    game_page(service, entrant, replay, false)
+pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay, ply: Option<usize>) -> Markup {
+    game_page(service, entrant, replay, false, ply)
 }
 
-/// A game's replay page; `test` for an unrated test game.
-pub fn game_page(service: &Service, entrant: Option<&Entrant>, replay: &Replay, test: bool) -> Markup {
+/// A game's replay page; `test` for an unrated test game. Without JavaScript it is a page per
+/// position (`?ply=N`, the final one by default) with links to step; the script steps in place.
+pub fn game_page(
+    service: &Service,
+    entrant: Option<&Entrant>,
+    replay: &Replay,
+    test: bool,
+    ply: Option<usize>,
+) -> Markup {
     let data = serde_json::to_string(replay).expect("replays serialize");
+    let last = replay.positions.len().saturating_sub(1);
+    let ply = ply.unwrap_or(last).min(last);
+    let board = replay.positions.get(ply).map(String::as_str).unwrap_or("");
+    let step = |to: usize| format!("?ply={to}");
     let body = html! {
         h1 { (if test { "Test game #" } else { "Game #" }) (replay.id) }
         @if test { p.note { "An unrated test game: no rating counts it." } }
         p { span.name { (replay.black) } (entrant_note(replay.black_entrant.as_deref())) " (black) – "
             span.name { (replay.white) } (entrant_note(replay.white_entrant.as_deref())) " (white): " (replay.result) ", " (replay.termination)
             @if !replay.detail.is_empty() { " (" (replay.detail) ")" } }
-        div #replay data-game=(data) {
+        div #replay data-game=(data) data-ply=(ply) {
             div.board {
-                svg #board-svg viewBox="0 0 8 8" width="400" height="400" role="img" aria-label="board" {}
-                div.controls {
-                    button #first type="button" title="start" { "|◀" } " "
-                    button #prev type="button" title="previous move (←)" { "◀" } " "
-                    span #ply { "0" } " "
-                    button #next type="button" title="next move (→)" { "▶" } " "
-                    button #last type="button" title="end" { "▶|" }
+                svg #board-svg viewBox="0 0 8 8" width="400" height="400" role="img" aria-label={ "the board after move " (ply) } {
+                    (board_squares(board))
+                }
+                nav.controls aria-label="replay controls" {
+                    a #first href=(step(0)) role="button" aria-label="first position" title="start" { "|◀" } " "
+                    a #prev href=(step(ply.saturating_sub(1))) role="button" aria-label="previous move" title="previous move (←)" { "◀" } " "
+                    span #ply aria-live="polite" { (ply) " / " (replay.moves.len()) } " "
+                    a #next href=(step((ply + 1).min(last))) role="button" aria-label="next move" title="next move (→)" { "▶" } " "
+                    a #last href=(step(last)) role="button" aria-label="last position" title="end" { "▶|" }
                 }
             }
-            ol #moves {}
+            ol #moves aria-label="moves" {
+                @for (i, mv) in replay.moves.iter().enumerate() {
+                    li.current[i + 1 == ply] { a href=(step(i + 1)) {
+                        (if mv.color == 'X' { "● " } else { "○ " }) (mv.mv) "  " (mv.ms) " ms"
+                        @if let Some(eval) = mv.eval { "  eval " (format!("{eval:.1}")) }
+                    } }
+                }
+            }
         }
     };
     layout(service, entrant, "Game", body)
+}
+
+/// A board's squares (`X` black, `O` white, 64 of them) as the inside of an 8×8 SVG.
+fn board_squares(board: &str) -> Markup {
+    html! {
+        rect width="8" height="8" fill="#2e7d4f" {}
+        @for i in 0..=8 {
+            line x1=(i) y1="0" x2=(i) y2="8" stroke="#154a2c" stroke-width="0.03" {}
+            line x1="0" y1=(i) x2="8" y2=(i) stroke="#154a2c" stroke-width="0.03" {}
+        }
+        @for (square, c) in board.chars().take(64).enumerate() {
+            @if c == 'X' || c == 'O' {
+                circle cx=(format!("{}.5", square % 8)) cy=(format!("{}.5", square / 8)) r="0.42"
+                    fill=(if c == 'X' { "#111" } else { "#f4f4f4" }) {}
+            }
+        }
+    }
 }
 
 pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {
@@ -308,4 +379,59 @@ pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {
 /// whose it is.
 pub fn entrant_note(entrant: Option<&str>) -> maud::Markup {
     maud::html! { @if let Some(entrant) = entrant { " (" span.entrant { (entrant) } ")" } }
+}
+
+/// The starter kit: everything a student needs to go from nothing to an uploaded bot.
+pub fn starter(service: &Service, entrant: Option<&Entrant>) -> Markup {
+    let platform = crate::inspect::accepted_platform();
+    let body = html! {
+        h1 { "Starter kit" }
+        p { "A bot is a small library with two functions: " code { "init" } " (return your bot's name) and "
+            code { "think" } " (given the board, return your move). This server runs bots built as a "
+            b #starter-platform { (platform) } "." }
+        section #starter-files {
+            h2 { "1. Download two files into one folder" }
+            ul {
+                li { a href="/starter/othello_bot.h" download { "othello_bot.h" } " — the header: the board, the functions, the helpers" }
+                li { a href="/starter/greedy.c" download { "greedy.c" } " — a first bot that plays the move flipping the most discs" }
+            }
+        }
+        section #starter-build {
+            h2 { "2. Build it" }
+            p { "In that folder, with your compiler:" }
+            @for (compiler, line) in crate::inspect::BUILD_LINES {
+                h3 { (compiler) }
+                pre { code { (line) } }
+            }
+            p.note { "Upload the library the compiler makes (" code { ".so" } " or " code { ".dll" } "), not " code { "greedy.c" } ". "
+                "Writing C++? Keep " code { "#include \"othello_bot.h\"" } " at the top: it declares the functions " code { "extern \"C\"" } " so they keep their names." }
+        }
+        section #starter-upload {
+            h2 { "3. Upload it" }
+            p { "Log in with the link your teacher gave you, then use " a href="/me" { "My bots" } ". "
+                "It is checked in a few seconds (it must load and play two games against a random bot), then placed on the leaderboard." }
+        }
+        section #starter-rules {
+            h2 { "The rules and the interface" }
+            ul {
+                li { "Standard Othello on 8×8; each game starts from a random opening of a few moves, and every pairing plays it twice with colours swapped." }
+                li { code { "think" } " gets " code { "board->black" } ", " code { "board->white" } " (one bit per square, a1 = bit 0), "
+                    code { "board->to_move" } " and " code { "board->legal" } " (your legal moves)." }
+                li { "Return " code { "othello_move(row, col)" } " (row and column 0–7) for a legal square, or " code { "OTHELLO_PASS" } " only when " code { "board->legal" } " is 0. Any other byte loses the game (an illegal move)." }
+                li { "A move must come within the time limit; a crash, a timeout or an illegal move loses that game." }
+                li { code { "init" } " is called before every game: reset your state there. Your name must not look like another entrant's bot." }
+            }
+        }
+    };
+    layout(service, entrant, "Starter kit", body)
+}
+
+/// The page of an address that leads nowhere.
+pub fn not_found(service: &Service, entrant: Option<&Entrant>, path: &str) -> Markup {
+    let body = html! {
+        h1 { "Page not found" }
+        p #not-found { "There is no page at " code { (path) } " on this contest." }
+        p { a href="/" { "The leaderboard" } " · " a href="/starter" { "Starter kit" } " · " a href="/me" { "My bots" } }
+    };
+    layout(service, entrant, "Page not found", body)
 }

@@ -641,9 +641,10 @@ fn entrants_added_before_the_first_start_still_get_a_seeded_pool() {
     let started = othello_server::Server::start(crate::config(dir.path())).unwrap();
     let url = format!("http://{}", started.addr);
     let server = TestServer { server: Some(started), url, dir, agent: crate::agent() };
-    assert!(!othello_server::needs_pool(&server.ladder()).unwrap());
     let id = server.upload_file(&token, &named_bot("early", "Early bot"));
     assert_eq!(server.wait_for_status(&token, id, &["rated", "rejected"])["status"], "rated");
+    // Placements wait for the pool's calibration: once placed, the pool is there for good.
+    assert!(!othello_server::needs_pool(&server.ladder()).unwrap());
 }
 
 /// Half-sent requests cannot hold connections: the server closes each once the header-read
@@ -728,12 +729,16 @@ fn ask_for_test_games(server: &TestServer, token: &str, bot: i64, opponent: i64)
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-/// On a server whose games all go to remote workers, a test-games request is refused with the
-/// reason at once instead of waiting forever, and does not count against the hourly limit.
+/// On a server whose games all go to remote workers (`--workers 0`), test games are played by
+/// the workers at the organiser's time control; a worker that claims a pair and goes silent
+/// delays it only until its lease lapses; refused requests do not count against the hourly limit.
 #[test]
-fn test_games_on_a_server_without_its_own_workers_are_refused_with_the_reason() {
-    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
-    let honest = TestWorker::start(&server, &worker(&server, "honest"), 1);
+fn test_games_run_on_remote_workers_and_refused_requests_do_not_count() {
+    let server = remote_server(Duration::from_millis(1500));
+    othello_server::admin::set_time_control(&server.ladder(), 3000).unwrap();
+    let honest_token = worker(&server, "honest");
+    let silent = worker(&server, "silent");
+    let honest = TestWorker::start(&server, &honest_token, 1);
     let entrant = server.add_entrant("Oz");
     let (id, _) = upload_named(&server, &entrant, "remote-test", "Oz's bot");
     server.wait_for_status(&entrant, id, &["rated"]);
@@ -742,12 +747,132 @@ fn test_games_on_a_server_without_its_own_workers_are_refused_with_the_reason() 
     let opponent =
         board.as_array().unwrap().iter().find(|r| r["entrant"].is_null()).unwrap()["entry"].as_i64().unwrap();
     let config = crate::config(server.dir.path());
+    // Refused requests (no such opponent) are the entrant's mistakes, not games: never counted.
     for _ in 0..=config.test_games_per_hour {
-        let (status, json) = ask_for_test_games(&server, &entrant, id, opponent);
-        assert_eq!(status, 409, "{json}");
-        assert!(json["error"].as_str().unwrap().contains("--workers 1 or more"), "{json}");
+        let (status, json) = ask_for_test_games(&server, &entrant, id, 999_999);
+        assert_eq!(status, 422, "{json}");
+        assert!(json["error"].as_str().unwrap().contains("not a current bot"), "{json}");
     }
-    assert_eq!(count(&server, "SELECT count(*) FROM server_test_games"), 0, "nothing queued");
+    let (status, json) = ask_for_test_games(&server, &entrant, id, opponent);
+    assert_eq!(status, 202, "queued after the refused requests: {json}");
+
+    // A worker claims the pair (a job of kind `test`, at the organiser's time control) and
+    // never answers: its lease lapses and the pair goes to the next worker.
+    let claimed = claim(&server, &silent);
+    assert_eq!(claimed.plan.kind, "test", "{claimed:?}");
+    assert_eq!(claimed.plan.time_limit_ms, Some(3000), "{claimed:?}");
+    let honest = TestWorker::start(&server, &honest_token, 1);
+    let start = Instant::now();
+    let game = loop {
+        let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&entrant));
+        let tests: Vec<&Value> = games.as_array().unwrap().iter().filter(|g| g["kind"] == "test").collect();
+        if tests.len() == 2 {
+            break tests[0]["id"].as_i64().unwrap();
+        }
+        assert!(start.elapsed() < DEADLINE, "no test games after {DEADLINE:?}: {games}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    honest.stop().unwrap();
+    let (_, replay) = server.get_json(&format!("/api/test-games/{game}"), Some(&entrant));
+    assert_eq!(replay["time_limit_ms"], 3000, "{replay}");
+    let (status, body) = submit(&server, &silent, &claimed.lease, &Played { probe: None, games: Vec::new() });
+    assert_eq!(status, 409, "the lapsed lease's result does not count: {body}");
+    assert_eq!(count(&server, "SELECT count(*) FROM server_test_game_records"), 2, "each game recorded once");
+    assert_eq!(count(&server, "SELECT count(*) FROM server_test_games WHERE state != 'done'"), 0);
+    assert_eq!(
+        count(
+            &server,
+            "SELECT count(*) FROM games WHERE id IN (SELECT game FROM server_job_games WHERE job IN (SELECT id FROM server_jobs WHERE kind = 'test'))"
+        ),
+        0,
+        "unrated"
+    );
+}
+
+/// A pair's games as a lying worker reports them: the job's own bot crashed before its first move
+/// in both.
+fn crashed_pair(claimed: &othello_server::remote::Claimed) -> Played {
+    use othello_arena::record::Outcome;
+    use othello_arena::seat::{Failure, Termination};
+    use othello_sdk::Color;
+    let games = [Color::Black, Color::White]
+        .into_iter()
+        .map(|loser| {
+            let (black, white) = if loser == Color::Black {
+                (claimed.plan.bots[0].label(), claimed.plan.bots[1].label())
+            } else {
+                (claimed.plan.bots[1].label(), claimed.plan.bots[0].label())
+            };
+            let mut game = made_up_game(claimed, &black, &white);
+            game.moves.clear();
+            game.result = Outcome::forfeit(loser, Failure::new(Termination::Crash, "killed by signal 11"));
+            game
+        })
+        .collect();
+    Played { probe: None, games }
+}
+
+/// Claims as `token` until a placement pair comes (an honest check is sent for a check).
+fn claim_pair(server: &TestServer, token: &str) -> othello_server::remote::Claimed {
+    loop {
+        let claimed = claim(server, token);
+        if claimed.plan.kind == "pair" {
+            return claimed;
+        }
+        let (status, body) = submit(server, token, &claimed.lease, &made_up_check(&claimed));
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
+/// One worker saying that a classmate's bot crashed at once (a loss it cannot contest, and four
+/// of them end its placement at the bottom) counts for nothing: the pair goes to another worker,
+/// which plays it honestly.
+#[test]
+fn one_workers_crashed_at_once_verdict_does_not_count() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let (liar, honest) = (worker(&server, "liar"), worker(&server, "honest"));
+    let entrant = server.add_entrant("Rae");
+    let (id, _) = upload_named(&server, &entrant, "crash-verdict", "Rae's bot");
+    let claimed = claim_pair(&server, &liar);
+    let (status, body) = submit(&server, &liar, &claimed.lease, &crashed_pair(&claimed));
+    assert_eq!(status, 200, "taken as one worker's word: {body}");
+    assert_eq!(body["games"], 0, "nothing counted: {body}");
+    assert_eq!(count(&server, "SELECT count(*) FROM games WHERE termination = 'crash'"), 0);
+    assert_eq!(
+        count(&server, &format!("SELECT count(DISTINCT worker) FROM server_load_verdicts WHERE job = {}", claimed.job)),
+        1
+    );
+    // The liar is not given the same pair again.
+    let (status, body) = post(&server, "/api/worker/claim", &liar, b"{}");
+    assert_eq!(status, 204, "{body}");
+
+    let honest = TestWorker::start(&server, &honest, 1);
+    let bot = server.wait_for_status(&entrant, id, &["rated", "rejected"]);
+    honest.stop().unwrap();
+    assert_eq!(bot["status"], "rated", "{bot}");
+    assert_eq!(
+        count(&server, "SELECT count(*) FROM games WHERE termination = 'crash'"),
+        0,
+        "no crash was ever counted"
+    );
+}
+
+/// Two workers finding that a bot crashes at once confirm each other: the losses count.
+#[test]
+fn two_workers_finding_a_bot_crashing_at_once_count_its_losses() {
+    let server = remote_server(othello_server::remote::DEFAULT_LEASE);
+    let (first, second) = (worker(&server, "first"), worker(&server, "second"));
+    let entrant = server.add_entrant("Sol");
+    upload_named(&server, &entrant, "crash-confirmed", "Sol's bot");
+    let claimed = claim_pair(&server, &first);
+    let (status, body) = submit(&server, &first, &claimed.lease, &crashed_pair(&claimed));
+    assert_eq!((status, &body["games"]), (200, &Value::from(0)), "{body}");
+    let again = claim(&server, &second);
+    assert_eq!(again.job, claimed.job, "the pair went to another worker");
+    let (status, body) = submit(&server, &second, &again.lease, &crashed_pair(&again));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["games"], 2, "confirmed: {body}");
+    assert_eq!(count(&server, "SELECT count(*) FROM games WHERE termination = 'crash'"), 2);
 }
 
 /// Test games are played at the organiser's time control, as rating games are.
@@ -796,4 +921,58 @@ fn every_bot_is_shown_with_its_entrant() {
     assert!(svg.contains("Shown (Quinn)"), "{svg}");
     let (_, board) = server.get_json("/api/leaderboard", None);
     assert!(board.as_array().unwrap().iter().any(|r| r["name"] == "Shown" && r["entrant"] == "Quinn"), "{board}");
+}
+
+/// The organiser may enter copies instead of refusing them (the admin page's form): a copy of
+/// Alice's file and one of a pool bot's each become an entry of their own, named with their
+/// entrant; nobody's row changes hands, the admin page flags them, and the final seeds each
+/// entry once with no entry playing itself.
+#[test]
+fn copies_entered_by_the_organisers_choice_are_separate_entries() {
+    let server = TestServer::start();
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    let cookie = server.admin_session(&admin);
+    let (status, _, body) = server.post_form("/admin/copies", "rule=enter", Some(&cookie), Some(&server.url));
+    assert_eq!(status, 303, "{body}");
+    let (alice, bob, carol) = (server.add_entrant("Alice"), server.add_entrant("Bob"), server.add_entrant("Carol"));
+    let greedy = named_bot("entered-copy", "Greedy");
+    let original = server.upload_file(&alice, &greedy);
+    assert_eq!(server.wait_for_status(&alice, original, &["rated", "rejected"])["status"], "rated");
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let alice_games = board.as_array().unwrap().iter().find(|r| r["bot"] == original).unwrap()["games"].clone();
+
+    let copy = server.upload_file(&bob, &greedy);
+    let copied_pool = server.upload_file(&carol, &othello_testkit::random_bot());
+    for (token, id) in [(&bob, copy), (&carol, copied_pool)] {
+        let bot = server.wait_for_status(token, id, &["rated", "rejected"]);
+        assert_eq!(bot["status"], "rated", "{bot}");
+    }
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let rows = board.as_array().unwrap();
+    let row = |bot: i64| rows.iter().find(|r| r["bot"] == bot).unwrap_or_else(|| panic!("no row of {bot}: {board}"));
+    assert_eq!((&row(original)["name"], &row(original)["entrant"]), (&Value::from("Greedy"), &Value::from("Alice")));
+    assert_eq!((&row(copy)["name"], &row(copy)["entrant"]), (&Value::from("Greedy (Bob)"), &Value::from("Bob")));
+    assert_eq!(row(copied_pool)["entrant"], "Carol");
+    assert_ne!(row(original)["entry"], row(copy)["entry"], "two entries");
+    assert!(row(original)["games"].as_i64() >= alice_games.as_i64(), "Alice keeps her games: {board}");
+    let pool_rows: Vec<&Value> = rows.iter().filter(|r| r["entrant"].is_null()).collect();
+    assert_eq!(pool_rows.len(), 2, "the pool's rows stay the pool's: {board}");
+
+    let (_, page) = server.get_with_cookie("/admin", &cookie);
+    assert!(page.contains("entered as an entry of its own"), "{page}");
+    assert_eq!(page.matches("<td>entered</td>").count(), 2, "both copies flagged: {page}");
+
+    let options = othello_server::final_round::FinalOptions {
+        format: othello_server::final_round::Format::RoundRobin,
+        games_per_pair: 2,
+        time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+        seed: 1,
+    };
+    let (_, bots) = othello_server::start_final(&server.ladder(), options).unwrap();
+    let mut entries: Vec<i64> = bots.iter().map(|b| b.entry).collect();
+    entries.sort();
+    entries.dedup();
+    assert_eq!(entries.len(), 3, "three entrants, three distinct entries: {bots:?}");
+    server.wait_for_final();
+    assert_eq!(count(&server, "SELECT count(*) FROM games WHERE black = white"), 0, "no entry plays itself");
 }

@@ -351,3 +351,90 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     );
     browser.screenshot("contest-final-knockout");
 }
+
+/// Every page fits a 390 px phone without sideways scrolling (and a 1280×800 screen), screenshots
+/// of each at both sizes in the tests' folder of the target directory.
+#[test]
+fn in_a_browser_every_page_fits_a_phone_without_sideways_scrolling() {
+    let server = TestServer::start();
+    let token = server.add_entrant("Phone user with a rather long name");
+    let id = server.upload_file(&token, &named_bot("phone", "A bot with a long name of forty chars"));
+    server.wait_for_status(&token, id, &["rated"]);
+    let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&token));
+    let game = games[0]["id"].as_i64().unwrap();
+    let browser = Browser::start();
+    let pages = [
+        ("leaderboard", "/".to_owned()),
+        ("starter", "/starter".to_owned()),
+        ("login", "/login".to_owned()),
+        ("replay", format!("/games/{game}")),
+        ("final", "/final".to_owned()),
+        ("arena", "/arena".to_owned()),
+        ("workers", "/workers".to_owned()),
+        ("not-found", "/no/such/page".to_owned()),
+        ("me", "/me".to_owned()),
+        ("bot", format!("/bots/{id}")),
+    ];
+    let mut too_wide = Vec::new();
+    for (width, height) in [(390, 844), (1280, 800)] {
+        browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": width, "height": height})));
+        browser.go(&format!("{}/login#token={token}", server.url));
+        browser.wait_for("the token in the form", |b| {
+            b.script("return document.getElementById('token').value;").as_str() == Some(token.as_str())
+        });
+        browser.click("#login button");
+        browser.wait_for("my bots", |b| b.url().ends_with("/me"));
+        for (name, path) in &pages {
+            browser.go(&format!("{}{path}", server.url));
+            // A live page (the arena) lays itself out again as its game comes in: it is measured
+            // until it settles, a few times at most.
+            let measure = || {
+                (
+                    browser.script("return document.documentElement.scrollWidth;").as_u64().unwrap(),
+                    browser.script("return document.documentElement.clientWidth;").as_u64().unwrap(),
+                )
+            };
+            let (mut page, mut view) = measure();
+            for _ in 0..20 {
+                if page <= view {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                (page, view) = measure();
+            }
+            if page > view {
+                let culprits = browser.script(
+                    "return Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ');",
+                );
+                too_wide.push(format!("{name} at {width}: {page} px in {view} ({culprits})"));
+            }
+            browser.element_screenshot("body", &format!("{name}-{width}"));
+        }
+    }
+    assert!(too_wide.is_empty(), "pages wider than the screen: {too_wide:?}");
+}
+
+/// `/final` opened before any final shows the final as soon as the organiser starts it, without
+/// a reload by hand.
+#[test]
+fn in_a_browser_the_final_page_follows_a_final_started_after_it_was_opened() {
+    let server = TestServer::start();
+    let (alice, bob) = (server.add_entrant("Alice"), server.add_entrant("Bob"));
+    for (token, tag, name) in [(&alice, "final-live-a", "Ay"), (&bob, "final-live-b", "Bee")] {
+        let id = server.upload_file(token, &named_bot(tag, name));
+        server.wait_for_status(token, id, &["rated"]);
+    }
+    let browser = Browser::start();
+    browser.go(&format!("{}/final", server.url));
+    browser.wait_for("the page without a final", |b| b.text().contains("No final has been started yet"));
+    let options = othello_server::final_round::FinalOptions {
+        format: othello_server::final_round::Format::RoundRobin,
+        games_per_pair: 2,
+        time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+        seed: 1,
+    };
+    othello_server::start_final(&server.ladder(), options).unwrap();
+    browser.wait_for("the final's standings", |b| b.text().contains("Ay") && b.text().contains("Bee"));
+    server.wait_for_final();
+    browser.wait_for("the finished final", |b| b.text().contains("finished") || b.text().contains("Winner"));
+}

@@ -347,3 +347,182 @@ fn test_games_are_played_unrated_for_their_entrant_only_and_rate_limited() {
     assert_eq!(code, 429, "{json}");
     assert!(json["error"].as_str().unwrap().contains("limit is 3"), "the reason: {json}");
 }
+
+/// A fresh contest answers at once: the sample pool is on the leaderboard from the first page and
+/// calibrated in the background with its true counts (`/api/seeding`, a note on every page);
+/// an upload is checked meanwhile and its placement starts only once the pool is calibrated.
+#[test]
+fn a_fresh_contest_answers_at_once_and_calibrates_its_pool_in_the_background() {
+    let server = TestServer::start_with(|config| {
+        config.seed_pool.push(
+            othello_ladder::identity::library_identity(&named_bot("pool-third", "Third"), "Third", None).unwrap(),
+        );
+    });
+    // The pool's rows are there from the start, whatever the calibration has played.
+    let (status, board) = server.get_json("/api/leaderboard", None);
+    assert_eq!(status, 200);
+    let names: Vec<&str> = board.as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    for name in ["Random", "First legal", "Third"] {
+        assert!(names.contains(&name), "{name} on the first leaderboard: {board}");
+    }
+    let (_, seeding) = server.get_json("/api/seeding", None);
+    if seeding["running"] == true {
+        assert_eq!(seeding["linking_games"], 12, "3 pairs × 2 openings × 2 games: {seeding}");
+        assert!(seeding["games"].as_u64().unwrap() <= seeding["max_games"].as_u64().unwrap(), "{seeding}");
+        assert_eq!(seeding["time_ms"], 200, "at the contest's time control: {seeding}");
+    }
+    let alice = server.add_entrant("Alice");
+    let id = server.upload_file(&alice, &named_bot("during-seeding", "Early bird"));
+    let bot = server.wait_for_status(&alice, id, &["rated", "rejected"]);
+    assert_eq!(bot["status"], "rated", "{bot}");
+    let (_, seeding) = server.get_json("/api/seeding", None);
+    assert_eq!(seeding["running"], false, "calibrated before the placement ended: {seeding}");
+    let (_, page) = server.get("/", None);
+    assert!(!page.contains("id=\"seeding\""), "no calibration note once it is done");
+
+    let count = |sql: &str| crate::remote::count(&server, sql);
+    let pool_games = count(
+        "SELECT count(*) FROM games WHERE black NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+           AND white NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)",
+    );
+    assert!(pool_games >= 12, "the linking round at least: {pool_games}");
+    let placement_before_calibration = count(
+        "SELECT count(*) FROM games g WHERE (g.black IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+            OR g.white IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))
+           AND g.id < (SELECT max(id) FROM games p WHERE p.black NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+                         AND p.white NOT IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))",
+    );
+    assert_eq!(placement_before_calibration, 0, "placements wait for the calibration");
+}
+
+/// A bot that fails every game stops being scheduled once its placement gives up on it: no
+/// refresh pair of continuous play, no opponent of another's placement; its entrant reads why
+/// and what to do.
+#[test]
+fn a_bot_failing_every_game_is_no_longer_scheduled_and_its_entrant_is_told() {
+    let server = TestServer::start_with(|config| config.continuous_games = true);
+    let dir = tempfile::tempdir().unwrap();
+    let alice = server.add_entrant("Alice");
+    let crashing = server.upload_file(&alice, &crate::compile_test_bot("crashes_always", dir.path()));
+    let bot = server.wait_for_status(&alice, crashing, &["rated", "rejected"]);
+    let why = bot["reason"].as_str().unwrap();
+    assert!(why.contains("plays no more games") && why.contains("upload the new version"), "{why}");
+    let entry = bot["entry"].as_i64().unwrap();
+    let count = |sql: &str| crate::remote::count(&server, sql);
+    let games_of = |entry: i64| count(&format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}"));
+    let placed_with = games_of(entry);
+
+    let bob = server.add_entrant("Bob");
+    let good = server.upload_file(&bob, &named_bot("after-crasher", "Steady"));
+    assert_eq!(server.wait_for_status(&bob, good, &["rated", "rejected"])["status"], "rated");
+    // Continuous play goes on: wait for refresh pairs to be played, then look.
+    let start = std::time::Instant::now();
+    while count("SELECT count(*) FROM server_jobs WHERE kind = 'refresh' AND state = 'done'") < 4 {
+        assert!(start.elapsed() < crate::DEADLINE, "no refresh pairs played");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(games_of(entry), placed_with, "the failing bot played no game more");
+    assert_eq!(count(&format!("SELECT count(*) FROM server_jobs WHERE kind = 'refresh' AND upload = {crashing}")), 0);
+}
+
+/// An entrant whose new version fails every game makes the earlier one count again (over the
+/// API and from `/me`); the final then seeds the chosen version; only a checked version of one's
+/// own may be chosen, and a form from another site changes nothing.
+#[test]
+fn an_entrant_makes_an_earlier_version_count_again() {
+    let server = TestServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let alice = server.add_entrant("Alice");
+    let bob = server.add_entrant("Bob");
+    let working = named_bot("reverted", "Keeper");
+    let v1 = server.upload_file(&alice, &working);
+    assert_eq!(server.wait_for_status(&alice, v1, &["rated"])["status"], "rated");
+    let v2 = server.upload_file(&alice, &crate::compile_test_bot("crashes_always", dir.path()));
+    server.wait_for_status(&alice, v2, &["rated", "rejected"]);
+    let b1 = server.upload_file(&bob, &named_bot("reverted-bob", "Bobby"));
+    server.wait_for_status(&bob, b1, &["rated"]);
+
+    // Sending the old file again changes nothing: it answers the earlier upload.
+    let (status, json) = server.upload(Some(&alice), "keeper.so", &std::fs::read(&working).unwrap());
+    assert_eq!((status, json["duplicate"].as_bool()), (202, Some(true)), "{json}");
+    let choose = |token: &str, bot: i64| {
+        let (status, text) = server.post_json(&format!("/api/bots/{bot}/current"), token, b"");
+        (status, serde_json::from_str::<serde_json::Value>(&text).unwrap_or_default())
+    };
+    assert_eq!(choose(&bob, v1).0, 404, "another entrant's bot");
+    let (status, json) = choose(&alice, v1);
+    assert_eq!((status, &json["current"]), (200, &serde_json::Value::from(v1)), "{json}");
+
+    let options = othello_server::final_round::FinalOptions {
+        format: othello_server::final_round::Format::RoundRobin,
+        games_per_pair: 2,
+        time_limit: Some(othello_testkit::TEST_TIME_LIMIT),
+        seed: 1,
+    };
+    let (_, bots) = othello_server::start_final(&server.ladder(), options).unwrap();
+    let seeded: Vec<i64> = bots.iter().map(|b| b.entry).collect();
+    let (_, v1_view) = server.get_json(&format!("/api/bots/{v1}"), Some(&alice));
+    let (_, v2_view) = server.get_json(&format!("/api/bots/{v2}"), Some(&alice));
+    assert!(seeded.contains(&v1_view["entry"].as_i64().unwrap()), "the chosen version plays the final: {bots:?}");
+    assert!(!seeded.contains(&v2_view["entry"].as_i64().unwrap()), "{bots:?}");
+    server.wait_for_final();
+
+    // A new upload is current again; a form from another site is refused.
+    let v3 = server.upload_file(&alice, &named_bot("reverted-3", "Keeper the third"));
+    server.wait_for_status(&alice, v3, &["rated"]);
+    let login = server
+        .agent
+        .post(format!("{}/login", server.url))
+        .header("Origin", &server.url)
+        .send_form([("token", alice.as_str())]);
+    let cookie =
+        login.unwrap().headers().get("set-cookie").unwrap().to_str().unwrap().split(';').next().unwrap().to_owned();
+    let (status, _, _) =
+        server.post_form(&format!("/bots/{v1}/current"), "", Some(&cookie), Some("https://evil.example"));
+    assert_eq!(status, 403, "another site's form");
+    let (_, me) = server.get_with_cookie("/me", &cookie);
+    assert!(me.contains(&format!("action=\"/bots/{v1}/current\"")), "v1 can be made current again: {me}");
+    assert!(!me.contains(&format!("action=\"/bots/{v3}/current\"")), "v3, the newest, is current");
+    let (status, location, _) = server.post_form(&format!("/bots/{v1}/current"), "", Some(&cookie), Some(&server.url));
+    assert_eq!((status, location.as_str()), (303, "/me"));
+    let (_, me) = server.get_with_cookie("/me", &cookie);
+    assert!(me.contains(&format!("action=\"/bots/{v3}/current\"")), "v1 counts now: {me}");
+    // Versions are numbered per entrant, the same on the leaderboard and on /me.
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let row = board.as_array().unwrap().iter().find(|r| r["bot"] == v3).unwrap().clone();
+    assert_eq!(row["version"], 3, "Alice's third checked version: {row}");
+    assert!(me.contains("<td>v3"), "{me}");
+}
+
+/// A calibration cut short by a stop goes on at the next start (the command line asks
+/// `needs_pool`), and is marked done when it ends.
+#[test]
+fn a_calibration_cut_short_goes_on_at_the_next_start() {
+    let mut server = TestServer::start();
+    let wait_calibrated = |url: &str| {
+        let start = std::time::Instant::now();
+        loop {
+            let mut response = crate::agent().get(format!("{url}/api/seeding")).call().unwrap();
+            let json: serde_json::Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+            if json["running"] == false {
+                return;
+            }
+            assert!(start.elapsed() < crate::DEADLINE, "still calibrating: {json}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    wait_calibrated(&server.url);
+    server.server.take().unwrap().stop().unwrap();
+    let ladder = server.ladder();
+    assert!(!othello_server::needs_pool(&ladder).unwrap(), "calibrated: nothing to do at the next start");
+    // As a stop in the middle of the calibration leaves it.
+    let db = othello_server::store::open(&ladder).unwrap();
+    othello_server::admin::set_seeding_unfinished(&db, true).unwrap();
+    drop(db);
+    assert!(othello_server::needs_pool(&ladder).unwrap(), "a calibration cut short is taken up again");
+    let again = othello_server::Server::start(crate::config(server.dir.path())).unwrap();
+    wait_calibrated(&format!("http://{}", again.addr));
+    again.stop().unwrap();
+    let db = othello_server::store::open(&ladder).unwrap();
+    assert!(!othello_server::admin::seeding_unfinished(&db).unwrap());
+}

@@ -7,6 +7,7 @@ mod browser;
 mod contest;
 mod pages;
 mod remote;
+mod students;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -123,3 +123,31 @@ fn without_every_sandbox_layer_the_server_refuses_to_start_unless_allowed_and_th
         assert!(page.contains("id=\"weak-sandbox\"") && page.contains("Weak sandbox"), "{path}: {page}");
     }
 }
+
+/// A replay works without JavaScript: each position is a page of its own (`?ply=N`, the final one
+/// by default) with the board drawn by the server, links to step, named for screen readers.
+#[test]
+fn a_replay_steps_without_javascript() {
+    let server = crate::TestServer::start();
+    let entrant = server.add_entrant("Yan");
+    let id = server.upload_file(&entrant, &crate::named_bot("no-js", "No script"));
+    server.wait_for_status(&entrant, id, &["rated"]);
+    let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&entrant));
+    let game = games[0]["id"].as_i64().unwrap();
+    let (_, replay) = server.get_json(&format!("/api/games/{game}"), None);
+    let moves = replay["moves"].as_array().unwrap().len();
+    let (status, page) = server.get(&format!("/games/{game}?ply=3"), None);
+    assert_eq!(status, 200);
+    assert!(page.contains(&format!("3 / {moves}")), "the position's number: {page}");
+    let board = &page[page.find("id=\"board-svg\"").unwrap()..];
+    let board = &board[..board.find("</svg>").unwrap()];
+    assert!(board.matches("<circle").count() >= 4, "the discs drawn by the server: {board}");
+    for (control, to) in [("first position", 0), ("previous move", 2), ("next move", 4)] {
+        assert!(
+            page.contains(&format!("href=\"?ply={to}\" role=\"button\" aria-label=\"{control}\"")),
+            "{control}: {page}"
+        );
+    }
+    let (_, last) = server.get(&format!("/games/{game}"), None);
+    assert!(last.contains(&format!("{moves} / {moves}")), "the final position by default");
+}
