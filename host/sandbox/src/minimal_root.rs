@@ -6,10 +6,10 @@
 //! No other Unix socket path, no other file, no folder to watch is there.
 //!
 //! Built in two stages, as bubblewrap builds its root:
-//! 1. [`prepare`] (the keeper, in its new mount namespace): a tmpfs over `/tmp` becomes the root
+//! 1. `prepare` (the keeper, in its new mount namespace): a tmpfs over `/tmp` becomes the root
 //!    for a moment, the old root is reached under `/oldroot`, and the new root is put together
 //!    in `/newroot` from binds of `/oldroot/…`;
-//! 2. [`enter`] (the PID namespace's init, once it mounted its own `/proc` in the new root, which
+//! 2. `enter` (the PID namespace's init, once it mounted its own `/proc` in the new root, which
 //!    the kernel allows only while a full `/proc` is still visible): the old root is detached,
 //!    `/newroot` becomes `/`, made read-only, and the working folder is entered again by its path
 //!    (a folder held from the old root would lead back into it).
@@ -73,7 +73,7 @@ pub struct RootPlan {
     pub working_folder: Option<PathBuf>,
 }
 
-/// What [`prepare`] made, for [`enter`] (in the init, a fork of the keeper).
+/// What `prepare` made, for `enter` (in the init, a fork of the keeper).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreparedRoot {
     /// The folder to enter once the new root is the root.
