@@ -5,6 +5,10 @@
 //! (compiled) and cached. Medians. Needs `cc` and clang with wasm32-wasi.
 //!
 //! `cargo run --release -p othello-arena --example wasm_bench -- [DEPTH] [POSITIONS]`
+//!
+//! Unix only: it reads each thread's CPU clock.
+// Elsewhere only `main` saying so is built.
+#![cfg_attr(not(unix), allow(dead_code, unused_imports))]
 
 use std::path::Path;
 use std::process::Command;
@@ -14,6 +18,12 @@ use othello_arena::seat::{Seat, SeatSpec, WasmSeat};
 use othello_sdk::{Position, SplitMix64};
 use othello_wasm::WasmModule;
 
+#[cfg(not(unix))]
+fn main() {
+    eprintln!("wasm_bench reads each thread's CPU clock: it runs on Unix only");
+}
+
+#[cfg(unix)]
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let depth: u32 = args.first().and_then(|d| d.parse().ok()).unwrap_or(5);
@@ -109,6 +119,7 @@ fn positions(count: usize) -> Vec<Position> {
     found
 }
 
+#[cfg(unix)]
 fn thread_cpu() -> Duration {
     let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes one timespec through a valid pointer.
