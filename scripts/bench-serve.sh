@@ -7,13 +7,17 @@
 #                                             while the workers play that placement
 #   scripts/bench-serve.sh match              `othello match` of weighted against the pool's
 #                                             alpha-beta levels, games per second, for comparison
+#   scripts/bench-serve.sh streams [RUNS]     GET /api/leaderboard with 30 clients while 300 open
+#                                             pages hold /api/events (and fetch the leaderboard at
+#                                             each change) and the workers play that placement
+#                                             (the example leaderboard_load; release build)
 #
 # Settings (environment): WORKERS (default 1), TIME_MS (20), ERROR (50), MAX_GAMES (200),
-# DURATION of each wrk run (20s), BASE (a seeded ladder to reuse), BUILD=0 not to build first, OTHELLO (the binary; debug build).
+# DURATION of each wrk run (20s), STREAMS (300) and CLIENTS (30) of `streams`, BASE (a seeded ladder to reuse), BUILD=0 not to build first, OTHELLO (the binary; debug build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODE=${1:?placement, latency or match}
+MODE=${1:?placement, latency, streams or match}
 RUNS=${2:-3}
 WORKERS=${WORKERS:-1}
 TIME_MS=${TIME_MS:-20}
@@ -60,12 +64,21 @@ base=${BASE:-$scratch/base.sqlite3}
 if [ ! -f "$base" ]; then
     echo "seeding the sample pool…" >&2
     start_server "$base" --no-continuous-games
+    # A server that seeds in the background answers at once: wait for the seeding to end.
+    while curl -sf "$url/api/seeding" 2>/dev/null | grep -q '"running":true'; do sleep 1; done
     stop_server
 fi
-# A bot of weighted strength that is not the pool's own weighted (bytes after the library's end
-# change its hash, not its play).
+# A bot of weighted strength that is not the pool's own weighted: its name, `Weighted` in the
+# library's read-only data, becomes `BenchBot` (a name like a pool bot's is refused), which also
+# changes its hash, not its play.
 cp "$(dirname "$OTHELLO")/libweighted.so" "$scratch/libweighted.so"
-printf 'rebuilt' >>"$scratch/libweighted.so"
+python3 - "$scratch/libweighted.so" <<'PATCH'
+import sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+at = data.index(b"Weighted")
+open(path, "wb").write(data[:at] + b"BenchBot" + data[at + 8:])
+PATCH
 
 # Copies the base ladder to a run's own file, starts the server on it, adds an entrant and uploads
 # the bot; sets $token and $bot and $uploaded (seconds since the epoch, with fractions).
@@ -113,6 +126,18 @@ latency)
         stop_server
     done
     ;;
+streams)
+    if [ "${BUILD:-1}" = 1 ]; then cargo build --release -p othello-server --example leaderboard_load >&2; fi
+    load=${LOAD:-$PWD/target/release/examples/leaderboard_load}
+    for run in $(seq "$RUNS"); do
+        start_run "$run"
+        printf 'run %s (load %s): ' "$run" "$(cut -d' ' -f1-3 /proc/loadavg)"
+        "$load" "$url" --streams "${STREAMS:-300}" --clients "${CLIENTS:-30}" --seconds "${DURATION%s}"
+        status=$(curl -sf -H "Authorization: Bearer $token" "$url/api/bots/$bot" | json_field '["status"]')
+        echo "run $run: the bot was still $status at the end (the workers were playing)"
+        stop_server
+    done
+    ;;
 match)
     for level in 1 2 4; do
         start=$(date +%s.%N)
@@ -122,7 +147,7 @@ match)
     done
     ;;
 *)
-    echo "unknown mode $MODE: placement, latency or match" >&2
+    echo "unknown mode $MODE: placement, latency, streams or match" >&2
     exit 2
     ;;
 esac
