@@ -27,6 +27,19 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
     perft_inner::<OneMoveAtATime>(player, opponent, depth, passed)
 }
 
+/// Whether [`perft`] counts the last two plies with AVX-512 on this machine
+/// (an AVX-512 CPU, and `OTHELLO_SDK_AVX512` not `0`); else one move at a time.
+#[cfg(target_arch = "x86_64")]
+pub fn perft_uses_avx512() -> bool {
+    crate::movegen_avx512::available()
+}
+
+/// Never: AVX-512 exists only on x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn perft_uses_avx512() -> bool {
+    false
+}
+
 /// How the last two plies are counted: the bulk of perft's work.
 trait LastTwoPlies {
     /// The leaves two plies below a position with legal `moves` (not zero).
