@@ -48,7 +48,7 @@ pub use movegen::{flips, legal_moves};
 pub use notation::{
     BoardStringError, TranscriptError, TranscriptErrorKind, format_transcript, parse_transcript, parse_transcript_from,
 };
-pub use perft::perft;
+pub use perft::{perft, perft_uses_avx512};
 pub use position::{IllegalMove, InvalidMoveByte, Move, Outcome, OverlappingDiscs, Position};
 pub use rng::SplitMix64;
 pub use seed::{SEED_ENV_VAR, clock_seed, game_seed};

@@ -19,10 +19,20 @@ use crate::movegen::RAYS;
 /// Runs of opponent discs never cross columns a and h, except vertically.
 const NOT_EDGE_COLUMNS: i64 = 0x7E7E_7E7E_7E7E_7E7E;
 
-/// Whether this CPU runs the AVX-512 code.
+/// Whether this CPU runs the AVX-512 code, and the environment has not
+/// refused it: `OTHELLO_SDK_AVX512=0` keeps the AVX2 or portable code on an
+/// AVX-512 CPU (to measure what a CPU without AVX-512 gets, on the same
+/// machine). Looked up once per process.
 pub(crate) fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let refused = std::env::var_os(REFUSE_VARIABLE).is_some_and(|value| value == "0");
+        !refused && std::arch::is_x86_feature_detected!("avx512f")
+    })
 }
+
+/// The environment variable that, set to `0`, turns the AVX-512 code off.
+pub(crate) const REFUSE_VARIABLE: &str = "OTHELLO_SDK_AVX512";
 
 /// The leaves two plies below a position with legal `moves` (not zero): for each move, the
 /// opponent's replies after it, or one leaf for a pass or the end of the game.

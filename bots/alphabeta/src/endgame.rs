@@ -31,13 +31,14 @@ use self::local_table::LocalTable;
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::busy::{BusyTable, while_busy};
 use crate::eval::EVAL_SCALE;
-use crate::instruction_set::{Avx512, Baseline, InstructionSet, detected_avx512};
+use crate::instruction_set::{Avx512, Baseline, detected_avx512};
 use crate::mpc;
 use crate::ordering::{
-    MAX_MOVES, MoveList, ScoredMove, fastest_first_value, fastest_first_value_given_replies, odd_quadrants,
-    weighted_replies,
+    MAX_MOVES, MoveList, OrderingInstructions, ScoredMove, fastest_first_value, fastest_first_value_given_replies,
+    odd_quadrants, weighted_replies,
 };
 use crate::pvs::principal_variation;
+use crate::stability::StabilityInstructions;
 use crate::tt::{NO_MOVE, TranspositionTable};
 
 /// At most this many empties: no transposition table, no move sorting.
@@ -142,6 +143,48 @@ pub struct Solver<'a> {
     avx512: Option<Avx512>,
 }
 
+/// The solver's recursion compiled for one instruction set
+/// ([`crate::instruction_set`]): the provided methods are [`Baseline`]'s, the
+/// build's own code; `crate::dispatch` gives the AVX-512 copy.
+pub(crate) trait SolverInstructions: OrderingInstructions + StabilityInstructions {
+    /// [`Solver::search`].
+    fn search(self, solver: &mut Solver<'_>, player: u64, opponent: u64, alpha: i32, beta: i32, passed: bool) -> i32 {
+        solver.search_with(self, player, opponent, alpha, beta, passed)
+    }
+
+    /// The solver's search of 5 or more empties below its table's reach.
+    #[allow(clippy::too_many_arguments)]
+    fn shallow_with_parity(
+        self,
+        solver: &mut Solver<'_>,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        passed: bool,
+        odd: u64,
+    ) -> i32 {
+        solver.shallow_with_parity_with(self, player, opponent, alpha, beta, passed, odd)
+    }
+
+    /// The solver's search of 4 empties.
+    #[allow(clippy::too_many_arguments)]
+    fn solve_4(
+        self,
+        solver: &mut Solver<'_>,
+        player: u64,
+        opponent: u64,
+        alpha: i32,
+        beta: i32,
+        squares: [usize; 4],
+        passed: bool,
+    ) -> i32 {
+        solver.solve_4_with(self, player, opponent, alpha, beta, squares, passed)
+    }
+}
+
+impl SolverInstructions for Baseline {}
+
 impl<'a> Solver<'a> {
     pub fn new(tt: &'a TranspositionTable) -> Solver<'a> {
         Solver {
@@ -243,7 +286,7 @@ impl<'a> Solver<'a> {
         }
     }
 
-    fn solve_root_with<I: InstructionSet>(
+    fn solve_root_with<I: SolverInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -301,7 +344,7 @@ impl<'a> Solver<'a> {
         (best_score, best_move)
     }
 
-    fn ordered_moves<I: InstructionSet>(&mut self, isa: I, player: u64, opponent: u64, moves: u64) -> MoveList {
+    fn ordered_moves<I: SolverInstructions>(&mut self, isa: I, player: u64, opponent: u64, moves: u64) -> MoveList {
         let empties = (!(player | opponent)).count_ones();
         let hash_move = self.tt.probe(player, opponent).map_or(NO_MOVE, |e| e.best_move);
         let odd = odd_quadrants(!(player | opponent));
@@ -353,7 +396,7 @@ impl<'a> Solver<'a> {
     /// [`Solver::search`]'s body, compiled once per instruction set (see
     /// [`crate::instruction_set`]); it recurses through `isa`.
     #[inline(always)]
-    pub(crate) fn search_with<I: InstructionSet>(
+    pub(crate) fn search_with<I: SolverInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -570,7 +613,7 @@ impl<'a> Solver<'a> {
     /// `(-SCORE_MAX - 1, NO_MOVE)`: then the first move here gets the full window.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn search_moves<I: InstructionSet>(
+    fn search_moves<I: SolverInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -647,7 +690,7 @@ impl<'a> Solver<'a> {
     /// when the threads share a `busy` table.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn search_child<I: InstructionSet>(
+    fn search_child<I: SolverInstructions>(
         &mut self,
         isa: I,
         next_player: u64,

@@ -8,6 +8,7 @@
 use othello_sdk::legal_moves;
 
 use crate::board::{CORNERS, frontier_empties};
+use crate::instruction_set::Baseline;
 use crate::patterns::active;
 use crate::stability::edge_stable_difference;
 
@@ -152,6 +153,25 @@ pub(crate) fn ordering_evaluate_inlined(player: u64, opponent: u64) -> i32 {
     let score = hand_evaluate_unclamped(player, opponent) + active().edge_and_corner_correction(player, opponent);
     score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
+
+/// The evaluations compiled for one instruction set ([`crate::instruction_set`]):
+/// the provided methods are [`Baseline`]'s, the build's own code;
+/// `crate::dispatch` gives the AVX-512 copy.
+pub(crate) trait EvalInstructions: Copy {
+    /// [`evaluate`].
+    #[inline(always)]
+    fn evaluate(self, player: u64, opponent: u64) -> i32 {
+        evaluate(player, opponent)
+    }
+
+    /// [`ordering_evaluate`].
+    #[inline(always)]
+    fn ordering_evaluate(self, player: u64, opponent: u64) -> i32 {
+        ordering_evaluate(player, opponent)
+    }
+}
+
+impl EvalInstructions for Baseline {}
 
 /// The hand-written part of the evaluation alone, within ±[`EVAL_LIMIT`]
 /// (what the pattern correction is trained on top of).

@@ -55,6 +55,7 @@ pub mod analyze;
 pub mod board;
 pub mod book;
 pub mod busy;
+mod dispatch;
 pub mod endgame;
 pub mod eval;
 pub mod instruction_set;

@@ -22,7 +22,7 @@
 //! minutes on 1 core).
 
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE};
-use crate::instruction_set::InstructionSet;
+use crate::ordering::OrderingInstructions;
 
 /// The confidence of each selective search, in standard deviations of the
 /// prediction error (1.5 ≈ 87 % of cuts right). Measured on FFO #40–#44 and
@@ -103,7 +103,7 @@ pub fn sigma(empties: u32, depth: u32) -> f64 {
 /// outside (`alpha`, `beta`) (disc differences): `beta` for above, `alpha`
 /// for below. `None` to search on.
 #[inline(always)]
-pub(crate) fn probcut<I: InstructionSet>(
+pub(crate) fn probcut<I: OrderingInstructions>(
     isa: I,
     player: u64,
     opponent: u64,

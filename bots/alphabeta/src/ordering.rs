@@ -9,8 +9,8 @@
 use othello_sdk::{flips, legal_moves};
 
 use crate::board::{Bits, CORNERS, final_score, frontier_empties, play};
-use crate::eval::terminal_score;
-use crate::instruction_set::{Baseline, InstructionSet};
+use crate::eval::{EvalInstructions, terminal_score};
+use crate::instruction_set::Baseline;
 use crate::stability::corner_stable_count;
 use crate::tt::NO_MOVE;
 
@@ -162,6 +162,25 @@ pub fn fastest_first_value_given_replies(
     value
 }
 
+/// The ordering searches compiled for one instruction set
+/// ([`crate::instruction_set`]): the provided method is [`Baseline`]'s;
+/// `crate::dispatch` gives the AVX-512 copy.
+pub(crate) trait OrderingInstructions: EvalInstructions {
+    /// [`shallow_search`].
+    fn shallow_search<const WITH_PATTERNS: bool>(
+        self,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        shallow_search_with::<_, WITH_PATTERNS>(self, player, opponent, depth, alpha, beta)
+    }
+}
+
+impl OrderingInstructions for Baseline {}
+
 /// A small fixed-depth alpha-beta search on the evaluation, without a
 /// transposition table: the value used to order moves near the root of big
 /// searches. `depth` 0 is the evaluation itself: the full one with
@@ -173,9 +192,9 @@ pub fn shallow_search<const WITH_PATTERNS: bool>(player: u64, opponent: u64, dep
 }
 
 /// [`shallow_search`]'s body, compiled once per instruction set (see
-/// [`crate::instruction_set`]); it recurses through `isa`.
+/// [`OrderingInstructions`]); it recurses through `isa`.
 #[inline(always)]
-pub(crate) fn shallow_search_with<I: InstructionSet, const WITH_PATTERNS: bool>(
+pub(crate) fn shallow_search_with<I: OrderingInstructions, const WITH_PATTERNS: bool>(
     isa: I,
     player: u64,
     opponent: u64,

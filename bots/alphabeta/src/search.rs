@@ -20,9 +20,9 @@ use othello_sdk::{Move, Position, Square, flips, legal_moves};
 use crate::board::{Bits, SCORE_MAX, final_score, play};
 use crate::busy::{BusyTable, while_busy};
 use crate::eval::{EVAL_LIMIT, EVAL_SCALE, terminal_score};
-use crate::instruction_set::{Avx512, Baseline, InstructionSet, detected_avx512};
+use crate::instruction_set::{Avx512, Baseline, detected_avx512};
 use crate::mpc;
-use crate::ordering::{MoveList, fastest_first_value, odd_quadrants};
+use crate::ordering::{MoveList, OrderingInstructions, fastest_first_value, odd_quadrants};
 use crate::pvs::principal_variation;
 use crate::tt::{NO_MOVE, TranspositionTable};
 
@@ -196,6 +196,28 @@ pub(crate) struct Worker<'a> {
     avx512: Option<Avx512>,
 }
 
+/// The midgame search's recursion compiled for one instruction set
+/// ([`crate::instruction_set`]): the provided method is [`Baseline`]'s, the
+/// build's own code; `crate::dispatch` gives the AVX-512 copy.
+pub(crate) trait SearchInstructions: OrderingInstructions {
+    /// The midgame search's recursion ([`Worker::negamax_with`]).
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        self,
+        worker: &mut Worker<'_>,
+        player: u64,
+        opponent: u64,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        passed: bool,
+    ) -> i32 {
+        worker.negamax_with(self, player, opponent, depth, alpha, beta, passed)
+    }
+}
+
+impl SearchInstructions for Baseline {}
+
 impl<'a> Worker<'a> {
     fn new(
         midgame_tt: &'a TranspositionTable,
@@ -227,7 +249,7 @@ impl<'a> Worker<'a> {
     }
 
     /// [`Worker::iterate`] on the instruction set `isa`.
-    fn iterate_with<I: InstructionSet>(
+    fn iterate_with<I: SearchInstructions>(
         &mut self,
         isa: I,
         position: &Position,
@@ -275,7 +297,7 @@ impl<'a> Worker<'a> {
     /// One iteration at the root with the window (`lower`, `upper`):
     /// (score, best square), fail-soft. Noise needs the full window.
     #[allow(clippy::too_many_arguments)]
-    fn root<I: InstructionSet>(
+    fn root<I: SearchInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -339,7 +361,7 @@ impl<'a> Worker<'a> {
     /// One iteration, first with an aspiration window around the previous
     /// iteration's score (`previous`), searched again with the full window
     /// if the score falls outside it.
-    fn aspirated_root<I: InstructionSet>(
+    fn aspirated_root<I: SearchInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -361,7 +383,7 @@ impl<'a> Worker<'a> {
         result
     }
 
-    fn ordered_moves<I: InstructionSet>(
+    fn ordered_moves<I: SearchInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -389,7 +411,7 @@ impl<'a> Worker<'a> {
     /// set (see [`crate::instruction_set`]); it recurses through `isa`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn negamax_with<I: InstructionSet>(
+    pub(crate) fn negamax_with<I: SearchInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -520,7 +542,7 @@ impl<'a> Worker<'a> {
     /// Marked busy meanwhile when the threads share a `busy` table.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn child_score<I: InstructionSet>(
+    fn child_score<I: SearchInstructions>(
         &mut self,
         isa: I,
         next_player: u64,

@@ -9,6 +9,8 @@
 //! become stable when each of their four lines is full or has a stable
 //! neighbour of the same colour, repeated until nothing changes.
 
+use crate::instruction_set::Baseline;
+
 /// Inner squares (b2..g7): the only ones the propagation step may add; the
 /// edges come exactly from the edge table.
 const INNER: u64 = 0x007E_7E7E_7E7E_7E00;
@@ -284,6 +286,25 @@ pub(crate) fn stable_discs_for_cut_inlined(player: u64, opponent: u64, needed: u
         }
     }
 }
+
+/// The stable discs compiled for one instruction set ([`crate::instruction_set`]):
+/// the provided methods are [`Baseline`]'s; `crate::dispatch` gives the
+/// AVX-512 copy.
+pub(crate) trait StabilityInstructions: Copy {
+    /// [`stable_discs_for_cut`].
+    #[inline(always)]
+    fn stable_discs_for_cut(self, player: u64, opponent: u64, needed: u32) -> u64 {
+        stable_discs_for_cut(player, opponent, needed)
+    }
+
+    /// [`stable_discs`]: the cut's search, never stopped early.
+    #[inline(always)]
+    fn stable_discs(self, player: u64, opponent: u64) -> u64 {
+        self.stable_discs_for_cut(player, opponent, u32::MAX)
+    }
+}
+
+impl StabilityInstructions for Baseline {}
 
 /// Discs of `player` made stable by the corners alone (a corner and the edge
 /// squares next to it): a very cheap stability estimate for move ordering.

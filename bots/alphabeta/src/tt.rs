@@ -23,7 +23,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::board::hash;
-use crate::table_memory::ZeroedBuckets;
+use crate::table_memory::{ZeroIsEmpty, ZeroedBuckets};
 
 /// "No move" in [`Entry::best_move`].
 pub const NO_MOVE: u8 = 0xFF;
@@ -120,8 +120,16 @@ impl Slot {
 #[repr(align(64))]
 pub(crate) struct Bucket([Slot; 2]);
 
+// SAFETY: a bucket is atomics of u64 only; all zero, each is 0, which is
+// also `Default` (the empty slot of `Slot::read`).
+unsafe impl ZeroIsEmpty for Bucket {
+    fn empty() -> Bucket {
+        Bucket::default()
+    }
+}
+
 pub struct TranspositionTable {
-    buckets: ZeroedBuckets,
+    buckets: ZeroedBuckets<Bucket>,
     /// log2 of the number of buckets.
     bucket_bits: u32,
     date: u8,

@@ -7,10 +7,10 @@
 
 use othello_sdk::{flips, legal_moves};
 
-use super::{STABILITY_THRESHOLD, Solver};
+use super::{STABILITY_THRESHOLD, Solver, SolverInstructions};
 use crate::board::{Bits, SCORE_MAX, final_score, play};
-use crate::instruction_set::InstructionSet;
 use crate::ordering::{QUADRANTS, odd_quadrants};
+use crate::stability::StabilityInstructions;
 
 /// Squares tried first within a parity region in the shallow search: corners
 /// and the edge squares away from corners (X- and C-squares come last).
@@ -129,7 +129,7 @@ fn flips_if_adjacent(player: u64, opponent: u64, square: usize) -> u64 {
 /// The most the mover can score given the opponent's stable discs, found
 /// only as far as deciding whether that is at most `alpha` (a cutoff) needs.
 #[inline(always)]
-fn stability_ceiling<I: InstructionSet>(isa: I, player: u64, opponent: u64, alpha: i32) -> i32 {
+fn stability_ceiling<I: StabilityInstructions>(isa: I, player: u64, opponent: u64, alpha: i32) -> i32 {
     // SCORE_MAX - 2 * stable <= alpha  <=>  stable >= (SCORE_MAX - alpha) / 2, rounded up.
     let needed = ((SCORE_MAX - alpha + 1) / 2).max(0) as u32;
     SCORE_MAX - 2 * isa.stable_discs_for_cut(opponent, player, needed).count_ones() as i32
@@ -204,7 +204,7 @@ fn alone_first(s: [usize; 3]) -> [usize; 3] {
 impl Solver<'_> {
     /// 5..=[`super::SHALLOW_MAX_EMPTIES`] empties: alpha-beta, odd quadrants first.
     #[inline(always)]
-    pub(super) fn shallow<I: InstructionSet>(
+    pub(super) fn shallow<I: SolverInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -226,7 +226,7 @@ impl Solver<'_> {
     /// children's follow without counting the empties again.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn shallow_with_parity_with<I: InstructionSet>(
+    pub(crate) fn shallow_with_parity_with<I: SolverInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -291,7 +291,7 @@ impl Solver<'_> {
     /// to the unrolled solvers.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn solve_few<I: InstructionSet>(
+    fn solve_few<I: SolverInstructions>(
         &mut self,
         isa: I,
         player: u64,
@@ -325,7 +325,7 @@ impl Solver<'_> {
     /// Four empties, `s` in trial order.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn solve_4_with<I: InstructionSet>(
+    pub(crate) fn solve_4_with<I: SolverInstructions>(
         &mut self,
         isa: I,
         player: u64,
