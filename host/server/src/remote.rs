@@ -908,7 +908,7 @@ impl Remote {
 /// the games of the plan, from its opening and at its time limit, every move legal and by the
 /// side to move, and the result the one the moves lead to (a game that ends early is lost by the
 /// side to move, by the failure the worker's referee recorded). Time follows the plan's one rule
-/// ([`Plan::move_time_allowed`]): a move the worker measured over it is its bot's timeout loss
+/// ([`Plan::move_budget`]: its clock, limit and grace): a move the worker measured over it is its bot's timeout loss
 /// there, as a local referee would have ruled, not a reason to refuse the result; a timeout
 /// claimed without a time limit is refused. Failure texts are made harmless.
 pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Result<Played, String> {
@@ -925,7 +925,7 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
         return Err(format!("{} game(s) where the plan has {expected}", played.games.len()));
     }
     let opening = plan.opening()?;
-    let allowed = plan.move_time_allowed(&config.seat_options);
+    let budget = plan.move_budget(&config.seat_options);
     let mut ruled = played.clone();
     for (slot, game) in ruled.games.iter_mut().enumerate() {
         let which = format!("game {}", slot + 1);
@@ -944,10 +944,8 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             if record.color != position.side_to_move() {
                 return Err(format!("{which}: move {} ({}) is not by the side to move", ply + 1, record.mv));
             }
-            if let Some(allowed) = allowed
-                && record.elapsed > allowed
-            {
-                over_time = Some((ply, record.color, record.elapsed, allowed));
+            if let Some(why) = budget.and_then(|budget| budget.overrun(record.cpu, record.elapsed)) {
+                over_time = Some((ply, record.color, why));
                 break;
             }
             if let Err(why) = position.check(record.mv) {
@@ -955,15 +953,10 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             }
             position.play_unchecked(record.mv);
         }
-        if let Some((ply, loser, elapsed, allowed)) = over_time {
+        if let Some((ply, loser, why)) = over_time {
             // The bot's timeout loss at that move: what follows it never happened.
             game.moves.truncate(ply);
-            let detail = format!(
-                "move {} took {} ms, over the {} ms allowed (the limit and its grace)",
-                ply + 1,
-                elapsed.as_millis(),
-                allowed.as_millis()
-            );
+            let detail = format!("move {}: {why}", ply + 1);
             game.result = Outcome::forfeit(loser, Failure::new(Termination::Timeout, detail));
             continue;
         }

@@ -137,6 +137,10 @@ pub struct Replay {
     pub positions: Vec<String>,
     pub moves: Vec<ReplayMove>,
     pub time_limit_ms: Option<u64>,
+    /// The clock the time limit was counted on: `cpu`, `wall`, or `fuel` (two WebAssembly
+    /// bots); `None` for a game recorded before games carried it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<&'static str>,
 }
 
 /// What an upload led to.
@@ -524,6 +528,7 @@ impl Service {
             positions,
             moves,
             time_limit_ms: game.time_limit_ms,
+            clock: game.clock.map(othello_arena::seat::Clock::as_str),
         })
     }
 

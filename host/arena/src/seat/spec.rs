@@ -93,6 +93,40 @@ impl SeatOptions {
         }
     }
 
+    /// What an isolated seat's runner is asked to serve: `library` in `sandbox`, with the folders
+    /// it may read; a WebAssembly module with its fuel for loading and its games' seed.
+    pub(crate) fn serve_args(
+        &self,
+        library: &std::path::Path,
+        sandbox: othello_sandbox::SandboxArgs,
+    ) -> othello_sandbox::ServeArgs {
+        let wasm = super::is_wasm_file(library);
+        // The module's code as this process compiled it (once, and kept on disk): the runner
+        // reads it, and may read nothing else of the cache.
+        let compiled = wasm
+            .then(|| othello_wasm::WasmModule::load_file(library).ok().and_then(|module| module.artifact()))
+            .flatten();
+        othello_sandbox::ServeArgs {
+            sandbox,
+            read: self.read.iter().cloned().chain(compiled.clone()).collect(),
+            wasm_load_ms: if wasm { self.load_timeout.as_millis() as u64 } else { 0 },
+            wasm_seed: if wasm { super::wasm_base_seed() } else { 0 },
+            wasm_compiled: compiled,
+            library: library.to_path_buf(),
+        }
+    }
+
+    /// The options of the runner that hosts the WebAssembly module at `library` (the seat's
+    /// own for a library): its memory limit holds the module's memory and the engine besides
+    /// ([`othello_wasm::RUNNER_OVERHEAD_MB`]); the runner gives the module the seat's limit.
+    pub(crate) fn runner_options(&self, library: &std::path::Path) -> SeatOptions {
+        if super::is_wasm_file(library) && self.memory_limit_mb > 0 {
+            SeatOptions { memory_limit_mb: self.memory_limit_mb + othello_wasm::RUNNER_OVERHEAD_MB, ..*self }
+        } else {
+            *self
+        }
+    }
+
     /// How long past `time_limit` a bot may take before it loses on time: the larger of
     /// [`SeatOptions::grace`] and [`SeatOptions::grace_percent`] of the limit.
     pub fn grace_for(&self, time_limit: Duration) -> Duration {

@@ -5,6 +5,7 @@ mod abuse;
 mod attacks;
 mod browser;
 mod contest;
+mod fair_time;
 mod pages;
 mod remote;
 mod students;

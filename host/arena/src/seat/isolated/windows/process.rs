@@ -28,7 +28,7 @@ use super::reader::{ChannelReader, Taken};
 use super::stop::StopHandle;
 use othello_sandbox::job::{Job, KILLED_EXIT_CODE};
 use othello_sandbox::scratch::ScratchDir;
-use othello_sandbox::{RunnerArgs, SandboxArgs, ServeArgs};
+use othello_sandbox::{RunnerArgs, SandboxArgs};
 
 /// How long a child that closed its channel gets to exit before it is killed.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
@@ -106,8 +106,7 @@ impl Runner {
             scratch: scratch.as_ref().map(|s| s.path().to_path_buf()),
             ..SandboxArgs::off(options.memory_limit_mb)
         };
-        let args =
-            RunnerArgs::Serve(ServeArgs { sandbox, read: options.read.to_vec(), library: library.to_path_buf() });
+        let args = RunnerArgs::Serve(options.serve_args(library, sandbox));
         let mut command_line = Command::new(command.program());
         command_line.args(command.args()).args(args.to_args());
         // The standard library gives the child exactly its three standard handles (made
