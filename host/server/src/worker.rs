@@ -223,6 +223,7 @@ pub fn plan_job(
             grace_ms,
             clock: Some(config.seat_options.clock),
             threads: Some(config.seat_options.threads),
+            seed: Some(config.seed),
         })));
     }
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
@@ -288,6 +289,7 @@ pub fn plan_job(
         grace_ms,
         clock: Some(config.seat_options.clock),
         threads: Some(config.seat_options.threads),
+        seed: Some(config.seed),
     })))
 }
 
@@ -594,6 +596,10 @@ pub struct Plan {
     /// the limit's CPU time on each. `None`: the worker's own.
     #[serde(default)]
     pub threads: Option<u32>,
+    /// Where the WebAssembly bots' random numbers start from: with the opening, what makes a
+    /// game between two modules the same wherever it is played (the server re-plays some).
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 impl Plan {
@@ -618,6 +624,9 @@ impl Plan {
         }
         if let Some(threads) = self.threads {
             seating.options.threads = threads;
+        }
+        if let Some(seed) = self.seed {
+            seating.options.wasm_seed = Some(seed);
         }
         seating
     }

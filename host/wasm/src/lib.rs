@@ -247,6 +247,11 @@ impl WasmModule {
         Module::same(self.pre.module(), other.pre.module())
     }
 
+    /// The names the module exports (functions, its memory …).
+    pub fn export_names(&self) -> Vec<String> {
+        self.pre.module().exports().map(|export| export.name().to_owned()).collect()
+    }
+
     /// The SHA-256 of the module's bytes, in hex.
     pub fn hash_hex(&self) -> String {
         self.hash.iter().map(|b| format!("{b:02x}")).collect()

@@ -74,6 +74,9 @@ pub struct SeatOptions {
     pub read: &'static [PathBuf],
     /// The clock the time per move is counted on (see [`super::Clock`]).
     pub clock: super::Clock,
+    /// Where a WebAssembly bot's random numbers start from (`None`: `OTHELLO_SEED`, else 0): a
+    /// server's plan sets it, so that its workers and its re-play give the same games.
+    pub wasm_seed: Option<u64>,
 }
 
 impl SeatOptions {
@@ -110,7 +113,7 @@ impl SeatOptions {
             sandbox,
             read: self.read.iter().cloned().chain(compiled.clone()).collect(),
             wasm_load_ms: if wasm { self.load_timeout.as_millis() as u64 } else { 0 },
-            wasm_seed: if wasm { super::wasm_base_seed() } else { 0 },
+            wasm_seed: if wasm { self.wasm_seed.unwrap_or_else(super::wasm_base_seed) } else { 0 },
             wasm_compiled: compiled,
             library: library.to_path_buf(),
         }
@@ -148,6 +151,7 @@ impl Default for SeatOptions {
             env: &[],
             read: &[],
             clock: super::Clock::default(),
+            wasm_seed: None,
         }
     }
 }

@@ -50,7 +50,7 @@ impl WasmSeat {
     /// Compiles (or takes from the cache) and checks the module at `spec.library`: a module that
     /// is no bot, imports what a bot may not, or speaks another ABI version is a `load-error`.
     pub fn open(spec: &SeatSpec) -> Result<WasmSeat, Failure> {
-        WasmSeat::open_with_seed(spec, base_seed())
+        WasmSeat::open_with_seed(spec, spec.options.wasm_seed.unwrap_or_else(base_seed))
     }
 
     /// [`WasmSeat::open`] with the seed its games' random numbers come from.
