@@ -58,7 +58,7 @@ fn main() {
     // cache of its own, empty). Artifact: the compiled code read back from the disk cache, what a
     // runner does for every seat. Cached: from this process's memory.
     let bytes = std::fs::read(&module).unwrap();
-    // SAFETY (of set_var): nothing else runs yet; the cache folder is this run's own.
+    // SAFETY: no other thread runs yet to read the environment; the cache folder is this run's own.
     unsafe { std::env::set_var(othello_wasm::CACHE_DIR_ENV, out.join("cache")) };
     let started = Instant::now();
     let compiled = WasmModule::load(&bytes).unwrap();
