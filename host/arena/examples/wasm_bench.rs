@@ -1,10 +1,12 @@
 //! WebAssembly against native: the same C search bot (host/testkit/fixtures/wasm/searcher.c at a
 //! fixed depth) built as a library (`cc -O2`) and as a module (the book's clang line), each
 //! asked the same positions: the CPU time of a native move, the CPU time and fuel of a wasm move,
-//! their ratio, the fuel a millisecond of wasm time burns; and a module's load time, cold
-//! (compiled) and cached. Medians. Needs `cc` and clang with wasm32-wasi.
+//! their ratio, the fuel a millisecond of wasm time burns; a module's load time, cold
+//! (compiled), from the disk cache and from memory; and a seat's start in the sandboxed runner,
+//! a module's against a library's. Medians. Needs `cc` and clang with wasm32-wasi.
 //!
-//! `cargo run --release -p othello-arena --example wasm_bench -- [DEPTH] [POSITIONS]`
+//! `cargo build --release -p othello-runner && cargo run --release -p othello-arena --example
+//! wasm_bench -- [DEPTH] [POSITIONS]`
 //!
 //! Unix only: it reads each thread's CPU clock.
 // Elsewhere only `main` saying so is built.
@@ -14,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use othello_arena::seat::{Seat, SeatSpec, WasmSeat};
+use othello_arena::seat::{IsolatedSeat, RunnerCommand, Seat, SeatSpec, WasmSeat};
 use othello_sdk::{Position, SplitMix64};
 use othello_wasm::WasmModule;
 
@@ -52,17 +54,51 @@ fn main() {
         .arg("-o")
         .arg(&module));
 
-    // Load times: the first compiles, the next take the cached module.
+    // Load times. Cold: compiled (the first load of these bytes in this process, with a disk
+    // cache of its own, empty). Artifact: the compiled code read back from the disk cache, what a
+    // runner does for every seat. Cached: from this process's memory.
     let bytes = std::fs::read(&module).unwrap();
+    // SAFETY: no other thread runs yet to read the environment; the cache folder is this run's own.
+    unsafe { std::env::set_var(othello_wasm::CACHE_DIR_ENV, out.join("cache")) };
     let started = Instant::now();
-    WasmModule::load(&bytes).unwrap();
+    let compiled = WasmModule::load(&bytes).unwrap();
     let cold = started.elapsed();
+    let artifact = compiled.artifact().expect("the disk cache is written");
+    let from_disk = median((0..21).map(|_| {
+        let started = Instant::now();
+        WasmModule::load_artifact(&bytes, &artifact).unwrap();
+        started.elapsed()
+    }));
     let cached = median((0..21).map(|_| {
         let started = Instant::now();
         WasmModule::load(&bytes).unwrap();
         started.elapsed()
     }));
-    println!("module load: cold {:.2} ms, cached {:.3} ms (median of 21)", ms(cold), ms(cached));
+    println!(
+        "module load: cold (compiled) {:.2} ms, from the disk cache {:.3} ms, from memory {:.3} ms (medians of 21)",
+        ms(cold),
+        ms(from_disk),
+        ms(cached)
+    );
+    // A seat's start in the sandboxed runner (start, load, answer): a module against a library.
+    if let Ok(runner) = RunnerCommand::beside_current_exe()
+        .or_else(|_| RunnerCommand::in_folder(&std::env::current_exe().unwrap().parent().unwrap().join("..")))
+    {
+        let start = |library: &Path| {
+            median((0..11).map(|_| {
+                let started = Instant::now();
+                let seat = IsolatedSeat::open(&SeatSpec::isolated(library, runner.clone()), &runner).unwrap();
+                let elapsed = started.elapsed();
+                drop(seat);
+                elapsed
+            }))
+        };
+        println!(
+            "seat start in the sandboxed runner (to its load report): module {:.1} ms, library {:.1} ms (medians of 11)",
+            ms(start(&module)),
+            ms(start(&native))
+        );
+    }
 
     let positions = positions(count);
     let mut native_seat = othello_arena::seat::open_seat(&SeatSpec::in_process(&native)).unwrap();

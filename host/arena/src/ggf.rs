@@ -54,6 +54,7 @@ impl GgfGame {
             time_limit_ms: self.time_limit_ms,
             started_at: self.started_at,
             result,
+            clock: None,
         })
     }
 }
@@ -91,7 +92,7 @@ fn finished_line(game: &GameRecord) -> Line<'_> {
         start: game.start,
         moves: &game.moves,
         result: Some(&game.result),
-        clock: None,
+        clock: game.clock,
     }
 }
 
@@ -119,14 +120,15 @@ pub fn write_game_to(out: &mut impl std::io::Write, game: &GameRecord) -> std::i
     out.write_all(line.as_bytes())
 }
 
-/// [`write_game_to`] with the clock the time limit was counted on (`CK[…]` after `TI`).
+/// [`write_game_to`] with the clock the time limit was counted on (`CK[…]` after `TI`; `None`:
+/// the record's own, if it has one).
 pub fn write_game_with_clock_to(
     out: &mut impl std::io::Write,
     game: &GameRecord,
     clock: Option<Clock>,
 ) -> std::io::Result<()> {
     let mut line = String::with_capacity(LINE_CAPACITY);
-    write_line_into(&mut line, &Line { clock, ..finished_line(game) });
+    write_line_into(&mut line, &Line { clock: clock.or(game.clock), ..finished_line(game) });
     out.write_all(line.as_bytes())
 }
 
@@ -200,16 +202,18 @@ impl fmt::Display for GgfError {
 impl std::error::Error for GgfError {}
 
 /// Reads every finished game of a GGF text; a game without a result (`RE`) is an error. Moves are
-/// checked by replaying them.
+/// checked by replaying them. The clock of `CK[…]` is the record's (an unknown one is left out).
 pub fn read_games(text: &str) -> Result<Vec<GameRecord>, GgfError> {
-    parse(text)?
+    parse_with_clocks(text)?
         .into_iter()
         .enumerate()
-        .map(|(index, game)| {
-            game.into_finished().ok_or_else(|| GgfError {
+        .map(|(index, (game, clock))| {
+            let mut record = game.into_finished().ok_or_else(|| GgfError {
                 game: index + 1,
                 message: "the game is unfinished and has no result (RE)".to_owned(),
-            })
+            })?;
+            record.clock = clock;
+            Ok(record)
         })
         .collect()
 }
@@ -223,6 +227,11 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<GameRecord>, String> {
 /// Reads every game of a GGF text, finished or in progress (no `RE`). Moves are checked by
 /// replaying them; anything malformed is an error that names the game and says why.
 pub fn parse(text: &str) -> Result<Vec<GgfGame>, GgfError> {
+    Ok(parse_with_clocks(text)?.into_iter().map(|(game, _)| game).collect())
+}
+
+/// [`parse`], with each game's clock (`CK[…]`, this arena's own property).
+fn parse_with_clocks(text: &str) -> Result<Vec<(GgfGame, Option<Clock>)>, GgfError> {
     let mut games = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find("(;") {
@@ -230,13 +239,22 @@ pub fn parse(text: &str) -> Result<Vec<GgfGame>, GgfError> {
         let error = |message: String| GgfError { game: number, message };
         let body_start = start + 2;
         let (properties, consumed) = parse_properties(&rest[body_start..]).map_err(error)?;
-        games.push(build_game(&properties).map_err(error)?);
+        let clock = properties.iter().find(|(key, _)| key == "CK").and_then(|(_, value)| clock_named(value));
+        games.push((build_game(&properties).map_err(error)?, clock));
         rest = &rest[body_start + consumed..];
     }
     if games.is_empty() && !text.trim().is_empty() {
         return Err(GgfError { game: 1, message: "no game found (a GGF game starts with `(;`)".to_owned() });
     }
     Ok(games)
+}
+
+/// The clock a `CK[…]` value names (`fuel` too, which `--clock` does not take).
+fn clock_named(value: &str) -> Option<Clock> {
+    match value.trim() {
+        "fuel" => Some(Clock::Fuel),
+        other => other.parse().ok(),
+    }
 }
 
 /// Reads every game of a GGF file, finished or in progress (see [`parse`]).
@@ -520,14 +538,24 @@ mod tests {
 
     /// A finished game with at least one pass, from seeded random playouts.
     #[test]
-    fn the_clock_is_written_and_skipped_by_readers() {
+    fn the_clock_is_written_and_read_back() {
         let game = game_with_a_pass();
         let mut line = Vec::new();
         write_game_with_clock_to(&mut line, &game, Some(Clock::Cpu)).unwrap();
         let line = String::from_utf8(line).unwrap();
         assert!(line.contains("CK[cpu]"), "{line}");
-        assert_eq!(read_games(&line).unwrap()[0].transcript(), game.transcript());
+        let read = &read_games(&line).unwrap()[0];
+        assert_eq!((read.transcript(), read.clock), (game.transcript(), Some(Clock::Cpu)));
         assert!(!write_game(&game).contains("CK["));
+        // A record's own clock is written by every writer (the ladder's and the server's games).
+        for clock in [Clock::Cpu, Clock::Wall, Clock::Fuel] {
+            let line = write_game(&GameRecord { clock: Some(clock), ..game.clone() });
+            assert!(line.contains(&format!("CK[{clock}]")), "{line}");
+            assert_eq!(read_games(&line).unwrap()[0].clock, Some(clock));
+        }
+        // Other programs' readers skip it; an unknown clock is left out, not an error.
+        let odd = write_game(&game).replacen("TY[8]", "CK[sundial]TY[8]", 1);
+        assert_eq!(read_games(&odd).unwrap()[0].clock, None);
     }
 
     fn game_with_a_pass() -> GameRecord {
@@ -562,6 +590,7 @@ mod tests {
                     time_limit_ms: Some(2000),
                     started_at: 1_700_000_000,
                     result: Outcome::normal(&position),
+                    clock: None,
                 };
             }
         }

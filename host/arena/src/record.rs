@@ -202,6 +202,11 @@ pub struct GameRecord {
     /// When the game started, seconds since the Unix epoch (UTC).
     pub started_at: u64,
     pub result: Outcome,
+    /// The clock the time limit was counted on (`cpu`, `wall`, or `fuel` for two WebAssembly
+    /// bots), when the program that played it says: the referee alone does not know it, the
+    /// events, the ladder and the server set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::seat::Clock>,
 }
 
 impl GameRecord {

@@ -203,6 +203,7 @@ impl Referee {
             time_limit_ms: time_limit.map(|t| t.as_millis() as u64),
             started_at,
             result: self.outcome?,
+            clock: None,
         })
     }
 }

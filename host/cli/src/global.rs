@@ -108,6 +108,7 @@ impl GlobalOptions {
             env: static_names(&self.env),
             read: static_paths(&self.read),
             clock: self.clock,
+            wasm_seed: None,
         }
     }
 

@@ -40,6 +40,17 @@ pub struct ServeArgs {
     /// Run even when a sandbox layer is missing on this machine (every page then says so).
     #[arg(long)]
     pub allow_weak_sandbox: bool,
+    /// Take WebAssembly bots (.wasm) only: their games are the same on every machine, so the
+    /// server can re-play a remote worker's games and catch a forged result (for a contest with
+    /// untrusted workers). Other uploads are refused with the build line.
+    #[arg(long)]
+    pub require_wasm: bool,
+    /// The share of each remote worker's pairs between two WebAssembly bots that the server plays
+    /// again and compares move by move, in percent (0 to 100): a worker whose result differs is
+    /// refused and flagged on the workers' page.
+    #[arg(long, value_name = "PERCENT", default_value_t = othello_server::replay_check::DEFAULT_REPLAY_PERCENT,
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub wasm_replay_percent: u32,
     /// A placement stops once the bot's rating among its opponents is known to ± this many Elo (95 %).
     #[arg(long, value_name = "ELO", default_value_t = DEFAULT_TARGET_ERROR)]
     pub error: f64,
@@ -443,6 +454,8 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
         runner,
         seat_options: options,
         allow_weak_sandbox: args.allow_weak_sandbox,
+        require_wasm: args.require_wasm,
+        wasm_replay_percent: args.wasm_replay_percent,
         seed_pool,
         check_opponent,
         target_error: args.error,

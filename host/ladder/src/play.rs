@@ -145,5 +145,9 @@ pub fn play_one(
     // The ladder's names: the level is part of who played.
     record.black = black.label();
     record.white = white.label();
+    record.clock = Some(othello_arena::seat::game_clock(
+        black.spec.options.clock,
+        [&black.spec.library, &white.spec.library].map(|l| l.as_path()),
+    ));
     Ok(record)
 }

@@ -32,6 +32,9 @@ pub fn run(options: &ServeArgs) -> Result<(), String> {
     } else {
         enter_sandbox(options)?
     };
+    if crate::wasm::is_module(&options.library) {
+        return crate::wasm::serve(options, requests, responses);
+    }
     let library = options.library.as_path();
     let mut requests = BufReader::new(requests);
     let mut responses = responses;
@@ -81,7 +84,7 @@ pub fn run(options: &ServeArgs) -> Result<(), String> {
                 } else {
                     None
                 };
-                Response::Moved { byte, info, error }
+                Response::Moved { byte, info, error, fuel: None }
             }
             Ok(Request::Analyze { board }) => match bot.analyze(&board) {
                 Some(raw) => {
@@ -101,7 +104,7 @@ pub fn run(options: &ServeArgs) -> Result<(), String> {
 }
 
 /// Reads one frame body into `body`; false when the host closed the channel.
-fn read_frame(input: &mut impl Read, body: &mut Vec<u8>) -> bool {
+pub(crate) fn read_frame(input: &mut impl Read, body: &mut Vec<u8>) -> bool {
     let mut header = [0; HEADER];
     if input.read_exact(&mut header).is_err() {
         return false;

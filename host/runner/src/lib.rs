@@ -13,6 +13,7 @@ mod child;
 pub mod exec;
 mod platform;
 pub mod protocol;
+mod wasm;
 
 use std::ffi::OsString;
 

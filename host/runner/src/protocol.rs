@@ -34,14 +34,32 @@ pub enum Response {
     LoadFailed { reason: String },
     /// `init` returned; `error` is `othello_last_error` when it returned NULL.
     Started { name: Option<String>, error: Option<String> },
-    /// `think` returned `byte`; `error` is `othello_last_error` when it was 0xFE.
-    Moved { byte: u8, info: Option<OthelloSearchInfo>, error: Option<String> },
+    /// `think` returned `byte`; `error` is `othello_last_error` when it was 0xFE. `fuel`: the
+    /// fuel a WebAssembly bot's move used (its virtual time), `None` for a library.
+    Moved { byte: u8, info: Option<OthelloSearchInfo>, error: Option<String>, fuel: Option<u64> },
     /// `othello_analyze` returned `returned` (a count, as the bot gave it, or the error value);
     /// `values` are the elements within both that count and the capacity, unchecked; `error` is
     /// `othello_last_error` after a failure. A bot without the export gets `returned` = error
     /// and an error saying so.
     Analyzed { returned: u32, values: Vec<OthelloMoveValue>, error: Option<String> },
+    /// A WebAssembly bot's call failed in a way the runner tells apart (a library's failures end
+    /// the runner instead): `loss` is one of the `LOSS_…` codes, `output` the module's last lines
+    /// of output. The runner serves on (the next game gets a fresh instance).
+    Failed { loss: u8, detail: String, output: Vec<String> },
 }
+
+/// [`Response::Failed`]'s `loss`: out of fuel (a loss on time).
+pub const LOSS_TIMEOUT: u8 = 1;
+/// … over the memory limit.
+pub const LOSS_OUT_OF_MEMORY: u8 = 2;
+/// … a trap, an exit, or an answer the host cannot read.
+pub const LOSS_CRASH: u8 = 3;
+/// … failed while starting a game (`init`).
+pub const LOSS_LOAD_ERROR: u8 = 4;
+/// Most output lines a [`Response::Failed`] carries.
+pub const MAX_OUTPUT_LINES: usize = 20;
+/// Longest output line a [`Response::Failed`] carries, in characters.
+pub const MAX_OUTPUT_LINE_CHARS: usize = 500;
 
 /// A frame body that does not decode (a bug or a corrupted channel).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +73,7 @@ const LOAD_FAILED: u8 = 2;
 const STARTED: u8 = 3;
 const MOVED: u8 = 4;
 const ANALYZED: u8 = 5;
+const FAILED: u8 = 6;
 
 /// Largest frame body either side accepts (names and error texts are short).
 pub const MAX_FRAME: usize = 64 * 1024;
@@ -116,7 +135,7 @@ impl Response {
                 w.opt_str(name.as_deref());
                 w.opt_str(error.as_deref());
             }
-            Response::Moved { byte, info, error } => {
+            Response::Moved { byte, info, error, fuel } => {
                 w.u8(MOVED);
                 w.u8(*byte);
                 match info {
@@ -131,6 +150,24 @@ impl Response {
                     }
                 }
                 w.opt_str(error.as_deref());
+                match fuel {
+                    None => w.u8(0),
+                    Some(fuel) => {
+                        w.u8(1);
+                        w.u64(*fuel);
+                    }
+                }
+            }
+            Response::Failed { loss, detail, output } => {
+                w.u8(FAILED);
+                w.u8(*loss);
+                w.str(detail);
+                let output = &output[output.len().saturating_sub(MAX_OUTPUT_LINES)..];
+                w.u32(output.len() as u32);
+                for line in output {
+                    // Short lines, so that a failure's frame always fits.
+                    w.str(&line.chars().take(MAX_OUTPUT_LINE_CHARS).collect::<String>());
+                }
             }
             Response::Analyzed { returned, values, error } => {
                 w.u8(ANALYZED);
@@ -181,7 +218,21 @@ impl Response {
                         reserved: 0,
                     }),
                 };
-                Response::Moved { byte, info, error: r.opt_str()? }
+                let error = r.opt_str()?;
+                let fuel = match r.u8()? {
+                    0 => None,
+                    _ => Some(r.u64()?),
+                };
+                Response::Moved { byte, info, error, fuel }
+            }
+            FAILED => {
+                let (loss, detail) = (r.u8()?, r.str()?);
+                let count = r.u32()? as usize;
+                if count > MAX_OUTPUT_LINES {
+                    return Err(DecodeError("more output lines than a failure carries"));
+                }
+                let output = (0..count).map(|_| r.str()).collect::<Result<_, _>>()?;
+                Response::Failed { loss, detail, output }
             }
             ANALYZED => {
                 let returned = r.u32()?;
@@ -343,8 +394,13 @@ mod tests {
             },
             Response::LoadFailed { reason: "missing symbol `think`".into() },
             Response::Started { name: Some("Bot ✓".into()), error: None },
-            Response::Moved { byte: 0xFE, info: Some(info), error: Some("panicked: boom".into()) },
-            Response::Moved { byte: 0x23, info: None, error: None },
+            Response::Moved { byte: 0xFE, info: Some(info), error: Some("panicked: boom".into()), fuel: None },
+            Response::Moved { byte: 0x23, info: None, error: None, fuel: Some(123_456_789_012) },
+            Response::Failed {
+                loss: LOSS_TIMEOUT,
+                detail: "used all its fuel in think".into(),
+                output: vec!["about to misbehave".into(), String::new()],
+            },
             Response::Analyzed {
                 returned: 1000,
                 values: vec![OthelloMoveValue {

@@ -90,7 +90,18 @@ pub struct ServeArgs {
     /// interpreter or reads its data from a folder of its own.
     #[arg(long, value_name = "PATH")]
     pub read: Vec<PathBuf>,
-    /// The bot library to load.
+    /// A WebAssembly bot's (`.wasm`) start and every call but its moves run on this many
+    /// milliseconds of fuel (the host's load timeout; 0: the runner's default).
+    #[arg(long = "wasm-load-ms", value_name = "MS", default_value_t = 0)]
+    pub wasm_load_ms: u64,
+    /// Where a WebAssembly bot's random numbers start from (the host's `OTHELLO_SEED`).
+    #[arg(long = "wasm-seed", value_name = "N", default_value_t = 0)]
+    pub wasm_seed: u64,
+    /// A WebAssembly bot's code as the host compiled it (its cache's file, which the runner
+    /// loads instead of compiling the module again; it must also be given with `--read`).
+    #[arg(long = "wasm-compiled", value_name = "PATH")]
+    pub wasm_compiled: Option<PathBuf>,
+    /// The bot library (or WebAssembly module) to load.
     #[arg(value_name = "LIBRARY")]
     pub library: PathBuf,
 }
@@ -160,7 +171,16 @@ struct Cli {
     /// A folder (or file) the bot may read besides its own library (repeatable).
     #[arg(long, value_name = "PATH")]
     read: Vec<PathBuf>,
-    /// The bot library to load.
+    /// A WebAssembly bot's fuel for its start and every call but its moves, in milliseconds.
+    #[arg(long = "wasm-load-ms", value_name = "MS", default_value_t = 0)]
+    wasm_load_ms: u64,
+    /// Where a WebAssembly bot's random numbers start from.
+    #[arg(long = "wasm-seed", value_name = "N", default_value_t = 0)]
+    wasm_seed: u64,
+    /// A WebAssembly bot's code as the host compiled it.
+    #[arg(long = "wasm-compiled", value_name = "PATH")]
+    wasm_compiled: Option<PathBuf>,
+    /// The bot library (or WebAssembly module) to load.
     #[arg(value_name = "LIBRARY", required_unless_present = "sandbox_report")]
     library: Option<PathBuf>,
 }
@@ -184,6 +204,15 @@ impl RunnerArgs {
                 let mut args = serve.sandbox.to_args();
                 for path in &serve.read {
                     args.extend(["--read".into(), path.into()]);
+                }
+                if serve.wasm_load_ms > 0 {
+                    args.extend(["--wasm-load-ms".into(), serve.wasm_load_ms.to_string().into()]);
+                }
+                if serve.wasm_seed > 0 {
+                    args.extend(["--wasm-seed".into(), serve.wasm_seed.to_string().into()]);
+                }
+                if let Some(compiled) = &serve.wasm_compiled {
+                    args.extend(["--wasm-compiled".into(), compiled.into()]);
                 }
                 // After `--`: a library whose name starts with `-` (or is `exec`) stays a library.
                 args.extend(["--".into(), serve.library.clone().into()]);
@@ -213,8 +242,8 @@ impl RunnerArgs {
         Ok(match cli {
             Cli { command: Some(Command::Exec(exec)), .. } => RunnerArgs::Exec(exec),
             Cli { sandbox_report: true, .. } => RunnerArgs::SandboxReport,
-            Cli { library: Some(library), sandbox, read, .. } => {
-                RunnerArgs::Serve(ServeArgs { sandbox, read, library })
+            Cli { library: Some(library), sandbox, read, wasm_load_ms, wasm_seed, wasm_compiled, .. } => {
+                RunnerArgs::Serve(ServeArgs { sandbox, read, wasm_load_ms, wasm_seed, wasm_compiled, library })
             }
             Cli { library: None, .. } => {
                 return Err(clap::Error::raw(clap::error::ErrorKind::MissingRequiredArgument, "no LIBRARY given\n"));
@@ -248,16 +277,33 @@ mod tests {
             RunnerArgs::Serve(ServeArgs {
                 sandbox: full_sandbox(),
                 read: vec![PathBuf::from("/opt/bot data")],
+                wasm_load_ms: 0,
+                wasm_seed: 0,
+                wasm_compiled: None,
                 library: PathBuf::from("/bots/libx.so"),
+            }),
+            RunnerArgs::Serve(ServeArgs {
+                sandbox: full_sandbox(),
+                read: Vec::new(),
+                wasm_load_ms: 5000,
+                wasm_seed: 42,
+                wasm_compiled: Some(PathBuf::from("/home/u/.cache/othello/wasm/ab12-34.cwasm")),
+                library: PathBuf::from("/bots/searcher.wasm"),
             }),
             RunnerArgs::Serve(ServeArgs {
                 sandbox: SandboxArgs::off(0),
                 read: Vec::new(),
+                wasm_load_ms: 0,
+                wasm_seed: 0,
+                wasm_compiled: None,
                 library: PathBuf::from("-odd name.so"),
             }),
             RunnerArgs::Serve(ServeArgs {
                 sandbox: SandboxArgs::off(8),
                 read: Vec::new(),
+                wasm_load_ms: 0,
+                wasm_seed: 0,
+                wasm_compiled: None,
                 library: PathBuf::from("exec"),
             }),
             RunnerArgs::Exec(ExecArgs {

@@ -343,3 +343,76 @@ fn install_filter(program: &BpfProgram) -> Result<&'static str, String> {
     }
     Err(format!("seccomp: installing the filter failed: {}", std::io::Error::last_os_error()))
 }
+
+/// The system calls a runner that hosts a WebAssembly bot makes once its module is compiled:
+/// the channel and stderr (`read`, `write`, `writev`), memory (`mmap`, `mprotect` without
+/// `PROT_EXEC`, `munmap`, `mremap`, `madvise`, `brk`: the module's memory grows and is reset by
+/// them), the signals wasmtime turns into traps (`rt_sigaction`, `rt_sigprocmask`,
+/// `rt_sigreturn`, `sigaltstack`, and `tgkill` for an abort), and what the standard library
+/// needs to wait, read a clock and exit. Nothing else: no files opened, no processes or threads
+/// made, no executable memory made (the compiled code is mapped before the filter).
+const WASM_HOST_CALLS: &[libc::c_long] = &[
+    libc::SYS_read,
+    libc::SYS_write,
+    libc::SYS_writev,
+    libc::SYS_close,
+    libc::SYS_lseek,
+    libc::SYS_fstat,
+    libc::SYS_newfstatat,
+    libc::SYS_statx,
+    libc::SYS_munmap,
+    libc::SYS_mremap,
+    libc::SYS_madvise,
+    libc::SYS_brk,
+    libc::SYS_rt_sigaction,
+    libc::SYS_rt_sigprocmask,
+    libc::SYS_rt_sigreturn,
+    libc::SYS_sigaltstack,
+    libc::SYS_futex,
+    libc::SYS_sched_yield,
+    libc::SYS_sched_getaffinity,
+    libc::SYS_clock_gettime,
+    libc::SYS_clock_nanosleep,
+    libc::SYS_nanosleep,
+    libc::SYS_restart_syscall,
+    libc::SYS_getrandom,
+    libc::SYS_getpid,
+    libc::SYS_gettid,
+    libc::SYS_getppid,
+    libc::SYS_tgkill,
+    libc::SYS_exit,
+    libc::SYS_exit_group,
+];
+
+/// Narrows a runner that hosts a WebAssembly bot, once its module is compiled, to the system
+/// calls the runtime needs ([`WASM_HOST_CALLS`], with `mmap` and `mprotect` only without
+/// `PROT_EXEC`): an allow-list on top of [`lock_down`]'s deny-list (seccomp filters stack, the
+/// stricter answer wins). Any other call fails with EPERM. Defence in depth: code that escaped
+/// wasmtime's sandbox could still make none of the calls a native bot may.
+pub fn confine_wasm_host() -> Result<String, String> {
+    let error = |e: seccompiler::BackendError| format!("seccomp: {e}");
+    let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> =
+        WASM_HOST_CALLS.iter().map(|&call| (call, Vec::new())).collect();
+    // PROT_EXEC clear in the protection argument (mmap's and mprotect's third).
+    let no_exec = || -> Result<Vec<SeccompRule>, String> {
+        let exec = libc::PROT_EXEC as u64;
+        let condition =
+            SeccompCondition::new(2, SeccompCmpArgLen::Dword, SeccompCmpOp::MaskedEq(exec), 0).map_err(error)?;
+        Ok(vec![SeccompRule::new(vec![condition]).map_err(error)?])
+    };
+    rules.insert(libc::SYS_mmap, no_exec()?);
+    rules.insert(libc::SYS_mprotect, no_exec()?);
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Allow,
+        std::env::consts::ARCH.try_into().map_err(error)?,
+    )
+    .map_err(error)?;
+    let program: BpfProgram = filter.try_into().map_err(error)?;
+    let speculation = install_filter(&program)?;
+    Ok(format!(
+        "only the {} system calls a WebAssembly runtime needs, and no new executable memory{speculation}",
+        WASM_HOST_CALLS.len() + 2
+    ))
+}

@@ -93,9 +93,49 @@ pub const BUILD_LINES: [(&str, &str); 3] = [
 /// Source files a student may upload by mistake, by extension.
 const SOURCE_EXTENSIONS: [&str; 12] = ["c", "h", "cc", "cpp", "cxx", "hpp", "rs", "py", "java", "cs", "go", "txt"];
 
+/// The first bytes of every WebAssembly module.
+const WASM_MAGIC: &[u8] = b"\0asm";
+
+/// Whether `bytes` are a WebAssembly module (by its magic number, whatever the file's name).
+pub fn is_wasm(bytes: &[u8]) -> bool {
+    bytes.starts_with(WASM_MAGIC)
+}
+
+/// `Ok(())` when `bytes` are a WebAssembly bot this server can run (compiled and checked: only
+/// the deterministic imports, the ABI's exports); otherwise why not.
+pub fn check_wasm(bytes: &[u8]) -> Result<(), String> {
+    othello_wasm::WasmModule::load(bytes).map(drop).map_err(|why| format!("not a WebAssembly bot: {why}"))
+}
+
+/// What a contest that takes WebAssembly bots only (`othello serve --require-wasm`) says to
+/// any other file.
+pub fn wasm_required() -> String {
+    format!(
+        "this contest takes WebAssembly bots only (a .wasm module, whose games are the same on every machine): \
+         build it from the same C source with `clang {} -I . bot.c -o bot.wasm` (Debian: clang-14 lld-14 \
+         wasi-libc) and upload bot.wasm",
+        othello_wasm::C_BUILD_FLAGS.join(" ")
+    )
+}
+
+/// The name an upload is stored under: [`safe_file_name`], with `.wasm` for a module (so that it
+/// is run as one whatever name it came with).
+pub fn stored_file_name(raw: &str, bytes: &[u8]) -> String {
+    let name = safe_file_name(raw);
+    if is_wasm(bytes) && !name.to_ascii_lowercase().ends_with(".wasm") {
+        let stem = name.rsplit_once('.').map_or(name.as_str(), |(stem, _)| stem);
+        format!("{stem}.wasm")
+    } else {
+        name
+    }
+}
+
 /// [`check_library`] with the file's name: a source file (`greedy.c`) is told to compile first,
-/// with the build line, instead of "not a shared library".
+/// with the build line, instead of "not a shared library". A WebAssembly module is checked as one.
 pub fn check_upload(file_name: &str, bytes: &[u8]) -> Result<(), String> {
+    if is_wasm(bytes) {
+        return check_wasm(bytes);
+    }
     let extension = file_name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     let looks_like_text = std::str::from_utf8(&bytes[..bytes.len().min(4096)]).is_ok_and(|text| {
         let text = text.trim_start();
@@ -149,6 +189,10 @@ pub fn check_library(bytes: &[u8]) -> Result<(), String> {
 /// The names a library exports (its dynamic symbols), read without loading it: what a remote
 /// worker's report of a check is held against. Mach-O names lose their leading underscore.
 pub fn exports(bytes: &[u8]) -> Result<std::collections::HashSet<String>, String> {
+    if is_wasm(bytes) {
+        let module = othello_wasm::WasmModule::load(bytes).map_err(|why| format!("not a WebAssembly bot: {why}"))?;
+        return Ok(module.export_names().into_iter().collect());
+    }
     let file = object::File::parse(bytes).map_err(|e| format!("not a library: {e}"))?;
     let mut names = std::collections::HashSet::new();
     for export in file.exports().map_err(|e| format!("its exports cannot be read: {e}"))? {

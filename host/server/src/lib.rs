@@ -12,6 +12,7 @@ pub mod inspect;
 pub mod live;
 pub mod remote;
 pub mod remote_client;
+pub mod replay_check;
 pub mod service;
 pub mod sessions;
 pub mod store;
@@ -69,6 +70,12 @@ pub struct Config {
     /// A placement stops after this many games of the bot whatever the precision.
     pub max_games: u32,
     pub max_upload_bytes: usize,
+    /// Take WebAssembly bots only (`--require-wasm`): for a contest whose untrusted workers'
+    /// games the server can re-play.
+    pub require_wasm: bool,
+    /// The share of a remote worker's pairs between two WebAssembly bots the server plays again
+    /// and compares, in percent (0: none; see `replay_check`).
+    pub wasm_replay_percent: u32,
     pub uploads_per_hour: u32,
     /// Pairs of unrated test games one entrant may ask for per hour.
     pub test_games_per_hour: u32,

@@ -103,7 +103,8 @@ CREATE TABLE IF NOT EXISTS server_worker_refusals (
 
 /// Creates the workers' tables when they are missing (called by [`store::open`]).
 pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
-    connection.execute_batch(WORKER_SCHEMA)
+    connection.execute_batch(WORKER_SCHEMA)?;
+    crate::replay_check::migrate(connection)
 }
 
 fn db(e: rusqlite::Error) -> String {
@@ -303,6 +304,26 @@ pub fn tallies(
             }
         }
         out.push(tally);
+    }
+    // A worker whose result differed from the server's re-play of it stands out above all (its
+    // refused result counted no games, so it may have no tally yet).
+    for (worker, (differed, replayed, last)) in crate::replay_check::tallies(connection)? {
+        if differed == 0 {
+            continue;
+        }
+        let why = format!("{differed} of its {replayed} re-played pairs differ from the server's re-play ({last})");
+        match out.iter_mut().find(|tally| tally.worker == worker) {
+            Some(tally) => tally.flagged = Some(why),
+            None => out.push(WorkerTally {
+                worker,
+                games: 0,
+                failures: 0,
+                time_losses: 0,
+                residual: 0.0,
+                z: 0.0,
+                flagged: Some(why),
+            }),
+        }
     }
     Ok(out)
 }
@@ -754,6 +775,22 @@ impl Remote {
             let checked = check_result(&plan, &played, &config).and_then(|played| {
                 if plan.is_check() { verify_probe(connection, &job, played) } else { Ok(played) }
             });
+            // A sample of the pairs between two modules is played again here: the same moves, or
+            // the result is forged (or the worker broken).
+            let checked = checked.and_then(|played| {
+                if !crate::replay_check::sampled(&plan, lease, config.wasm_replay_percent) {
+                    return Ok(played);
+                }
+                let Ok(Some(verdict)) = replay_verdict(connection, ladder, &config, &plan, &played) else {
+                    return Ok(played);
+                };
+                if let Err(why) = crate::replay_check::note(connection, caller.id, job.id, lease, &verdict, now_ms()) {
+                    eprintln!("worker {}: the re-play of job {} was not noted: {why}", caller.name, job.id);
+                }
+                verdict
+                    .map(|()| played)
+                    .map_err(|why| format!("the server played this pair of WebAssembly bots again and got other moves: {why}"))
+            });
             let played = match checked {
                 Ok(played) => played,
                 Err(why) => {
@@ -871,19 +908,7 @@ impl Remote {
                     format!("library {sha256} is in none of this worker's live leases: a worker fetches only the bots it plays"),
                 ));
             }
-            let upload: Option<String> = connection
-                .query_row("SELECT path FROM server_uploads WHERE sha256 = ?1 LIMIT 1", [&sha256], |row| row.get(0))
-                .optional()
-                .map_err(|e| internal(db(e)))?;
-            if let Some(path) = upload {
-                return Ok(Some(PathBuf::from(path)));
-            }
-            let entries = ladder.entries().map_err(internal)?;
-            if let Some(entry) = entries.iter().find(|e| e.identity.kind == Kind::Library && e.identity.hash == sha256)
-            {
-                return Ok(Some(PathBuf::from(&entry.identity.locator)));
-            }
-            Ok((file_hash(&check_opponent).ok().as_deref() == Some(sha256.as_str())).then_some(check_opponent))
+            library_path(connection, ladder, &check_opponent, &sha256)
         })?;
         let path = path.ok_or_else(|| Refusal::new(404, format!("no library {sha256} here")))?;
         let bytes = std::fs::read(&path).map_err(|e| internal(format!("cannot read {}: {e}", path.display())))?;
@@ -908,7 +933,7 @@ impl Remote {
 /// the games of the plan, from its opening and at its time limit, every move legal and by the
 /// side to move, and the result the one the moves lead to (a game that ends early is lost by the
 /// side to move, by the failure the worker's referee recorded). Time follows the plan's one rule
-/// ([`Plan::move_time_allowed`]): a move the worker measured over it is its bot's timeout loss
+/// ([`Plan::move_budget`]: its clock, limit and grace): a move the worker measured over it is its bot's timeout loss
 /// there, as a local referee would have ruled, not a reason to refuse the result; a timeout
 /// claimed without a time limit is refused. Failure texts are made harmless.
 pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Result<Played, String> {
@@ -925,7 +950,7 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
         return Err(format!("{} game(s) where the plan has {expected}", played.games.len()));
     }
     let opening = plan.opening()?;
-    let allowed = plan.move_time_allowed(&config.seat_options);
+    let budget = plan.move_budget(&config.seat_options);
     let mut ruled = played.clone();
     for (slot, game) in ruled.games.iter_mut().enumerate() {
         let which = format!("game {}", slot + 1);
@@ -944,10 +969,8 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             if record.color != position.side_to_move() {
                 return Err(format!("{which}: move {} ({}) is not by the side to move", ply + 1, record.mv));
             }
-            if let Some(allowed) = allowed
-                && record.elapsed > allowed
-            {
-                over_time = Some((ply, record.color, record.elapsed, allowed));
+            if let Some(why) = budget.and_then(|budget| budget.overrun(record.cpu, record.elapsed)) {
+                over_time = Some((ply, record.color, why));
                 break;
             }
             if let Err(why) = position.check(record.mv) {
@@ -955,15 +978,10 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
             }
             position.play_unchecked(record.mv);
         }
-        if let Some((ply, loser, elapsed, allowed)) = over_time {
+        if let Some((ply, loser, why)) = over_time {
             // The bot's timeout loss at that move: what follows it never happened.
             game.moves.truncate(ply);
-            let detail = format!(
-                "move {} took {} ms, over the {} ms allowed (the limit and its grace)",
-                ply + 1,
-                elapsed.as_millis(),
-                allowed.as_millis()
-            );
+            let detail = format!("move {}: {why}", ply + 1);
             game.result = Outcome::forfeit(loser, Failure::new(Termination::Timeout, detail));
             continue;
         }
@@ -1008,6 +1026,51 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
         }
     }
     Ok(ruled)
+}
+
+/// The server's file of the library (or module) `sha256`: an upload, a pool bot, or the check
+/// games' opponent.
+fn library_path(
+    connection: &Connection,
+    ladder: &Ladder,
+    check_opponent: &std::path::Path,
+    sha256: &str,
+) -> Result<Option<PathBuf>, Refusal> {
+    let upload: Option<String> = connection
+        .query_row("SELECT path FROM server_uploads WHERE sha256 = ?1 LIMIT 1", [sha256], |row| row.get(0))
+        .optional()
+        .map_err(|e| internal(db(e)))?;
+    if let Some(path) = upload {
+        return Ok(Some(PathBuf::from(path)));
+    }
+    let entries = ladder.entries().map_err(internal)?;
+    if let Some(entry) = entries.iter().find(|e| e.identity.kind == Kind::Library && e.identity.hash == sha256) {
+        return Ok(Some(PathBuf::from(&entry.identity.locator)));
+    }
+    Ok((file_hash(check_opponent).ok().as_deref() == Some(sha256)).then(|| check_opponent.to_path_buf()))
+}
+
+/// The server's re-play of a worker's pair between two modules ([`crate::replay_check`]):
+/// `None` when the server cannot read a module (its own trouble, not the worker's).
+fn replay_verdict(
+    connection: &Connection,
+    ladder: &Ladder,
+    config: &crate::Config,
+    plan: &Plan,
+    played: &Played,
+) -> Result<Option<Result<(), String>>, Refusal> {
+    let mut modules = Vec::with_capacity(2);
+    for bot in &plan.bots {
+        let Some(path) = library_path(connection, ladder, &config.check_opponent, &bot.sha256)? else {
+            return Ok(None);
+        };
+        match std::fs::read(&path) {
+            Ok(bytes) if sha256_hex(&bytes) == bot.sha256 => modules.push(bytes),
+            _ => return Ok(None),
+        }
+    }
+    let verdict = crate::replay_check::replay_matches(plan, played, [&modules[0], &modules[1]], config);
+    Ok(Some(verdict))
 }
 
 type RemoteState = Arc<Remote>;

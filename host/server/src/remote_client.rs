@@ -265,13 +265,14 @@ fn slot(index: usize, options: &WorkerOptions, hello: &[u8], stop: &AtomicBool) 
 }
 
 /// The library `sha256` in the cache, downloaded from `url` when it is not there (or no longer
-/// matches its hash).
-fn library(client: &Client, cache: &Path, url: &str, sha256: &str) -> Result<PathBuf, String> {
+/// matches its hash); a WebAssembly module (`wasm`) is kept as `bot.wasm`.
+fn library(client: &Client, cache: &Path, url: &str, sha256: &str, wasm: bool) -> Result<PathBuf, String> {
     if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!("`{sha256}` is not a SHA-256"));
     }
     let folder = cache.join(sha256);
-    let path = folder.join(format!("bot.{}", std::env::consts::DLL_EXTENSION));
+    let extension = if wasm { othello_arena::seat::WASM_EXTENSION } else { std::env::consts::DLL_EXTENSION };
+    let path = folder.join(format!("bot.{extension}"));
     if path.is_file() && file_hash(&path).ok().as_deref() == Some(sha256) {
         return Ok(path);
     }
@@ -308,7 +309,7 @@ fn play_claimed(
         let _ = client.post(&format!("/api/worker/leases/{lease}/release"), b"");
     };
     let paths = (0..2)
-        .map(|i| library(client, &options.cache, &claimed.libraries[i], &plan.bots[i].sha256))
+        .map(|i| library(client, &options.cache, &claimed.libraries[i], &plan.bots[i].sha256, plan.bots[i].wasm))
         .collect::<Result<Vec<_>, _>>();
     let paths = match paths {
         Ok(paths) => paths,

@@ -137,6 +137,10 @@ pub struct Replay {
     pub positions: Vec<String>,
     pub moves: Vec<ReplayMove>,
     pub time_limit_ms: Option<u64>,
+    /// The clock the time limit was counted on: `cpu`, `wall`, or `fuel` (two WebAssembly
+    /// bots); `None` for a game recorded before games carried it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<&'static str>,
 }
 
 /// What an upload led to.
@@ -364,6 +368,9 @@ impl Service {
                 ),
             ));
         }
+        if self.config.require_wasm && !crate::inspect::is_wasm(bytes) {
+            return Err(Refusal::new(422, crate::inspect::wasm_required()));
+        }
         crate::inspect::check_upload(raw_file_name, bytes).map_err(|why| Refusal::new(422, why))?;
         let sha256 = store::sha256_hex(bytes);
         if let Some(earlier) = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)? {
@@ -374,7 +381,7 @@ impl Service {
         if let Some(why) = copy {
             return Err(Refusal::new(409, why));
         }
-        let file_name = crate::inspect::safe_file_name(raw_file_name);
+        let file_name = crate::inspect::stored_file_name(raw_file_name, bytes);
         let folder = self.config.uploads_dir().join(&sha256);
         let path = folder.join(&file_name);
         if !path.is_file() {
@@ -524,6 +531,7 @@ impl Service {
             positions,
             moves,
             time_limit_ms: game.time_limit_ms,
+            clock: game.clock.map(othello_arena::seat::Clock::as_str),
         })
     }
 

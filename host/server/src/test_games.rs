@@ -196,6 +196,9 @@ pub fn plan(job: &TestJob, config: &Config, ladder: &Ladder, db: &Connection) ->
         opening: format_transcript(opening.moves()),
         time_limit_ms: time_limit.map(|t| t.as_millis() as u64),
         grace_ms: time_limit.map(|t| config.seat_options.grace_for(t).as_millis() as u64),
+        clock: Some(config.seat_options.clock),
+        threads: Some(config.seat_options.threads),
+        seed: Some(config.seed),
     })
 }
 

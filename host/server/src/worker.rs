@@ -16,7 +16,7 @@ use othello_arena::event::openings::OpeningSource;
 use othello_arena::plugins::{PluginInfo, PluginStatus, probe};
 use othello_arena::record::GameRecord;
 use othello_arena::referee::Opening;
-use othello_arena::seat::{Isolation, SeatOptions, Seating};
+use othello_arena::seat::{Clock, Isolation, MoveBudget, SeatOptions, Seating};
 use othello_ladder::identity::{Identity, Kind, file_hash, library_identity, still_matches};
 use othello_ladder::play::{Player, play_pair_observed, play_pair_with};
 use othello_ladder::session::{
@@ -204,13 +204,16 @@ pub fn plan_job(
         let opening =
             OpeningSource::Random { plies: OPENING_PLIES }.openings(1, config.seed ^ upload.id as u64).remove(0);
         let stem = Path::new(&upload.file_name).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into());
-        let me = PlannedBot { entry: 0, name: stem, level: None, sha256: upload.sha256.clone(), path: upload.path };
+        let wasm = othello_arena::seat::is_wasm_file(Path::new(&upload.file_name));
+        let me =
+            PlannedBot { entry: 0, name: stem, level: None, sha256: upload.sha256.clone(), path: upload.path, wasm };
         let random = PlannedBot {
             entry: 0,
             name: "random".to_owned(),
             level: None,
             sha256: file_hash(&config.check_opponent)?,
             path: config.check_opponent.clone(),
+            wasm: othello_arena::seat::is_wasm_file(&config.check_opponent),
         };
         return Ok(Planned::Play(Box::new(Plan {
             kind: "check".to_owned(),
@@ -218,6 +221,9 @@ pub fn plan_job(
             opening: format_transcript(opening.moves()),
             time_limit_ms,
             grace_ms,
+            clock: Some(config.seat_options.clock),
+            threads: Some(config.seat_options.threads),
+            seed: Some(config.seed),
         })));
     }
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
@@ -281,6 +287,9 @@ pub fn plan_job(
         opening: format_transcript(opening.moves()),
         time_limit_ms,
         grace_ms,
+        clock: Some(config.seat_options.clock),
+        threads: Some(config.seat_options.threads),
+        seed: Some(config.seed),
     })))
 }
 
@@ -308,6 +317,7 @@ pub fn record_slot(
     // The ladder's names, whoever played it.
     game.black = black.label();
     game.white = white.label();
+    game.clock = Some(plan.game_clock());
     ladder.record_game_with(black.entry, white.entry, &game, |transaction, id| {
         store::note_job_game(transaction, job.id, slot, id, plan.time_limit_ms)
     })?;
@@ -533,6 +543,9 @@ pub struct PlannedBot {
     pub sha256: String,
     #[serde(skip)]
     pub path: PathBuf,
+    /// A WebAssembly module, not a library (a remote worker keeps it as a `.wasm`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wasm: bool,
 }
 
 impl PlannedBot {
@@ -542,8 +555,14 @@ impl PlannedBot {
             name: entry.identity.name.clone(),
             level: entry.identity.level,
             sha256: entry.identity.hash.clone(),
+            wasm: othello_arena::seat::is_wasm_file(Path::new(&entry.identity.locator)),
             path: PathBuf::from(&entry.identity.locator),
         }
+    }
+
+    /// Whether the bot is a WebAssembly module (its file is a `.wasm`, or it was uploaded as one).
+    pub fn is_wasm(&self) -> bool {
+        self.wasm || othello_arena::seat::is_wasm_file(&self.path)
     }
 
     /// `Name` or `Name@LEVEL`, as the ladder's games name it.
@@ -568,6 +587,19 @@ pub struct Plan {
     /// server checks by it ([`Plan::move_time_allowed`]).
     #[serde(default)]
     pub grace_ms: Option<u64>,
+    /// The clock the limit is counted on (`cpu`, the default, or `wall`): part of the rule of
+    /// time, so every worker counts as the server does. `None`: a plan made before plans carried
+    /// it, held to the wall clock.
+    #[serde(default)]
+    pub clock: Option<Clock>,
+    /// The CPUs each bot may use at once (`--threads`): on the CPU-time clock, a move may use
+    /// the limit's CPU time on each. `None`: the worker's own.
+    #[serde(default)]
+    pub threads: Option<u32>,
+    /// Where the WebAssembly bots' random numbers start from: with the opening, what makes a
+    /// game between two modules the same wherever it is played (the server re-plays some).
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 impl Plan {
@@ -579,14 +611,41 @@ impl Plan {
         Some(limit + grace)
     }
 
-    /// `seating` playing by the plan's rule of time: its grace exactly (no share of the limit).
+    /// `seating` playing by the plan's rule of time: its grace exactly (no share of the limit),
+    /// its clock and its threads.
     pub fn seating(&self, seating: &Seating) -> Seating {
         let mut seating = seating.clone();
         if let Some(grace) = self.grace_ms {
             seating.options.grace = Duration::from_millis(grace);
             seating.options.grace_percent = 0;
         }
+        if let Some(clock) = self.clock {
+            seating.options.clock = clock;
+        }
+        if let Some(threads) = self.threads {
+            seating.options.threads = threads;
+        }
+        if let Some(seed) = self.seed {
+            seating.options.wasm_seed = Some(seed);
+        }
         seating
+    }
+
+    /// What a move of the plan's games is held to (`None`: no limit): its limit and grace on the
+    /// plan's clock (the wall clock for a plan that names none), or on the modules' fuel for a
+    /// game between two WebAssembly bots. The server rules a remote worker's moves by it.
+    pub fn move_budget(&self, options: &SeatOptions) -> Option<MoveBudget> {
+        let limit = self.time_limit()?;
+        let grace = self.grace_ms.map_or_else(|| options.grace_for(limit), Duration::from_millis);
+        let threads = self.threads.unwrap_or(options.threads);
+        Some(MoveBudget::new(self.game_clock(), limit, grace, threads))
+    }
+
+    /// The clock the plan's games are counted on: fuel when both bots are WebAssembly modules,
+    /// else the plan's (the wall clock for a plan that names none).
+    pub fn game_clock(&self) -> Clock {
+        let clock = self.clock.unwrap_or(Clock::Wall);
+        if self.bots.iter().all(PlannedBot::is_wasm) { Clock::Fuel } else { clock }
     }
 
     pub fn opening(&self) -> Result<Opening, String> {

@@ -54,6 +54,7 @@ pub fn seat_options() -> SeatOptions {
         scratch_mb: othello_arena::seat::DEFAULT_SCRATCH_MB,
         threads: othello_arena::seat::DEFAULT_THREADS,
         clock: othello_arena::seat::Clock::Wall,
+        wasm_seed: None,
     }
 }
 

@@ -18,7 +18,9 @@
 //! games).
 
 mod abi;
+mod disk_cache;
 mod host;
+mod player;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -28,8 +30,12 @@ use sha2::{Digest, Sha256};
 use wasmtime::{Config, Engine, InstancePre, Linker, Module, Store, Trap};
 
 pub use abi::{BUFFER_EXPORT, BUFFER_SIZE};
+pub use disk_cache::{CACHE_DIR_ENV, cache_dir};
 use host::HostState;
 pub use host::{ALLOWED_IMPORTS, WASI_MODULE};
+pub use player::{
+    CallFailure, Loss, Probe, UNLIMITED_MOVE_MS, WasmAnalysis, WasmMove, WasmPlayer, game_seed, move_fuel,
+};
 
 /// The flags of the documented build line that makes a bot module from the same C source as a
 /// library: `clang --target=wasm32-wasi --sysroot=/usr -O2 -nostartfiles -Wl,--no-entry
@@ -50,6 +56,10 @@ pub const FUEL_PER_MS: u64 = 20_000_000;
 pub fn virtual_time(fuel: u64) -> std::time::Duration {
     std::time::Duration::from_nanos((u128::from(fuel) * 1_000_000 / u128::from(FUEL_PER_MS)) as u64)
 }
+/// What the runner that hosts a module (the arena's isolated seats) needs besides the module's
+/// own memory, in MiB: the engine, the compiled code and the runner itself. Its memory limit is
+/// the seat's plus this; the module is held to the seat's.
+pub const RUNNER_OVERHEAD_MB: u64 = 128;
 /// Largest module accepted, in bytes.
 pub const MAX_MODULE_BYTES: usize = 64 * 1024 * 1024;
 /// Deepest WebAssembly stack a bot may use, in bytes (past it: a crash, "call stack exhausted").
@@ -116,6 +126,10 @@ fn engine() -> &'static Engine {
         let mut config = Config::new();
         config
             .consume_fuel(true)
+            // Memory is initialised by copying the data segments, not mapped from an image: no
+            // memfd (the runner that hosts a module makes no file descriptors), and a module's
+            // few kilobytes of data cost nothing to copy.
+            .memory_init_cow(false)
             .max_wasm_stack(MAX_WASM_STACK)
             .cranelift_nan_canonicalization(true)
             .relaxed_simd_deterministic(true)
@@ -123,6 +137,12 @@ fn engine() -> &'static Engine {
             .wasm_multi_memory(false);
         Engine::new(&config).expect("the bots' wasmtime configuration is valid")
     })
+}
+
+/// The modules of this process by their hash.
+fn memory_cache() -> &'static Mutex<HashMap<[u8; 32], WasmModule>> {
+    static CACHE: OnceLock<Mutex<HashMap<[u8; 32], WasmModule>>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
 }
 
 /// The imports every bot gets.
@@ -146,23 +166,73 @@ impl std::fmt::Debug for WasmModule {
 
 impl WasmModule {
     /// Checks and compiles `bytes` (once per process: a module of the same bytes is taken from
-    /// the cache).
+    /// the cache; and once per machine: compiled code is kept on disk, see [`cache_dir`]).
     pub fn load(bytes: &[u8]) -> Result<WasmModule, LoadError> {
+        WasmModule::load_with(bytes, true)
+    }
+
+    /// [`WasmModule::load`] without the disk cache (a sandboxed runner's: its folders are not
+    /// the user's).
+    pub fn compile(bytes: &[u8]) -> Result<WasmModule, LoadError> {
+        WasmModule::load_with(bytes, false)
+    }
+
+    fn load_with(bytes: &[u8], disk: bool) -> Result<WasmModule, LoadError> {
         if bytes.len() > MAX_MODULE_BYTES {
             return Err(LoadError::TooLarge(bytes.len()));
         }
         let hash: [u8; 32] = Sha256::digest(bytes).into();
-        static CACHE: OnceLock<Mutex<HashMap<[u8; 32], WasmModule>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(Mutex::default);
-        if let Some(module) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
+        if let Some(module) = memory_cache().lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
             return Ok(module.clone());
         }
-        let module = Module::new(engine(), bytes).map_err(|e| LoadError::Invalid(first_line(&e)))?;
-        host::check_imports(&module)?;
-        abi::check_exports(&module)?;
+        // Compiled in an earlier run (the disk cache), else now, and kept for the next runs.
+        let module = match disk.then(|| disk_cache::read(&hash)).flatten() {
+            Some(module) => module,
+            None => {
+                let module = Module::new(engine(), bytes).map_err(|e| LoadError::Invalid(first_line(&e)))?;
+                WasmModule::checked(&module)?;
+                if disk {
+                    disk_cache::write(&hash, &module);
+                }
+                module
+            }
+        };
+        WasmModule::keep(module, hash)
+    }
+
+    /// A module the host compiled (its serialized code at `artifact`, see
+    /// [`WasmModule::artifact`]) for the bytes `bytes`: how a runner loads it without compiling.
+    /// The artifact must come from a trusted writer: its code is run as it is (the host's cache,
+    /// which a sandboxed bot cannot write). Anything amiss (another engine, a damaged file) is
+    /// an error, and the caller compiles instead.
+    pub fn load_artifact(bytes: &[u8], artifact: &std::path::Path) -> Result<WasmModule, LoadError> {
+        if bytes.len() > MAX_MODULE_BYTES {
+            return Err(LoadError::TooLarge(bytes.len()));
+        }
+        let hash: [u8; 32] = Sha256::digest(bytes).into();
+        let module = disk_cache::read_file(artifact)
+            .ok_or_else(|| LoadError::Invalid(format!("no usable compiled module at {}", artifact.display())))?;
+        WasmModule::keep(module, hash)
+    }
+
+    /// Where the compiled code of this module is kept on disk (`None`: no disk cache, or it
+    /// could not be written): what a runner is given to load it from ([`WasmModule::load_artifact`]).
+    pub fn artifact(&self) -> Option<std::path::PathBuf> {
+        disk_cache::artifact_of(&self.hash, self.pre.module())
+    }
+
+    /// The checks of a compiled module: its imports and exports.
+    fn checked(module: &Module) -> Result<(), LoadError> {
+        host::check_imports(module)?;
+        abi::check_exports(module)
+    }
+
+    /// The module of `hash`, checked, ready to instantiate and kept in this process's cache.
+    fn keep(module: Module, hash: [u8; 32]) -> Result<WasmModule, LoadError> {
+        WasmModule::checked(&module)?;
         let pre = linker().instantiate_pre(&module).map_err(|e| LoadError::Invalid(first_line(&e)))?;
         let module = WasmModule { pre, hash };
-        cache.lock().unwrap_or_else(|p| p.into_inner()).insert(hash, module.clone());
+        memory_cache().lock().unwrap_or_else(|p| p.into_inner()).insert(hash, module.clone());
         Ok(module)
     }
 
@@ -175,6 +245,11 @@ impl WasmModule {
     /// Whether `other` is this very compilation (a module loaded again comes from the cache).
     pub fn is_same_compilation(&self, other: &WasmModule) -> bool {
         Module::same(self.pre.module(), other.pre.module())
+    }
+
+    /// The names the module exports (functions, its memory …).
+    pub fn export_names(&self) -> Vec<String> {
+        self.pre.module().exports().map(|export| export.name().to_owned()).collect()
     }
 
     /// The SHA-256 of the module's bytes, in hex.
@@ -270,6 +345,16 @@ impl WasmBot {
     /// Whether the bot has `othello_analyze`.
     pub fn analyzes(&self) -> bool {
         self.exports.analyze.is_some()
+    }
+
+    /// Whether the bot has `othello_search_info`.
+    pub fn has_search_info(&self) -> bool {
+        self.exports.search_info.is_some()
+    }
+
+    /// Whether the bot has `othello_last_error`.
+    pub fn has_last_error(&self) -> bool {
+        self.exports.last_error.is_some()
     }
 
     /// `othello_analyze(board, out, capacity)`: what it returned and the values within both

@@ -12,7 +12,6 @@ use othello_sdk::Position;
 use super::{DoneSet, EventSpec, FinishedGame, ScheduleIter, ScheduledGame, Shard, SprtDecision, Tally};
 use crate::record::MoveRecord;
 use crate::referee::{GameEvent, play_game_observed};
-use crate::seat::Clock;
 use crate::seat::{Failure, Reply, Seat, Seating, StopHandle, open_seat, open_seat_stoppable};
 
 /// How often the caller's `stop` flag is checked while games run, to stop their bots.
@@ -330,9 +329,9 @@ fn work(spec: &EventSpec, options: &RunOptions, control: Control<'_>, events: &m
         if let Ok(mut record) = played {
             record.black = spec.participants[game.black].name.clone();
             record.white = spec.participants[game.white].name.clone();
-            let modules =
-                [game.black, game.white].iter().all(|&p| crate::seat::is_wasm_file(&spec.participants[p].library));
-            let clock = if modules { Clock::Fuel } else { options.seating.options.clock };
+            let libraries = [&spec.participants[game.black].library, &spec.participants[game.white].library];
+            let clock = crate::seat::game_clock(options.seating.options.clock, libraries.map(|l| l.as_path()));
+            record.clock = Some(clock);
             finished.push(ArenaEvent::GameFinished(FinishedGame {
                 index,
                 pair: game.pair,

@@ -294,6 +294,7 @@ mod tests {
             time_limit_ms: None,
             started_at: 0,
             result,
+            clock: None,
         };
         FinishedGame { index, pair: index / 2, black, white, record, clock: None }
     }

@@ -18,11 +18,12 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "lowercase")]
 pub enum Clock {
     /// The CPU time of the bot's process tree, with `--threads N` giving N× the limit, and a
-    /// wall-clock cap of [`WALL_CAP_FACTOR`]× the limit + [`WALL_CAP_EXTRA`] (+ the grace).
-    Cpu,
-    /// Wall-clock time from the request to the answer (what every seat used before; the
-    /// default of the library, so programs that embed the arena keep their behaviour).
+    /// wall-clock cap of [`WALL_CAP_FACTOR`]× the limit + [`WALL_CAP_EXTRA`] (+ the grace). The
+    /// default everywhere: the `othello` program, the app, the ladder, the server and its workers.
     #[default]
+    Cpu,
+    /// Wall-clock time from the request to the answer (what every seat used before; `--clock
+    /// wall`).
     Wall,
     /// A WebAssembly bot's fuel (`othello_wasm::FUEL_PER_MS` a millisecond), whatever the
     /// event's clock: what a game between two modules is recorded with. Not a `--clock` value.
@@ -63,6 +64,13 @@ impl FromStr for Clock {
     }
 }
 
+/// The clock a game between the bots at `libraries` (black's, white's) is counted on when the
+/// event's is `clock`: fuel when both are WebAssembly modules (whatever `clock` says, their time
+/// is their fuel), else `clock`.
+pub fn game_clock(clock: Clock, libraries: [&std::path::Path; 2]) -> Clock {
+    if libraries.iter().all(|library| super::is_wasm_file(library)) { Clock::Fuel } else { clock }
+}
+
 /// The wall-clock time a move on the CPU-time clock may last whatever CPU it used:
 /// [`WALL_CAP_FACTOR`] × `limit` + [`WALL_CAP_EXTRA`] + `grace`.
 pub fn wall_cap(limit: Duration, grace: Duration) -> Duration {
@@ -75,9 +83,10 @@ pub fn cpu_allowance(limit: Duration, grace: Duration, threads: u32) -> Duration
     limit * threads.max(1) + grace
 }
 
-/// What a move with a time limit is held to.
+/// What a move with a time limit is held to (the seats' rule, and the server's when it checks a
+/// remote worker's games).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MoveBudget {
+pub struct MoveBudget {
     /// CPU time allowed (`None`: the move is on the wall clock).
     pub cpu: Option<Duration>,
     /// Wall-clock time allowed: the limit + grace on the wall clock, the cap on the CPU clock.
@@ -85,16 +94,17 @@ pub(crate) struct MoveBudget {
     limit: Duration,
     grace: Duration,
     threads: u32,
+    clock: Clock,
 }
 
 impl MoveBudget {
-    pub(crate) fn new(clock: Clock, limit: Duration, grace: Duration, threads: u32) -> MoveBudget {
+    pub fn new(clock: Clock, limit: Duration, grace: Duration, threads: u32) -> MoveBudget {
         let threads = threads.max(1);
         let (cpu, wall) = match clock {
             Clock::Wall | Clock::Fuel => (None, limit + grace),
             Clock::Cpu => (Some(cpu_allowance(limit, grace, threads)), wall_cap(limit, grace)),
         };
-        MoveBudget { cpu, wall, limit, grace, threads }
+        MoveBudget { cpu, wall, limit, grace, threads, clock }
     }
 
     /// The wall clock's allowance (limit + grace): what a move is held to where its CPU time
@@ -105,9 +115,15 @@ impl MoveBudget {
 
     /// Why a move that used `cpu` (`None`: not measured) and lasted `elapsed` loses on time, if it
     /// does: over its CPU allowance, over the wall-clock cap, or (on the wall clock, or where the
-    /// CPU time was not measured) over the limit + grace.
-    pub(crate) fn overrun(&self, cpu: Option<Duration>, elapsed: Duration) -> Option<String> {
+    /// CPU time was not measured) over the limit + grace. On a WebAssembly module's fuel, `cpu` is
+    /// its virtual time: over the limit (its fuel) is the only overrun, the wall clock is not its.
+    pub fn overrun(&self, cpu: Option<Duration>, elapsed: Duration) -> Option<String> {
         let (limit, grace) = (self.limit.as_millis(), self.grace.as_millis());
+        if self.clock == Clock::Fuel {
+            return cpu.filter(|&used| used > self.limit).map(|used| {
+                format!("used {} µs on its virtual clock (fuel), over the limit {limit} ms", used.as_micros())
+            });
+        }
         match (self.cpu, cpu) {
             (Some(allowed), Some(cpu)) if cpu > allowed => {
                 let per_thread = if self.threads > 1 { format!(" × {} threads", self.threads) } else { String::new() };
@@ -119,7 +135,7 @@ impl MoveBudget {
             }
             (Some(_), Some(cpu)) => (elapsed > self.wall).then(|| {
                 format!(
-                    "no move within the wall-clock cap of {} ms ({WALL_CAP_FACTOR} × the limit {limit} ms + {} ms +                      grace {grace} ms, for a bot that waits), having used {} ms of CPU time",
+                    "no move within the wall-clock cap of {} ms ({WALL_CAP_FACTOR} × the limit {limit} ms + {} ms + grace {grace} ms, for a bot that waits), having used {} ms of CPU time",
                     self.wall.as_millis(),
                     WALL_CAP_EXTRA.as_millis(),
                     cpu.as_millis()
@@ -173,6 +189,12 @@ mod tests {
         assert!(two.overrun(Some(ms(221)), ms(110)).unwrap().contains("limit 100 ms × 2 threads"));
         let wall = MoveBudget::new(Clock::Wall, ms(100), ms(20), 1);
         assert_eq!(wall.overrun(Some(ms(1)), ms(121)).unwrap(), "no move within 120 ms (limit 100 ms + grace 20 ms)");
+        // A module's virtual time is held to the limit exactly, whatever the wall clock says.
+        let fuel = MoveBudget::new(Clock::Fuel, ms(100), ms(20), 1);
+        assert_eq!(fuel.overrun(Some(ms(100)), ms(5000)), None);
+        assert_eq!(fuel.overrun(None, ms(5000)), None);
+        let over = fuel.overrun(Some(ms(100) + Duration::from_micros(1)), ms(1)).unwrap();
+        assert_eq!(over, "used 100001 µs on its virtual clock (fuel), over the limit 100 ms");
     }
 
     #[test]

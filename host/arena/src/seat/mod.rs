@@ -19,7 +19,7 @@ mod stderr_tail;
 mod wasm;
 
 pub use analysis::{Analysis, AnalysisError, validate as validate_analysis};
-pub use clock::{Clock, WALL_CAP_EXTRA, WALL_CAP_FACTOR, cpu_allowance, wall_cap};
+pub use clock::{Clock, MoveBudget, WALL_CAP_EXTRA, WALL_CAP_FACTOR, cpu_allowance, game_clock, wall_cap};
 pub use failure::{Failure, Termination};
 pub use in_process::InProcessSeat;
 pub use isolated::{IsolatedSeat, Loaded, StopHandle};

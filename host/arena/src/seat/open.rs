@@ -1,5 +1,6 @@
 //! Opening a seat for a [`SeatSpec`]: the one place that knows every kind of bot seat (a `.wasm`
-//! module is a [`WasmSeat`] whatever the isolation).
+//! module runs in the sandboxed runner like a library when isolated, in a [`WasmSeat`] in
+//! process).
 
 use super::failure::{Failure, Termination};
 use super::in_process::InProcessSeat;
@@ -26,11 +27,9 @@ pub fn open_seat(spec: &SeatSpec) -> Result<Box<dyn Seat>, Failure> {
         let engine = engine.map_err(|why| Failure::new(Termination::LoadError, why))?;
         return Ok(Box::new(NboardSeat::open_with_runner(&engine, spec.level, spec.options, None, runner_of(spec))?));
     }
-    if is_wasm_file(&spec.library) {
-        return Ok(Box::new(WasmSeat::open(spec)?));
-    }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open(spec, runner)?),
+        Isolation::InProcess if is_wasm_file(&spec.library) => Box::new(WasmSeat::open(spec)?),
         Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
     })
 }
@@ -45,17 +44,12 @@ pub fn open_seat_stoppable(spec: &SeatSpec, stop: &StopHandle) -> Result<Box<dyn
         let stop = Some(stop.clone());
         return Ok(Box::new(NboardSeat::open_with_runner(&engine, spec.level, spec.options, stop, runner_of(spec))?));
     }
-    if is_wasm_file(&spec.library) {
-        if stop.is_stopped() {
-            return Err(Failure::new(Termination::LoadError, "stopped by the host before the bot was loaded"));
-        }
-        return Ok(Box::new(WasmSeat::open(spec)?));
-    }
     Ok(match &spec.isolation {
         Isolation::Isolated(runner) => Box::new(IsolatedSeat::open_stoppable(spec, runner, Some(stop.clone()))?),
         Isolation::InProcess if stop.is_stopped() => {
             return Err(Failure::new(Termination::LoadError, "stopped by the host before the bot was loaded"));
         }
+        Isolation::InProcess if is_wasm_file(&spec.library) => Box::new(WasmSeat::open(spec)?),
         Isolation::InProcess => Box::new(InProcessSeat::open(spec)?),
     })
 }

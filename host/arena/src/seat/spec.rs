@@ -74,6 +74,9 @@ pub struct SeatOptions {
     pub read: &'static [PathBuf],
     /// The clock the time per move is counted on (see [`super::Clock`]).
     pub clock: super::Clock,
+    /// Where a WebAssembly bot's random numbers start from (`None`: `OTHELLO_SEED`, else 0): a
+    /// server's plan sets it, so that its workers and its re-play give the same games.
+    pub wasm_seed: Option<u64>,
 }
 
 impl SeatOptions {
@@ -90,6 +93,40 @@ impl SeatOptions {
             ponder: self.ponder,
             // Only an isolated seat's runner watches its spans (an engine's share is joined at once).
             cpu_share_on_demand: false,
+        }
+    }
+
+    /// What an isolated seat's runner is asked to serve: `library` in `sandbox`, with the folders
+    /// it may read; a WebAssembly module with its fuel for loading and its games' seed.
+    pub(crate) fn serve_args(
+        &self,
+        library: &std::path::Path,
+        sandbox: othello_sandbox::SandboxArgs,
+    ) -> othello_sandbox::ServeArgs {
+        let wasm = super::is_wasm_file(library);
+        // The module's code as this process compiled it (once, and kept on disk): the runner
+        // reads it, and may read nothing else of the cache.
+        let compiled = wasm
+            .then(|| othello_wasm::WasmModule::load_file(library).ok().and_then(|module| module.artifact()))
+            .flatten();
+        othello_sandbox::ServeArgs {
+            sandbox,
+            read: self.read.iter().cloned().chain(compiled.clone()).collect(),
+            wasm_load_ms: if wasm { self.load_timeout.as_millis() as u64 } else { 0 },
+            wasm_seed: if wasm { self.wasm_seed.unwrap_or_else(super::wasm_base_seed) } else { 0 },
+            wasm_compiled: compiled,
+            library: library.to_path_buf(),
+        }
+    }
+
+    /// The options of the runner that hosts the WebAssembly module at `library` (the seat's
+    /// own for a library): its memory limit holds the module's memory and the engine besides
+    /// ([`othello_wasm::RUNNER_OVERHEAD_MB`]); the runner gives the module the seat's limit.
+    pub(crate) fn runner_options(&self, library: &std::path::Path) -> SeatOptions {
+        if super::is_wasm_file(library) && self.memory_limit_mb > 0 {
+            SeatOptions { memory_limit_mb: self.memory_limit_mb + othello_wasm::RUNNER_OVERHEAD_MB, ..*self }
+        } else {
+            *self
         }
     }
 
@@ -114,6 +151,7 @@ impl Default for SeatOptions {
             env: &[],
             read: &[],
             clock: super::Clock::default(),
+            wasm_seed: None,
         }
     }
 }

@@ -7,15 +7,15 @@
 //! depends only on the module, the seed and the moves, so any game can be re-played alone
 //! ([`replay`]).
 //!
-//! The module runs in the host process, inside wasmtime's own sandbox (its memory, fuel and
-//! imports are all the host gives it); not yet inside the sandboxed runner as well.
+//! An isolated seat runs the module inside the sandboxed runner (defence in depth: wasmtime's own
+//! sandbox, then the runner's); an in-process one, and the server's re-play, in this process.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR, OthelloBoard};
+use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR};
 use othello_sdk::{Position, SEED_ENV_VAR, SearchInfo};
-use othello_wasm::{BotError, FUEL_PER_MS, Limits, WasmBot, WasmModule};
+use othello_wasm::{CallFailure, Loss, WasmModule, WasmPlayer};
 
 use super::analysis::{Analysis, AnalysisError, validate};
 use super::failure::{Failure, Termination};
@@ -25,10 +25,6 @@ use super::spec::{SeatOptions, SeatSpec, library_stem, sanitize_bot_name};
 
 /// The file extension of WebAssembly bots.
 pub const WASM_EXTENSION: &str = "wasm";
-
-/// Fuel of a move without a time limit: an hour on the virtual clock (a module never runs
-/// unbounded).
-const UNLIMITED_MOVE_MS: u64 = 60 * 60 * 1000;
 
 /// Whether `path` names a WebAssembly bot (`.wasm`).
 pub fn is_wasm_file(path: &Path) -> bool {
@@ -41,25 +37,20 @@ pub fn base_seed() -> u64 {
     std::env::var(SEED_ENV_VAR).ok().and_then(|seed| seed.trim().parse().ok()).unwrap_or(0)
 }
 
-/// A seat whose bot is a WebAssembly module.
+/// A seat whose bot is a WebAssembly module, run in this process (in-process events, the
+/// server's re-play); an isolated seat hosts the module in the sandboxed runner instead, through
+/// the same [`WasmPlayer`].
 pub struct WasmSeat {
-    module: WasmModule,
-    bot: Option<WasmBot>,
+    player: WasmPlayer,
     name: String,
-    levels: u32,
-    analysis: bool,
     level: Option<u32>,
-    options: SeatOptions,
-    seed: u64,
-    /// The game's seed was mixed with its first position (at the bot's first move).
-    seeded: bool,
 }
 
 impl WasmSeat {
     /// Compiles (or takes from the cache) and checks the module at `spec.library`: a module that
     /// is no bot, imports what a bot may not, or speaks another ABI version is a `load-error`.
     pub fn open(spec: &SeatSpec) -> Result<WasmSeat, Failure> {
-        WasmSeat::open_with_seed(spec, base_seed())
+        WasmSeat::open_with_seed(spec, spec.options.wasm_seed.unwrap_or_else(base_seed))
     }
 
     /// [`WasmSeat::open`] with the seed its games' random numbers come from.
@@ -77,74 +68,31 @@ impl WasmSeat {
         options: SeatOptions,
         seed: u64,
     ) -> Result<WasmSeat, Failure> {
-        let mut seat =
-            WasmSeat { module, bot: None, name, levels: 0, analysis: false, level, options, seed, seeded: false };
-        let fuel = seat.load_fuel();
-        let mut probe = seat.instance().map_err(|f| Failure::new(Termination::LoadError, f.detail))?;
-        let version = probe.abi_version(fuel).map_err(|e| load_failure("othello_abi_version", &e))?;
-        if version != othello_sdk::abi::OTHELLO_ABI_VERSION {
-            return Err(Failure::new(
-                Termination::LoadError,
-                format!("the module speaks ABI version {version}; this host speaks version 1"),
-            ));
-        }
-        seat.levels = probe.levels(fuel).map_err(|e| load_failure("othello_levels", &e))?;
-        seat.analysis = probe.analyzes();
-        Ok(seat)
+        let player =
+            WasmPlayer::open(module, options.memory_limit_mb, load_fuel(&options), seed).map_err(failure_of)?;
+        Ok(WasmSeat { player, name, level })
     }
 
     /// The module's hash (SHA-256, hex).
     pub fn module_hash(&self) -> String {
-        self.module.hash_hex()
-    }
-
-    fn load_fuel(&self) -> u64 {
-        othello_wasm::fuel_for_ms(self.options.load_timeout.as_millis() as u64)
-    }
-
-    fn instance(&self) -> Result<WasmBot, Failure> {
-        let limits = Limits { memory_limit_mb: self.options.memory_limit_mb, seed: self.seed };
-        WasmBot::instantiate(&self.module, limits, self.load_fuel()).map_err(|e| call_failure("start-up", &e))
-    }
-
-    fn fail(&mut self, failure: Failure) -> Failure {
-        let output = self.bot.take().map(|bot| bot.output_tail()).unwrap_or_default();
-        failure.with_output(output)
+        self.player.module().hash_hex()
     }
 }
 
-/// A failure while loading, as a load error.
-fn load_failure(call: &str, error: &BotError) -> Failure {
-    Failure::new(Termination::LoadError, format!("{call} failed while loading: {error}"))
+/// The fuel of loading and of every call but `think` and `othello_analyze`: the load timeout's.
+pub fn load_fuel(options: &SeatOptions) -> u64 {
+    othello_wasm::fuel_for_ms(options.load_timeout.as_millis() as u64)
 }
 
-/// The named loss of a call that failed.
-fn call_failure(call: &str, error: &BotError) -> Failure {
-    match error {
-        BotError::OutOfFuel { fuel, ms } => Failure::new(
-            Termination::Timeout,
-            format!(
-                "used all its fuel in {call}: {fuel} units ({ms} ms on the virtual clock at {FUEL_PER_MS} units per ms)"
-            ),
-        ),
-        BotError::OutOfMemory { .. } => Failure::new(Termination::OutOfMemory, format!("{error} in {call}")),
-        BotError::Trap(_) | BotError::Exited(_) | BotError::Abi(_) => {
-            Failure::new(Termination::Crash, format!("{error} in {call}"))
-        }
-    }
-}
-
-/// Fuel for a move of `time_limit` (an hour's without one).
-fn move_fuel(time_limit: Option<Duration>) -> u64 {
-    othello_wasm::fuel_for_ms(time_limit.map_or(UNLIMITED_MOVE_MS, |t| (t.as_millis() as u64).max(1)))
-}
-
-/// The game's seed: the seat's, mixed with the first position its bot is asked about (which
-/// tells the games of a match apart: their openings, and the colour the bot plays).
-fn game_seed(seed: u64, position: &Position) -> u64 {
-    let (black, white) = (position.black().0, position.white().0);
-    let mut mixed = othello_sdk::SplitMix64::new(seed ^ black.rotate_left(17) ^ white.rotate_left(41));
-    mixed.next_u64() ^ u64::from(position.side_to_move() == othello_sdk::Color::White)
+/// The arena's failure of a module's failed call.
+pub fn failure_of(failure: CallFailure) -> Failure {
+    let termination = match failure.loss {
+        Loss::Timeout => Termination::Timeout,
+        Loss::OutOfMemory => Termination::OutOfMemory,
+        Loss::Crash => Termination::Crash,
+        Loss::LoadError => Termination::LoadError,
+    };
+    Failure::new(termination, failure.detail).with_output(failure.output)
 }
 
 impl Seat for WasmSeat {
@@ -153,115 +101,53 @@ impl Seat for WasmSeat {
     }
 
     fn levels(&self) -> u32 {
-        self.levels
+        self.player.probe().levels
     }
 
     fn new_game(&mut self) -> Result<(), Failure> {
         // A fresh instance a game: its state, clocks and random numbers start anew.
-        self.bot = None;
-        self.seeded = false;
-        let mut bot = self.instance()?;
-        let fuel = self.load_fuel();
-        let name = match bot.init(fuel) {
-            Ok(name) => name,
-            Err(error) => {
-                let failure = call_failure("init", &error);
-                let termination = if failure.termination == Termination::OutOfMemory {
-                    Termination::OutOfMemory
-                } else {
-                    Termination::LoadError
-                };
-                return Err(Failure { termination, ..failure }.with_output(bot.output_tail()));
-            }
-        };
-        match name {
-            Some(name) => {
-                if let Some(name) = sanitize_bot_name(&name) {
-                    self.name = name;
-                }
-            }
-            None => {
-                if let Ok(Some(why)) = bot.last_error(fuel) {
-                    return Err(Failure::new(Termination::LoadError, format!("init failed: {why}")));
-                }
-            }
-        }
-        if let Some(level) = self.level
-            && let Err(error) = bot.set_level(level, fuel)
+        if let Some(name) = self.player.new_game(self.level).map_err(failure_of)?
+            && let Some(name) = sanitize_bot_name(&name)
         {
-            return Err(call_failure("othello_set_level", &error).with_output(bot.output_tail()));
+            self.name = name;
         }
-        self.bot = Some(bot);
         Ok(())
     }
 
     fn think(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Reply, Failure> {
-        let small = self.load_fuel();
-        let Some(bot) = self.bot.as_mut() else {
-            return Err(Failure::new(Termination::Crash, "the bot's instance is gone (a new game was not started)"));
-        };
-        if !self.seeded {
-            bot.reseed(game_seed(self.seed, position));
-            self.seeded = true;
-        }
-        let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
-        let board = OthelloBoard::new(position, limit_ms);
-        let fuel = move_fuel(time_limit);
         let started = Instant::now();
-        let thought = bot.think(&board, fuel);
+        let answer = self.player.think(position, time_limit);
         let elapsed = started.elapsed();
-        let thought = match thought {
-            Ok(thought) => thought,
-            Err(error) => {
-                let failure = call_failure("think", &error);
-                return Err(self.fail(failure));
-            }
-        };
-        // What the bot used, on its virtual clock.
-        let cpu = Some(othello_wasm::virtual_time(thought.fuel));
-        if thought.byte == OTHELLO_MOVE_ERROR {
-            let why = bot.last_error(small).ok().flatten();
-            return Err(self.fail(super::failure::move_error_failure(why)));
+        let answer = answer.map_err(failure_of)?;
+        if answer.byte == OTHELLO_MOVE_ERROR {
+            return Err(super::failure::move_error_failure(answer.error));
         }
-        let info = match bot.search_info(small) {
-            Ok(info) => info.map(SearchInfo::from),
-            Err(error) => return Err(self.fail(call_failure("othello_search_info", &error))),
-        };
-        Ok(Reply { byte: thought.byte, elapsed, info, cpu, throttled: None })
+        // What the bot used, on its virtual clock.
+        let cpu = Some(othello_wasm::virtual_time(answer.fuel));
+        Ok(Reply { byte: answer.byte, elapsed, info: answer.info.map(SearchInfo::from), cpu, throttled: None })
     }
 
     fn analyzes(&self) -> bool {
-        self.analysis
+        self.player.probe().analysis
     }
 
     fn analyze(&mut self, position: &Position, time_limit: Option<Duration>) -> Result<Analysis, AnalysisError> {
-        if !self.analysis {
+        if !self.player.probe().analysis {
             return Err(AnalysisError::Unsupported);
         }
-        let small = self.load_fuel();
-        let Some(bot) = self.bot.as_mut() else {
-            let gone = Failure::new(Termination::Crash, "the bot's instance is gone (a new game was not started)");
-            return Err(AnalysisError::Failed(gone));
-        };
-        let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
-        let board = OthelloBoard::new(position, limit_ms);
         let started = Instant::now();
-        let answer = bot.analyze(&board, move_fuel(time_limit));
+        let answer = self.player.analyze(position, time_limit);
         let elapsed = started.elapsed();
         match answer {
-            Ok(Some((returned, _))) if returned == OTHELLO_ANALYZE_ERROR => {
-                let why = bot.last_error(small).ok().flatten();
-                Err(AnalysisError::Refused(analysis_error_reason(why)))
+            Ok(Some(answer)) if answer.returned == OTHELLO_ANALYZE_ERROR => {
+                Err(AnalysisError::Refused(analysis_error_reason(answer.error)))
             }
-            Ok(Some((returned, values_raw))) => {
-                let (values, rejected) = validate(position, returned, &values_raw);
+            Ok(Some(answer)) => {
+                let (values, rejected) = validate(position, answer.returned, &answer.values);
                 Ok(Analysis { values, rejected, elapsed })
             }
             Ok(None) => Err(AnalysisError::Unsupported),
-            Err(error) => {
-                let failure = call_failure("othello_analyze", &error);
-                Err(AnalysisError::Failed(self.fail(failure)))
-            }
+            Err(failure) => Err(AnalysisError::Failed(failure_of(failure))),
         }
     }
 }

@@ -94,3 +94,32 @@ fn in_process_a_bot_is_held_to_its_threads_cpu_time() {
         game.result.detail()
     );
 }
+
+#[test]
+fn a_bot_given_two_threads_gets_twice_the_limit_in_cpu_time() {
+    // Two threads that each burn 120 ms of their own CPU time: at least 240 ms a move in all.
+    let two_threads =
+        fixture_with("burns_cpu", "2x120ms", &[("BURN_MS", "120".to_owned()), ("THREADS", "2".to_owned())]);
+    let play = |threads: u32| {
+        let options = SeatOptions { threads, ..cpu_clock() };
+        let mut bot = open_seat(&isolated(&two_threads).with_options(options)).expect("loads");
+        let mut other = open_seat(&isolated(&fixture("first_legal")).with_options(cpu_clock())).expect("loads");
+        play_game(bot.as_mut(), other.as_mut(), &Opening::parse("f5d6c3").unwrap(), Some(LIMIT))
+    };
+    // --threads 2: 2 × 200 ms + 20 ms of CPU time a move, well over the 240 ms it uses.
+    let allowed = play(2);
+    assert_eq!(allowed.result.termination(), Termination::Normal, "{:?}", allowed.result);
+    for record in allowed.moves.iter().filter(|m| m.color == Color::Black) {
+        let cpu = record.cpu.expect("the CPU time of an isolated bot's move is measured");
+        assert!(cpu >= Duration::from_millis(240), "both threads' CPU time is charged: {cpu:?}");
+    }
+    // --threads 1: 220 ms, which its first move's 240 ms exceed whatever the machine's load.
+    let held = play(1);
+    assert_eq!(held.result.termination(), Termination::Timeout, "{:?}", held.result);
+    assert_eq!(held.result.loser(), Some(Color::Black));
+    assert!(
+        held.result.detail().contains("ms of CPU time (CPU-time clock: limit 200 ms + grace 20 ms)"),
+        "{}",
+        held.result.detail()
+    );
+}

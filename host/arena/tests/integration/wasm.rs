@@ -187,3 +187,62 @@ fn a_game_replays_from_the_module_bytes_alone() {
     forged.moves.truncate(last);
     assert_ne!(forged.transcript(), replayed.transcript());
 }
+
+/// The processes of the tree under `root` (itself included).
+fn process_tree(root: u32) -> Vec<u32> {
+    let parent_of = |pid: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // After the command's closing parenthesis: state, then the parent's id.
+        stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+    };
+    let all: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    let mut tree = vec![root];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for &pid in &all {
+            if !tree.contains(&pid) && parent_of(pid).is_some_and(|parent| tree.contains(&parent)) {
+                tree.push(pid);
+                grew = true;
+            }
+        }
+    }
+    tree
+}
+
+/// The most seccomp filters a process of the tree under `root` is under.
+fn most_seccomp_filters(root: u32) -> u32 {
+    process_tree(root)
+        .iter()
+        .filter_map(|pid| {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            status.lines().find_map(|line| line.strip_prefix("Seccomp_filters:")?.trim().parse().ok())
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_wasm_bot_runs_in_the_sandboxed_runner_narrowed_to_the_runtimes_calls() {
+    let Some(bot) = searcher() else { return };
+    if !sandbox_has_layers("wasm in the runner", &["seccomp"]) {
+        return;
+    }
+    let library = othello_arena::seat::IsolatedSeat::open(&isolated(&fixture("first_legal")), &runner_command())
+        .expect("the library loads");
+    let module = othello_arena::seat::IsolatedSeat::open(&isolated(&bot), &runner_command()).expect("the module loads");
+    // The module's runner is a sandboxed runner like a library's, with the allow-list on top.
+    let native = most_seccomp_filters(library.runner_id().unwrap());
+    let wasm = most_seccomp_filters(module.runner_id().unwrap());
+    assert!(native >= 1, "a sandboxed runner is under the sandbox's seccomp filters");
+    assert_eq!(wasm, native + 1, "the module's runner is under one filter more (the allow-list)");
+    // And it plays there, named by its own init.
+    let mut module: Box<dyn othello_arena::seat::Seat> = Box::new(module);
+    let mut other = open_seat(&isolated(&fixture("first_legal"))).unwrap();
+    let game = play_game(module.as_mut(), other.as_mut(), &Opening::none(), Some(WASM_TIME_LIMIT));
+    assert_eq!(game.result.termination(), Termination::Normal, "{:?}", game.result);
+    assert_eq!(game.black, "Searcher");
+}

@@ -34,6 +34,7 @@ fn game(winner: Option<Color>) -> GameRecord {
         time_limit_ms: None,
         started_at: 1_700_000_000,
         result,
+        clock: None,
     }
 }
 

@@ -312,6 +312,9 @@ pub fn game_page(
         p { span.name { (replay.black) } (entrant_note(replay.black_entrant.as_deref())) " (black) – "
             span.name { (replay.white) } (entrant_note(replay.white_entrant.as_deref())) " (white): " (replay.result) ", " (replay.termination)
             @if !replay.detail.is_empty() { " (" (replay.detail) ")" } }
+        @if let Some(ms) = replay.time_limit_ms {
+            p #time-control { (ms) " ms a move, " (clock_text(replay.clock)) }
+        }
         div #replay data-game=(data) data-ply=(ply) {
             div.board {
                 svg #board-svg viewBox="0 0 8 8" width="400" height="400" role="img" aria-label={ "the board after move " (ply) } {
@@ -336,6 +339,16 @@ pub fn game_page(
         }
     };
     layout(service, entrant, "Game", body)
+}
+
+/// How a game's clock reads on its page.
+fn clock_text(clock: Option<&str>) -> &'static str {
+    match clock {
+        Some("cpu") => "counted on the CPU-time clock (the bot's own CPU time)",
+        Some("wall") => "counted on the wall clock",
+        Some("fuel") => "counted in fuel (WebAssembly bots: the same on every machine)",
+        _ => "on a clock not recorded",
+    }
 }
 
 /// A board's squares (`X` black, `O` white, 64 of them) as the inside of an 8×8 SVG.

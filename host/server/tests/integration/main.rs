@@ -5,6 +5,7 @@ mod abuse;
 mod attacks;
 mod browser;
 mod contest;
+mod fair_time;
 mod pages;
 mod remote;
 mod students;
@@ -32,6 +33,8 @@ pub fn config(dir: &Path) -> Config {
     let random = othello_testkit::random_bot();
     let first_legal = othello_testkit::fixture("first_legal");
     Config {
+        require_wasm: false,
+        wasm_replay_percent: 100,
         ladder: dir.join("contest.sqlite3"),
         listen: "127.0.0.1:0".parse().unwrap(),
         workers: 2,

@@ -113,6 +113,7 @@ pub fn made_up_game(claimed: &Claimed, black: &str, white: &str) -> GameRecord {
         time_limit_ms: claimed.plan.time_limit_ms,
         started_at: 0,
         result: Outcome::normal(&position),
+        clock: None,
     }
 }
 

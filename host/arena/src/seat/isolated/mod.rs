@@ -23,19 +23,20 @@ use std::time::{Duration, Instant};
 use othello_sdk::abi::{OTHELLO_ANALYZE_ERROR, OTHELLO_MOVE_ERROR, OthelloBoard};
 use othello_sdk::{Position, SearchInfo};
 
-use othello_runner::protocol::{Request, Response};
+use othello_runner::protocol::{LOSS_LOAD_ERROR, LOSS_OUT_OF_MEMORY, LOSS_TIMEOUT, Request, Response};
 #[cfg(unix)]
 use process::signal_name;
 use process::{ChannelError, Exit, Runner};
 pub use stop::StopHandle;
 
 use super::analysis::{Analysis, AnalysisError, validate};
-use super::clock::MoveBudget;
+use super::clock::{Clock, MoveBudget};
 use super::failure::{Failure, Termination, move_error_failure};
 use super::in_process::analysis_error_reason;
 use super::player::{Reply, Seat};
 use super::runner_command::RunnerCommand;
 use super::spec::{SeatSpec, library_stem, sanitize_bot_name};
+use super::wasm::is_wasm_file;
 
 /// Deadline for a `think` without time limit (the host never waits forever).
 pub const UNLIMITED_THINK_DEADLINE: Duration = Duration::from_secs(24 * 60 * 60);
@@ -44,6 +45,10 @@ pub const UNLIMITED_THINK_DEADLINE: Duration = Duration::from_secs(24 * 60 * 60)
 const OUT_OF_MEMORY_PEAK_SHARE: f64 = 0.75;
 /// What Rust's allocator prints before aborting when an allocation fails.
 const RUST_ALLOCATION_FAILURE: &str = "memory allocation of";
+/// A WebAssembly bot's move ends when its fuel does (the runner says so); the host holds the
+/// runner only to this many times the limit in CPU time (and the CPU-time clock's wall cap of
+/// that), a backstop for a machine far slower than the fuel rate assumes or a runtime fault.
+const WASM_BACKSTOP_FACTOR: u32 = 10;
 
 /// What a library told about itself when it loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,6 +140,7 @@ impl IsolatedSeat {
             Ok(Response::Started { name: None, error: Some(why) }) => {
                 Failure::new(Termination::LoadError, format!("init failed: {why}"))
             }
+            Ok(Response::Failed { loss, detail, output }) => return Err(self.fail_wasm(loss, detail, output)),
             Ok(other) => protocol_failure(&other),
             Err(error) => {
                 let (mut failure, _) = channel_failure(runner, error, "init", self.spec.options.load_timeout, budget);
@@ -153,6 +159,19 @@ impl IsolatedSeat {
             used_by_runner: self.loaded.memory_after_load,
             cgroup_limit_hit: false,
         }
+    }
+
+    /// A WebAssembly bot's failure as its runner told it, with the module's own output. The
+    /// runner stays: the failed instance is gone, the next game gets a fresh one from the
+    /// module it compiled.
+    fn fail_wasm(&mut self, loss: u8, detail: String, output: Vec<String>) -> Failure {
+        let termination = match loss {
+            LOSS_TIMEOUT => Termination::Timeout,
+            LOSS_OUT_OF_MEMORY => Termination::OutOfMemory,
+            LOSS_LOAD_ERROR => Termination::LoadError,
+            _ => Termination::Crash,
+        };
+        Failure::new(termination, detail).with_output(output)
     }
 
     /// Ends the current runner and attaches its stderr tail to `failure`.
@@ -192,7 +211,11 @@ impl Seat for IsolatedSeat {
         let board = OthelloBoard::new(position, limit_ms);
         let grace = time_limit.map_or(Duration::ZERO, |t| self.spec.options.grace_for(t));
         let options = &self.spec.options;
-        let budget = time_limit.map(|t| MoveBudget::new(options.clock, t, grace, options.threads));
+        let wasm = is_wasm_file(&self.spec.library);
+        let budget = time_limit.map(|t| match wasm {
+            true => MoveBudget::new(Clock::Cpu, t * WASM_BACKSTOP_FACTOR, grace, 1),
+            false => MoveBudget::new(options.clock, t, grace, options.threads),
+        });
         // The seat's processes run only while it is on move (a freezer, where the machine has
         // one). The request is written first, so the thawed bot wakes once, to read it.
         let started = Instant::now();
@@ -227,7 +250,16 @@ impl Seat for IsolatedSeat {
         let failure = match answer {
             // An answer that came before the deadline is judged again only on its CPU time: the
             // host itself may have been slow to read it on a busy machine.
-            Ok(Response::Moved { byte, info, error }) => {
+            // A module's move: on its fuel, which the runner held it to; its time is its virtual time.
+            Ok(Response::Moved { byte, info, error, fuel: Some(fuel) }) => match byte {
+                OTHELLO_MOVE_ERROR => move_error_failure(error),
+                _ => {
+                    let cpu = Some(othello_wasm::virtual_time(fuel));
+                    return Ok(Reply { byte, elapsed, info: info.map(SearchInfo::from), cpu, throttled });
+                }
+            },
+            Ok(Response::Failed { loss, detail, output }) => return Err(self.fail_wasm(loss, detail, output)),
+            Ok(Response::Moved { byte, info, error, fuel: None }) => {
                 match budget.filter(|b| b.cpu.is_some() && cpu.is_some()).and_then(|b| b.overrun(cpu, Duration::ZERO)) {
                     Some(why) => Failure::new(Termination::Timeout, format!("{why}{held_back}")),
                     None if byte != OTHELLO_MOVE_ERROR => {
@@ -271,7 +303,9 @@ impl Seat for IsolatedSeat {
         };
         let limit_ms = time_limit.map_or(0, |t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
         let board = OthelloBoard::new(position, limit_ms);
-        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t + self.spec.options.grace);
+        // A module's analysis ends with its fuel: the host's deadline is only a backstop.
+        let factor = if is_wasm_file(&self.spec.library) { WASM_BACKSTOP_FACTOR } else { 1 };
+        let allowed = time_limit.map_or(UNLIMITED_THINK_DEADLINE, |t| t * factor + self.spec.options.grace);
         // Held to its time like a move: the same deadline, the same kill on a hang.
         runner.set_frozen(false);
         let started = Instant::now();
@@ -287,6 +321,9 @@ impl Seat for IsolatedSeat {
                 }
                 let (values, rejected) = validate(position, returned, &values);
                 return Ok(Analysis { values, rejected, elapsed });
+            }
+            Ok(Response::Failed { loss, detail, output }) => {
+                return Err(AnalysisError::Failed(self.fail_wasm(loss, detail, output)));
             }
             Ok(other) => protocol_failure(&other),
             Err(ChannelError::Timeout) => {
@@ -374,9 +411,14 @@ fn start_runner(
     runner_command: &RunnerCommand,
     stop: Option<&StopHandle>,
 ) -> Result<(Runner, Loaded), Failure> {
-    let options = &spec.options;
+    let options = &spec.options.runner_options(&spec.library);
     if stop.is_some_and(StopHandle::is_stopped) {
         return Err(stopped_failure("loading"));
+    }
+    // A module is compiled and checked here, once (the runner loads the compiled code): one that
+    // is no bot is refused before any runner starts.
+    if is_wasm_file(&spec.library) {
+        othello_wasm::WasmModule::load_file(&spec.library).map_err(|why| Failure::new(Termination::LoadError, why))?;
     }
     let mut runner = Runner::spawn(runner_command, &spec.library, options, stop.cloned()).map_err(|e| {
         Failure::new(Termination::LoadError, format!("cannot start the bot runner `{runner_command}`: {e}"))

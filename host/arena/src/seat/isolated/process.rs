@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use othello_runner::protocol::{HEADER, MAX_FRAME, Request, Response, body_length};
+use othello_sandbox::RunnerArgs;
 use othello_sandbox::jail::{CPU_SHARE_WATCH, Jail, KEEPER_EXIT_WAIT, wait_for_exit};
-use othello_sandbox::{RunnerArgs, ServeArgs};
 
 use super::super::runner_command::RunnerCommand;
 use super::super::spec::SeatOptions;
@@ -83,8 +83,7 @@ impl Runner {
         // The runner's waits hold it to its CPU share (`receive`) when it may use more.
         let jail_options = othello_sandbox::jail::JailOptions { cpu_share_on_demand: true, ..options.jail() };
         let (mut jail, sandbox) = Jail::prepare(&mut command_line, &jail_options, true)?;
-        let args =
-            RunnerArgs::Serve(ServeArgs { sandbox, read: options.read.to_vec(), library: library.to_path_buf() });
+        let args = RunnerArgs::Serve(options.serve_args(library, sandbox));
         let mut child = command_line
             .args(args.to_args())
             .stdin(Stdio::piped())

@@ -28,7 +28,7 @@ use super::reader::{ChannelReader, Taken};
 use super::stop::StopHandle;
 use othello_sandbox::job::{Job, KILLED_EXIT_CODE};
 use othello_sandbox::scratch::ScratchDir;
-use othello_sandbox::{RunnerArgs, SandboxArgs, ServeArgs};
+use othello_sandbox::{RunnerArgs, SandboxArgs};
 
 /// How long a child that closed its channel gets to exit before it is killed.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
@@ -82,8 +82,13 @@ pub struct Runner {
     exit: Option<Exit>,
     /// Ends every wait for the child when stopped.
     stop: Option<StopHandle>,
-    /// The job the runner and whatever it starts live in: limits, and killed all together.
+    /// The job the runner and whatever it starts live in: limits, CPU time, and killed all
+    /// together.
     job: Job,
+    /// The job's CPU time at the last read (`None`: not read yet, or unreadable).
+    cpu_mark: Option<Duration>,
+    /// What [`Runner::cpu_peek`] read during the move under way.
+    cpu_this_move: Duration,
     /// The sandboxed bot's private folder (its working folder and TEMP); removed after the
     /// runner (declared after `child` and `job`, so dropped after the runner is killed).
     _scratch: Option<ScratchDir>,
@@ -106,8 +111,7 @@ impl Runner {
             scratch: scratch.as_ref().map(|s| s.path().to_path_buf()),
             ..SandboxArgs::off(options.memory_limit_mb)
         };
-        let args =
-            RunnerArgs::Serve(ServeArgs { sandbox, read: options.read.to_vec(), library: library.to_path_buf() });
+        let args = RunnerArgs::Serve(options.serve_args(library, sandbox));
         let mut command_line = Command::new(command.program());
         command_line.args(command.args()).args(args.to_args());
         // The standard library gives the child exactly its three standard handles (made
@@ -135,6 +139,8 @@ impl Runner {
             exit: None,
             stop,
             job,
+            cpu_mark: None,
+            cpu_this_move: Duration::ZERO,
             _scratch: scratch,
         })
     }
@@ -224,19 +230,32 @@ impl Runner {
         None
     }
 
-    /// CPU time per move is not measured on Windows yet (the job's accounting is not read).
+    /// CPU time used by the runner's job (every process it started, those that ended included)
+    /// since the last call, from the job's accounting; the first call starts the count and
+    /// returns `None`. What [`Runner::cpu_peek`] read since the last call is included.
     pub fn cpu_since_last(&mut self) -> Option<Duration> {
-        None
+        let peeked = std::mem::take(&mut self.cpu_this_move);
+        self.read_cpu().map(|rest| peeked + rest)
     }
 
-    /// Not measured on Windows yet: a move on the CPU-time clock is held to the wall clock.
+    /// The CPU time the job used since the last [`Runner::cpu_since_last`], read now (while the
+    /// bot thinks).
     pub fn cpu_peek(&mut self) -> Option<Duration> {
-        None
+        let since = self.read_cpu()?;
+        self.cpu_this_move += since;
+        Some(self.cpu_this_move)
     }
 
-    /// Not measured on Windows yet.
+    /// Whether the last read of the job's CPU time gave a value.
     pub fn cpu_readable(&self) -> bool {
-        false
+        self.cpu_mark.is_some()
+    }
+
+    fn read_cpu(&mut self) -> Option<Duration> {
+        let now = self.job.cpu_time();
+        let since = now.zip(self.cpu_mark).map(|(now, mark)| now.saturating_sub(mark));
+        self.cpu_mark = now;
+        since
     }
 
     /// Not read on Windows: the wall-clock cap is not extended by the time the bot waited.
