@@ -9,9 +9,9 @@
 #                                             alpha-beta levels, games per second, for comparison
 #   scripts/bench-serve.sh speed [RUNS]       issue 46's placement figures: upload → first rating
 #                                             (the API's first `rating`) and upload → settled (±ERROR
-#                                             among its opponents, `rated`), for BOT=instant (a
-#                                             rebuilt libweighted) or BOT=burn60 (burns 60 % of
-#                                             TIME_MS of CPU on every move), at TIME_MS (100 here)
+#                                             among its opponents, `rated`), for BOT=instant or
+#                                             BOT=burn60 (burns 60 % of TIME_MS of CPU on every
+#                                             move), both playing their first legal move
 #   scripts/bench-serve.sh first-page [RUNS]  `othello serve` on a fresh ladder (no file) → the
 #                                             first `GET /` answered (the pool calibrates meanwhile)
 #
@@ -91,14 +91,18 @@ fi
 cp "$(dirname "$OTHELLO")/libweighted.so" "$scratch/libweighted.so"
 printf 'rebuilt' >>"$scratch/libweighted.so"
 
-# A bot that uses 60 % of its time: testkit's burns_cpu fixture at BURN_MS = 0.6 × TIME_MS.
-if [ "$MODE" = speed ] && [ "${BOT:-instant}" = burn60 ]; then
-    burn_ms=$((TIME_MS * 6 / 10))
-    cc -O2 -shared -fPIC -DBURN_MS="$burn_ms" -Ihost/testkit/fixtures host/testkit/fixtures/burns_cpu.c \
+# The speed figures' two bots play alike (testkit's burns_cpu fixture: its first legal move) and
+# differ only in the time they use: BOT=instant burns nothing, BOT=burn60 burns 60 % of TIME_MS of
+# CPU on every move. (A rebuilt libweighted would be refused: its name is the pool's Weighted.)
+if [ "$MODE" = speed ]; then
+    case ${BOT:-instant} in
+    instant) burn_ms=0 ;;
+    burn60) burn_ms=$((TIME_MS * 6 / 10)) ;;
+    *) echo "BOT is instant or burn60" >&2; exit 2 ;;
+    esac
+    cc -O2 -shared -fPIC -DBURN_MS="$burn_ms" -Ihost/testkit/fixtures -Isdk/include host/testkit/fixtures/burns_cpu.c \
         -o "$scratch/libburns.so"
     bot_file=$scratch/libburns.so
-else
-    bot_file=$scratch/libweighted.so
 fi
 
 # Copies the base ladder to a run's own file, starts the server on it, adds an entrant and uploads
@@ -154,6 +158,7 @@ speed)
         while :; do
             view=$(curl -sf -H "Authorization: Bearer $token" "$url/api/bots/$bot")
             now=$(date +%s.%N)
+            first_games=${first_games:-}
             if [ -z "$first" ] && [ "$(echo "$view" | json_field '["rating"] is not None')" = True ]; then
                 first=$now
                 first_games=$(echo "$view" | json_field '["games"]')
