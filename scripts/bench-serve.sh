@@ -11,13 +11,20 @@
 #                                             pages hold /api/events (and fetch the leaderboard at
 #                                             each change) and the workers play that placement
 #                                             (the example leaderboard_load; release build)
+#   scripts/bench-serve.sh speed [RUNS]       issue 46's placement figures: upload → first rating
+#                                             (the API's first `rating`) and upload → settled (±ERROR
+#                                             among its opponents, `rated`), for BOT=instant or
+#                                             BOT=burn60 (burns 60 % of TIME_MS of CPU on every
+#                                             move), both playing their first legal move
+#   scripts/bench-serve.sh first-page [RUNS]  `othello serve` on a fresh ladder (no file) → the
+#                                             first `GET /` answered (the pool calibrates meanwhile)
 #
 # Settings (environment): WORKERS (default 1), TIME_MS (20), ERROR (50), MAX_GAMES (200),
 # DURATION of each wrk run (20s), STREAMS (300) and CLIENTS (30) of `streams`, BASE (a seeded ladder to reuse), BUILD=0 not to build first, OTHELLO (the binary; debug build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODE=${1:?placement, latency, streams or match}
+MODE=${1:?placement, latency, streams, match, speed or first-page}
 RUNS=${2:-3}
 WORKERS=${WORKERS:-1}
 TIME_MS=${TIME_MS:-20}
@@ -40,6 +47,7 @@ trap cleanup EXIT
 start_server() {
     local ladder=$1
     shift
+    rm -f "$scratch/serve.out" # the last run's address must not be read as this one's
     "$OTHELLO" serve --ladder "$ladder" --listen 127.0.0.1:0 --time-ms "$TIME_MS" --error "$ERROR" \
         --max-games "$MAX_GAMES" --workers "$WORKERS" "$@" >"$scratch/serve.out" 2>"$scratch/serve.err" &
     server=$!
@@ -58,14 +66,28 @@ stop_server() {
 
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 
-# The seeded ladder every run starts from (seeded once: a minute or two; BASE=FILE keeps it for
+# The fresh start needs no seeded base: measured before one is made.
+if [ "$MODE" = first-page ]; then
+    for run in $(seq "$RUNS"); do
+        mkdir -p "$scratch/fresh-$run"
+        started=$(date +%s.%N)
+        start_server "$scratch/fresh-$run/contest.sqlite3"
+        until curl -sf -o /dev/null "$url/"; do sleep 0.05; done
+        answered=$(date +%s.%N)
+        python3 -c "print(f'run $run: first page {$answered - $started:.2f} s after the start')"
+        stop_server
+    done
+    exit 0
+fi
+
+# The seeded ladder every run starts from (seeded once: several minutes; BASE=FILE keeps it for
 # the next invocation).
 base=${BASE:-$scratch/base.sqlite3}
 if [ ! -f "$base" ]; then
     echo "seeding the sample pool…" >&2
     start_server "$base" --no-continuous-games
-    # A server that seeds in the background answers at once: wait for the seeding to end.
-    while curl -sf "$url/api/seeding" 2>/dev/null | grep -q '"running":true'; do sleep 1; done
+    # The pool is calibrated in the background while the server serves: wait for its end.
+    until curl -sf "$url/api/seeding" | grep -q '"running":false'; do sleep 1; done
     stop_server
 fi
 # A bot of weighted strength that is not the pool's own weighted: its name, `Weighted` in the
@@ -80,6 +102,20 @@ at = data.index(b"Weighted")
 open(path, "wb").write(data[:at] + b"BenchBot" + data[at + 8:])
 PATCH
 
+# The speed figures' two bots play alike (testkit's burns_cpu fixture: its first legal move) and
+# differ only in the time they use: BOT=instant burns nothing, BOT=burn60 burns 60 % of TIME_MS of
+# CPU on every move.
+if [ "$MODE" = speed ]; then
+    case ${BOT:-instant} in
+    instant) burn_ms=0 ;;
+    burn60) burn_ms=$((TIME_MS * 6 / 10)) ;;
+    *) echo "BOT is instant or burn60" >&2; exit 2 ;;
+    esac
+    cc -O2 -shared -fPIC -DBURN_MS="$burn_ms" -Ihost/testkit/fixtures -Isdk/include host/testkit/fixtures/burns_cpu.c \
+        -o "$scratch/libburns.so"
+    bot_file=$scratch/libburns.so
+fi
+
 # Copies the base ladder to a run's own file, starts the server on it, adds an entrant and uploads
 # the bot; sets $token and $bot and $uploaded (seconds since the epoch, with fractions).
 start_run() {
@@ -89,7 +125,7 @@ start_run() {
     start_server "$ladder" "${@:2}"
     token=$("$OTHELLO" serve entrant add Bench --ladder "$ladder" | tail -1)
     uploaded=$(date +%s.%N)
-    bot=$(curl -sf -H "Authorization: Bearer $token" -F "bot=@$scratch/libweighted.so" "$url/api/bots" | json_field '["id"]')
+    bot=$(curl -sf -H "Authorization: Bearer $token" -F "bot=@${bot_file:-$scratch/libweighted.so}" "$url/api/bots" | json_field '["id"]')
 }
 
 wait_rated() {
@@ -138,6 +174,25 @@ streams)
         stop_server
     done
     ;;
+speed)
+    for run in $(seq "$RUNS"); do
+        start_run "$run" --no-continuous-games
+        first=
+        while :; do
+            view=$(curl -sf -H "Authorization: Bearer $token" "$url/api/bots/$bot")
+            now=$(date +%s.%N)
+            first_games=${first_games:-}
+            if [ -z "$first" ] && [ "$(echo "$view" | json_field '["rating"] is not None')" = True ]; then
+                first=$now
+                first_games=$(echo "$view" | json_field '["games"]')
+            fi
+            case $(echo "$view" | json_field '["status"]') in rated | rejected) break ;; esac
+            sleep 0.2
+        done
+        echo "$view" | python3 -c "import json,sys; b=json.load(sys.stdin); print(f'run $run (${BOT:-instant}, {$TIME_MS} ms, $WORKERS workers): first rating {$first - $uploaded:.1f} s ($first_games games), settled {$now - $uploaded:.1f} s ({b[\"games\"]} games, {b[\"failures\"]} lost by failure), {b[\"rating_text\"]}: {b[\"reason\"]}; load {open(\"/proc/loadavg\").read().split()[0]}')"
+        stop_server
+    done
+    ;;
 match)
     for level in 1 2 4; do
         start=$(date +%s.%N)
@@ -147,7 +202,7 @@ match)
     done
     ;;
 *)
-    echo "unknown mode $MODE: placement, latency, streams or match" >&2
+    echo "unknown mode $MODE: placement, latency, streams, match, speed or first-page" >&2
     exit 2
     ;;
 esac

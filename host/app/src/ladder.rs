@@ -13,7 +13,7 @@ use crate::players::Waker;
 use othello_arena::plugins::PluginInfo;
 use othello_arena::seat::{Seating, library_stem};
 use othello_ladder::identity::{Identity, library_identity, split_level};
-use othello_ladder::seed::{SAMPLE_POOL, SEED_TIME_PER_MOVE, seed_pool};
+use othello_ladder::seed::{SAMPLE_POOL, SeedProgress, SeedingTime, seed_pool};
 use othello_ladder::session::{DEFAULT_MAX_GAMES, DEFAULT_TARGET_ERROR};
 use othello_ladder::{Ladder, Leaderboard, Placement, Progress, RateOptions, StoredGame, leaderboard, rate};
 
@@ -28,10 +28,8 @@ pub(crate) enum Report {
         entry: i64,
         games: Result<Vec<StoredGame>, String>,
     },
-    Seeding {
-        games: u32,
-        total: u32,
-    },
+    /// The sample pool's calibration, after each of its games.
+    Seeding(SeedProgress, SeedingTime),
     Progress(Progress),
     Rated(Box<Result<Placement, String>>),
 }
@@ -58,7 +56,8 @@ pub struct LadderState {
     pub(crate) rating: Option<Rating>,
     pub(crate) progress: Option<Progress>,
     pub(crate) placement: Option<Placement>,
-    pub(crate) seeding: Option<(u32, u32)>,
+    /// The sample pool's calibration while it runs (a new ladder), with the time it plays at.
+    pub(crate) seeding: Option<(SeedProgress, SeedingTime)>,
     pub(crate) status: Option<(String, bool)>,
     pub(crate) chosen: Option<i64>,
     pub(crate) games: Vec<StoredGame>,
@@ -188,7 +187,7 @@ impl LadderState {
                     Err(why) => self.status = Some((why, true)),
                 },
                 Ok(Report::Games { .. }) => {}
-                Ok(Report::Seeding { games, total }) => self.seeding = Some((games, total)),
+                Ok(Report::Seeding(progress, time)) => self.seeding = Some((progress, time)),
                 Ok(Report::Progress(progress)) => {
                     self.seeding = None;
                     self.progress = Some(progress);
@@ -336,8 +335,10 @@ fn rate_on_thread(
                 "the ladder is new and no sample bot was found to seed it: run `othello ladder --seed-pool`".to_owned()
             );
         }
-        seed_pool(&mut ladder, pool, seating, Some(SEED_TIME_PER_MOVE), OPENING_SEED, stop, &mut |p| {
-            let _ = sender.send(Report::Seeding { games: p.games, total: p.total });
+        // The pool is calibrated at the time a move the bot is rated at (the server's rule).
+        let time = SeedingTime::for_contest(options.time_limit);
+        seed_pool(&mut ladder, pool, seating, Some(time.limit), OPENING_SEED, stop, &mut |p| {
+            let _ = sender.send(Report::Seeding(p.clone(), time.clone()));
             wake();
         })?;
     }

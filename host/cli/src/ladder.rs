@@ -134,6 +134,21 @@ fn print_games(ladder: &Ladder, board: &Leaderboard, name: &str) -> Result<(), S
 /// Resolves a bot name (`alphabeta@3`, a path, `nboard:COMMAND`) into the identity it is rated
 /// under: its own name (the file stem if it cannot load), level and hash.
 pub fn identify(global: &GlobalOptions, bot: &str) -> Result<Identity, String> {
+    identify_with(global, bot, &mut IdentifiedLibraries::new())
+}
+
+/// Libraries already probed and hashed, by path: a pool names one library at several levels
+/// (alpha-beta at five), and each is probed in a runner and hashed (megabytes) only once, so a
+/// fresh `othello serve` answers sooner.
+pub type IdentifiedLibraries = std::collections::HashMap<std::path::PathBuf, (plugins::PluginInfo, Identity)>;
+
+/// [`identify`] of each of `bots`, each library probed and hashed once.
+pub fn identify_pool(global: &GlobalOptions, bots: &[&str]) -> Vec<(String, Result<Identity, String>)> {
+    let mut known = IdentifiedLibraries::new();
+    bots.iter().map(|bot| ((*bot).to_owned(), identify_with(global, bot, &mut known))).collect()
+}
+
+fn identify_with(global: &GlobalOptions, bot: &str, known: &mut IdentifiedLibraries) -> Result<Identity, String> {
     let (name, level) = split_level(bot);
     if let Some(engine) = global.engines_file()?.resolve(name).transpose()? {
         return engine_identity(&engine.bot_name(), level);
@@ -141,13 +156,19 @@ pub fn identify(global: &GlobalOptions, bot: &str) -> Result<Identity, String> {
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
     let path = plugins::resolve(name, &folders, &runner, &options)?;
+    if let Some((info, identity)) = known.get(&path) {
+        check_level(info, level)?;
+        return Ok(Identity { level, ..identity.clone() });
+    }
     let info = plugins::probe(&path, &runner, &options);
     check_level(&info, level)?;
     let own_name = if info.is_ok() { info.name.clone() } else { library_stem(&path) };
     if let plugins::PluginStatus::Error(why) = &info.status {
         eprintln!("warning: {} cannot play ({why}); it is rated on its forfeits", path.display());
     }
-    library_identity(&path, &own_name, level)
+    let identity = library_identity(&path, &own_name, level)?;
+    known.insert(path, (info, identity.clone()));
+    Ok(identity)
 }
 
 /// The strict sandbox is checked once, before any game.
@@ -169,8 +190,9 @@ pub fn seed(
 ) -> Result<(), String> {
     check_sandbox(global)?;
     let mut pool = Vec::new();
-    for bot in bots {
-        match identify(global, bot) {
+    let names: Vec<&str> = bots.iter().map(String::as_str).collect();
+    for (bot, identified) in identify_pool(global, &names) {
+        match identified {
             Ok(identity) => pool.push(identity),
             Err(why) if skip_missing => eprintln!("warning: {bot} is left out of the pool: {why}"),
             Err(why) => return Err(why),
@@ -197,7 +219,7 @@ pub fn seed(
             eprint!(
                 "\r\x1b[2Kseeding: {} games ({} to link the pool, then until calibrated)  {}{widest}  {}",
                 progress.games,
-                progress.total,
+                progress.linking_games,
                 crate::progress::rate_text(progress.games as usize, started.elapsed()),
                 progress.last
             );

@@ -14,7 +14,7 @@ use othello_server::{
 };
 
 use crate::global::{DEFAULT_SEED, GlobalOptions, runner_command};
-use crate::ladder::{LadderLocation, SAMPLE_POOL, identify};
+use crate::ladder::{LadderLocation, SAMPLE_POOL};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -424,9 +424,9 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     let seed_pool: Vec<Identity> = if !othello_server::needs_pool(&ladder)? {
         Vec::new()
     } else {
-        SAMPLE_POOL
-            .iter()
-            .filter_map(|bot| match identify(global, bot) {
+        crate::ladder::identify_pool(global, &SAMPLE_POOL)
+            .into_iter()
+            .filter_map(|(bot, identified)| match identified {
                 Ok(identity) => Some(identity),
                 Err(why) => {
                     eprintln!("warning: {bot} is left out of the pool: {why}");

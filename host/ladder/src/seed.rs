@@ -48,20 +48,68 @@ pub const SEED_NEIGHBOURS: usize = 3;
 pub const SEED_TARGET_ERROR: f64 = 100.0;
 /// Most games one seeding plays, whatever the precision.
 pub const SEED_MAX_GAMES: u32 = 3000;
-/// Time per move the app seeds with (the command line uses `--time-ms`).
+/// Time per move of a calibration when the contest (or the app's Players) sets no limit: a pool
+/// calibrated without one could take hours (alpha-beta at level 6 thinks as long as it likes).
 pub const SEED_TIME_PER_MOVE: Duration = Duration::from_millis(50);
 
-/// Where seeding stands, after each game.
+/// The time a move a calibration plays at: the contest's own (the server's time control, the
+/// app's time per move), else [`SEED_TIME_PER_MOVE`] with the reason, said wherever its progress
+/// is shown. The server and the app calibrate alike through this.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedingTime {
+    pub limit: Duration,
+    /// Why it is not the contest's time control (`None` when it is).
+    pub note: Option<String>,
+}
+
+impl SeedingTime {
+    pub fn for_contest(contest: Option<Duration>) -> SeedingTime {
+        match contest {
+            Some(limit) => SeedingTime { limit, note: None },
+            None => SeedingTime {
+                limit: SEED_TIME_PER_MOVE,
+                note: Some(format!(
+                    "the contest has no time limit, and a calibration without one could take hours: it plays at {} ms a move",
+                    SEED_TIME_PER_MOVE.as_millis()
+                )),
+            },
+        }
+    }
+}
+
+/// Where seeding stands, after each game: every number is what was played, never a guess of
+/// what is left (calibration plays until the pool is known to ±[`SEED_TARGET_ERROR`], which no
+/// count can say in advance).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeedProgress {
     pub games: u32,
     /// The games of the linking round; calibration games come after, as many as it takes.
-    pub total: u32,
+    pub linking_games: u32,
     /// The last game as `Black – White result`.
     pub last: String,
     /// The widest 95 % interval from the anchor among the pool after the last pair (`None`
     /// until the pool is linked).
     pub widest_error: Option<f64>,
+}
+
+impl SeedProgress {
+    /// The progress in words, true at every step: games played, what they are for, the widest
+    /// interval now against the target, and the cap.
+    pub fn describe(&self, time: &SeedingTime) -> String {
+        let mut text = format!(
+            "Calibrating the sample pool: {} games played (the first {} link every bot to its neighbours; then it \
+             plays until every bot is known to ±{SEED_TARGET_ERROR:.0} Elo, at most {SEED_MAX_GAMES} games)",
+            self.games, self.linking_games
+        );
+        if let Some(error) = self.widest_error {
+            text.push_str(&format!("; the widest interval now is ±{error:.0}"));
+        }
+        text.push_str(&format!("; {} ms a move", time.limit.as_millis()));
+        if let Some(note) = &time.note {
+            text.push_str(&format!(" ({note})"));
+        }
+        text
+    }
 }
 
 /// The pairs the linking round plays, as indices into the pool.
@@ -98,8 +146,12 @@ pub fn seed_pool(
     let opening_count = pairs.len() * per_pair + SEED_MAX_GAMES as usize / 2;
     let openings = OpeningSource::Random { plies: OPENING_PLIES }.openings(opening_count, seed ^ ladder.game_count()?);
     let mut next_opening = openings.iter();
-    let mut progress =
-        SeedProgress { games: 0, total: (pairs.len() * per_pair * 2) as u32, last: String::new(), widest_error: None };
+    let mut progress = SeedProgress {
+        games: 0,
+        linking_games: (pairs.len() * per_pair * 2) as u32,
+        last: String::new(),
+        widest_error: None,
+    };
     let mut play = |ladder: &mut Ladder, a: &Player, b: &Player, progress: &mut SeedProgress| {
         let opening = next_opening.next().expect("an opening for every pair of the cap");
         for game in play_pair(ladder, a, b, opening, time_limit)? {
@@ -179,5 +231,23 @@ mod tests {
     fn each_member_meets_its_next_three() {
         assert_eq!(seed_pairs(5), [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)]);
         assert!(seed_pairs(1).is_empty());
+    }
+
+    #[test]
+    fn a_calibration_plays_at_the_contests_time_or_says_why_not() {
+        let contest = SeedingTime::for_contest(Some(Duration::from_millis(100)));
+        assert_eq!(contest, SeedingTime { limit: Duration::from_millis(100), note: None });
+        let unlimited = SeedingTime::for_contest(None);
+        assert_eq!(unlimited.limit, SEED_TIME_PER_MOVE);
+        assert!(unlimited.note.as_deref().is_some_and(|n| n.contains("no time limit")), "{unlimited:?}");
+    }
+
+    #[test]
+    fn progress_past_the_linking_round_reads_true() {
+        let progress = SeedProgress { games: 338, linking_games: 96, last: String::new(), widest_error: Some(140.4) };
+        let text = progress.describe(&SeedingTime::for_contest(Some(Duration::from_millis(100))));
+        assert!(text.contains("338 games played (the first 96 link"), "{text}");
+        assert!(text.contains("widest interval now is ±140") && text.contains("100 ms a move"), "{text}");
+        assert!(!text.contains("338 / 96") && !text.contains("338/96"), "{text}");
     }
 }

@@ -312,6 +312,26 @@ impl Ladder {
         rows.collect::<Result<_, _>>().map_err(self.error())
     }
 
+    /// One page of an entry's games, newest first: `limit` games after the first `offset`, and
+    /// how many games it has in all (a bot's page lists its games a page at a time).
+    pub fn games_page_of(&self, entry: i64, offset: u64, limit: u64) -> Result<(Vec<StoredGame>, u64), String> {
+        let total: i64 = self
+            .connection
+            .query_row("SELECT count(*) FROM games WHERE black = ?1 OR white = ?1", [entry], |row| row.get(0))
+            .map_err(self.error())?;
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT id, black, white, black_score, termination, failed, played_at, ggf FROM games
+                 WHERE black = ?1 OR white = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3",
+            )
+            .map_err(self.error())?;
+        let rows = statement
+            .query_map(rusqlite::params![entry, limit as i64, offset as i64], stored_game)
+            .map_err(self.error())?;
+        Ok((rows.collect::<Result<_, _>>().map_err(self.error())?, total as u64))
+    }
+
     /// Each entry's games, points, failures and last game.
     pub fn records(&self) -> Result<HashMap<i64, EntryRecord>, String> {
         let mut records: HashMap<i64, EntryRecord> = HashMap::new();

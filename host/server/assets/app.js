@@ -30,6 +30,8 @@ function cell(tr, text, className) {
 }
 
 function liveLeaderboard(table) {
+  // The logged-in entrant's name (absent for a visitor): its rows stay highlighted.
+  const me = table.dataset.me;
   follow(async () => {
     const response = await fetch("/api/leaderboard");
     if (!response.ok) return;
@@ -37,8 +39,13 @@ function liveLeaderboard(table) {
     const body = document.createElement("tbody");
     for (const row of rows) {
       const tr = document.createElement("tr");
+      if (me !== undefined && row.entrant === me) tr.className = "mine";
       cell(tr, row.rank === null ? "–" : String(row.rank));
-      cell(tr, row.name, "name");
+      const name = cell(tr, "", "name");
+      const link = document.createElement("a");
+      link.href = "/entries/" + row.entry;
+      link.textContent = row.name;
+      name.appendChild(link);
       cell(tr, row.entrant === null ? "(pool)" : row.entrant);
       const version = cell(tr, "v" + row.version + " ");
       const code = document.createElement("code");
@@ -54,6 +61,19 @@ function liveLeaderboard(table) {
   });
 }
 
+// A part of the page drawn by the server, fetched again after each change: the same rendering
+// as a reload (links, highlighting, buttons), without losing what is typed or chosen elsewhere.
+function livePart(element) {
+  follow(async () => {
+    const response = await fetch(location.pathname + location.search, { headers: { Accept: "text/html" } });
+    if (!response.ok) return;
+    const fresh = new DOMParser().parseFromString(await response.text(), "text/html").getElementById(element.id);
+    if (!fresh) { location.reload(); return; }
+    element.replaceWith(fresh);
+    element = fresh;
+  });
+}
+
 function liveBot(dl) {
   const id = dl.dataset.id;
   follow(async () => {
@@ -66,7 +86,7 @@ function liveBot(dl) {
       const games = await fetch("/api/bots/" + id + "/games");
       if (!games.ok) return;
       const played = (await games.json()).filter((g) => g.kind === "test").length;
-      if (played !== document.querySelectorAll("#games-list tr.test").length) { location.reload(); return; }
+      if (played !== document.querySelectorAll("#test-games-list tbody tr").length) { location.reload(); return; }
     }
     document.getElementById("rating").textContent = ratingText(bot);
     document.getElementById("games").textContent = String(bot.games);
@@ -243,7 +263,7 @@ function arena() {
 
   function finalStandings(view) {
     standingsTitle.textContent = "Final #" + view.id + ": " + view.games_done + " / " + view.games_total + " games";
-    header(["#", "Bot", "Entrant", "Points", "W-D-L", "Discs ±", "Failures"]);
+    header(["#", "Bot", "Entrant", "Points", "W-D-L", "Disc difference", "Failures"]);
     const body = document.createElement("tbody");
     for (const line of view.standings) {
       const tr = document.createElement("tr");
@@ -383,6 +403,9 @@ document.addEventListener("DOMContentLoaded", () => {
   if (board) liveLeaderboard(board);
   const bot = document.getElementById("bot");
   if (bot) liveBot(bot);
+  // Your bots (/me) update as the leaderboard does.
+  const versions = document.getElementById("versions");
+  if (versions) livePart(versions);
   const game = document.getElementById("replay");
   if (game) replay(game);
   if (document.getElementById("arena")) arena();

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use othello_arena::seat::{Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, require_every_layer};
 use othello_ladder::identity::Identity;
-use othello_ladder::seed::{SEED_TIME_PER_MOVE, seed_pool};
+use othello_ladder::seed::{SeedingTime, seed_pool};
 use othello_ladder::{Ladder, session};
 
 /// Default most bytes of one upload: 32 MiB.
@@ -252,13 +252,13 @@ impl Server {
         listener.set_nonblocking(true).map_err(|e| format!("{e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("{e}"))?;
         // The pool is calibrated at the contest's time control (the organiser's, else --time-ms).
-        let seeding_time = admin::time_limit(&db, &config)?;
+        let seeding_time = SeedingTime::for_contest(admin::time_limit(&db, &config)?);
         let config = Arc::new(config);
         let shared = Arc::new(Shared::new(weak_sandbox));
         let service = Arc::new(service::Service::new(config.clone(), shared.clone(), db, addr)?);
         let mut workers = Vec::new();
         if calibrate {
-            *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) = Some(seeding_status(&config, seeding_time));
+            *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) = Some(seeding_status(&config, &seeding_time));
             let (config, shared) = (config.clone(), shared.clone());
             workers.push(
                 std::thread::Builder::new()
@@ -345,18 +345,8 @@ async fn shutdown_signal() {
     }
 }
 
-/// The seeding status a calibration at `time_limit` starts with.
-fn seeding_status(config: &Config, time_limit: Option<std::time::Duration>) -> SeedingStatus {
-    let (time_ms, time_note) = match time_limit {
-        Some(limit) => (Some(limit.as_millis() as u64), None),
-        None => (
-            Some(SEED_TIME_PER_MOVE.as_millis() as u64),
-            Some(format!(
-                "the contest has no time limit, and a calibration without one could take hours: it plays at {} ms a move",
-                SEED_TIME_PER_MOVE.as_millis()
-            )),
-        ),
-    };
+/// The seeding status a calibration at `time` starts with.
+fn seeding_status(config: &Config, time: &SeedingTime) -> SeedingStatus {
     SeedingStatus {
         games: 0,
         linking_games: (othello_ladder::seed::seed_pairs(config.seed_pool.len()).len()
@@ -365,16 +355,15 @@ fn seeding_status(config: &Config, time_limit: Option<std::time::Duration>) -> S
         widest_error: None,
         target_error: othello_ladder::seed::SEED_TARGET_ERROR,
         max_games: othello_ladder::seed::SEED_MAX_GAMES,
-        time_ms,
-        time_note,
+        time_ms: Some(time.limit.as_millis() as u64),
+        time_note: time.note.clone(),
     }
 }
 
 /// Calibrates the sample pool while the site serves (the ladder's own seeding, with its true
 /// counts shown on every page); placements start when it ends. Stopped with the server, it goes
 /// on from its games at the next start.
-fn calibrate_pool(config: &Config, shared: &Shared, time_limit: Option<std::time::Duration>) {
-    let time_limit = time_limit.or(Some(SEED_TIME_PER_MOVE));
+fn calibrate_pool(config: &Config, shared: &Shared, time: SeedingTime) {
     let result = Ladder::open(&config.ladder).and_then(|mut ladder| {
         let names: Vec<String> = config.seed_pool.iter().map(Identity::label).collect();
         eprintln!("Calibrating the sample pool in the background: {}", names.join(", "));
@@ -382,7 +371,7 @@ fn calibrate_pool(config: &Config, shared: &Shared, time_limit: Option<std::time
             &mut ladder,
             &config.seed_pool,
             &config.seating(),
-            time_limit,
+            Some(time.limit),
             config.seed,
             &shared.stop,
             &mut |progress| {
@@ -479,7 +468,7 @@ pub fn export_final(ladder: &std::path::Path) -> Result<String, String> {
     let mut games = Vec::new();
     for game in view.games.iter().filter_map(|g| g.game) {
         if let Some(stored) = ladder.game(game)? {
-            games.push((game, stored.ggf));
+            games.push(stored);
         }
     }
     Ok(web::export_final(&view, &games).into_string())

@@ -106,6 +106,94 @@ pub struct GameSummary {
     pub result: String,
     pub termination: String,
     pub played_at: u64,
+    /// The result in words, winner first, with the discs: `White wins 40–24`, `Draw 32–32`.
+    pub outcome: String,
+    /// How it ended, in words: `played out`, `crash by Black`, `timeout by White`,
+    /// `illegal move by Black`, `resignation by White` … (see [`ending_text`]).
+    pub ending: String,
+}
+
+impl GameSummary {
+    /// A game of the list, its outcome read from its record (the discs are only there).
+    pub fn new(
+        id: i64,
+        kind: &'static str,
+        names: [String; 2],
+        black_score: f64,
+        termination: String,
+        played_at: u64,
+        ggf_text: &str,
+    ) -> GameSummary {
+        let discs = ggf::read_games(ggf_text).ok().and_then(|games| games.into_iter().next()).map(|g| g.result.discs);
+        let [black, white] = names;
+        GameSummary {
+            id,
+            kind,
+            outcome: outcome_text(black_score, discs),
+            ending: ending_text(&termination, black_score),
+            black,
+            white,
+            result: result_text(black_score),
+            termination,
+            played_at,
+        }
+    }
+}
+
+/// A game's result in words, the winner first so a white win never reads like a loss:
+/// `Black wins 40–24`, `White wins 40–24` (the winner's discs first), `Draw 32–32`.
+pub fn outcome_text(black_score: f64, discs: Option<[u32; 2]>) -> String {
+    let (words, ours_first) = if black_score >= 1.0 {
+        ("Black wins", true)
+    } else if black_score <= 0.0 {
+        ("White wins", false)
+    } else {
+        ("Draw", true)
+    };
+    match discs {
+        Some([black, white]) if ours_first => format!("{words} {black}–{white}"),
+        Some([black, white]) => format!("{words} {white}–{black}"),
+        None => words.to_owned(),
+    }
+}
+
+/// How a game ended in words, from the ladder's termination and who lost: a failure is named
+/// as what the loser did (`crash by Black`, `timeout by White`, `illegal move by Black`), never
+/// as a resignation; a game played to its end is `played out`.
+pub fn ending_text(termination: &str, black_score: f64) -> String {
+    let what = match termination {
+        "normal" => return "played out".to_owned(),
+        "resigned" => "resignation".to_owned(),
+        "load-error" => "failure to load".to_owned(),
+        other => other.replace('-', " "),
+    };
+    match black_score {
+        s if s <= 0.0 => format!("{what} by Black"),
+        s if s >= 1.0 => format!("{what} by White"),
+        _ => what,
+    }
+}
+
+/// Games a bot's page lists at once (older ones on the next pages).
+pub const GAMES_PER_PAGE: u64 = 50;
+
+/// One page of a bot's rated games, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GamesPage {
+    pub games: Vec<GameSummary>,
+    /// The page shown, from 1.
+    pub page: u64,
+    pub pages: u64,
+    /// Rated games in all.
+    pub total: u64,
+}
+
+/// A bot of the leaderboard as anyone sees it (`/entries/{entry}`): its row and its rated games,
+/// never its file, check output or test games.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PublicBot {
+    pub row: BoardRow,
+    pub games: GamesPage,
 }
 
 /// One move of a replay.
@@ -132,6 +220,10 @@ pub struct Replay {
     pub result: String,
     pub termination: String,
     pub detail: String,
+    /// The result in words, winner first (see [`outcome_text`]).
+    pub outcome: String,
+    /// How it ended, in words (see [`ending_text`]).
+    pub ending: String,
     /// The board before each move and after the last: 64 characters `X`, `O`, `-` (a1, b1 … h8)
     /// and the side to move.
     pub positions: Vec<String>,
@@ -151,6 +243,9 @@ pub struct Accepted {
     pub sha256: String,
     /// The same file was uploaded before by this entrant: this is that upload.
     pub duplicate: bool,
+    /// For a duplicate: what it is (its version, whether it counts) and what to do, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// Each entrant's name by its ladder entries (see [`Service::entrants_by_entry`]).
@@ -373,8 +468,31 @@ impl Service {
         }
         crate::inspect::check_upload(raw_file_name, bytes).map_err(|why| Refusal::new(422, why))?;
         let sha256 = store::sha256_hex(bytes);
-        if let Some(earlier) = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)? {
-            return Ok(Accepted { id: earlier.id, status: earlier.status, sha256, duplicate: true });
+        // Bound first: the lock must not be held while `version_of` takes it again.
+        let earlier = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)?;
+        if let Some(earlier) = earlier {
+            let (version, current) = self.version_of(entrant, earlier.id)?;
+            let message = match (version, current) {
+                (Some(v), true) => format!(
+                    "this file is your version v{v} (upload {}), the one that counts already: nothing new was queued",
+                    earlier.id
+                ),
+                (Some(v), false) => format!(
+                    "this file is your version v{v} (upload {}): nothing new was queued; to make it count again, POST /api/bots/{}/current (or its Make current button on /me)",
+                    earlier.id, earlier.id
+                ),
+                (None, _) => format!(
+                    "this file is your upload {}, which did not pass its check: nothing new was queued",
+                    earlier.id
+                ),
+            };
+            return Ok(Accepted {
+                id: earlier.id,
+                status: earlier.status,
+                sha256,
+                duplicate: true,
+                message: Some(message),
+            });
         }
         let copy = entries::refuse_copy(&lock(&self.db), &lock(&self.ladder), entrant.id, &sha256)
             .map_err(Refusal::internal)?;
@@ -396,7 +514,7 @@ impl Service {
             .map_err(Refusal::internal)?;
         self.shared.work_added();
         self.shared.changed();
-        Ok(Accepted { id, status: Status::Queued, sha256, duplicate: false })
+        Ok(Accepted { id, status: Status::Queued, sha256, duplicate: false, message: None })
     }
 
     /// Notes an upload of `entrant` that was refused (too large, not a library, a copy …): it
@@ -411,6 +529,18 @@ impl Service {
             Some(upload) if upload.entrant == entrant.id => Ok(upload),
             _ => Err(Refusal::new(404, format!("you have no bot {id}"))),
         }
+    }
+
+    /// The version number of the entrant's upload `id` (its place among the entrant's checked
+    /// uploads, from 1: as the leaderboard and `/me` number them; `None` for one that did not
+    /// pass) and whether it is the version that counts now.
+    pub fn version_of(&self, entrant: &Entrant, id: i64) -> Result<(Option<usize>, bool), Refusal> {
+        let uploads = store::uploads_of(&lock(&self.db), entrant.id).map_err(Refusal::internal)?;
+        let mut checked: Vec<i64> = uploads.iter().filter(|u| u.entry.is_some()).map(|u| u.id).collect();
+        checked.sort_unstable();
+        let version = checked.iter().position(|&u| u == id).map(|i| i + 1);
+        let current = self.current_version(entrant)? == Some(id);
+        Ok((version, current))
     }
 
     pub fn bot(&self, entrant: &Entrant, id: i64) -> Result<BotView, Refusal> {
@@ -455,22 +585,57 @@ impl Service {
         let upload = self.own_upload(entrant, id)?;
         let Some(entry) = upload.entry else { return Ok(Vec::new()) };
         let ladder = lock(&self.ladder);
+        let games = ladder.games_of(entry).map_err(Refusal::internal)?;
+        self.summaries(&ladder, games)
+    }
+
+    fn summaries(&self, ladder: &Ladder, games: Vec<othello_ladder::StoredGame>) -> Result<Vec<GameSummary>, Refusal> {
         let names: HashMap<i64, String> =
             ladder.entries().map_err(Refusal::internal)?.into_iter().map(|e| (e.id, e.identity.label())).collect();
         let name = |id: i64| names.get(&id).cloned().unwrap_or_default();
-        let games = ladder.games_of(entry).map_err(Refusal::internal)?;
         Ok(games
             .into_iter()
-            .map(|g| GameSummary {
-                id: g.id,
-                kind: "rated",
-                black: name(g.black),
-                white: name(g.white),
-                result: result_text(g.black_score),
-                termination: g.termination,
-                played_at: g.played_at,
+            .map(|g| {
+                GameSummary::new(
+                    g.id,
+                    "rated",
+                    [name(g.black), name(g.white)],
+                    g.black_score,
+                    g.termination,
+                    g.played_at,
+                    &g.ggf,
+                )
             })
             .collect())
+    }
+
+    /// Page `page` (from 1) of the rated games of ladder entry `entry`, newest first.
+    pub fn games_page(&self, entry: i64, page: u64) -> Result<GamesPage, Refusal> {
+        let page = page.max(1);
+        let ladder = lock(&self.ladder);
+        let (games, total) =
+            ladder.games_page_of(entry, (page - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE).map_err(Refusal::internal)?;
+        let games = self.summaries(&ladder, games)?;
+        Ok(GamesPage { games, page, pages: total.div_ceil(GAMES_PER_PAGE).max(1), total })
+    }
+
+    /// The rated games page of the entrant's upload `id` (none before its check placed it).
+    pub fn bot_games_page(&self, entrant: &Entrant, id: i64, page: u64) -> Result<GamesPage, Refusal> {
+        match self.own_upload(entrant, id)?.entry {
+            Some(entry) => self.games_page(entry, page),
+            None => Ok(GamesPage { games: Vec::new(), page: 1, pages: 1, total: 0 }),
+        }
+    }
+
+    /// A bot of the leaderboard as anyone sees it: its row and a page of its rated games.
+    pub fn public_bot(&self, entry: i64, page: u64) -> Result<PublicBot, Refusal> {
+        let board = self.leaderboard()?;
+        let row = board
+            .iter()
+            .find(|row| row.entry == entry)
+            .cloned()
+            .ok_or_else(|| Refusal::new(404, format!("there is no bot {entry} on the leaderboard")))?;
+        Ok(PublicBot { row, games: self.games_page(entry, page)? })
     }
 
     /// A ladder game for the replay page (games are public, as the leaderboard is).
@@ -482,6 +647,7 @@ impl Service {
         let mut replay = self.replay_of(id, &stored.ggf)?;
         // The ladder keeps how the game ended (a crash, a timeout …): the GGF record cannot say.
         replay.termination = stored.termination.clone();
+        replay.ending = ending_text(&replay.termination, stored.black_score);
         if replay.termination != "normal" && replay.termination != "resigned" {
             let loser = if stored.black_score == 0.0 { &replay.black } else { &replay.white };
             replay.detail = format!("{loser} lost by a failure: {}", replay.termination);
@@ -520,6 +686,8 @@ impl Service {
             None => 0.5,
         };
         Ok(Replay {
+            outcome: outcome_text(score, Some(game.result.discs)),
+            ending: ending_text(game.result.termination().as_str(), score),
             id,
             black: game.black.clone(),
             white: game.white.clone(),
@@ -533,6 +701,23 @@ impl Service {
             time_limit_ms: game.time_limit_ms,
             clock: game.clock.map(othello_arena::seat::Clock::as_str),
         })
+    }
+
+    /// The newest final and the records of its games, for its export (404 before a final).
+    pub fn final_with_games(
+        &self,
+    ) -> Result<(crate::final_round::FinalView, Vec<othello_ladder::StoredGame>), Refusal> {
+        let view = crate::final_round::view(&lock(&self.db))
+            .map_err(Refusal::internal)?
+            .ok_or_else(|| Refusal::new(404, "no final has been started yet: there is nothing to export"))?;
+        let ladder = lock(&self.ladder);
+        let mut games = Vec::new();
+        for game in view.games.iter().filter_map(|g| g.game) {
+            if let Some(stored) = ladder.game(game).map_err(Refusal::internal)? {
+                games.push(stored);
+            }
+        }
+        Ok((view, games))
     }
 
     /// The newest game, for the arena screen.

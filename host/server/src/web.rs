@@ -122,6 +122,8 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/logout", post(logout))
         .route("/me", get(page_me))
         .route("/bots/{id}", get(page_bot))
+        .route("/entries/{entry}", get(page_public_bot))
+        .route("/api/entries/{entry}", get(api_public_bot))
         .route("/games/{id}", get(page_game))
         .route("/api/leaderboard", get(api_leaderboard))
         .route("/api/seeding", get(api_seeding))
@@ -677,6 +679,8 @@ async fn page_upload(State(service): State<Shared>, headers: HeaderMap, multipar
         return Redirect::to("/login").into_response();
     };
     match upload(&service, &headers, entrant.clone(), multipart).await {
+        // The same file again opens its earlier upload, saying so (and offering to make it current).
+        Ok(accepted) if accepted.duplicate => Redirect::to(&format!("/bots/{}?again=1", accepted.id)).into_response(),
         Ok(accepted) => Redirect::to(&format!("/bots/{}", accepted.id)).into_response(),
         Err(refusal) => {
             let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::BAD_REQUEST);
@@ -687,22 +691,75 @@ async fn page_upload(State(service): State<Shared>, headers: HeaderMap, multipar
     }
 }
 
-async fn page_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
+/// `?page=N` of a list of games (from 1), and `?again=1` after a re-upload of the same file.
+#[derive(serde::Deserialize)]
+struct BotPageQuery {
+    page: Option<String>,
+    again: Option<String>,
+}
+
+impl BotPageQuery {
+    fn page(&self) -> u64 {
+        self.page.as_deref().and_then(|p| p.trim().parse().ok()).unwrap_or(1)
+    }
+}
+
+async fn page_bot(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    axum::extract::Query(query): axum::extract::Query<BotPageQuery>,
+) -> Response {
     let Some(entrant) = page_entrant(&service, &headers).await else {
         return Redirect::to("/login").into_response();
     };
     let who = entrant.clone();
+    let (page, again) = (query.page(), query.again.is_some());
     let result = blocking(&service, move |s| {
         let (pending, failed) = s.pending_test_games(&who, id)?;
         let tests = pages::TestGamesPanel { opponents: s.current_bots()?, pending, failed };
-        Ok((s.bot(&who, id)?, s.bot_games(&who, id)?, tests))
+        let again = if again {
+            let (version, current) = s.version_of(&who, id)?;
+            Some(pages::UploadedAgain { version, current })
+        } else {
+            None
+        };
+        Ok((s.bot(&who, id)?, s.bot_games_page(&who, id, page)?, s.test_games_of(&who, id)?, tests, again))
     })
     .await;
     match result {
-        Ok((bot, games, tests)) => {
-            Html(pages::bot(&service, &entrant, &bot, &games, &tests).into_string()).into_response()
+        Ok((bot, games, test_games, tests, again)) => {
+            Html(pages::bot(&service, &entrant, &bot, &games, &test_games, &tests, again.as_ref()).into_string())
+                .into_response()
         }
         Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
+    }
+}
+
+/// A bot of the leaderboard as anyone sees it (linked from its name there).
+async fn page_public_bot(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    Path(entry): Path<i64>,
+    axum::extract::Query(query): axum::extract::Query<BotPageQuery>,
+) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    let page = query.page();
+    match blocking(&service, move |s| s.public_bot(entry, page)).await {
+        Ok(bot) => Html(pages::public_bot(&service, entrant.as_ref(), &bot).into_string()).into_response(),
+        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
+    }
+}
+
+async fn api_public_bot(
+    State(service): State<Shared>,
+    Path(entry): Path<i64>,
+    axum::extract::Query(query): axum::extract::Query<BotPageQuery>,
+) -> Response {
+    let page = query.page();
+    match blocking(&service, move |s| s.public_bot(entry, page)).await {
+        Ok(bot) => axum::Json(bot).into_response(),
+        Err(refusal) => json_refusal(refusal),
     }
 }
 

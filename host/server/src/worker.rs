@@ -479,7 +479,12 @@ fn placement_done(ladder: &Ladder, entry: i64, config: &Config) -> Result<Option
     } else if games >= MIN_GAMES
         && let Some(error) = placement_errors.get(&entry).filter(|&&e| e <= config.target_error)
     {
-        Some(format!("its rating is known to ±{error:.0} Elo among its opponents"))
+        // Said without "±": on the server's pages ± is always the interval from the anchor.
+        Some(format!(
+            "placed: its own games pin its rating to within {error:.0} Elo of where its opponents' ratings put it \
+             (95 %; the target is {:.0})",
+            config.target_error
+        ))
     } else {
         None
     })

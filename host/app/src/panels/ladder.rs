@@ -82,7 +82,7 @@ fn rating(state: &mut LadderState, shared: &Shared<'_>, ui: &mut Ui) {
     ui.label(RichText::new("Rate a bot").strong());
     if let Some(rating) = &state.rating {
         let line = match (&state.seeding, &state.progress) {
-            (Some((games, total)), _) => format!("Seeding the new ladder: {games} / {total} games"),
+            (Some((progress, time)), _) => format!("New ladder. {}", progress.describe(time)),
             (None, Some(p)) => progress_text(p),
             (None, None) => format!("Rating {}: starting…", rating.bot),
         };

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use othello_arena::record::unix_now;
 
-use super::{BoardRow, GameSummary, Refusal, Replay, Service, lock, result_text};
+use super::{BoardRow, GameSummary, Refusal, Replay, Service, lock};
 use crate::store::{Entrant, Status};
 use crate::test_games;
 
@@ -100,14 +100,8 @@ impl Service {
         let games = test_games::games_of(&lock(&self.db), upload.id).map_err(Refusal::internal)?;
         Ok(games
             .into_iter()
-            .map(|g| GameSummary {
-                id: g.id,
-                kind: "test",
-                black: g.black,
-                white: g.white,
-                result: result_text(g.black_score),
-                termination: g.termination,
-                played_at: g.played_at,
+            .map(|g| {
+                GameSummary::new(g.id, "test", [g.black, g.white], g.black_score, g.termination, g.played_at, &g.ggf)
             })
             .collect())
     }
@@ -129,6 +123,7 @@ impl Service {
             Some(game) if game.entrant == entrant.id => {
                 let mut replay = self.replay_of(id, &game.ggf)?;
                 replay.termination = game.termination.clone();
+                replay.ending = super::ending_text(&replay.termination, game.black_score);
                 Ok(replay)
             }
             _ => Err(Refusal::new(404, format!("you have no test game {id}"))),

@@ -18,7 +18,7 @@ use othello_arena::ggf;
 
 use super::{Shared, bearer, blocking, json_refusal, page_entrant, page_refusal, pages, same_origin};
 use crate::final_round::{self, FinalOptions, FinalView, Format, Slot};
-use crate::service::{Refusal, Service};
+use crate::service::{Refusal, Service, ending_text, outcome_text};
 
 /// The organiser's session cookie (a session id, never the token; `HttpOnly`, `SameSite=Strict`).
 pub const ADMIN_COOKIE: &str = "othello_admin";
@@ -33,6 +33,9 @@ pub fn routes() -> Router<Shared> {
         .route("/admin/copies", post(admin_copies))
         .route("/admin/final", post(admin_final))
         .route("/admin/entrant-token", post(admin_entrant_token))
+        .route("/admin/entrants", post(admin_add_entrants))
+        .route("/admin/export/final.html", get(admin_export_final))
+        .route("/admin/export/leaderboard.csv", get(admin_export_leaderboard))
         .route("/admin/workers/purge", post(admin_purge_worker))
         .route("/final", get(page_final))
         .route("/api/final", get(api_final))
@@ -113,11 +116,48 @@ fn time_text(limit: Option<std::time::Duration>) -> String {
 }
 
 fn admin_page(service: &Service, state: &AdminState, error: Option<&str>) -> Markup {
-    admin_page_with(service, state, error, None)
+    admin_page_with(service, state, error, None, &[])
 }
 
-/// The organiser's page; `issued` shows a new token once (the entrant's name and the token).
-fn admin_page_with(service: &Service, state: &AdminState, error: Option<&str>, issued: Option<(&str, &str)>) -> Markup {
+/// Most names one list may add at once (a class, a school's year).
+pub const MAX_ENTRANTS_AT_ONCE: usize = 500;
+
+/// One line of a list of entrants added at once: its name and its token, or why it was not added.
+pub struct AddedEntrant {
+    pub name: String,
+    pub token: Result<String, String>,
+}
+
+/// The tokens just issued as a CSV file (`name,token,login`), for the organiser to hand out: a
+/// `data:` link, as the tokens are never kept in the clear and cannot be shown again.
+fn tokens_csv_link(added: &[AddedEntrant]) -> String {
+    let mut csv = String::from("name,token,login\r\n");
+    for entrant in added {
+        if let Ok(token) = &entrant.token {
+            let name = entrant.name.replace('"', "\"\"");
+            csv.push_str(&format!("\"{name}\",{token},/login#token={token}\r\n"));
+        }
+    }
+    let mut link = String::from("data:text/csv;charset=utf-8,");
+    for byte in csv.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.~".contains(&byte) {
+            link.push(byte as char);
+        } else {
+            link.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    link
+}
+
+/// The organiser's page; `issued` shows a new token once (the entrant's name and the token), and
+/// `added` the tokens of a list of entrants just added (once, with a file to download).
+fn admin_page_with(
+    service: &Service,
+    state: &AdminState,
+    error: Option<&str>,
+    issued: Option<(&str, &str)>,
+    added: &[AddedEntrant],
+) -> Markup {
     let effective = state.stored_time.unwrap_or(service.config.time_limit);
     let default_ms = effective.map_or(0, |t| t.as_millis() as u64);
     let final_running = state.final_view.as_ref().is_some_and(|v| v.status == "running");
@@ -151,7 +191,7 @@ fn admin_page_with(service: &Service, state: &AdminState, error: Option<&str>, i
             @if final_running {
                 p.note { "A final is being played: the next can start when it ends." }
             } @else {
-                p.note { "Every entrant's latest checked version plays (bots still being placed too), seeded by rating. Its games come before the ladder's and count on the ladder too. Close submissions first." }
+                p.note { "Every entrant's current version plays — the one it chose on its page, else its newest checked one (bots still being placed too) — seeded by rating. Its games come before the ladder's and count on the ladder too. Close submissions first." }
                 form #start-final method="post" action="/admin/final" {
                     label { "Format: " select name="format" {
                         option value="round-robin" selected { "round robin" }
@@ -165,8 +205,31 @@ fn admin_page_with(service: &Service, state: &AdminState, error: Option<&str>, i
         }
         section #admin-entrants {
             h2 { "Entrants" }
-            p.note { "Added and revoked on the command line: " code { "othello serve entrant add NAME" } ". "
+            p.note { "Add a class at once below (a text file, one name a line), or one by one on the command line: " code { "othello serve entrant add NAME" } ". "
                 "A new token ends the old one and every login made with it (a revoked entrant gets back in with it)." }
+            form #add-entrants method="post" action="/admin/entrants" enctype="multipart/form-data" {
+                label { "A list file (one name a line): " input type="file" name="list" accept=".txt,.csv,text/plain"; } " "
+                label { "or the names: " textarea name="names" rows="3" cols="24" aria-label="names, one a line" {} } " "
+                button type="submit" { "Add entrants" }
+            }
+            @if !added.is_empty() {
+                section #added-entrants {
+                    h3 { "Entrants just added" }
+                    p.issued { "Their tokens are shown only this once: "
+                        a #tokens-download download="tokens.csv" href=(tokens_csv_link(added)) { "download them as a file (tokens.csv)" }
+                        " before you leave this page. Each student logs in at " code { "/login" } " with theirs (or with the link " code { "/login#token=…" } ")." }
+                    table #added-tokens {
+                        thead { tr { th { "Name" } th { "Token" } } }
+                        tbody { @for entrant in added {
+                            tr { td.name { (entrant.name) }
+                                @match &entrant.token {
+                                    Ok(token) => td { code { (token) } },
+                                    Err(why) => td.error { "not added: " (why) },
+                                } }
+                        } }
+                    }
+                }
+            }
             @if let Some((name, token)) = issued {
                 p.issued #issued-token { "New token of " span.name { (name) } " (shown only this once): " code { (token) } }
             }
@@ -224,6 +287,13 @@ fn admin_page_with(service: &Service, state: &AdminState, error: Option<&str>, i
                         }
                     } }
                 }
+            }
+        }
+        section #admin-export {
+            h2 { "Export" }
+            ul {
+                li { a #export-final href="/admin/export/final.html" download { "The newest final's results" } " — one HTML file that needs no server (the same as " code { "othello serve final export" } ")" }
+                li { a #export-leaderboard href="/admin/export/leaderboard.csv" download { "The leaderboard" } " — a CSV file (rank, bot, entrant, version, rating, 95 % half-width, games, score, failures)" }
             }
         }
         form.inline method="post" action="/admin/logout" { button type="submit" { "Leave the organiser's page" } }
@@ -371,9 +441,125 @@ async fn admin_entrant_token(
     .await;
     match issued {
         Ok((state, token)) => {
-            Html(admin_page_with(&service, &state, None, Some((&form.name, &token))).into_string()).into_response()
+            Html(admin_page_with(&service, &state, None, Some((&form.name, &token)), &[]).into_string()).into_response()
         }
         Err(refusal) => after_form(&service, Err(refusal)).await,
+    }
+}
+
+/// Adds a list of entrants (a file of one name a line, or names typed in), showing their tokens
+/// once. A name that cannot be added (taken, too like another's, empty) is listed with why; the
+/// others are added all the same.
+async fn admin_add_entrants(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    mut multipart: axum::extract::Multipart,
+) -> Response {
+    if let Err(response) = organiser_form(&service, &headers).await {
+        return response;
+    }
+    let mut text = String::new();
+    loop {
+        match multipart.next_field().await {
+            Ok(Some(field)) => match field.bytes().await {
+                Ok(bytes) => match std::str::from_utf8(&bytes) {
+                    Ok(part) => {
+                        text.push_str(part.trim_start_matches('\u{feff}'));
+                        text.push('\n');
+                    }
+                    Err(_) => {
+                        let why = "the list is not text (UTF-8): save it as plain text, one name a line";
+                        return after_form(&service, Err(Refusal::new(400, why))).await;
+                    }
+                },
+                Err(e) => {
+                    return after_form(&service, Err(Refusal::new(400, format!("the list did not arrive: {e}")))).await;
+                }
+            },
+            Ok(None) => break,
+            Err(e) => {
+                return after_form(&service, Err(Refusal::new(400, format!("the list did not arrive: {e}")))).await;
+            }
+        }
+    }
+    let names: Vec<String> = text.lines().map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned).collect();
+    if names.is_empty() {
+        return after_form(&service, Err(Refusal::new(400, "the list has no name: one name a line"))).await;
+    }
+    if names.len() > MAX_ENTRANTS_AT_ONCE {
+        let why = format!("the list has {} names: at most {MAX_ENTRANTS_AT_ONCE} at once", names.len());
+        return after_form(&service, Err(Refusal::new(400, why))).await;
+    }
+    let result = blocking(&service, move |s| {
+        let added = s.with_db(|db| {
+            Ok(names
+                .into_iter()
+                .map(|name| AddedEntrant { token: crate::store::add_entrant(db, &name), name })
+                .collect::<Vec<_>>())
+        })?;
+        Ok((admin_state(s)?, added))
+    })
+    .await;
+    match result {
+        Ok((state, added)) => {
+            service.shared.changed();
+            Html(admin_page_with(&service, &state, None, None, &added).into_string()).into_response()
+        }
+        Err(refusal) => after_form(&service, Err(refusal)).await,
+    }
+}
+
+/// The newest final's results as one HTML file, downloaded from the organiser's page.
+async fn admin_export_final(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = organiser(&service, &headers).await {
+        return page_refusal(&service, None, refusal);
+    }
+    match blocking(&service, |s| s.final_with_games()).await {
+        Ok((view, games)) => (
+            [
+                (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                (header::CONTENT_DISPOSITION, "attachment; filename=\"final.html\""),
+            ],
+            export_final(&view, &games).into_string(),
+        )
+            .into_response(),
+        Err(refusal) => page_refusal(&service, None, refusal),
+    }
+}
+
+/// The leaderboard as CSV, downloaded from the organiser's page.
+async fn admin_export_leaderboard(State(service): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = organiser(&service, &headers).await {
+        return page_refusal(&service, None, refusal);
+    }
+    match blocking(&service, |s| s.leaderboard()).await {
+        Ok(rows) => {
+            let quote = |text: &str| format!("\"{}\"", text.replace('"', "\"\""));
+            let mut csv = String::from("rank,bot,entrant,version,rating,error_95,games,score,failures\r\n");
+            for row in rows.iter() {
+                csv.push_str(&format!(
+                    "{},{},{},{},{},{},{},{},{}\r\n",
+                    row.rank.map(|r| r.to_string()).unwrap_or_default(),
+                    quote(&row.name),
+                    quote(row.entrant.as_deref().unwrap_or("")),
+                    row.version,
+                    row.rating.map(|r| format!("{r:.1}")).unwrap_or_default(),
+                    row.error.map(|e| format!("{e:.1}")).unwrap_or_default(),
+                    row.games,
+                    row.score.map(|s| format!("{s:.4}")).unwrap_or_default(),
+                    row.failures
+                ));
+            }
+            (
+                [
+                    (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+                    (header::CONTENT_DISPOSITION, "attachment; filename=\"leaderboard.csv\""),
+                ],
+                csv,
+            )
+                .into_response()
+        }
+        Err(refusal) => page_refusal(&service, None, refusal),
     }
 }
 
@@ -580,20 +766,9 @@ fn round_name(round: u32, rounds: usize) -> String {
     }
 }
 
+/// A game's result winner first (`White wins 40–24`), so a white win never reads like a loss.
 fn score_text(black_score: Option<f64>, discs: Option<[u32; 2]>) -> String {
-    match (black_score, discs) {
-        (Some(score), Some([b, w])) => {
-            let result = if score >= 1.0 {
-                "1-0"
-            } else if score <= 0.0 {
-                "0-1"
-            } else {
-                "½-½"
-            };
-            format!("{result} ({b}–{w})")
-        }
-        _ => String::new(),
-    }
+    black_score.map_or_else(String::new, |score| outcome_text(score, discs))
 }
 
 fn points(p: f64) -> String {
@@ -626,7 +801,7 @@ pub fn final_body(view: &FinalView, game_link: &dyn Fn(i64) -> String) -> Markup
         }
         h2 { "Standings" }
         table #final-standings {
-            thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Points" } th { "W" } th { "D" } th { "L" } th { "Discs ±" } th { "Failures" }
+            thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Points" } th { "W" } th { "D" } th { "L" } th { "Disc difference" } th { "Failures" }
                 @if knockout { th { "Reached" } } } }
             tbody {
                 @for line in &view.standings {
@@ -703,7 +878,7 @@ fn board_svg(board: &str) -> Markup {
 
 /// The final's results as one HTML file: the style inline, no script, each game's moves and
 /// final position written out below the tables (the tables link to them).
-pub fn export_final(view: &FinalView, games: &[(i64, String)]) -> Markup {
+pub fn export_final(view: &FinalView, games: &[othello_ladder::StoredGame]) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -717,13 +892,15 @@ pub fn export_final(view: &FinalView, games: &[(i64, String)]) -> Markup {
                 main {
                     (final_body(view, &|game| format!("#game-{game}")))
                     h2 { "The games" }
-                    @for (id, text) in games {
-                        @match ggf::read_games(text).ok().and_then(|g| g.into_iter().next()) {
+                    @for stored in games {
+                        @let id = stored.id;
+                        @match ggf::read_games(&stored.ggf).ok().and_then(|g| g.into_iter().next()) {
                             None => p #{"game-" (id)} { "Game #" (id) " cannot be read." },
                             Some(game) => {
                                 section.game #{"game-" (id)} {
+                                    // How it ended as the ladder recorded it (a crash, a timeout …): the GGF says "resigned".
                                     h3 { "Game #" (id) ": " span.name { (game.black) } " (black) – " span.name { (game.white) } " (white): "
-                                        (game.result.discs[0]) "–" (game.result.discs[1]) ", " (game.result.termination().as_str()) }
+                                        (outcome_text(stored.black_score, Some(game.result.discs))) ", " (ending_text(&stored.termination, stored.black_score)) }
                                     @if let Some(last) = game.positions().last() { (board_svg(&last.to_board_string())) }
                                     p.moves { (game.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>().join(" ")) }
                                 }

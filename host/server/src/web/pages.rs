@@ -2,7 +2,7 @@
 
 use maud::{DOCTYPE, Markup, html};
 
-use crate::service::{BoardRow, BotView, GameSummary, Replay, Service};
+use crate::service::{BoardRow, BotView, GameSummary, GamesPage, PublicBot, Replay, Service};
 use crate::store::Entrant;
 use crate::store::Status;
 
@@ -79,17 +79,31 @@ pub fn message(service: &Service, entrant: Option<&Entrant>, title: &str, text: 
     )
 }
 
+/// A size limit in the unit that reads best: `32 MiB`, `256 KiB`.
+fn size_text(bytes: usize) -> String {
+    if bytes >= 1 << 20 { format!("{} MiB", bytes >> 20) } else { format!("{} KiB", bytes >> 10) }
+}
+
+/// What ± means, said the same way on every page that shows a rating: one meaning everywhere.
+pub const PLUS_MINUS: &str = "Rating ± x: Elo from a maximum-likelihood fit of every game, anchored at the pool's random bot (0); ± is the half-width of its 95 % interval.";
+
+/// The note that says what ± means (on every page with a rating).
+pub fn plus_minus_note() -> Markup {
+    html! { p.note.plus-minus { (PLUS_MINUS) } }
+}
+
 pub fn leaderboard(service: &Service, entrant: Option<&Entrant>, rows: &[BoardRow]) -> Markup {
     let body = html! {
         h1 { "Leaderboard" }
-        p.note { "Elo from a maximum-likelihood fit of every game; ± is the 95 % interval. Updates live." }
-        table #board {
+        (plus_minus_note())
+        p.note { "Updates live. A bot's name opens its page and its games." @if entrant.is_some() { " Your bots are highlighted." } }
+        table #board data-me=[entrant.map(|e| e.name.as_str())] {
             thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Version" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } } }
             tbody {
                 @for row in rows {
-                    tr {
+                    tr.mine[entrant.is_some_and(|e| row.entrant.as_deref() == Some(e.name.as_str()))] {
                         td { (row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
-                        td.name { (row.name) }
+                        td.name { a href={ "/entries/" (row.entry) } { (row.name) } }
                         td { (row.entrant.as_deref().unwrap_or("(pool)")) }
                         td { "v" (row.version) " " code { (row.hash) } }
                         td { (row.rating_text) }
@@ -151,14 +165,15 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
         h1 { "Your bots" }
         @if let Some(error) = error { p.error #upload-error { (error) } }
         form #upload method="post" action="/upload" enctype="multipart/form-data" {
-            label { "Upload a bot (" (crate::inspect::accepted_platform()) ", at most " ((service.config.max_upload_bytes >> 20)) " MiB): "
+            label { "Upload a bot (" (crate::inspect::accepted_platform()) ", at most " (size_text(service.config.max_upload_bytes)) "): "
                 input type="file" name="bot" required; }
             button type="submit" { "Upload" }
         }
         @if bots.is_empty() { p { "No bot yet." } } @else {
             h2 { "Versions" }
+            (plus_minus_note())
             p.note { "Each version of your bots side by side, newest first. The current one plays the refresh games and the final: your newest checked version, unless you choose another with its " b { "Make current" } " button (a new upload is current again)." }
-            table #versions {
+            table #versions data-live="versions" {
                 thead { tr { th { "Bot" } th { "Version" } th { "Upload" } th { "File" } th { "Uploaded" } th { "Status" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } th { "Counts" } } }
                 tbody {
                     @for (bot, version) in versions(bots) {
@@ -200,16 +215,45 @@ pub struct TestGamesPanel {
     pub failed: Vec<(i64, String)>,
 }
 
+/// What the bot page says above its record: that the file just uploaded is one of the
+/// entrant's earlier versions (so nothing new was queued).
+pub struct UploadedAgain {
+    /// Its version number among the entrant's checked uploads (`None` when it did not pass).
+    pub version: Option<usize>,
+    /// Whether it is the version that counts now.
+    pub current: bool,
+}
+
 pub fn bot(
     service: &Service,
     entrant: &Entrant,
     bot: &BotView,
-    games: &[GameSummary],
+    games: &GamesPage,
+    test_games: &[GameSummary],
     tests: &TestGamesPanel,
+    again: Option<&UploadedAgain>,
 ) -> Markup {
     let can_test = bot.upload.entry.is_some() && matches!(bot.upload.status, Status::Rating | Status::Rated);
     let body = html! {
         h1 { "Bot #" (bot.upload.id) ": " span.name { (bot.name.as_deref().unwrap_or(&bot.upload.file_name)) } }
+        @if let Some(again) = again {
+            div.notice #uploaded-again role="status" {
+                p { b { "You uploaded this same file before." } " "
+                    @match again.version {
+                        Some(version) => { "It is your version v" (version) " (upload #" (bot.upload.id) "), so nothing new was queued: its check, rating and games are below." }
+                        None => { "It is your upload #" (bot.upload.id) ", which did not pass its check, so nothing new was queued: the reason is below." }
+                    }
+                }
+                @if again.current { p { "It is already the version that counts." } }
+                @else if can_test {
+                    form.inline method="post" action={ "/bots/" (bot.upload.id) "/current" } {
+                        "It is not the version that counts now. "
+                        button type="submit" { "Make this version current" }
+                    }
+                }
+            }
+        }
+        @if let Some(entry) = bot.upload.entry { p { a href={ "/entries/" (entry) } { "Its public page" } " (what everyone sees)" } }
         dl #bot data-id=(bot.upload.id) data-status=(bot.upload.status.as_str()) {
             dt { "File" } dd { (bot.upload.file_name) " (" (bot.upload.size) " bytes, SHA-256 " code { (bot.upload.sha256) } ")" }
             dt { "Status" } dd #status { (bot.upload.status.as_str()) }
@@ -219,6 +263,7 @@ pub fn bot(
             dt { "Score" } dd #points { (bot.points) }
             dt { "Lost by failure" } dd #failures { (bot.failures) }
         }
+        (plus_minus_note())
         h2 { "Check report" }
         @match &bot.report {
             None => p { "Waiting for the check…" },
@@ -236,7 +281,9 @@ pub fn bot(
                         (if !report.search_info && !report.last_error && !report.analysis { "none" } else { "" }) }
                 }
                 @for game in &report.games {
-                    h3 { "With " (game.color) " against " (game.opponent) ": " (game.result) " " (game.discs[0]) "–" (game.discs[1]) }
+                    // Its own discs first, so a loss with white never reads like a win.
+                    @let (mine, theirs) = if game.color == "white" { (game.discs[1], game.discs[0]) } else { (game.discs[0], game.discs[1]) };
+                    h3 { "With " (game.color) " against " (game.opponent) ": " (game.result) " " (mine) "–" (theirs) " (its discs first)" }
                     @if let Some(failure) = &game.failure { p.error { (failure) } }
                     @if !game.stderr_tail.is_empty() { pre.stderr { @for line in &game.stderr_tail { (line) "\n" } } }
                     p.times { "Move times (ms): " (game.move_times_ms.iter().map(|t| format!("{t}")).collect::<Vec<_>>().join(" ")) }
@@ -264,28 +311,85 @@ pub fn bot(
                 " " button type="submit" { "Play 2 test games" }
             }
         }
-        h2 { "Games" }
-        @if games.is_empty() { p { "No game yet." } } @else {
-            table #games-list {
-                thead { tr { th { "Game" } th { "Kind" } th { "Black" } th { "White" } th { "Result" } th { "End" } } }
-                tbody {
-                    @for game in games {
-                        tr.test[game.kind == "test"] {
-                            @if game.kind == "test" {
-                                td { a href={ "/test-games/" (game.id) } { "test #" (game.id) } }
-                            } @else {
-                                td { a href={ "/games/" (game.id) } { "#" (game.id) } }
-                            }
-                            td { (game.kind) }
-                            td.name { (game.black) } td.name { (game.white) }
-                            td { (game.result) } td { (game.termination) }
+        @if !test_games.is_empty() {
+            h3 { "Your test games" }
+            (games_table("test-games-list", test_games))
+        }
+        h2 #rated-games { "Rated games" }
+        (games_section(games, &format!("/bots/{}", bot.upload.id)))
+    };
+    layout(service, Some(entrant), "Bot", body)
+}
+
+/// A list of games: each links to its replay and says who won, by how much and how it ended.
+fn games_table(id: &str, games: &[GameSummary]) -> Markup {
+    html! {
+        table.games id=(id) {
+            thead { tr { th { "Game" } th { "Black" } th { "White" } th { "Result" } th { "How it ended" } } }
+            tbody {
+                @for game in games {
+                    tr.test[game.kind == "test"] {
+                        @if game.kind == "test" {
+                            td { a href={ "/test-games/" (game.id) } { "test #" (game.id) } }
+                        } @else {
+                            td { a href={ "/games/" (game.id) } { "#" (game.id) } }
                         }
+                        td.name { (game.black) } td.name { (game.white) }
+                        td.outcome { (game.outcome) } td.ending { (game.ending) }
                     }
                 }
             }
         }
+    }
+}
+
+/// A page of rated games with links to the others (`BASE?page=N`).
+fn games_section(games: &GamesPage, base: &str) -> Markup {
+    html! {
+        @if games.total == 0 { p { "No rated game yet." } } @else {
+            p.note #games-count { (games.total) " rated games, newest first; page " (games.page) " of " (games.pages) "." }
+            (games_table("games-list", &games.games))
+            @if games.pages > 1 {
+                nav.pages aria-label="pages of games" {
+                    @if games.page > 1 {
+                        a href={ (base) "?page=1" } { "Newest" } " "
+                        a rel="prev" href={ (base) "?page=" (games.page - 1) } { "Newer" } " "
+                    }
+                    span { "Page " (games.page) " of " (games.pages) } " "
+                    @if games.page < games.pages {
+                        a rel="next" href={ (base) "?page=" (games.page + 1) } { "Older" } " "
+                        a href={ (base) "?page=" (games.pages) } { "Oldest" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A bot of the leaderboard as anyone sees it: its rating, its entrant, its rated games.
+pub fn public_bot(service: &Service, entrant: Option<&Entrant>, bot: &PublicBot) -> Markup {
+    let row = &bot.row;
+    let mine = entrant.is_some_and(|e| row.entrant.as_deref() == Some(e.name.as_str()));
+    let body = html! {
+        h1 { span.name { (row.name) } (entrant_note(row.entrant.as_deref())) }
+        @if mine { @if let Some(upload) = row.bot { p { "Your bot: " a href={ "/bots/" (upload) } { "its check report and test games" } } } }
+        (plus_minus_note())
+        dl #public-bot data-entry=(row.entry) {
+            dt { "Rank" } dd { (row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
+            dt { "Rating" } dd #rating { (row.rating_text) }
+            dt { "Version" } dd { "v" (row.version) " " code { (row.hash) } }
+            dt { "Games" } dd { (row.games) }
+            dt { "Score" } dd { (row.score.map(|s| format!("{:.1} %", 100.0 * s)).unwrap_or_default()) }
+            dt { "Lost by failure" } dd { (row.failures) }
+        }
+        @if row.games > 0 {
+            h2 { "Rating history" }
+            img #bot-history src={ "/history.svg?entry=" (row.entry) } alt="This bot's rating over the ladder's games" width="960" height="420";
+        }
+        h2 { "Rated games" }
+        (games_section(&bot.games, &format!("/entries/{}", row.entry)))
     };
-    layout(service, Some(entrant), "Bot", body)
+    layout(service, entrant, &row.name, body)
 }
 
 pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay, ply: Option<usize>) -> Markup {
@@ -310,10 +414,11 @@ pub fn game_page(
         h1 { (if test { "Test game #" } else { "Game #" }) (replay.id) }
         @if test { p.note { "An unrated test game: no rating counts it." } }
         p { span.name { (replay.black) } (entrant_note(replay.black_entrant.as_deref())) " (black) – "
-            span.name { (replay.white) } (entrant_note(replay.white_entrant.as_deref())) " (white): " (replay.result) ", " (replay.termination)
+            span.name { (replay.white) } (entrant_note(replay.white_entrant.as_deref())) " (white)" }
+        p #outcome { b { (replay.outcome) } ", " (replay.ending)
             @if !replay.detail.is_empty() { " (" (replay.detail) ")" } }
         @if let Some(ms) = replay.time_limit_ms {
-            p #time-control { (ms) " ms a move, " (clock_text(replay.clock)) }
+            p #time-control { "Played at " (ms) " ms a move, " (clock_text(replay.clock)) "." }
         }
         div #replay data-game=(data) data-ply=(ply) {
             div.board {

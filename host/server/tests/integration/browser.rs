@@ -21,6 +21,16 @@ struct Browser {
 
 impl Browser {
     fn start() -> Browser {
+        Browser::start_with(json!({}))
+    }
+
+    /// A browser that runs no page script (its scripts blocked as a content setting; the test's
+    /// own WebDriver scripts still run, to read the page).
+    fn without_javascript() -> Browser {
+        Browser::start_with(json!({"profile.managed_default_content_settings.javascript": 2}))
+    }
+
+    fn start_with(prefs: Value) -> Browser {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let driver = Command::new("chromedriver")
             .arg(format!("--port={port}"))
@@ -39,7 +49,10 @@ impl Browser {
         }
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {"args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"]}
+            "goog:chromeOptions": {
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"],
+                "prefs": prefs
+            }
         }}});
         let mut browser = Browser { driver, base, session: String::new(), agent };
         let session = browser.call("POST", "/session", Some(capabilities));
@@ -121,6 +134,33 @@ impl Browser {
         path
     }
 
+    /// Saves the whole page (the window as tall as the page) as `NAME.png` in the folder
+    /// `OTHELLO_SCREENSHOTS` names, else in the tests' folder of the target directory.
+    fn page_screenshot(&self, name: &str, width: u64) {
+        use base64::Engine;
+        let height =
+            self.script("return Math.min(4000, document.documentElement.scrollHeight);").as_u64().unwrap_or(800);
+        self.call("POST", &self.session_path("/window/rect"), Some(json!({"width": width, "height": height.max(400)})));
+        let encoded = self.call("GET", &self.session_path("/screenshot"), None);
+        let png = base64::engine::general_purpose::STANDARD.decode(encoded.as_str().expect("a screenshot")).unwrap();
+        let folder = std::env::var_os("OTHELLO_SCREENSHOTS")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Whether the page scrolls sideways: wider than the window.
+    fn sideways(&self) -> Option<String> {
+        let wide = self.script(
+            "const s = document.scrollingElement; return s.scrollWidth <= window.innerWidth ? '' : \
+             s.scrollWidth + ' px in ' + window.innerWidth + ': ' + Array.from(document.querySelectorAll('body *')) \
+             .filter(e => e.getBoundingClientRect().right > window.innerWidth).slice(0, 4) \
+             .map(e => e.tagName + '#' + e.id + '.' + e.className).join(', ');",
+        );
+        wide.as_str().filter(|w| !w.is_empty()).map(str::to_owned)
+    }
+
     fn url(&self) -> String {
         self.call("GET", &self.session_path("/url"), None).as_str().unwrap_or_default().to_owned()
     }
@@ -180,10 +220,12 @@ fn in_a_browser_an_entrant_logs_in_uploads_sees_the_report_and_replays_a_game() 
     let bot_page = browser.url();
     browser.click("#test-form button");
     browser.wait_for("the bot's page again", |b| b.url().contains("#test-games"));
-    browser.wait_for("the two test games", |b| {
-        b.script("return document.querySelectorAll('#games-list tr.test').length;").as_u64() == Some(2)
+    browser.wait_for("the two test games, apart from the rated ones", |b| {
+        b.script("return document.querySelectorAll('#test-games-list tr.test').length;").as_u64() == Some(2)
     });
-    let tests = browser.script("return document.querySelectorAll('#games-list tr.test a')[0].textContent;");
+    let tests = browser.script("return document.querySelectorAll('#test-games-list tr.test a')[0].textContent;");
+    let rated_tests = browser.script("return document.querySelectorAll('#games-list tr.test').length;");
+    assert_eq!(rated_tests.as_u64(), Some(0), "the rated games list has no test game");
     assert!(tests.as_str().unwrap().starts_with("test #"), "{tests}");
     browser.go(&bot_page);
 
@@ -437,4 +479,197 @@ fn in_a_browser_the_final_page_follows_a_final_started_after_it_was_opened() {
     browser.wait_for("the final's standings", |b| b.text().contains("Ay") && b.text().contains("Bee"));
     server.wait_for_final();
     browser.wait_for("the finished final", |b| b.text().contains("finished") || b.text().contains("Winner"));
+}
+
+/// Issue 46's class contest, as a teacher and three students would go through it: a fresh server,
+/// the class added from a list file on the organiser's page, three uploads (two of the same
+/// file), a version reverted, a final run and exported; every page checked at 1280×800 and
+/// 390×844 without sideways scrolling, and a replay stepped with JavaScript off.
+#[test]
+fn in_a_browser_a_class_contest_from_the_first_start_to_the_exported_final() {
+    let server = TestServer::start();
+    let browser = Browser::start();
+    browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1280, "height": 800})));
+
+    // The teacher: the organiser's page, the class from a list file (one name a line).
+    let admin = othello_server::admin::admin_token(&server.ladder()).unwrap();
+    browser.go(&format!("{}/admin/login#token={admin}", server.url));
+    browser.wait_for("the token in the form", |b| {
+        b.script("return document.getElementById('token').value;").as_str() == Some(admin.as_str())
+    });
+    browser.click("#admin-login button");
+    browser.wait_for("the organiser's page", |b| b.url().ends_with("/admin"));
+    let list = server.dir.path().join("class.txt");
+    std::fs::write(&list, "Alice\nBob\n\nCarol\n").unwrap();
+    browser.type_into("#add-entrants input[type=file]", list.to_str().unwrap());
+    browser.click("#add-entrants button");
+    browser.wait_for("the tokens of the class", |b| b.text().contains("Entrants just added"));
+    let tokens = browser.script(
+        "return Array.from(document.querySelectorAll('#added-tokens tbody tr')).map(r => [r.cells[0].textContent, r.cells[1].textContent]);",
+    );
+    let tokens: Vec<(String, String)> = tokens
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pair| (pair[0].as_str().unwrap().to_owned(), pair[1].as_str().unwrap().to_owned()))
+        .collect();
+    let names: Vec<&str> = tokens.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["Alice", "Bob", "Carol"], "one entrant a line, the empty line skipped");
+    let token_of = |name: &str| tokens.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    let download = browser.script("return document.getElementById('tokens-download').getAttribute('href');");
+    let download = download.as_str().unwrap();
+    assert!(download.starts_with("data:text/csv") && download.contains(&token_of("Carol")), "{download}");
+    let admin_page = format!("{}/admin", server.url);
+
+    // Students log in from their links and upload from /me.
+    let log_in = |name: &str| {
+        browser.go(&format!("{}/login#token={}", server.url, token_of(name)));
+        browser.wait_for("the token in the form", |b| {
+            b.script("return document.getElementById('token').value;").as_str() == Some(token_of(name).as_str())
+        });
+        browser.click("#login button");
+        browser.wait_for("my bots", |b| b.url().ends_with("/me"));
+    };
+    let upload = |file: &std::path::Path| {
+        browser.type_into("#upload input[type=file]", file.to_str().unwrap());
+        browser.click("#upload button");
+    };
+    let bot_id = |b: &Browser| -> i64 {
+        b.script("return document.getElementById('bot').dataset.id;").as_str().unwrap().parse().unwrap()
+    };
+    let wait_rated = |b: &Browser| {
+        b.wait_for("the placement's end", |b| {
+            b.script("return document.getElementById('status').textContent;").as_str() == Some("rated")
+        })
+    };
+    // Alice and Bob compiled the same file: Bob's copy is refused, naming whose it is.
+    let greedy = named_bot("class-greedy", "Greedy");
+    log_in("Alice");
+    upload(&greedy);
+    browser.wait_for("Alice's bot page", |b| b.url().contains("/bots/"));
+    wait_rated(&browser);
+    log_in("Bob");
+    upload(&greedy);
+    browser.wait_for("Bob told his file is a copy", |b| {
+        b.script("return (document.getElementById('upload-error') || {}).textContent || '';")
+            .as_str()
+            .is_some_and(|t| t.contains("Alice"))
+    });
+    let versions = browser.script("return document.querySelectorAll('#versions tbody tr').length;");
+    assert_eq!(versions.as_u64().unwrap_or(0), 0, "a refused upload gets no version");
+
+    // Carol: a first version, a second that crashes every game, and back to the first.
+    log_in("Carol");
+    let corner = named_bot("class-corner", "Corner");
+    upload(&corner);
+    browser.wait_for("Carol's first version", |b| b.url().contains("/bots/"));
+    wait_rated(&browser);
+    let first = bot_id(&browser);
+    browser.go(&format!("{}/me", server.url));
+    upload(&crate::compile_test_bot("crashes_always", server.dir.path()));
+    browser.wait_for("Carol's second version", |b| b.url().contains("/bots/") && bot_id(b) != first);
+    wait_rated(&browser);
+    browser.go(&format!("{}/me", server.url));
+    upload(&corner); // the same file as her first version
+    browser.wait_for("the notice of the same file", |b| b.text().contains("You uploaded this same file before"));
+    assert_eq!(bot_id(&browser), first);
+    assert!(browser.text().contains("It is your version v1"), "{}", browser.text());
+    browser.click("#uploaded-again button");
+    browser.wait_for("/me", |b| b.url().ends_with("/me"));
+    let current = browser.script("return document.querySelector('#versions tr.current td:nth-child(2)').textContent;");
+    assert!(current.as_str().unwrap().starts_with("v1"), "the first version counts again: {current}");
+
+    // The leaderboard: Carol's rows highlighted, names linking to public pages.
+    browser.go(&format!("{}/", server.url));
+    let mine = browser
+        .script("return Array.from(document.querySelectorAll('#board tr.mine')).map(r => r.textContent).join('|');");
+    assert!(mine.as_str().unwrap().contains("Carol") && !mine.as_str().unwrap().contains("Alice"), "{mine}");
+    browser.click("#board tr.mine td.name a");
+    browser.wait_for("the public page of Carol's bot", |b| b.url().contains("/entries/"));
+    let public_page = browser.url();
+    assert!(browser.text().contains("95 % interval"), "± is said once, the same way: {}", browser.text());
+    browser.click("#games-list tbody a");
+    browser.wait_for("a replay", |b| b.url().contains("/games/"));
+    let replay_page = browser.url();
+    let outcome = browser.script("return document.getElementById('outcome').textContent;");
+    let outcome = outcome.as_str().unwrap();
+    assert!(
+        ["Black wins ", "White wins ", "Draw "].iter().any(|w| outcome.starts_with(w)),
+        "the result winner first: {outcome}"
+    );
+
+    // The teacher runs the final from the organiser's page and exports it.
+    browser.go(&admin_page);
+    browser.script("document.querySelector('#start-final [name=games_per_pair]').value = '2';");
+    browser.click("#start-final button");
+    browser.wait_for("the final's page", |b| b.url().ends_with("/final"));
+    let view = server.wait_for_final();
+    let finalists: Vec<&str> = view["bots"].as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap()).collect();
+    assert!(finalists.contains(&"Corner") && finalists.contains(&"Greedy"), "the chosen version plays: {finalists:?}");
+    assert!(!finalists.iter().any(|n| n.contains("Crash")), "not Carol's newest: {finalists:?}");
+    browser.wait_for("the final's results", |b| b.text().contains("finished") || b.text().contains("Winner"));
+    let (code, export) = server.get("/admin/export/final.html", Some(&admin));
+    assert_eq!(code, 200, "{export}");
+    assert!(
+        export.contains("Corner") && export.contains("Greedy") && !export.contains("<script"),
+        "a file that needs no server"
+    );
+    assert!(!export.contains("resigned"), "how games ended, as the ladder recorded it");
+    let link = browser.script("return document.querySelector('a[href=\"/admin/export/final.html\"]') === null;");
+    assert_eq!(link.as_bool(), Some(true), "the export link is on the organiser's page, not the public one");
+    browser.go(&admin_page);
+    assert!(browser.script("return document.getElementById('export-final') !== null;").as_bool().unwrap());
+
+    // Every page of the contest at both sizes, with no sideways scroll (and a screenshot each).
+    log_in("Carol");
+    let pages = [
+        ("leaderboard", format!("{}/", server.url)),
+        ("me", format!("{}/me", server.url)),
+        ("bot", format!("{}/bots/{first}", server.url)),
+        ("bot-again", format!("{}/bots/{first}?again=1", server.url)),
+        ("public-bot", public_page.clone()),
+        ("replay", replay_page.clone()),
+        ("final", format!("{}/final", server.url)),
+        ("admin", admin_page.clone()),
+        ("starter", format!("{}/starter", server.url)),
+    ];
+    let mut too_wide = Vec::new();
+    for (width, height) in [(1280u64, 800u64), (390, 844)] {
+        for (name, url) in &pages {
+            browser.call(
+                "POST",
+                &browser.session_path("/window/rect"),
+                Some(json!({"width": width, "height": height})),
+            );
+            browser.go(url);
+            if let Some(wide) = browser.sideways() {
+                too_wide.push(format!("{name} at {width}×{height}: {wide}"));
+            }
+            browser.page_screenshot(&format!("{name}-{width}"), width);
+        }
+    }
+    assert!(too_wide.is_empty(), "pages that scroll sideways: {too_wide:?}");
+
+    // A replay with JavaScript off: the server draws each position, the controls are links.
+    let plain = Browser::without_javascript();
+    plain.call("POST", &plain.session_path("/window/rect"), Some(json!({"width": 390, "height": 844})));
+    let discs =
+        |b: &Browser| b.script("return document.querySelectorAll('#board-svg circle').length;").as_u64().unwrap();
+    plain.go(&format!("{replay_page}?ply=0"));
+    let at_start = discs(&plain);
+    plain.go(&format!("{replay_page}?ply=3"));
+    let ply = plain.script("return document.getElementById('ply').textContent;");
+    assert!(ply.as_str().unwrap().starts_with("3 / "), "{ply}");
+    let links = plain.script("return document.querySelectorAll('#moves li a').length;").as_u64().unwrap();
+    assert!(links > 3, "no script ran: the server's list of links is there ({links})");
+    assert!(discs(&plain) > at_start, "the server drew the position after three moves");
+    let names = plain.script(
+        "return Array.from(document.querySelectorAll('nav.controls a')).map(a => a.getAttribute('aria-label')).join(',');",
+    );
+    assert_eq!(names.as_str().unwrap(), "first position,previous move,next move,last position");
+    plain.click("#next");
+    plain.wait_for("the next position's page", |b| b.url().ends_with("ply=4"));
+    assert!(plain.script("return document.getElementById('ply').textContent;").as_str().unwrap().starts_with("4 / "));
+    assert_eq!(plain.sideways(), None);
+    plain.page_screenshot("replay-no-js-390", 390);
 }
