@@ -385,7 +385,7 @@ const WASM_HOST_CALLS: &[libc::c_long] = &[
 ];
 
 /// Narrows a runner that hosts a WebAssembly bot, once its module is compiled, to the system
-/// calls the runtime needs ([`WASM_HOST_CALLS`], with `mmap` and `mprotect` only without
+/// calls the runtime needs (`WASM_HOST_CALLS`, with `mmap` and `mprotect` only without
 /// `PROT_EXEC`): an allow-list on top of [`lock_down`]'s deny-list (seccomp filters stack, the
 /// stricter answer wins). Any other call fails with EPERM. Defence in depth: code that escaped
 /// wasmtime's sandbox could still make none of the calls a native bot may.
