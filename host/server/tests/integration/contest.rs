@@ -520,7 +520,7 @@ fn a_calibration_cut_short_goes_on_at_the_next_start() {
     othello_server::admin::set_seeding_unfinished(&db, true).unwrap();
     drop(db);
     assert!(othello_server::needs_pool(&ladder).unwrap(), "a calibration cut short is taken up again");
-    let again = othello_server::Server::start(crate::config(server.dir.path())).unwrap();
+    let again = othello_server::Server::start(crate::config(server.dir.path(), &server.ladder())).unwrap();
     wait_calibrated(&format!("http://{}", again.addr));
     again.stop().unwrap();
     let db = othello_server::store::open(&ladder).unwrap();
