@@ -474,8 +474,7 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     let server = Server::start(config)?;
     eprintln!(
         "Serving the ladder {} on http://{} with {workers} local rating worker(s); Ctrl-C stops",
-        ladder,
-        server.addr
+        ladder, server.addr
     );
     outln!("listening on http://{}", server.addr);
     server.run_until_signal()

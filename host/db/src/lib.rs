@@ -36,7 +36,7 @@ pub struct Db {
 enum Backend {
     Sqlite(rusqlite::Connection),
     #[cfg(feature = "postgres")]
-    Postgres(std::cell::RefCell<postgres::Pooled>),
+    Postgres(Box<std::cell::RefCell<postgres::Pooled>>),
 }
 
 impl Db {
@@ -51,7 +51,7 @@ impl Db {
     pub fn connect_postgres(url: &str) -> Result<Db> {
         let pooled = postgres::Pooled::connect(url)?;
         Ok(Db {
-            backend: Backend::Postgres(std::cell::RefCell::new(pooled)),
+            backend: Backend::Postgres(Box::new(std::cell::RefCell::new(pooled))),
             location: Location::Postgres(url.to_owned()),
             depth: Cell::new(0),
         })
@@ -146,6 +146,25 @@ impl Db {
         self.execute_batch(&statement)?;
         self.depth.set(depth + 1);
         Ok(Transaction { db: self, depth, done: false })
+    }
+
+    /// What ends a `SELECT` of rows a transaction is about to take (a job from a queue): on
+    /// PostgreSQL `FOR UPDATE SKIP LOCKED`, so replicas claiming at once take different rows and
+    /// none waits; nothing on SQLite, whose write transaction already excludes every other.
+    pub fn skip_locked(&self) -> &'static str {
+        match self.dialect() {
+            Dialect::Sqlite => "",
+            Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
+        }
+    }
+
+    /// What ends a `SELECT` of a row the transaction changes next, others waiting for it: on
+    /// PostgreSQL `FOR UPDATE`; nothing on SQLite (as [`Db::skip_locked`]).
+    pub fn for_update(&self) -> &'static str {
+        match self.dialect() {
+            Dialect::Sqlite => "",
+            Dialect::Postgres => " FOR UPDATE",
+        }
     }
 
     /// Whether a transaction is open on the connection.

@@ -67,8 +67,9 @@ impl Db {
         }
         let from = at;
         for migration in migrations.iter().filter(|m| m.version > from) {
-            self.execute_batch(&self.schema_sql(migration.sql))
-                .map_err(|e| Error::Other(format!("migration {set} {} ({}): {e}", migration.version, migration.name)))?;
+            self.execute_batch(&self.schema_sql(migration.sql)).map_err(|e| {
+                Error::Other(format!("migration {set} {} ({}): {e}", migration.version, migration.name))
+            })?;
             self.record(set, migration)?;
             at = migration.version;
         }

@@ -51,28 +51,49 @@ impl Pooled {
         if let Some(statement) = connection.statements.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = connection.client.prepare(&postgres_parameters(sql))?;
+        let statement = connection.client.prepare(&postgres_parameters(sql)).map_err(|e| {
+            // Which statement: the server's message alone does not say.
+            let shown: String = sql.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(300).collect();
+            Error::Other(format!("{}, in: {shown}", Error::Postgres(e)))
+        })?;
         connection.statements.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
 
     pub fn execute(&mut self, sql: &str, values: Vec<Value>) -> Result<usize> {
-        let statement = self.statement(sql)?;
-        let params = parameters(&values);
-        let changed = self.connection().client.execute(&statement, &params)?;
-        Ok(changed as usize)
+        off_async_threads(|| {
+            let statement = self.statement(sql)?;
+            let params = parameters(&values);
+            let changed = self.connection().client.execute(&statement, &params)?;
+            Ok(changed as usize)
+        })
     }
 
     pub fn batch(&mut self, sql: &str) -> Result<()> {
-        Ok(self.connection().client.batch_execute(sql)?)
+        off_async_threads(|| Ok(self.connection().client.batch_execute(sql)?))
     }
 
     pub fn query(&mut self, sql: &str, values: Vec<Value>) -> Result<Vec<Row>> {
-        let statement = self.statement(sql)?;
-        let params = parameters(&values);
-        let rows = self.connection().client.query(&statement, &params)?;
-        rows.iter().map(read_row).collect()
+        off_async_threads(|| {
+            let statement = self.statement(sql)?;
+            let params = parameters(&values);
+            let rows = self.connection().client.query(&statement, &params)?;
+            rows.iter().map(read_row).collect()
+        })
     }
+}
+
+/// Runs `work` here, or on a thread of its own when this thread drives a tokio runtime: the
+/// synchronous client runs a runtime of its own, which tokio refuses to start inside another.
+/// The web side calls the store from blocking tasks; this keeps a stray call from an async
+/// handler working rather than panicking.
+fn off_async_threads<T: Send>(work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return work();
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(work).join().unwrap_or_else(|_| Err(Error::Other("a database call panicked".to_owned())))
+    })
 }
 
 impl Drop for Pooled {

@@ -15,7 +15,11 @@ CREATE TABLE people (
 ";
 const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, name: "people", sql: SCHEMA },
-    Migration { version: 2, name: "notes", sql: "CREATE TABLE notes (person INTEGER NOT NULL REFERENCES people(id), text TEXT);" },
+    Migration {
+        version: 2,
+        name: "notes",
+        sql: "CREATE TABLE notes (person INTEGER NOT NULL REFERENCES people(id), text TEXT);",
+    },
 ];
 
 /// Runs `test` on a fresh SQLite file and on a fresh PostgreSQL database.
@@ -43,7 +47,8 @@ fn rows_read_the_same_from_both() {
             .unwrap();
         let bob = db.insert("INSERT INTO people (name, joined) VALUES (?2, ?1)", params![5i64, "Bob"]).unwrap();
         assert!(bob > ada, "ids grow: {ada} then {bob}");
-        let rows: Vec<(String, Option<f64>, Option<Vec<u8>>, i64)> = db
+        type Person = (String, Option<f64>, Option<Vec<u8>>, i64);
+        let rows: Vec<Person> = db
             .query_map("SELECT name, score, photo, joined FROM people ORDER BY id", [], |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
             })
@@ -121,7 +126,9 @@ fn migrations_run_once_and_a_newer_database_is_refused() {
         assert!(refused.contains("newer othello"), "{refused}");
         // Another set is counted apart, from its own baseline.
         let at = db
-            .migrate("other", &[Migration { version: 1, name: "x", sql: "CREATE TABLE x (a INTEGER)" }], |_| Ok(Some(1)))
+            .migrate("other", &[Migration { version: 1, name: "x", sql: "CREATE TABLE x (a INTEGER)" }], |_| {
+                Ok(Some(1))
+            })
             .unwrap();
         assert_eq!(at, 1);
         assert!(!db.has_table("x").unwrap(), "a baseline says the tables are there already");

@@ -112,7 +112,8 @@ fn open_file(path: &Path) -> Result<Db, String> {
     connection.pragma_update(None, "synchronous", "FULL").map_err(|e| format!("{shown}: {e}"))?;
     connection.pragma_update(None, "foreign_keys", "ON").map_err(|e| format!("{shown}: {e}"))?;
     let db = Db::from_sqlite(connection, Location::File(path.to_owned()));
-    db.migrate("ladder", MIGRATIONS, |db| baseline(db, path)).map_err(|e| format!("cannot set up the ladder {shown}: {e}"))?;
+    db.migrate("ladder", MIGRATIONS, |db| baseline(db, path))
+        .map_err(|e| format!("cannot set up the ladder {shown}: {e}"))?;
     Ok(db)
 }
 

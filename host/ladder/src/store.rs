@@ -345,15 +345,15 @@ impl Ladder {
                  ) AS sides GROUP BY entry",
                 [],
                 |row| {
-                Ok((
-                    row.get::<i64>(0)?,
-                    EntryRecord {
-                        games: row.get::<i64>(1)? as u64,
-                        points: row.get(2)?,
-                        failures: row.get::<Option<i64>>(3)?.unwrap_or(0) as u64,
-                        last_played: row.get::<Option<i64>>(4)?.map(|t| t as u64),
-                    },
-                ))
+                    Ok((
+                        row.get::<i64>(0)?,
+                        EntryRecord {
+                            games: row.get::<i64>(1)? as u64,
+                            points: row.get(2)?,
+                            failures: row.get::<Option<i64>>(3)?.unwrap_or(0) as u64,
+                            last_played: row.get::<Option<i64>>(4)?.map(|t| t as u64),
+                        },
+                    ))
                 },
             )
             .map_err(self.error())?;

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use othello_db::{Db, OptionalExtension, params, Location};
+use othello_db::{Db, Location, OptionalExtension, params};
 use serde::Serialize;
 
 use othello_arena::event::openings::OpeningSource;
@@ -29,8 +29,6 @@ use othello_sdk::Color;
 use crate::Shared;
 use crate::live::LiveObserver;
 use crate::store::all_rows;
-
-/// The final's tables (created with the server's schema version 2).
 
 /// Tries of one game before the server gives up on it (for its own failures, e.g. the disk).
 pub const MAX_ATTEMPTS: i64 = 3;
@@ -246,12 +244,7 @@ fn queue_pairings(
 }
 
 /// Queues the knockout matches whose two bots are known and that have no game yet.
-fn queue_next_round(
-    transaction: &Db,
-    final_id: i64,
-    bots: u32,
-    games_per_pair: u32,
-) -> Result<bool, String> {
+fn queue_next_round(transaction: &Db, final_id: i64, bots: u32, games_per_pair: u32) -> Result<bool, String> {
     let games = final_games(transaction, final_id)?;
     let rounds = bracket(bots, games_per_pair, &games);
     let mut pairings = Vec::new();
@@ -388,6 +381,15 @@ pub enum Claim {
 pub fn claim(connection: &mut Db, lease: &str) -> Result<Claim, String> {
     let transaction = connection.transaction().map_err(db)?;
     let Some(final_id) = running_final(&transaction)? else { return Ok(Claim::Nothing) };
+    // One claim of a final at a time, whichever replica makes it: a knockout's next round and
+    // the final's end are decided once.
+    transaction
+        .query_row(
+            &format!("SELECT id FROM server_finals WHERE id = ?1{}", transaction.for_update()),
+            [final_id],
+            |_| Ok(()),
+        )
+        .map_err(db)?;
     let info = final_info(&transaction, final_id)?.ok_or("the final is gone")?;
     let mut next = queued(&transaction, final_id)?;
     if next.is_none() {
@@ -465,7 +467,7 @@ pub fn release(connection: &Db, id: i64) -> Result<(), String> {
         .execute(
             "UPDATE server_final_games SET lease = NULL,
                  state = CASE WHEN attempts >= ?2 THEN 'done' ELSE 'queued' END,
-                 finished_at = CASE WHEN attempts >= ?2 THEN ?3 ELSE NULL END
+                 finished_at = CASE WHEN attempts >= ?2 THEN CAST(?3 AS BIGINT) ELSE NULL END
              WHERE id = ?1",
             params![id, MAX_ATTEMPTS, unix_now() as i64],
         )

@@ -47,8 +47,6 @@ pub const LOAD_VERDICTS_NEEDED: i64 = 2;
 /// Most bytes of one submitted result (two games' moves, times and failures).
 const MAX_RESULT_BYTES: usize = 4 << 20;
 
-
-
 fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
@@ -84,17 +82,17 @@ pub fn workers(connection: &Db) -> Result<Vec<WorkerInfo>, String> {
             "SELECT id, name, created_at, revoked_at, host, cores, last_seen, games FROM server_workers ORDER BY id",
             [],
             |row| {
-            Ok(WorkerInfo {
-                id: row.get(0)?,
-                name: row.get(1)?,
-                created_at: row.get::<i64>(2)? as u64,
-                revoked: row.get::<Option<i64>>(3)?.is_some(),
-                host: row.get(4)?,
-                cores: row.get::<Option<i64>>(5)?.map(|c| c as u32),
-                last_seen: row.get::<Option<i64>>(6)?.map(|t| t as u64),
-                games: row.get::<i64>(7)? as u64,
-                playing: Vec::new(),
-            })
+                Ok(WorkerInfo {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    created_at: row.get::<i64>(2)? as u64,
+                    revoked: row.get::<Option<i64>>(3)?.is_some(),
+                    host: row.get(4)?,
+                    cores: row.get::<Option<i64>>(5)?.map(|c| c as u32),
+                    last_seen: row.get::<Option<i64>>(6)?.map(|t| t as u64),
+                    games: row.get::<i64>(7)? as u64,
+                    playing: Vec::new(),
+                })
             },
         )
         .map_err(db)?;
@@ -172,10 +170,7 @@ const MIN_GAMES_TO_FLAG: u64 = 8;
 const OUTLIER_SIGMAS: f64 = 3.0;
 
 /// Every remote worker's tally; `ratings` are the entries' current ratings (Elo).
-pub fn tallies(
-    connection: &Db,
-    ratings: &std::collections::HashMap<i64, f64>,
-) -> Result<Vec<WorkerTally>, String> {
+pub fn tallies(connection: &Db, ratings: &std::collections::HashMap<i64, f64>) -> Result<Vec<WorkerTally>, String> {
     let rows = store::all_rows(
         connection,
         "SELECT w.name, g.black, g.white, g.black_score, g.termination, wg.subject
@@ -347,7 +342,7 @@ fn requeue(connection: &Db, job: i64) -> Result<(), Refusal> {
 fn load_verdict_confirmed(connection: &Db, job: &Job, caller: &Caller, why: &str) -> Result<bool, Refusal> {
     connection
         .execute(
-            "INSERT OR IGNORE INTO server_load_verdicts (job, worker, reason, at) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO server_load_verdicts (job, worker, reason, at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
             params![job.id, caller.id, othello_arena::text::one_line(why, 500), unix_now() as i64],
         )
         .map_err(|e| internal(db(e)))?;
@@ -795,7 +790,7 @@ impl Remote {
                 {
                     connection
                         .execute(
-                            "INSERT OR IGNORE INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, ?3, ?4)",
+                            "INSERT INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
                             params![game, caller.id, job.id, plan.bots[0].entry],
                         )
                         .map_err(|e| internal(db(e)))?;

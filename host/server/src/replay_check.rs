@@ -19,8 +19,6 @@ use crate::worker::{Plan, Played};
 /// The default share of a worker's pairs between modules that are re-played, in percent.
 pub const DEFAULT_REPLAY_PERCENT: u32 = 25;
 
-
-
 /// Whether the pair of `lease` is re-played: both bots are modules at their default level, and
 /// the lease falls in the sample (chosen by its id's hash, which the worker cannot pick: the
 /// server makes lease ids).
@@ -103,7 +101,7 @@ pub fn tallies(connection: &Db) -> Result<HashMap<String, (u64, u64, String)>, S
     let rows = crate::store::all_rows(
         connection,
         "SELECT w.name, r.matched, r.detail FROM server_worker_replays r JOIN server_workers w ON w.id = r.worker
-         ORDER BY r.rowid",
+         ORDER BY r.at, r.job, r.lease",
         [],
         |row| Ok((row.get::<String>(0)?, row.get::<bool>(1)?, row.get::<String>(2)?)),
     )?;

@@ -15,8 +15,6 @@ pub const ENTRANT_SESSION: Duration = Duration::from_secs(7 * 24 * 3600);
 /// How long the organiser's login lasts.
 pub const ADMIN_SESSION: Duration = Duration::from_secs(12 * 3600);
 
-
-
 fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod legacy_sqlite;
 
-use othello_db::{Location, Migration, Db, OptionalExtension, params};
+use othello_db::{Db, Location, Migration, OptionalExtension, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -170,11 +170,7 @@ pub fn entrant_by_id(connection: &Db, id: i64) -> Result<Option<Entrant>, String
 
 /// The id, name and creation time (Unix seconds) of the entrant or worker whose token this is,
 /// unless it is unknown or revoked.
-pub fn token_holder(
-    connection: &Db,
-    holder: TokenHolder,
-    token: &str,
-) -> Result<Option<(i64, String, u64)>, String> {
+pub fn token_holder(connection: &Db, holder: TokenHolder, token: &str) -> Result<Option<(i64, String, u64)>, String> {
     connection
         .query_row(
             &format!(
@@ -316,7 +312,6 @@ pub fn uploads_of(connection: &Db, entrant: i64) -> Result<Vec<Upload>, String> 
 pub fn uploads_by_entry(connection: &Db) -> Result<Vec<Upload>, String> {
     all_rows(connection, &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id"), [], upload_row)
 }
-
 
 /// SQL for the upload that counts for entrant `{e}` among its uploads in `{states}`: the one it
 /// chose if that one is in those states, else its newest. `{e}` is an SQL expression.
@@ -522,7 +517,7 @@ pub fn lease_test_job(
             "INSERT INTO server_jobs (kind, upload, number, state, lease, lease_expires, attempts, created_at)
              VALUES ('test', ?1, ?2, 'running', ?3, ?4, 1, ?5)
              ON CONFLICT (upload, kind, number) DO UPDATE SET state = 'running', lease = excluded.lease,
-               lease_expires = excluded.lease_expires, attempts = attempts + 1, finished_at = NULL
+               lease_expires = excluded.lease_expires, attempts = server_jobs.attempts + 1, finished_at = NULL
              RETURNING id, kind, upload, number",
             params![test.upload, test.id, lease, expires, unix_now() as i64],
             job_row,
@@ -557,10 +552,13 @@ pub fn claim_job_until(
     requeue_lapsed(&transaction, now_ms)?;
     let job = transaction
         .query_row(
-            "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued' AND kind != 'test'
-               AND (?2 = 0 OR kind = 'check')
-               AND NOT (?1 IS NOT NULL AND id IN (SELECT job FROM server_load_verdicts WHERE worker = ?1))
-             ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
+            &format!(
+                "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued' AND kind != 'test'
+                   AND (?2 = 0 OR kind = 'check')
+                   AND id NOT IN (SELECT job FROM server_load_verdicts WHERE worker = ?1)
+                 ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1{}",
+                transaction.skip_locked()
+            ),
             params![worker, checks_only],
             job_row,
         )
@@ -703,7 +701,7 @@ pub fn game_time_limit(connection: &Db, game: i64) -> Result<Option<Option<u64>>
             "SELECT time_limit_ms, has_time FROM (
                 SELECT time_limit_ms, time_known AS has_time FROM server_job_games WHERE game = ?1
                 UNION ALL
-                SELECT f.time_ms, 1 FROM server_final_games g JOIN server_finals f ON f.id = g.final WHERE g.game = ?1)
+                SELECT f.time_ms, 1 FROM server_final_games g JOIN server_finals f ON f.id = g.final WHERE g.game = ?1) AS limits
              WHERE has_time = 1 LIMIT 1",
             [game],
             |row| row.get(0),

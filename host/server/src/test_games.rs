@@ -27,12 +27,9 @@ use crate::{Config, Shared};
 /// Default pairs of test games one entrant may ask for per hour.
 pub const DEFAULT_TEST_GAMES_PER_HOUR: u32 = 20;
 
-/// Created when missing on every open (no version: the tables are only ever added to).
-
 fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
-
 
 /// Puts back in the queue the test games a worker was playing when the server stopped.
 pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
@@ -86,7 +83,10 @@ pub fn claim(connection: &mut Db, lease: &str) -> Result<Option<TestJob>, String
     }
     let job = transaction
         .query_row(
-            "SELECT id, upload, opponent FROM server_test_games WHERE state = 'queued' ORDER BY id LIMIT 1",
+            &format!(
+                "SELECT id, upload, opponent FROM server_test_games WHERE state = 'queued' ORDER BY id LIMIT 1{}",
+                transaction.skip_locked()
+            ),
             [],
             |row| Ok(TestJob { id: row.get(0)?, upload: row.get(1)?, opponent: row.get(2)? }),
         )
@@ -126,12 +126,7 @@ pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db
 }
 
 /// The two bots of a pair of test games (the entrant's, then its opponent) and its opening.
-fn bots_of(
-    job: &TestJob,
-    config: &Config,
-    ladder: &Ladder,
-    db: &Db,
-) -> Result<(Entry, Entry, Opening), String> {
+fn bots_of(job: &TestJob, config: &Config, ladder: &Ladder, db: &Db) -> Result<(Entry, Entry, Opening), String> {
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     let mine = upload.entry.ok_or("the bot has no ladder entry (it did not pass its check)")?;
     let entries = ladder.entries()?;

@@ -141,13 +141,7 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     }
 }
 
-fn run_job(
-    job: &Job,
-    config: &Config,
-    shared: &Shared,
-    ladder: &mut Ladder,
-    db: &mut Db,
-) -> Result<(), String> {
+fn run_job(job: &Job, config: &Config, shared: &Shared, ladder: &mut Ladder, db: &mut Db) -> Result<(), String> {
     let Planned::Play(plan) = plan_job(job, config, shared, ladder, db, false)? else {
         return Ok(());
     };

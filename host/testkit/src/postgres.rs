@@ -163,10 +163,8 @@ fn start_cluster() -> Result<String, String> {
     if !output.status.success() {
         return Err(format!("initdb failed: {}", String::from_utf8_lossy(&output.stderr)));
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| e.to_string())?
-        .port();
+    let port =
+        std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(|e| e.to_string())?.port();
     let options = format!(
         "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=400",
         dir.display()

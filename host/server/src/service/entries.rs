@@ -15,21 +15,13 @@ use othello_ladder::identity::Kind;
 use crate::admin::CopyRule;
 use crate::store;
 
-/// Copies sent, for the organiser's page (created by [`migrate`]).
-
-
 fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
 /// Whose the file `sha256` is when it is not `entrant`'s own: another entrant's upload, or a bot
 /// of the organiser's pool. In words, for the message and the organiser's page.
-pub fn original_of(
-    connection: &Db,
-    ladder: &Ladder,
-    entrant: i64,
-    sha256: &str,
-) -> Result<Option<String>, String> {
+pub fn original_of(connection: &Db, ladder: &Ladder, entrant: i64, sha256: &str) -> Result<Option<String>, String> {
     let others = store::all_rows(
         connection,
         "SELECT u.id, e.name, u.report, u.file_name FROM server_uploads u
@@ -50,12 +42,7 @@ pub fn original_of(
 
 /// Flags `entrant`'s file for the organiser when it is a copy, and refuses it unless the
 /// organiser enters copies: the refusal names whose file it is.
-pub fn refuse_copy(
-    connection: &Db,
-    ladder: &Ladder,
-    entrant: i64,
-    sha256: &str,
-) -> Result<Option<String>, String> {
+pub fn refuse_copy(connection: &Db, ladder: &Ladder, entrant: i64, sha256: &str) -> Result<Option<String>, String> {
     let Some(original) = original_of(connection, ladder, entrant, sha256)? else { return Ok(None) };
     let rule = crate::admin::copy_rule(connection)?;
     connection
@@ -113,12 +100,7 @@ fn uploaded_entries(connection: &Db) -> Result<std::collections::HashSet<i64>, S
 
 /// Why `name` cannot be `entrant`'s bot's name, if it cannot: it looks like (same skeleton) the
 /// name of another entrant's bot or of a pool bot. An entrant's own earlier versions may share it.
-pub fn name_taken(
-    connection: &Db,
-    ladder: &Ladder,
-    entrant: i64,
-    name: &str,
-) -> Result<Option<String>, String> {
+pub fn name_taken(connection: &Db, ladder: &Ladder, entrant: i64, name: &str) -> Result<Option<String>, String> {
     let wanted = skeleton(name);
     let owners = store::all_rows(
         connection,
@@ -168,12 +150,7 @@ pub fn copies(connection: &Db) -> Result<Vec<Copy>, String> {
          ORDER BY c.id DESC",
         [],
         |row| {
-            Ok(Copy {
-                sender: row.get(0)?,
-                original: row.get(1)?,
-                at: row.get::<i64>(2)? as u64,
-                entered: row.get(3)?,
-            })
+            Ok(Copy { sender: row.get(0)?, original: row.get(1)?, at: row.get::<i64>(2)? as u64, entered: row.get(3)? })
         },
     )
 }

@@ -315,7 +315,6 @@ CREATE TABLE IF NOT EXISTS server_test_game_records (
 );
 ";
 
-
 const ENTRIES_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS server_copies (
     id INTEGER PRIMARY KEY,
@@ -384,5 +383,8 @@ pub fn upgrade(connection: &Db, location: &othello_db::Location) -> Result<(), S
     connection.execute_batch(REFUSED_UPLOADS_SCHEMA).map_err(error)?;
     add_job_game_time(connection).map_err(error)?;
     connection.execute_batch(SESSION_SCHEMA).map_err(error)?;
-    migrate_entries(connection).map_err(error)
+    migrate_entries(connection).map_err(error)?;
+    // As migration 1 leaves it: an older server refuses the file from now on.
+    connection.execute("UPDATE settings SET value = '4' WHERE key = ?1", params![SERVER_SCHEMA_KEY]).map_err(error)?;
+    Ok(())
 }

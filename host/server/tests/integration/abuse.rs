@@ -40,9 +40,8 @@ fn tokens_are_checked_and_an_entrant_sees_only_its_own_bots() {
         }
         othello_db::Location::Postgres(_) => {
             let db = othello_server::store::open(&server.ladder()).unwrap();
-            let columns: Vec<String> = db
-                .query_map("SELECT name || ' ' || token_hash FROM server_entrants", [], |row| row.get(0))
-                .unwrap();
+            let columns: Vec<String> =
+                db.query_map("SELECT name || ' ' || token_hash FROM server_entrants", [], |row| row.get(0)).unwrap();
             assert!(columns.iter().all(|c| !c.contains(&alice)), "tokens are stored hashed only: {columns:?}");
         }
     }

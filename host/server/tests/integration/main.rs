@@ -6,6 +6,7 @@ mod attacks;
 mod browser;
 mod contest;
 mod fair_time;
+mod migration;
 mod pages;
 mod remote;
 mod students;
@@ -15,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use othello_db::Location;
 use othello_ladder::identity::library_identity;
-use othello_testkit::postgres::TestDatabase;
 use othello_server::{Config, Server};
+use othello_testkit::postgres::TestDatabase;
 use serde_json::Value;
 
 /// How long a test waits for the server to get somewhere before failing (generous: a loaded
