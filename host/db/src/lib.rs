@@ -25,6 +25,9 @@ pub use location::Location;
 pub use migrate::Migration;
 pub use value::{FromValue, Params, Row, ToValue, Value};
 
+/// PostgreSQL's write transactions: the advisory lock ("OTWR") held to the transaction's end.
+const WRITE_TRANSACTION: &str = "BEGIN; SELECT pg_advisory_xact_lock(1330927442)";
+
 /// An open database connection.
 pub struct Db {
     backend: Backend,
@@ -123,12 +126,15 @@ impl Db {
         self.query_row(&format!("{sql} RETURNING id"), params, |row| row.get(0))
     }
 
-    /// Starts a transaction that writes: SQLite takes its write lock at once (`BEGIN IMMEDIATE`),
-    /// so a read-then-write inside never fails half-way on another writer; PostgreSQL's row locks
-    /// come from the statements (`FOR UPDATE`). Inside another transaction, a savepoint. Ends with
-    /// [`Transaction::commit`]; dropped, it rolls back.
+    /// Starts a transaction that writes, one at a time on the database as SQLite has them: SQLite
+    /// takes its write lock at once (`BEGIN IMMEDIATE`), PostgreSQL an advisory lock every such
+    /// transaction takes, whichever process runs it. So the code reasons about transactions once
+    /// for both: one that reads and then writes (a placement's last pair counting the others
+    /// still running) sees every transaction committed before it, never half of one (PostgreSQL's
+    /// own READ COMMITTED would let two such transactions each miss the other). Inside another
+    /// transaction, a savepoint. Ends with [`Transaction::commit`]; dropped, it rolls back.
     pub fn transaction(&self) -> Result<Transaction<'_>> {
-        self.begin("BEGIN IMMEDIATE", "BEGIN")
+        self.begin("BEGIN IMMEDIATE", WRITE_TRANSACTION)
     }
 
     /// Starts a transaction that reads a consistent snapshot (several queries see one state).

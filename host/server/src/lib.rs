@@ -3,7 +3,8 @@
 //! leaderboard live. The same over a JSON API (`/api/…`, token in `Authorization: Bearer`).
 //!
 //! Layout: [`web`] (routes, handlers and pages) → [`service`] (what the handlers ask for) →
-//! [`store`] (the server's tables in the ladder's SQLite file) and the ladder itself
+//! [`store`] (the server's tables beside the ladder's, in its SQLite file or PostgreSQL database,
+//! through `othello_db`) and the ladder itself
 //! ([`othello_ladder`]); [`worker`] threads play the queued jobs through the arena's seats.
 
 pub mod admin;
