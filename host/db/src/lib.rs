@@ -3,8 +3,8 @@
 //! web replicas), through one API and one SQL text.
 //!
 //! The code writes SQLite's SQL with `?1` parameters, in the subset both databases share
-//! (`ON CONFLICT`, `RETURNING`, `COALESCE`, …); [`dialect`] translates the parameters and the
-//! migrations' column types for PostgreSQL. Values cross as [`Value`]s, so the same row reads the
+//! (`ON CONFLICT`, `RETURNING`, `COALESCE`, …); [`postgres_parameters`] and [`postgres_schema`]
+//! translate the parameters and the migrations' column types for PostgreSQL. Values cross as [`Value`]s, so the same row reads the
 //! same from either. Synchronous on purpose: the ladder, the rating workers and the app are
 //! synchronous code, and the web side calls the store from blocking tasks.
 
