@@ -665,7 +665,7 @@ impl Service {
         let entrants = self.entrants_by_entry()?;
         replay.black_entrant = entrants.get(&stored.black).cloned();
         replay.white_entrant = entrants.get(&stored.white).cloned();
-        replay.wasm = self.wasm_game(stored.black, stored.white)?;
+        replay.wasm = self.wasm_game(stored.black, stored.white, &stored.ggf)?;
         Ok(replay)
     }
 

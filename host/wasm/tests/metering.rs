@@ -305,3 +305,19 @@ fn instantiation_costs_the_same_fuel_with_any_data() {
         );
     }
 }
+
+/// Writes the searcher and its metered copy to `OTHELLO_DUMP_METERED` and prints its first move
+/// as `othello_wasm` plays it (a debugging aid for the browser's host; does nothing without it).
+#[test]
+fn dump_for_the_browsers_host() {
+    let Some(folder) = std::env::var_os("OTHELLO_DUMP_METERED") else { return };
+    let folder = PathBuf::from(folder);
+    let Some(path) = searcher(&folder, &["-DUSE_PERCENT=70"]) else { return };
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(folder.join("metered.wasm"), instrument(&bytes).unwrap()).unwrap();
+    let module = othello_wasm::WasmModule::compile(&bytes).unwrap();
+    let mut player = othello_wasm::WasmPlayer::open(module, 0, 5000 * FUEL_PER_MS, 1).unwrap();
+    player.new_game(None).unwrap();
+    let answer = player.think(&Position::start(), Some(std::time::Duration::from_millis(10))).unwrap();
+    eprintln!("RUST first move {:#x} fuel {}", answer.byte, answer.fuel);
+}

@@ -32,8 +32,12 @@ pub struct BrowserBot {
 pub struct WasmGame {
     pub black: BrowserBot,
     pub white: BrowserBot,
-    pub seed: u64,
-    pub load_fuel: u64,
+    /// In decimal, as a string: JavaScript's numbers hold 53 bits, not 64.
+    pub seed: String,
+    pub load_fuel: String,
+    /// The game's first moves that were its opening, not the bots' (the page re-computes the
+    /// moves after them).
+    pub opening_plies: usize,
 }
 
 /// What the play page needs: the bot, the time a move, the seed and the fuel of every call but
@@ -115,14 +119,45 @@ impl Service {
     }
 
     /// The modules of a game between ladder entries `black` and `white`, when both are modules.
-    pub(super) fn wasm_game(&self, black: i64, white: i64) -> Result<Option<WasmGame>, Refusal> {
+    pub(super) fn wasm_game(&self, black: i64, white: i64, ggf: &str) -> Result<Option<WasmGame>, Refusal> {
         let entries = lock(&self.ladder).entries().map_err(Refusal::internal)?;
         let bot = |id: i64| entries.iter().find(|e| e.id == id).and_then(browser_bot);
         Ok(match (bot(black), bot(white)) {
             (Some(black), Some(white)) => {
-                Some(WasmGame { black, white, seed: self.config.seed, load_fuel: self.browser_load_fuel() })
+                let (seed, load_fuel) = (self.config.seed.to_string(), self.browser_load_fuel().to_string());
+                Some(WasmGame { black, white, seed, load_fuel, opening_plies: opening_plies(ggf) })
             }
             _ => None,
         })
+    }
+}
+
+/// How many of a GGF game's moves are its opening: the moves before the first with a time (the
+/// arena writes an opening's moves as `B[c4]`, the bots' as `B[c4/eval/seconds]`).
+fn opening_plies(ggf: &str) -> usize {
+    let Some(board) = ggf.find("BO[") else { return 0 };
+    let Some(end) = ggf[board..].find(']') else { return 0 };
+    let mut rest = &ggf[board + end + 1..];
+    let mut plies = 0;
+    while let Some(open) = rest.find('[') {
+        let name = rest[..open].trim();
+        let Some(close) = rest[open..].find(']') else { break };
+        let value = &rest[open + 1..open + close];
+        if !matches!(name, "B" | "W") || value.contains('/') {
+            break;
+        }
+        plies += 1;
+        rest = &rest[open + close + 1..];
+    }
+    plies
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_opening_is_the_moves_without_a_time() {
+        let ggf = "(;GM[Othello]PB[a]PW[b]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[c4]W[c3]B[d3//0.01]W[e3/1.00/0.02];)";
+        assert_eq!(super::opening_plies(ggf), 2);
+        assert_eq!(super::opening_plies("(;GM[Othello]BO[8 x *]B[d3//0.01];)"), 0);
     }
 }

@@ -720,8 +720,10 @@ fn in_a_browser_a_visitor_plays_a_wasm_bot_and_re_computes_a_game_between_module
     let (status, page) = server.get(&format!("/entries/{entry_id}"), None);
     assert_eq!(status, 200);
     assert!(page.contains(&format!("/entries/{entry_id}/play")), "{page}");
-    let (status, _) = server.get(&format!("/entries/{entry_id}/bot.wasm"), None);
-    assert_eq!(status, 200);
+    let mut module = agent().get(format!("{}/entries/{entry_id}/bot.wasm", server.url)).call().unwrap();
+    assert_eq!(module.headers().get("content-type").unwrap(), "application/wasm");
+    let bytes = module.body_mut().with_config().limit(16 << 20).read_to_vec().unwrap();
+    assert!(bytes.starts_with(b"\0asm"), "a module");
 
     // A whole game in the page: the visitor clicks a legal square each turn, the bot answers.
     let browser = Browser::start();
