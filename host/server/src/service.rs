@@ -17,7 +17,9 @@ use othello_sdk::Color;
 use crate::store::{self, Entrant, Status, Upload};
 use crate::worker::CheckReport;
 use crate::{Config, Shared};
+pub use browser::{BrowserBot, PlaySetup, WasmGame};
 
+mod browser;
 pub mod entries;
 mod history;
 pub mod limits;
@@ -233,6 +235,10 @@ pub struct Replay {
     /// bots); `None` for a game recorded before games carried it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock: Option<&'static str>,
+    /// Both bots' modules, when both are WebAssembly bots: what a browser needs to play the game
+    /// again (the game page's "Re-compute in this browser").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wasm: Option<WasmGame>,
 }
 
 /// What an upload led to.
@@ -659,6 +665,7 @@ impl Service {
         let entrants = self.entrants_by_entry()?;
         replay.black_entrant = entrants.get(&stored.black).cloned();
         replay.white_entrant = entrants.get(&stored.white).cloned();
+        replay.wasm = self.wasm_game(stored.black, stored.white, &stored.ggf)?;
         Ok(replay)
     }
 
@@ -700,6 +707,7 @@ impl Service {
             moves,
             time_limit_ms: game.time_limit_ms,
             clock: game.clock.map(othello_arena::seat::Clock::as_str),
+            wasm: None,
         })
     }
 

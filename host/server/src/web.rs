@@ -124,6 +124,8 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/bots/{id}", get(page_bot))
         .route("/entries/{entry}", get(page_public_bot))
         .route("/api/entries/{entry}", get(api_public_bot))
+        .route("/entries/{entry}/bot.wasm", get(metered_module))
+        .route("/entries/{entry}/play", get(page_play))
         .route("/games/{id}", get(page_game))
         .route("/api/leaderboard", get(api_leaderboard))
         .route("/api/seeding", get(api_seeding))
@@ -143,6 +145,10 @@ pub fn router(service: Arc<Service>) -> Router {
         .route(
             "/assets/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", include_str!("../assets/app.js")) }),
+        )
+        .route(
+            "/assets/wasm_play.js",
+            get(|| async { asset("text/javascript; charset=utf-8", include_str!("../assets/wasm_play.js")) }),
         )
         .route(
             "/assets/style.css",
@@ -175,6 +181,17 @@ const SECURITY_HEADERS: [(&str, &str); 5] = [
     ("x-frame-options", "DENY"),
     ("cross-origin-opener-policy", "same-origin"),
 ];
+
+/// The policy of the pages that run WebAssembly bots (the play page, game pages): the site's own
+/// policy, and compiling WebAssembly (`'wasm-unsafe-eval'`, which allows nothing else).
+const WASM_PAGE_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
+     img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
+     frame-ancestors 'none'";
+
+/// `page` with the policy that lets its script compile WebAssembly.
+fn wasm_page(page: maud::Markup) -> Response {
+    ([(header::CONTENT_SECURITY_POLICY, WASM_PAGE_POLICY)], Html(page.into_string())).into_response()
+}
 
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
@@ -745,8 +762,11 @@ async fn page_public_bot(
 ) -> Response {
     let entrant = page_entrant(&service, &headers).await;
     let page = query.page();
-    match blocking(&service, move |s| s.public_bot(entry, page)).await {
-        Ok(bot) => Html(pages::public_bot(&service, entrant.as_ref(), &bot).into_string()).into_response(),
+    let result = blocking(&service, move |s| Ok((s.public_bot(entry, page)?, s.is_module_entry(entry)?))).await;
+    match result {
+        Ok((bot, module)) => {
+            Html(pages::public_bot(&service, entrant.as_ref(), &bot, module).into_string()).into_response()
+        }
         Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
     }
 }
@@ -783,7 +803,32 @@ async fn page_game(
 ) -> Response {
     let entrant = page_entrant(&service, &headers).await;
     match blocking(&service, move |s| s.replay(id)).await {
-        Ok(replay) => Html(pages::game(&service, entrant.as_ref(), &replay, query.ply()).into_string()).into_response(),
+        Ok(replay) => wasm_page(pages::game(&service, entrant.as_ref(), &replay, query.ply())),
+        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
+    }
+}
+
+/// The metered copy of a WebAssembly bot on the leaderboard, what the pages run (see
+/// [`othello_wasm::metering`]).
+async fn metered_module(State(service): State<Shared>, Path(entry): Path<String>) -> Response {
+    let Ok(entry) = entry.parse::<i64>() else {
+        return (StatusCode::NOT_FOUND, "no such bot").into_response();
+    };
+    match blocking(&service, move |s| s.metered_module(entry)).await {
+        Ok(bytes) => (
+            [(header::CONTENT_TYPE, "application/wasm"), (header::CACHE_CONTROL, "public, max-age=3600")],
+            bytes.as_ref().clone(),
+        )
+            .into_response(),
+        Err(refusal) => json_refusal(refusal),
+    }
+}
+
+/// A game against a WebAssembly bot, played in the visitor's browser.
+async fn page_play(State(service): State<Shared>, headers: HeaderMap, Path(entry): Path<i64>) -> Response {
+    let entrant = page_entrant(&service, &headers).await;
+    match blocking(&service, move |s| s.play_setup(entry)).await {
+        Ok(setup) => wasm_page(pages::play(&service, entrant.as_ref(), &setup)),
         Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
     }
 }

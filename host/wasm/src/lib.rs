@@ -20,6 +20,7 @@
 mod abi;
 mod disk_cache;
 mod host;
+pub mod metering;
 mod player;
 
 use std::collections::HashMap;

@@ -37,4 +37,7 @@ pub use spec::{
     sanitize_bot_name,
 };
 pub use stderr_tail::STDERR_TAIL_LINES;
-pub use wasm::{WASM_EXTENSION, WasmSeat, base_seed as wasm_base_seed, is_wasm_file, replay as replay_wasm_game};
+pub use wasm::{
+    WASM_EXTENSION, WasmSeat, base_seed as wasm_base_seed, is_wasm_file, load_fuel as wasm_load_fuel,
+    replay as replay_wasm_game,
+};

@@ -2,7 +2,7 @@
 
 use maud::{DOCTYPE, Markup, html};
 
-use crate::service::{BoardRow, BotView, GameSummary, GamesPage, PublicBot, Replay, Service};
+use crate::service::{BoardRow, BotView, GameSummary, GamesPage, PlaySetup, PublicBot, Replay, Service};
 use crate::store::Entrant;
 use crate::store::Status;
 
@@ -367,12 +367,15 @@ fn games_section(games: &GamesPage, base: &str) -> Markup {
 }
 
 /// A bot of the leaderboard as anyone sees it: its rating, its entrant, its rated games.
-pub fn public_bot(service: &Service, entrant: Option<&Entrant>, bot: &PublicBot) -> Markup {
+pub fn public_bot(service: &Service, entrant: Option<&Entrant>, bot: &PublicBot, module: bool) -> Markup {
     let row = &bot.row;
     let mine = entrant.is_some_and(|e| row.entrant.as_deref() == Some(e.name.as_str()));
     let body = html! {
         h1 { span.name { (row.name) } (entrant_note(row.entrant.as_deref())) }
         @if mine { @if let Some(upload) = row.bot { p { "Your bot: " a href={ "/bots/" (upload) } { "its check report and test games" } } } }
+        @if module {
+            p #play-link { "A WebAssembly bot: " a href={ "/entries/" (row.entry) "/play" } { "play against it in your browser" } "." }
+        }
         (plus_minus_note())
         dl #public-bot data-entry=(row.entry) {
             dt { "Rank" } dd { (row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
@@ -390,6 +393,35 @@ pub fn public_bot(service: &Service, entrant: Option<&Entrant>, bot: &PublicBot)
         (games_section(&bot.games, &format!("/entries/{}", row.entry)))
     };
     layout(service, entrant, &row.name, body)
+}
+
+/// A game against a WebAssembly bot in the visitor's browser (`/entries/ID/play`): the page's
+/// script runs the bot's metered module with the host's imports and fuel.
+pub fn play(service: &Service, entrant: Option<&Entrant>, setup: &PlaySetup) -> Markup {
+    let body = html! {
+        h1 { "Play against " span.name { (setup.bot.name) } }
+        p.note { "The bot runs in your browser, on its WebAssembly engine, with the server's fuel: it thinks for "
+            (setup.limit_ms.map(|ms| format!("{ms} ms")).unwrap_or_else(|| "as long as it likes".to_owned()))
+            " a move on its virtual clock, and plays as it does on the server." }
+        div #play data-module=(setup.bot.module) data-limit-ms=(setup.limit_ms.map(|ms| ms.to_string()).unwrap_or_default())
+            data-seed=(setup.seed) data-load-fuel=(setup.load_fuel)
+            data-level=(setup.bot.level.map(|l| l.to_string()).unwrap_or_default()) data-state="loading" {
+            div.board {
+                svg #play-board viewBox="0 0 8 8" width="400" height="400" role="img" aria-label="the board" {
+                    (board_squares("---------------------------OX------XO---------------------------"))
+                }
+            }
+            form.inline #play-form {
+                label for="play-colour" { "You play " }
+                select #play-colour { option value="X" selected { "black (first)" } option value="O" { "white" } }
+                " " button #play-start type="button" disabled { "Start a game" }
+            }
+            p #play-status aria-live="polite" { "Loading the bot…" }
+            ol #play-moves aria-label="moves" {}
+        }
+        script src="/assets/wasm_play.js" defer {}
+    };
+    layout(service, entrant, &format!("Play against {}", setup.bot.name), body)
 }
 
 pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay, ply: Option<usize>) -> Markup {
@@ -441,6 +473,15 @@ pub fn game_page(
                     } }
                 }
             }
+        }
+        @if replay.wasm.is_some() {
+            section #recompute-section {
+                h2 { "Re-compute this game" }
+                p.note { "Both bots are WebAssembly modules: their games are the same on every machine. Your browser can play every move again with the two modules, their fuel and the game's seed, and say whether each is the recorded one." }
+                button #recompute type="button" { "Re-compute in this browser" }
+                p #recompute-result aria-live="polite" {}
+            }
+            script src="/assets/wasm_play.js" defer {}
         }
     };
     layout(service, entrant, "Game", body)

@@ -673,3 +673,119 @@ fn in_a_browser_a_class_contest_from_the_first_start_to_the_exported_final() {
     assert_eq!(plain.sideways(), None);
     plain.page_screenshot("replay-no-js-390", 390);
 }
+
+/// Sets the window to `width`×`height`, saves it as `NAME.png` (the tests' screenshots folder,
+/// or `OTHELLO_SCREENSHOTS`) and says whether the page then scrolls sideways.
+fn window_shot(browser: &Browser, name: &str, width: u64, height: u64) -> Option<String> {
+    use base64::Engine;
+    browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": width, "height": height})));
+    let encoded = browser.call("GET", &browser.session_path("/screenshot"), None);
+    let png = base64::engine::general_purpose::STANDARD.decode(encoded.as_str().expect("a screenshot")).unwrap();
+    let folder = std::env::var_os("OTHELLO_SCREENSHOTS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join(format!("{name}.png")), png).unwrap();
+    browser.sideways()
+}
+
+#[test]
+fn in_a_browser_a_visitor_plays_a_wasm_bot_and_re_computes_a_game_between_modules() {
+    // A contest of WebAssembly bots: the pool and the entry are the fixtures' searcher (its
+    // depth decided by its virtual clock), built from C here.
+    let (Some(pool), Some(entry)) = (
+        othello_testkit::wasm_fixture("searcher", "browser-pool", &[("USE_PERCENT", "50".to_owned())]),
+        othello_testkit::wasm_fixture("searcher", "browser-entry", &[("USE_PERCENT", "70".to_owned())]),
+    ) else {
+        return;
+    };
+    let pool_identity = othello_ladder::identity::library_identity(&pool, "Pool searcher", None).unwrap();
+    let server = TestServer::start_with(|config| {
+        config.require_wasm = true;
+        config.seed_pool = vec![pool_identity];
+        config.max_upload_bytes = 4 << 20;
+        config.time_limit = Some(std::time::Duration::from_millis(10));
+    });
+    let token = server.add_entrant("Wasm player");
+    let (status, accepted) = server.upload(Some(&token), "searcher.wasm", &std::fs::read(&entry).unwrap());
+    assert_eq!(status, 201, "{accepted}");
+    let id = accepted["id"].as_i64().unwrap();
+    server.wait_for_status(&token, id, &["rated"]);
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let rows = board.as_array().cloned().or_else(|| board["rows"].as_array().cloned()).unwrap_or_default();
+    let row = rows.iter().find(|row| row["entrant"] == "Wasm player").unwrap_or_else(|| panic!("{board}"));
+    let entry_id = row["entry"].as_i64().unwrap_or_else(|| panic!("{row}"));
+
+    // The bot's public page offers a game; the metered module is served as WebAssembly.
+    let (status, page) = server.get(&format!("/entries/{entry_id}"), None);
+    assert_eq!(status, 200);
+    assert!(page.contains(&format!("/entries/{entry_id}/play")), "{page}");
+    let mut module = agent().get(format!("{}/entries/{entry_id}/bot.wasm", server.url)).call().unwrap();
+    assert_eq!(module.headers().get("content-type").unwrap(), "application/wasm");
+    let bytes = module.body_mut().with_config().limit(16 << 20).read_to_vec().unwrap();
+    assert!(bytes.starts_with(b"\0asm"), "a module");
+
+    // A whole game in the page: the visitor clicks a legal square each turn, the bot answers.
+    let browser = Browser::start();
+    browser.go(&format!("{}/entries/{entry_id}/play", server.url));
+    browser.wait_for("the bot loaded", |b| {
+        b.script("return document.getElementById('play-start').disabled;").as_bool() == Some(false)
+    });
+    browser.click("#play-start");
+    let mut clicks = 0;
+    loop {
+        browser.wait_for("the visitor's turn or the game's end", |b| {
+            b.script(
+                "return document.getElementById('play').dataset.state === 'over' || \
+                 document.querySelector('#play-board rect[id^=sq-]') !== null;",
+            )
+            .as_bool()
+                == Some(true)
+        });
+        if browser.script("return document.getElementById('play').dataset.state;").as_str() == Some("over") {
+            break;
+        }
+        if clicks == 2 {
+            assert_eq!(window_shot(&browser, "wasm-play-1280x800", 1280, 800), None, "no sideways scroll");
+            assert_eq!(window_shot(&browser, "wasm-play-390x844", 390, 844), None, "no sideways scroll on a phone");
+            browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1200, "height": 900})));
+        }
+        browser.script("document.querySelector('#play-board rect[id^=sq-]').dispatchEvent(new MouseEvent('click'));");
+        clicks += 1;
+        assert!(clicks <= 40, "a game has at most 32 moves of the visitor's");
+    }
+    let status = browser.script("return document.getElementById('play-status').textContent;");
+    let status = status.as_str().unwrap_or_default().to_owned();
+    assert!(status.starts_with("Game over"), "the game ends normally: {status}");
+    let moves = browser.script("return document.querySelectorAll('#play-moves li').length;").as_u64().unwrap();
+    assert!(moves >= 20 && clicks >= 10, "a whole game: {moves} moves, {clicks} clicks");
+    let bot_moves = browser.script(
+        "return Array.from(document.querySelectorAll('#play-moves li')).filter(li => li.textContent.startsWith('bot: ')).length;",
+    );
+    assert!(bot_moves.as_u64().unwrap() >= 10, "the bot answered");
+    window_shot(&browser, "wasm-play-over-1280x800", 1280, 800);
+
+    // A rated game between the two modules, re-computed in the page: every move matches.
+    let (_, games) = server.get_json(&format!("/api/bots/{id}/games"), Some(&token));
+    let game = games
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["kind"] != "test")
+        .and_then(|g| g["id"].as_i64())
+        .unwrap_or_else(|| panic!("a rated game: {games}"));
+    let (_, replay) = server.get_json(&format!("/api/games/{game}"), None);
+    assert!(replay["wasm"]["black"]["module"].as_str().is_some(), "the replay names both modules: {replay}");
+    browser.go(&format!("{}/games/{game}", server.url));
+    browser.click("#recompute");
+    browser.wait_for("the re-computation's verdict", |b| {
+        b.script("const s = document.getElementById('recompute-result').dataset.state; return s && s !== 'running';")
+            .as_bool()
+            == Some(true)
+    });
+    let verdict = browser.script("return document.getElementById('recompute-result').textContent;");
+    let verdict = verdict.as_str().unwrap_or_default().to_owned();
+    assert!(verdict.starts_with("Every move matches"), "{verdict}");
+    assert_eq!(window_shot(&browser, "wasm-recompute-1280x800", 1280, 800), None);
+    assert_eq!(window_shot(&browser, "wasm-recompute-390x844", 390, 844), None);
+}
