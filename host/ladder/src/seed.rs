@@ -138,8 +138,15 @@ pub fn seed_pool(
         ladder.set_anchor_if_unset(first.entry.id)?;
     }
     let records = ladder.records()?;
-    let linked = players.iter().all(|p| records.get(&p.entry.id).is_some_and(|r| r.games > 0));
-    let pairs = if linked { Vec::new() } else { seed_pairs(players.len()) };
+    // A member is linked by games it played, or by the shipped calibration when the fits count
+    // it: the linking round plays only the pairs with a member that is not.
+    let calibrated: Vec<i64> = match ladder.calibration()? {
+        Some((pairs, _)) if ladder.counts_calibration() => pairs.iter().flat_map(|(a, b, _)| [*a, *b]).collect(),
+        _ => Vec::new(),
+    };
+    let linked = |p: &Player| records.get(&p.entry.id).is_some_and(|r| r.games > 0) || calibrated.contains(&p.entry.id);
+    let pairs: Vec<(usize, usize)> =
+        seed_pairs(players.len()).into_iter().filter(|&(a, b)| !linked(&players[a]) || !linked(&players[b])).collect();
     let per_pair = SEED_OPENINGS_PER_PAIR as usize;
     // Openings for the linking round and every calibration pair; a second seeding (more games
     // in the ladder) draws new ones.
