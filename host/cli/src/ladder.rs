@@ -126,10 +126,10 @@ fn export_calibration(global: &GlobalOptions, ladder: &Ladder, out: &std::path::
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let date = othello_arena::ggf::format_date(othello_arena::record::unix_now());
     let source = format!(
-        "{games} games at {} on the {} clock, a {} build on {} {} with {cores} cores, {}",
+        "{games} games at {} on the {} clock, {} on {} {} with {cores} cores, {}",
         time_ms.map_or("no time limit".to_owned(), |ms| format!("{ms} ms a move")),
         if matches!(global.clock, othello_arena::seat::Clock::Wall) { "wall" } else { "CPU-time" },
-        if cfg!(debug_assertions) { "debug" } else { "release" },
+        if cfg!(debug_assertions) { "a debug build with the sample bots optimised" } else { "a release build" },
         std::env::consts::OS,
         std::env::consts::ARCH,
         date.split('_').next().unwrap_or(&date)
