@@ -411,6 +411,9 @@ fn a_fresh_contest_places_a_bot_at_once_from_the_shipped_calibration() {
         // A long time a move: the held bot never loses on time while its gate is closed.
         config.time_limit = Some(std::time::Duration::from_secs(600));
         config.seed_pool.push(othello_ladder::identity::library_identity(&held, "Held", None).unwrap());
+        // A pool bot the shipped file does not name: rated by its own games, and the pages say so.
+        let third = named_bot("pool-not-shipped", "Third");
+        config.seed_pool.push(othello_ladder::identity::library_identity(&third, "Third", None).unwrap());
         config.pool_calibration = Some(Calibration {
             source: "the test's own".to_owned(),
             time_ms: Some(600_000),
@@ -419,6 +422,8 @@ fn a_fresh_contest_places_a_bot_at_once_from_the_shipped_calibration() {
                 ("Random".to_owned(), "First legal".to_owned(), tally(4.0, 4.0)),
                 ("Random".to_owned(), "Held".to_owned(), tally(0.0, 20.0)),
                 ("First legal".to_owned(), "Held".to_owned(), tally(0.0, 20.0)),
+                // Not in this pool: left out.
+                ("Random".to_owned(), "Gone".to_owned(), tally(10.0, 0.0)),
             ],
         });
     });
@@ -430,12 +435,10 @@ fn a_fresh_contest_places_a_bot_at_once_from_the_shipped_calibration() {
     let (_, seeding) = server.get_json("/api/seeding", None);
     assert_eq!(seeding["running"], true, "{seeding}");
     assert_eq!(seeding["shipped"], "the test's own", "{seeding}");
+    assert_eq!(seeding["not_shipped"], serde_json::json!(["Third"]), "{seeding}");
     let (_, page) = server.get("/", None);
-    assert!(
-        page.contains("started from its shipped calibration (the test&#39;s own)")
-            || page.contains("started from its shipped calibration (the test's own)"),
-        "{page}"
-    );
+    assert!(page.contains("started from its shipped calibration (the test"), "{page}");
+    assert!(page.contains("not in the shipped calibration, so rated by their games here: Third"), "{page}");
 
     let alice = server.add_entrant("Alice");
     let id = server.upload_file(&alice, &named_bot("placed-at-once", "Early bird"));
