@@ -25,6 +25,9 @@ const CALIBRATION_KEY: &str = "calibration";
 /// The key of where that calibration came from, in words.
 const CALIBRATION_SOURCE_KEY: &str = "calibration_source";
 
+/// One pair of a shipped calibration: two entry ids and the first's wins, draws and losses.
+pub type CalibratedPair = (i64, i64, PairTally);
+
 /// A ladder database, open.
 pub struct Ladder {
     connection: Connection,
@@ -474,7 +477,7 @@ impl Ladder {
 
     /// The shipped calibration the fits count, and where it comes from (see
     /// [`Ladder::set_calibration`]); `None` once the pool's own games place it.
-    pub fn calibration(&self) -> Result<Option<(Vec<(i64, i64, PairTally)>, String)>, String> {
+    pub fn calibration(&self) -> Result<Option<(Vec<CalibratedPair>, String)>, String> {
         let value = |key: &str| -> Result<Option<String>, String> {
             self.connection
                 .query_row("SELECT value FROM settings WHERE key = ?1", [key], |row| row.get(0))

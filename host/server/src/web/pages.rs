@@ -521,7 +521,7 @@ fn seconds_text(ms: f64) -> String {
 
 /// A time a move as the arena's clocks say it: `600 s`, `100 ms`.
 fn limit_text(ms: u64) -> String {
-    if ms >= 10_000 && ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{ms} ms") }
+    if ms >= 10_000 && ms.is_multiple_of(1000) { format!("{} s", ms / 1000) } else { format!("{ms} ms") }
 }
 
 /// The red dot on the square of the last move (`d3`), nothing for a pass.
