@@ -1,6 +1,7 @@
 //! `othello ladder`: the rating ladder's leaderboard (text, `--json`, or an `--html` page) and
 //! seeding it with the starting pool (`--seed-pool`).
 
+use othello_db::Location;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -21,23 +22,29 @@ use crate::global::{DEFAULT_SEED, GlobalOptions, check_level, runner_command};
 /// Where the ladder is (both `rate` and `ladder` take it).
 #[derive(Debug, Args)]
 pub struct LadderLocation {
-    /// The ladder's database file [default: $XDG_DATA_HOME/othello-arena/ladder.sqlite3, or
-    /// ~/.local/share/othello-arena/ladder.sqlite3].
-    #[arg(long = "ladder", value_name = "PATH")]
-    pub path: Option<PathBuf>,
+    /// The ladder: an SQLite file, or a PostgreSQL database as a URL
+    /// (`postgres://user@host:port/database`) [default: $XDG_DATA_HOME/othello-arena/ladder.sqlite3,
+    /// or ~/.local/share/othello-arena/ladder.sqlite3].
+    #[arg(long = "ladder", value_name = "PATH|URL", value_parser = parse_location)]
+    pub location: Option<Location>,
+}
+
+fn parse_location(text: &str) -> Result<Location, String> {
+    Ok(Location::parse(text))
 }
 
 impl LadderLocation {
-    pub fn path(&self) -> Result<PathBuf, String> {
-        match &self.path {
-            Some(path) => Ok(path.clone()),
+    pub fn location(&self) -> Result<Location, String> {
+        match &self.location {
+            Some(location) => Ok(location.clone()),
             None => default_ladder_path()
+                .map(Location::File)
                 .ok_or_else(|| "no home folder to keep the ladder in: give --ladder PATH".to_owned()),
         }
     }
 
     pub fn open(&self) -> Result<Ladder, String> {
-        Ladder::open(&self.path()?)
+        Ladder::open(self.location()?)
     }
 }
 
@@ -74,15 +81,18 @@ pub struct LadderArgs {
 
 /// `othello ladder`.
 pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
-    let path = args.location.path()?;
-    if !args.seed_pool && !path.exists() {
+    let location = args.location.location()?;
+    if let Location::File(path) = &location
+        && !args.seed_pool
+        && !path.exists()
+    {
         // Looking does not create a ladder; rating or seeding does.
         if !args.json {
             outln!("No ladder at {} yet: `othello rate BOT` starts one (seeded with the sample bots).", path.display());
         }
         return Ok(());
     }
-    let mut ladder = Ladder::open(&path)?;
+    let mut ladder = Ladder::open(location)?;
     if args.seed_pool {
         let sample = args.bots.is_empty();
         let pool: Vec<String> =
@@ -112,7 +122,7 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
     }
     if args.html.is_none() || args.seed_pool {
         out!("{}", table(&board));
-        outln!("Ladder: {}", ladder.path().display());
+        outln!("Ladder: {}", ladder.location());
     }
     Ok(())
 }

@@ -85,7 +85,7 @@ pub fn rate_bot(global: &GlobalOptions, args: RateArgs) -> Result<(), String> {
             "Rating {} ({}) on {} until ±{:.0} Elo or {} games",
             candidate.label(),
             othello_ladder::identity::short_hash(&candidate.hash),
-            ladder.path().display(),
+            ladder.location(),
             args.error,
             args.max_games
         );

@@ -22,6 +22,10 @@ pub struct ServeArgs {
     pub command: Option<ServeCommand>,
     #[command(flatten)]
     pub location: LadderLocation,
+    /// Where uploaded bots are kept [default: `uploads/` beside the ladder's file; for a
+    /// PostgreSQL ladder, `uploads/` in the working folder].
+    #[arg(long, value_name = "DIR")]
+    pub uploads: Option<std::path::PathBuf>,
     /// Address to listen on; localhost by default (put a TLS reverse proxy in front for a public contest).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
@@ -236,19 +240,19 @@ pub fn serve(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
         Some(ServeCommand::Worker { command }) => worker(command),
         Some(ServeCommand::Submissions { state, location }) => {
             let open = state == "open";
-            othello_server::set_submissions_open(&location.path()?, open)?;
+            othello_server::set_submissions_open(&location.location()?, open)?;
             outln!("Submissions are {}.", if open { "open" } else { "closed" });
             Ok(())
         }
         Some(ServeCommand::AdminToken { location, url }) => {
-            let token = othello_server::admin::admin_token(&location.path()?)?;
+            let token = othello_server::admin::admin_token(&location.location()?)?;
             outln!("A new organiser's token (the one before no longer works; it is shown only this once):");
             outln!("  {}/admin/login#token={token}", url.trim_end_matches('/'));
             outln!("{token}");
             Ok(())
         }
         Some(ServeCommand::TimeControl { time_ms, location }) => {
-            othello_server::admin::set_time_control(&location.path()?, time_ms)?;
+            othello_server::admin::set_time_control(&location.location()?, time_ms)?;
             match time_ms {
                 0 => outln!("Rating games from now on: no time limit."),
                 ms => outln!("Rating games from now on: {ms} ms a move."),
@@ -256,7 +260,7 @@ pub fn serve(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
             Ok(())
         }
         Some(ServeCommand::Copies { rule, location }) => {
-            othello_server::admin::set_copies(&location.path()?, &rule)?;
+            othello_server::admin::set_copies(&location.location()?, &rule)?;
             match rule.as_str() {
                 "enter" => outln!("Copies of another's file are entered from now on, each as an entry of its own."),
                 _ => outln!("Copies of another's file are refused from now on, naming whose it is."),
@@ -278,7 +282,7 @@ fn final_round(global: &GlobalOptions, command: FinalCommand) -> Result<(), Stri
                 time_limit: (global.time_ms > 0).then(|| Duration::from_millis(global.time_ms)),
                 seed,
             };
-            let (info, bots) = othello_server::start_final(&location.path()?, options)?;
+            let (info, bots) = othello_server::start_final(&location.location()?, options)?;
             outln!(
                 "Final #{} started: {}, {} games a pairing, {} ms a move, {} bots:",
                 info.id,
@@ -292,7 +296,7 @@ fn final_round(global: &GlobalOptions, command: FinalCommand) -> Result<(), Stri
             }
         }
         FinalCommand::Show { location } => {
-            let Some(view) = othello_server::final_view(&location.path()?)? else {
+            let Some(view) = othello_server::final_view(&location.location()?)? else {
                 outln!("No final yet: `othello serve final start` starts one.");
                 return Ok(());
             };
@@ -321,7 +325,7 @@ fn final_round(global: &GlobalOptions, command: FinalCommand) -> Result<(), Stri
             }
         }
         FinalCommand::Export { location, out } => {
-            let html = othello_server::export_final(&location.path()?)?;
+            let html = othello_server::export_final(&location.location()?)?;
             std::fs::write(&out, html).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
             outln!("The final's results are in {}.", out.display());
         }
@@ -332,13 +336,13 @@ fn final_round(global: &GlobalOptions, command: FinalCommand) -> Result<(), Stri
 fn entrant(command: EntrantCommand) -> Result<(), String> {
     match command {
         EntrantCommand::Add { name, location, url } => {
-            let token = othello_server::add_entrant(&location.path()?, &name)?;
+            let token = othello_server::add_entrant(&location.location()?, &name)?;
             outln!("Entrant `{}` added. Send them the login link (the token is shown only this once):", name.trim());
             outln!("  {}/login#token={token}", url.trim_end_matches('/'));
             outln!("{token}");
         }
         EntrantCommand::List { location } => {
-            let entrants = othello_server::entrants(&location.path()?)?;
+            let entrants = othello_server::entrants(&location.location()?)?;
             if entrants.is_empty() {
                 outln!("No entrants yet: `othello serve entrant add NAME` adds one.");
             }
@@ -348,11 +352,11 @@ fn entrant(command: EntrantCommand) -> Result<(), String> {
             }
         }
         EntrantCommand::Revoke { name, location } => {
-            othello_server::revoke_entrant(&location.path()?, &name)?;
+            othello_server::revoke_entrant(&location.location()?, &name)?;
             outln!("Entrant `{name}` revoked.");
         }
         EntrantCommand::Token { name, location, url } => {
-            let token = othello_server::reissue_entrant_token(&location.path()?, &name)?;
+            let token = othello_server::reissue_entrant_token(&location.location()?, &name)?;
             outln!(
                 "Entrant `{}` has a new token; the old one no longer works. The login link (shown only this once):",
                 name.trim()
@@ -367,13 +371,13 @@ fn entrant(command: EntrantCommand) -> Result<(), String> {
 fn worker(command: WorkerCommand) -> Result<(), String> {
     match command {
         WorkerCommand::Add { name, location } => {
-            let token = othello_server::add_worker(&location.path()?, &name)?;
+            let token = othello_server::add_worker(&location.location()?, &name)?;
             outln!("Worker `{}` added. On its machine (the token is shown only this once):", name.trim());
             outln!("  OTHELLO_WORKER_TOKEN=<the token below> othello worker --server URL");
             outln!("{token}");
         }
         WorkerCommand::List { location } => {
-            let workers = othello_server::workers(&location.path()?)?;
+            let workers = othello_server::workers(&location.location()?)?;
             if workers.is_empty() {
                 outln!("No workers yet: `othello serve worker add NAME` adds one.");
             }
@@ -394,16 +398,16 @@ fn worker(command: WorkerCommand) -> Result<(), String> {
             }
         }
         WorkerCommand::Revoke { name, location } => {
-            let requeued = othello_server::revoke_worker(&location.path()?, &name)?;
+            let requeued = othello_server::revoke_worker(&location.location()?, &name)?;
             outln!("Worker `{name}` revoked; {requeued} job(s) it held went back to the queue.");
         }
         WorkerCommand::Token { name, location } => {
-            let token = othello_server::reissue_worker_token(&location.path()?, &name)?;
+            let token = othello_server::reissue_worker_token(&location.location()?, &name)?;
             outln!("Worker `{}` has a new token; the old one no longer works (shown only this once):", name.trim());
             outln!("{token}");
         }
         WorkerCommand::Purge { name, location } => {
-            let purged = othello_server::purge_worker(&location.path()?, &name)?;
+            let purged = othello_server::purge_worker(&location.location()?, &name)?;
             outln!("Removed the {purged} game(s) worker `{name}` played; the ladder is refitted.");
         }
     }
@@ -417,7 +421,7 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     if args.error.is_nan() || args.error <= 0.0 {
         return Err("--error must be a positive number of Elo".to_owned());
     }
-    let ladder = args.location.path()?;
+    let ladder = args.location.location()?;
     let folders = plugins::plugin_folders(&global.plugins);
     let (runner, options) = (runner_command()?, global.seat_options());
     let check_opponent = plugins::resolve("random", &folders, &runner, &options).map_err(|e| {
@@ -444,6 +448,7 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1));
     let config = Config {
         ladder: ladder.clone(),
+        uploads: args.uploads.clone(),
         listen: args.listen,
         workers,
         lease_duration: Duration::try_from_secs_f64(args.lease_secs)
@@ -475,8 +480,7 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
     let server = Server::start(config)?;
     eprintln!(
         "Serving the ladder {} on http://{} with {workers} local rating worker(s); Ctrl-C stops",
-        ladder.display(),
-        server.addr
+        ladder, server.addr
     );
     outln!("listening on http://{}", server.addr);
     server.run_until_signal()

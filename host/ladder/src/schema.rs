@@ -1,10 +1,11 @@
-//! Opening a ladder database: refusing anything that is not one of ours (without writing a byte
-//! to it), and creating the schema in a new or empty file.
+//! Opening a ladder database: an SQLite file (refusing anything that is not one of ours, without
+//! writing a byte to it) or a PostgreSQL database; the schema comes from the ladder's migrations.
 
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use othello_db::{Db, Location, Migration};
+use rusqlite::{Connection, OpenFlags};
 
 /// `PRAGMA application_id` of a ladder: "OTLD" (Othello ladder) in ASCII.
 pub const APPLICATION_ID: i32 = 0x4F54_4C44;
@@ -12,6 +13,10 @@ pub const APPLICATION_ID: i32 = 0x4F54_4C44;
 pub const SCHEMA_VERSION: i32 = 1;
 /// How long a write waits for another process's write to finish before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The ladder's migrations (the set `ladder` in `schema_migrations`). A file of schema 1 made
+/// before migrations were recorded is taken as at migration 1.
+pub const MIGRATIONS: &[Migration] = &[Migration { version: 1, name: "ladder", sql: SCHEMA }];
 
 const SCHEMA: &str = "
 CREATE TABLE entries (
@@ -56,8 +61,31 @@ CREATE TABLE settings (
 );
 ";
 
-/// Opens (or creates) the ladder at `path`, checked and ready for several processes at once.
-pub fn open(path: &Path) -> Result<Connection, String> {
+/// Opens (or creates) the ladder at `location`, checked and ready for several processes at once.
+pub fn open(location: &Location) -> Result<Db, String> {
+    match location {
+        Location::File(path) => open_file(path),
+        Location::Postgres(url) => open_postgres(url),
+    }
+}
+
+#[cfg(feature = "postgres")]
+fn open_postgres(url: &str) -> Result<Db, String> {
+    let shown = Location::Postgres(url.to_owned());
+    let db = Db::connect_postgres(url).map_err(|e| format!("cannot connect to the ladder {shown}: {e}"))?;
+    db.migrate("ladder", MIGRATIONS, |_| Ok(None)).map_err(|e| format!("cannot set up the ladder {shown}: {e}"))?;
+    Ok(db)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(url: &str) -> Result<Db, String> {
+    Err(format!(
+        "{} is a PostgreSQL database, and this program was built without PostgreSQL (feature `postgres`)",
+        Location::Postgres(url.to_owned())
+    ))
+}
+
+fn open_file(path: &Path) -> Result<Db, String> {
     let shown = path.display();
     let exists = path.exists();
     if exists && !path.is_file() {
@@ -83,8 +111,10 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     // WAL with full sync: a committed game survives `kill -9` and a power cut alike.
     connection.pragma_update(None, "synchronous", "FULL").map_err(|e| format!("{shown}: {e}"))?;
     connection.pragma_update(None, "foreign_keys", "ON").map_err(|e| format!("{shown}: {e}"))?;
-    create_if_new(&mut connection, path)?;
-    Ok(connection)
+    let db = Db::from_sqlite(connection, Location::File(path.to_owned()));
+    db.migrate("ladder", MIGRATIONS, |db| baseline(db, path))
+        .map_err(|e| format!("cannot set up the ladder {shown}: {e}"))?;
+    Ok(db)
 }
 
 /// Switches the file to write-ahead logging, unless it is already. The switch needs the file to
@@ -159,17 +189,17 @@ fn check(connection: &Connection, path: &Path) -> Result<(), String> {
     }
 }
 
-/// Creates the schema in a new file; another process may be doing the same at the same moment,
-/// so the check is repeated under the write lock.
-fn create_if_new(connection: &mut Connection, path: &Path) -> Result<(), String> {
-    let setup_error = |e: rusqlite::Error| format!("cannot set up the ladder {}: {e}", path.display());
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(setup_error)?;
-    if header(&transaction, path)?.application_id == APPLICATION_ID {
-        return Ok(()); // set up already (perhaps by another process a moment ago)
+/// Under the migrations' write lock, before the first: a file of schema 1 (made before
+/// migrations were recorded) is at migration 1; a new one gets the ladder's id and version now,
+/// in the transaction that creates its tables, so no other process sees it half made. The check
+/// is repeated under the lock: another process may have set the file up a moment ago.
+fn baseline(db: &Db, path: &Path) -> othello_db::Result<Option<i64>> {
+    let connection = db.sqlite().expect("a file is SQLite");
+    let header = header(connection, path).map_err(othello_db::Error::Other)?;
+    if header.application_id == APPLICATION_ID {
+        return Ok(Some(header.user_version.into()));
     }
-    check(&transaction, path)?;
-    transaction.execute_batch(SCHEMA).map_err(setup_error)?;
-    transaction.pragma_update(None, "application_id", APPLICATION_ID).map_err(setup_error)?;
-    transaction.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(setup_error)?;
-    transaction.commit().map_err(setup_error)
+    connection.pragma_update(None, "application_id", APPLICATION_ID)?;
+    connection.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    Ok(None)
 }

@@ -186,7 +186,7 @@ pub fn rate_concurrently(
     if pool.is_empty() {
         return Err(format!(
             "the ladder {} has no opponent to play: seed it with `othello ladder --seed-pool`, or rate another bot first",
-            ladder.path().display()
+            ladder.location()
         ));
     }
     let earlier_games = records.get(&me.entry.id).map_or(0, |r| r.games);

@@ -4,9 +4,9 @@
 //! at once. The file is plain SQLite: other tools can read it (`sqlite3 ladder.sqlite3`).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use othello_db::{Db, Location, OptionalExtension, params};
 
 use othello_arena::record::{End, GameRecord, unix_now};
 use othello_sdk::Color;
@@ -30,8 +30,8 @@ pub type CalibratedPair = (i64, i64, PairTally);
 
 /// A ladder database, open.
 pub struct Ladder {
-    connection: Connection,
-    path: PathBuf,
+    connection: Db,
+    location: Location,
     /// Fit without the shipped calibration (a calibration of the pool's own, which must stand
     /// on its games alone).
     own_games_only: bool,
@@ -90,7 +90,7 @@ pub struct Snapshot {
 }
 
 /// A `games` row: id, black, white, black_score, termination, failed, played_at, ggf.
-fn stored_game(row: &rusqlite::Row) -> rusqlite::Result<StoredGame> {
+fn stored_game(row: &othello_db::Row) -> othello_db::Result<StoredGame> {
     Ok(StoredGame {
         id: row.get(0)?,
         black: row.get(1)?,
@@ -98,18 +98,13 @@ fn stored_game(row: &rusqlite::Row) -> rusqlite::Result<StoredGame> {
         black_score: row.get(3)?,
         termination: row.get(4)?,
         failed: row.get(5)?,
-        played_at: row.get::<_, i64>(6)? as u64,
+        played_at: row.get::<i64>(6)? as u64,
         ggf: row.get(7)?,
     })
 }
 
 /// Inserts one finished game in `transaction`; returns its id.
-fn insert_game(
-    transaction: &rusqlite::Transaction,
-    black: i64,
-    white: i64,
-    game: &GameRecord,
-) -> rusqlite::Result<i64> {
+fn insert_game(transaction: &Db, black: i64, white: i64, game: &GameRecord) -> othello_db::Result<i64> {
     let black_score = match game.result.winner {
         Some(Color::Black) => 1.0,
         Some(Color::White) => 0.0,
@@ -120,12 +115,10 @@ fn insert_game(
         End::Forfeit { loser: Color::White, .. } => Some(white),
         _ => None,
     };
-    transaction
-        .prepare_cached(
-            "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![
+    transaction.insert(
+        "INSERT INTO games (black, white, black_score, termination, failed, played_at, ggf)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
             black,
             white,
             black_score,
@@ -133,33 +126,45 @@ fn insert_game(
             failed,
             game.started_at as i64,
             othello_arena::ggf::write_game(game)
-        ])?;
-    Ok(transaction.last_insert_rowid())
+        ],
+    )
 }
 
-fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> String + '_ {
-    move |e| format!("ladder {}: {e}", path.display())
+fn db_error(location: &Location) -> impl Fn(othello_db::Error) -> String + '_ {
+    move |e| format!("ladder {location}: {e}")
 }
 
 impl Ladder {
     /// Opens the ladder at `path`, creating it if there is no file (see [`crate::schema`]). A file
     /// that is not a ladder is refused and left as it is.
-    pub fn open(path: &Path) -> Result<Ladder, String> {
-        Ok(Ladder { connection: crate::schema::open(path)?, path: path.to_path_buf(), own_games_only: false })
+    pub fn open(location: impl Into<Location>) -> Result<Ladder, String> {
+        let location = location.into();
+        Ok(Ladder { connection: crate::schema::open(&location)?, location, own_games_only: false })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where it is: a file, or a PostgreSQL database.
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
-    fn error(&self) -> impl Fn(rusqlite::Error) -> String + '_ {
-        db_error(&self.path)
+    /// The file it is in (`None` for a PostgreSQL ladder).
+    pub fn path(&self) -> Option<&Path> {
+        self.location.file()
+    }
+
+    /// The database connection underneath (a server keeps its own tables beside the ladder's).
+    pub fn db(&self) -> &Db {
+        &self.connection
+    }
+
+    fn error(&self) -> impl Fn(othello_db::Error) -> String + '_ {
+        db_error(&self.location)
     }
 
     /// The entry of `identity`, added if it is new (its locator is brought up to date).
     pub fn entry_for(&mut self, identity: &Identity) -> Result<Entry, String> {
-        let error = db_error(&self.path);
-        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let error = db_error(&self.location);
+        let transaction = self.connection.transaction().map_err(&error)?;
         let level = identity.level.unwrap_or(0) as i64;
         transaction
             .execute(
@@ -188,12 +193,8 @@ impl Ladder {
 
     /// Every entry, oldest first.
     pub fn entries(&self) -> Result<Vec<Entry>, String> {
-        let mut statement = self
-            .connection
-            .prepare("SELECT id, kind, name, level, hash, locator, added_at FROM entries ORDER BY id")
-            .map_err(self.error())?;
-        let rows = statement
-            .query_map([], |row| {
+        self.connection
+            .query_map("SELECT id, kind, name, level, hash, locator, added_at FROM entries ORDER BY id", [], |row| {
                 let kind: String = row.get(1)?;
                 let level: i64 = row.get(3)?;
                 Ok(Entry {
@@ -205,18 +206,17 @@ impl Ladder {
                         hash: row.get(4)?,
                         locator: row.get(5)?,
                     },
-                    added_at: row.get::<_, i64>(6)? as u64,
+                    added_at: row.get::<i64>(6)? as u64,
                 })
             })
-            .map_err(self.error())?;
-        rows.collect::<Result<_, _>>().map_err(self.error())
+            .map_err(self.error())
     }
 
     /// The anchor's entry id, if set.
     pub fn anchor(&self) -> Result<Option<i64>, String> {
         let value: Option<String> = self
             .connection
-            .query_row("SELECT value FROM settings WHERE key = ?1", [ANCHOR_KEY], |row| row.get(0))
+            .query_row("SELECT value FROM settings WHERE key = ?1", params![ANCHOR_KEY], |row| row.get(0))
             .optional()
             .map_err(self.error())?;
         Ok(value.and_then(|v| v.parse().ok()))
@@ -226,7 +226,7 @@ impl Ladder {
     pub fn last_rated(&self) -> Result<Option<i64>, String> {
         let value: Option<String> = self
             .connection
-            .query_row("SELECT value FROM settings WHERE key = ?1", [LAST_RATED_KEY], |row| row.get(0))
+            .query_row("SELECT value FROM settings WHERE key = ?1", params![LAST_RATED_KEY], |row| row.get(0))
             .optional()
             .map_err(self.error())?;
         Ok(value.and_then(|v| v.parse().ok()))
@@ -264,8 +264,8 @@ impl Ladder {
     /// Records many finished games `(black, white, game)` in one transaction (an import: all
     /// or none).
     pub fn record_games(&mut self, games: &[(i64, i64, &GameRecord)]) -> Result<Vec<i64>, String> {
-        let error = db_error(&self.path);
-        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let error = db_error(&self.location);
+        let transaction = self.connection.transaction().map_err(&error)?;
         let mut ids = Vec::with_capacity(games.len());
         for &(black, white, game) in games {
             ids.push(insert_game(&transaction, black, white, game).map_err(&error)?);
@@ -282,10 +282,10 @@ impl Ladder {
         black: i64,
         white: i64,
         game: &GameRecord,
-        also: impl FnOnce(&rusqlite::Transaction, i64) -> rusqlite::Result<()>,
+        also: impl FnOnce(&Db, i64) -> othello_db::Result<()>,
     ) -> Result<i64, String> {
-        let error = db_error(&self.path);
-        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
+        let error = db_error(&self.location);
+        let transaction = self.connection.transaction().map_err(&error)?;
         let id = insert_game(&transaction, black, white, game).map_err(&error)?;
         also(&transaction, id).map_err(&error)?;
         transaction.commit().map_err(&error)?;
@@ -304,7 +304,7 @@ impl Ladder {
         self.connection
             .query_row(
                 "SELECT id, black, white, black_score, termination, failed, played_at, ggf FROM games WHERE id = ?1",
-                [id],
+                params![id],
                 stored_game,
             )
             .optional()
@@ -313,15 +313,14 @@ impl Ladder {
 
     /// The games of `entry`, newest first.
     pub fn games_of(&self, entry: i64) -> Result<Vec<StoredGame>, String> {
-        let mut statement = self
-            .connection
-            .prepare(
+        self.connection
+            .query_map(
                 "SELECT id, black, white, black_score, termination, failed, played_at, ggf FROM games
                  WHERE black = ?1 OR white = ?1 ORDER BY id DESC",
+                params![entry],
+                stored_game,
             )
-            .map_err(self.error())?;
-        let rows = statement.query_map([entry], stored_game).map_err(self.error())?;
-        rows.collect::<Result<_, _>>().map_err(self.error())
+            .map_err(self.error())
     }
 
     /// One page of an entry's games, newest first: `limit` games after the first `offset`, and
@@ -329,49 +328,48 @@ impl Ladder {
     pub fn games_page_of(&self, entry: i64, offset: u64, limit: u64) -> Result<(Vec<StoredGame>, u64), String> {
         let total: i64 = self
             .connection
-            .query_row("SELECT count(*) FROM games WHERE black = ?1 OR white = ?1", [entry], |row| row.get(0))
+            .query_row("SELECT count(*) FROM games WHERE black = ?1 OR white = ?1", params![entry], |row| row.get(0))
             .map_err(self.error())?;
-        let mut statement = self
+        let games = self
             .connection
-            .prepare(
+            .query_map(
                 "SELECT id, black, white, black_score, termination, failed, played_at, ggf FROM games
                  WHERE black = ?1 OR white = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3",
+                params![entry, limit as i64, offset as i64],
+                stored_game,
             )
             .map_err(self.error())?;
-        let rows = statement
-            .query_map(rusqlite::params![entry, limit as i64, offset as i64], stored_game)
-            .map_err(self.error())?;
-        Ok((rows.collect::<Result<_, _>>().map_err(self.error())?, total as u64))
+        Ok((games, total as u64))
     }
 
     /// Each entry's games, points, failures and last game.
     pub fn records(&self) -> Result<HashMap<i64, EntryRecord>, String> {
         let mut records: HashMap<i64, EntryRecord> = HashMap::new();
-        let mut statement = self
+        // `failed` as 0/1 by CASE: PostgreSQL sums no booleans.
+        let rows = self
             .connection
-            .prepare(
+            .query_map(
                 "SELECT entry, count(*), sum(score), sum(failed), max(played_at) FROM (
-                     SELECT black AS entry, black_score AS score, failed = black AS failed, played_at FROM games
+                     SELECT black AS entry, black_score AS score, CASE WHEN failed = black THEN 1 ELSE 0 END AS failed,
+                            played_at FROM games
                      UNION ALL
-                     SELECT white, 1.0 - black_score, failed = white, played_at FROM games
-                 ) GROUP BY entry",
+                     SELECT white, 1.0 - black_score, CASE WHEN failed = white THEN 1 ELSE 0 END, played_at FROM games
+                 ) AS sides GROUP BY entry",
+                [],
+                |row| {
+                    Ok((
+                        row.get::<i64>(0)?,
+                        EntryRecord {
+                            games: row.get::<i64>(1)? as u64,
+                            points: row.get(2)?,
+                            failures: row.get::<Option<i64>>(3)?.unwrap_or(0) as u64,
+                            last_played: row.get::<Option<i64>>(4)?.map(|t| t as u64),
+                        },
+                    ))
+                },
             )
             .map_err(self.error())?;
-        let rows = statement
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    EntryRecord {
-                        games: row.get::<_, i64>(1)? as u64,
-                        points: row.get(2)?,
-                        failures: row.get::<_, Option<i64>>(3)?.unwrap_or(0) as u64,
-                        last_played: row.get::<_, Option<i64>>(4)?.map(|t| t as u64),
-                    },
-                ))
-            })
-            .map_err(self.error())?;
-        for row in rows {
-            let (entry, record) = row.map_err(self.error())?;
+        for (entry, record) in rows {
             records.insert(entry, record);
         }
         Ok(records)
@@ -382,17 +380,15 @@ impl Ladder {
     pub fn results(&self, entries: &[Entry]) -> Result<Results, String> {
         let index: HashMap<i64, usize> = entries.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
         let mut results = Results::new(entries.len());
-        let mut statement = self
+        let rows = self
             .connection
-            .prepare("SELECT black, white, black_score, count(*) FROM games GROUP BY black, white, black_score")
+            .query_map(
+                "SELECT black, white, black_score, count(*) FROM games GROUP BY black, white, black_score",
+                [],
+                |row| Ok((row.get::<i64>(0)?, row.get::<i64>(1)?, row.get::<f64>(2)?, row.get::<i64>(3)?)),
+            )
             .map_err(self.error())?;
-        let rows = statement
-            .query_map([], |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, f64>(2)?, row.get::<_, i64>(3)?))
-            })
-            .map_err(self.error())?;
-        for row in rows {
-            let (black, white, score, count) = row.map_err(self.error())?;
+        for (black, white, score, count) in rows {
             if let (Some(&b), Some(&w)) = (index.get(&black), index.get(&white)) {
                 results.add_games(b, w, score, count as f64);
             }
@@ -480,7 +476,7 @@ impl Ladder {
     pub fn calibration(&self) -> Result<Option<(Vec<CalibratedPair>, String)>, String> {
         let value = |key: &str| -> Result<Option<String>, String> {
             self.connection
-                .query_row("SELECT value FROM settings WHERE key = ?1", [key], |row| row.get(0))
+                .query_row("SELECT value FROM settings WHERE key = ?1", params![key], |row| row.get(0))
                 .optional()
                 .map_err(self.error())
         };
@@ -514,15 +510,14 @@ impl Ladder {
     /// Saves the ratings of `fit` (for `entries`) as a snapshot of the history.
     pub fn save_snapshot(&mut self, entries: &[Entry], fit: &Fit, reason: &str) -> Result<i64, String> {
         let games = self.game_count()?;
-        let error = db_error(&self.path);
-        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&error)?;
-        transaction
-            .execute(
+        let error = db_error(&self.location);
+        let transaction = self.connection.transaction().map_err(&error)?;
+        let snapshot = transaction
+            .insert(
                 "INSERT INTO snapshots (taken_at, games, reason) VALUES (?1, ?2, ?3)",
                 params![unix_now() as i64, games as i64, reason],
             )
             .map_err(&error)?;
-        let snapshot = transaction.last_insert_rowid();
         for (entry, rating) in entries.iter().zip(&fit.ratings) {
             if let Some(rating) = rating {
                 transaction
@@ -539,36 +534,28 @@ impl Ladder {
 
     /// Every snapshot, oldest first.
     pub fn history(&self) -> Result<Vec<Snapshot>, String> {
-        let mut snapshots: Vec<Snapshot> = {
-            let mut statement = self
-                .connection
-                .prepare("SELECT id, taken_at, games, reason FROM snapshots ORDER BY id")
-                .map_err(self.error())?;
-            let rows = statement
-                .query_map([], |row| {
-                    Ok(Snapshot {
-                        id: row.get(0)?,
-                        taken_at: row.get::<_, i64>(1)? as u64,
-                        games: row.get::<_, i64>(2)? as u64,
-                        reason: row.get(3)?,
-                        ratings: Vec::new(),
-                    })
-                })
-                .map_err(self.error())?;
-            rows.collect::<Result<_, _>>().map_err(self.error())?
-        };
-        let position: HashMap<i64, usize> = snapshots.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-        let mut statement = self
+        let mut snapshots: Vec<Snapshot> = self
             .connection
-            .prepare("SELECT snapshot, entry, rating, error FROM snapshot_ratings ORDER BY snapshot, entry")
-            .map_err(self.error())?;
-        let rows = statement
-            .query_map([], |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, f64>(2)?, row.get::<_, f64>(3)?))
+            .query_map("SELECT id, taken_at, games, reason FROM snapshots ORDER BY id", [], |row| {
+                Ok(Snapshot {
+                    id: row.get(0)?,
+                    taken_at: row.get::<i64>(1)? as u64,
+                    games: row.get::<i64>(2)? as u64,
+                    reason: row.get(3)?,
+                    ratings: Vec::new(),
+                })
             })
             .map_err(self.error())?;
-        for row in rows {
-            let (snapshot, entry, elo, error) = row.map_err(self.error())?;
+        let position: HashMap<i64, usize> = snapshots.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let rows = self
+            .connection
+            .query_map(
+                "SELECT snapshot, entry, rating, error FROM snapshot_ratings ORDER BY snapshot, entry",
+                [],
+                |row| Ok((row.get::<i64>(0)?, row.get::<i64>(1)?, row.get::<f64>(2)?, row.get::<f64>(3)?)),
+            )
+            .map_err(self.error())?;
+        for (snapshot, entry, elo, error) in rows {
             if let Some(&i) = position.get(&snapshot) {
                 snapshots[i].ratings.push((entry, Rating { elo, error }));
             }

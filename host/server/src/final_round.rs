@@ -12,10 +12,9 @@
 //! round before is decided, in the transaction of the claim that finds it so.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use othello_db::{Db, Location, OptionalExtension, params};
 use serde::Serialize;
 
 use othello_arena::event::openings::OpeningSource;
@@ -30,51 +29,6 @@ use othello_sdk::Color;
 use crate::Shared;
 use crate::live::LiveObserver;
 use crate::store::all_rows;
-
-/// The final's tables (created with the server's schema version 2).
-pub const SCHEMA: &str = "
-CREATE TABLE server_finals (
-    id INTEGER PRIMARY KEY,
-    format TEXT NOT NULL CHECK (format IN ('round-robin', 'knockout')),
-    games_per_pair INTEGER NOT NULL,           -- even: each opening is played with colours swapped
-    time_ms INTEGER,                           -- per move; NULL = no limit
-    seed INTEGER NOT NULL,                     -- of the openings
-    started_at INTEGER NOT NULL,
-    finished_at INTEGER
-);
--- The bots of a final, seeded by their ladder rating when it started (1 = the best).
-CREATE TABLE server_final_bots (
-    final INTEGER NOT NULL REFERENCES server_finals(id),
-    seed INTEGER NOT NULL,
-    upload INTEGER NOT NULL REFERENCES server_uploads(id),
-    entry INTEGER NOT NULL REFERENCES entries(id),
-    name TEXT NOT NULL,
-    entrant TEXT NOT NULL,
-    PRIMARY KEY (final, seed)
-);
--- One row per game, claimed in id order. `done` with `game` NULL: the server gave up on it
--- (it could not be played three times over, for a reason of its own, not the bots').
-CREATE TABLE server_final_games (
-    id INTEGER PRIMARY KEY,
-    final INTEGER NOT NULL REFERENCES server_finals(id),
-    round INTEGER NOT NULL,                    -- 1 for a round robin; a knockout's round
-    match_no INTEGER NOT NULL,                 -- the pairing: its place in the round
-    number INTEGER NOT NULL,                   -- the game in the pairing: 2k and 2k+1 share opening k
-    black INTEGER NOT NULL,                    -- seeds
-    white INTEGER NOT NULL,
-    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
-    lease TEXT,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    game INTEGER REFERENCES games(id),
-    black_score REAL,
-    black_discs INTEGER,
-    white_discs INTEGER,
-    failed INTEGER,                            -- the seed that lost by a failure, if one did
-    finished_at INTEGER,
-    UNIQUE (final, round, match_no, number)
-);
-CREATE INDEX server_final_games_queue ON server_final_games(final, state, id);
-";
 
 /// Tries of one game before the server gives up on it (for its own failures, e.g. the disk).
 pub const MAX_ATTEMPTS: i64 = 3;
@@ -121,7 +75,7 @@ pub const DEFAULT_GAMES_PER_PAIR: u32 = 4;
 /// Most games of one pairing.
 pub const MAX_GAMES_PER_PAIR: u32 = 100;
 
-fn db(e: rusqlite::Error) -> String {
+fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
@@ -168,17 +122,17 @@ pub struct FinalInfo {
 /// Starts a final of every entrant's latest version that passed its check (a bot still being
 /// placed is in), seeded by ladder rating. Refused while another final runs, with fewer than two
 /// such bots, or with an odd or zero number of games per pairing.
-pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Vec<FinalBot>), String> {
+pub fn start(ladder_path: &Location, options: FinalOptions) -> Result<(FinalInfo, Vec<FinalBot>), String> {
     if options.games_per_pair == 0 || options.games_per_pair % 2 == 1 || options.games_per_pair > MAX_GAMES_PER_PAIR {
         return Err(format!(
             "games per pairing: an even number from 2 to {MAX_GAMES_PER_PAIR} (each opening is played with colours swapped)"
         ));
     }
-    let mut connection = crate::store::open(ladder_path)?;
+    let connection = crate::store::open(ladder_path)?;
     let ladder = Ladder::open(ladder_path)?;
     let board = leaderboard(&ladder)?;
     let rating: HashMap<i64, f64> = board.rows.iter().filter_map(|r| Some((r.entry, r.rating?))).collect();
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let transaction = connection.transaction().map_err(db)?;
     if let Some(running) = running_final(&transaction)? {
         return Err(format!("final #{running} is still being played: one final at a time"));
     }
@@ -186,7 +140,7 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
     let mut candidates: Vec<(i64, i64, String, String)> = all_rows(
         &transaction,
         &format!(
-            "SELECT u.id, u.entry, coalesce(json_extract(u.report, '$.name'), u.file_name), e.name
+            "SELECT u.id, u.entry, u.report, u.file_name, e.name
              FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant
              WHERE e.revoked_at IS NULL AND u.entry IS NOT NULL AND u.status IN ('rating', 'rated')
                AND u.id = {}
@@ -194,7 +148,7 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
             crate::store::current_upload_sql("u.entrant", "'rating', 'rated'")
         ),
         [],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        |row| Ok((row.get(0)?, row.get(1)?, crate::store::bot_name(row.get(2)?, row.get(3)?), row.get(4)?)),
     )?;
     // One seed per ladder entry, the earliest upload's: two uploads on one entry (a copy, from
     // before copies were refused) would seed it twice and make it play itself.
@@ -213,8 +167,8 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
         rb.partial_cmp(&ra).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0))
     });
     let now = unix_now() as i64;
-    transaction
-        .execute(
+    let final_id = transaction
+        .insert(
             "INSERT INTO server_finals (format, games_per_pair, time_ms, seed, started_at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![
                 options.format.as_str(),
@@ -225,7 +179,6 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
             ],
         )
         .map_err(db)?;
-    let final_id = transaction.last_insert_rowid();
     let bots: Vec<FinalBot> = candidates
         .into_iter()
         .enumerate()
@@ -270,7 +223,7 @@ pub fn start(ladder_path: &Path, options: FinalOptions) -> Result<(FinalInfo, Ve
 /// Queues the games of `(round, match, seed a, seed b)` pairings, game by game across the
 /// pairings (so the standings move evenly): game 2k with `a` black, 2k+1 with colours swapped.
 fn queue_pairings(
-    transaction: &rusqlite::Transaction,
+    transaction: &Db,
     final_id: i64,
     games_per_pair: u32,
     pairings: &[(u32, u32, u32, u32)],
@@ -291,12 +244,7 @@ fn queue_pairings(
 }
 
 /// Queues the knockout matches whose two bots are known and that have no game yet.
-fn queue_next_round(
-    transaction: &rusqlite::Transaction,
-    final_id: i64,
-    bots: u32,
-    games_per_pair: u32,
-) -> Result<bool, String> {
+fn queue_next_round(transaction: &Db, final_id: i64, bots: u32, games_per_pair: u32) -> Result<bool, String> {
     let games = final_games(transaction, final_id)?;
     let rounds = bracket(bots, games_per_pair, &games);
     let mut pairings = Vec::new();
@@ -313,7 +261,7 @@ fn queue_next_round(
     Ok(!pairings.is_empty())
 }
 
-fn running_final(connection: &Connection) -> Result<Option<i64>, String> {
+fn running_final(connection: &Db) -> Result<Option<i64>, String> {
     connection
         .query_row("SELECT id FROM server_finals WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1", [], |row| {
             row.get(0)
@@ -322,7 +270,7 @@ fn running_final(connection: &Connection) -> Result<Option<i64>, String> {
         .map_err(db)
 }
 
-fn final_info(connection: &Connection, id: i64) -> Result<Option<FinalInfo>, String> {
+fn final_info(connection: &Db, id: i64) -> Result<Option<FinalInfo>, String> {
     connection
         .query_row(
             "SELECT id, format, games_per_pair, time_ms, seed, started_at, finished_at FROM server_finals WHERE id = ?1",
@@ -330,12 +278,12 @@ fn final_info(connection: &Connection, id: i64) -> Result<Option<FinalInfo>, Str
             |row| {
                 Ok(FinalInfo {
                     id: row.get(0)?,
-                    format: if row.get::<_, String>(1)? == "knockout" { Format::Knockout } else { Format::RoundRobin },
+                    format: if row.get::<String>(1)? == "knockout" { Format::Knockout } else { Format::RoundRobin },
                     games_per_pair: row.get(2)?,
-                    time_ms: row.get::<_, Option<i64>>(3)?.map(|t| t as u64),
-                    seed: row.get::<_, i64>(4)? as u64,
-                    started_at: row.get::<_, i64>(5)? as u64,
-                    finished_at: row.get::<_, Option<i64>>(6)?.map(|t| t as u64),
+                    time_ms: row.get::<Option<i64>>(3)?.map(|t| t as u64),
+                    seed: row.get::<i64>(4)? as u64,
+                    started_at: row.get::<i64>(5)? as u64,
+                    finished_at: row.get::<Option<i64>>(6)?.map(|t| t as u64),
                 })
             },
         )
@@ -344,7 +292,7 @@ fn final_info(connection: &Connection, id: i64) -> Result<Option<FinalInfo>, Str
 }
 
 /// The newest final, if there was one.
-pub fn latest(connection: &Connection) -> Result<Option<FinalInfo>, String> {
+pub fn latest(connection: &Db) -> Result<Option<FinalInfo>, String> {
     let id: Option<i64> =
         connection.query_row("SELECT max(id) FROM server_finals", [], |row| row.get(0)).map_err(db)?;
     match id {
@@ -353,7 +301,7 @@ pub fn latest(connection: &Connection) -> Result<Option<FinalInfo>, String> {
     }
 }
 
-pub fn final_bots(connection: &Connection, final_id: i64) -> Result<Vec<FinalBot>, String> {
+pub fn final_bots(connection: &Db, final_id: i64) -> Result<Vec<FinalBot>, String> {
     all_rows(
         connection,
         "SELECT seed, upload, entry, name, entrant FROM server_final_bots WHERE final = ?1 ORDER BY seed",
@@ -370,7 +318,7 @@ pub fn final_bots(connection: &Connection, final_id: i64) -> Result<Vec<FinalBot
     )
 }
 
-pub fn final_games(connection: &Connection, final_id: i64) -> Result<Vec<FinalGameRow>, String> {
+pub fn final_games(connection: &Db, final_id: i64) -> Result<Vec<FinalGameRow>, String> {
     all_rows(
         connection,
         "SELECT id, round, match_no, number, black, white, state, game, black_score, black_discs, white_discs, failed
@@ -399,7 +347,7 @@ pub fn final_games(connection: &Connection, final_id: i64) -> Result<Vec<FinalGa
 }
 
 /// Puts back in the queue every final game a worker held when the server stopped.
-pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
+pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
     connection
         .execute("UPDATE server_final_games SET state = 'queued', lease = NULL WHERE state = 'running'", [])
         .map_err(db)
@@ -430,9 +378,18 @@ pub enum Claim {
 
 /// Claims the next game of the running final for `lease`; queues a knockout's next round, or
 /// marks the final finished, when its queue is empty and nothing of it is being played.
-pub fn claim(connection: &mut Connection, lease: &str) -> Result<Claim, String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+pub fn claim(connection: &mut Db, lease: &str) -> Result<Claim, String> {
+    let transaction = connection.transaction().map_err(db)?;
     let Some(final_id) = running_final(&transaction)? else { return Ok(Claim::Nothing) };
+    // One claim of a final at a time, whichever replica makes it: a knockout's next round and
+    // the final's end are decided once.
+    transaction
+        .query_row(
+            &format!("SELECT id FROM server_finals WHERE id = ?1{}", transaction.for_update()),
+            [final_id],
+            |_| Ok(()),
+        )
+        .map_err(db)?;
     let info = final_info(&transaction, final_id)?.ok_or("the final is gone")?;
     let mut next = queued(&transaction, final_id)?;
     if next.is_none() {
@@ -491,7 +448,7 @@ pub fn claim(connection: &mut Connection, lease: &str) -> Result<Claim, String> 
 
 type QueuedGame = (i64, u32, u32, u32, u32);
 
-fn queued(connection: &Connection, final_id: i64) -> Result<Option<QueuedGame>, String> {
+fn queued(connection: &Db, final_id: i64) -> Result<Option<QueuedGame>, String> {
     connection
         .query_row(
             "SELECT id, round, number, black, white FROM server_final_games
@@ -505,12 +462,12 @@ fn queued(connection: &Connection, final_id: i64) -> Result<Option<QueuedGame>, 
 
 /// Gives a claimed game back after a failure of the server's own (not the bots'): queued again,
 /// or given up after [`MAX_ATTEMPTS`] tries.
-pub fn release(connection: &Connection, id: i64) -> Result<(), String> {
+pub fn release(connection: &Db, id: i64) -> Result<(), String> {
     connection
         .execute(
             "UPDATE server_final_games SET lease = NULL,
                  state = CASE WHEN attempts >= ?2 THEN 'done' ELSE 'queued' END,
-                 finished_at = CASE WHEN attempts >= ?2 THEN ?3 ELSE NULL END
+                 finished_at = CASE WHEN attempts >= ?2 THEN CAST(?3 AS BIGINT) ELSE NULL END
              WHERE id = ?1",
             params![id, MAX_ATTEMPTS, unix_now() as i64],
         )
@@ -562,12 +519,12 @@ pub fn play(
 /// Marks the claimed row done with its game, inside the game's own transaction; refuses (and so
 /// rolls the game back) when the row is no longer this lease's.
 fn note_played(
-    transaction: &rusqlite::Transaction,
+    transaction: &Db,
     claimed: &ClaimedGame,
     lease: &str,
     game: i64,
     record: &GameRecord,
-) -> rusqlite::Result<()> {
+) -> othello_db::Result<()> {
     let black_score = match record.result.winner {
         Some(Color::Black) => 1.0,
         Some(Color::White) => 0.0,
@@ -595,7 +552,7 @@ fn note_played(
             unix_now() as i64
         ],
     )?;
-    if changed == 1 { Ok(()) } else { Err(rusqlite::Error::QueryReturnedNoRows) }
+    if changed == 1 { Ok(()) } else { Err(othello_db::Error::NoRows) }
 }
 
 /// One bot's line of the standings.
@@ -815,7 +772,7 @@ pub struct FinalView {
 }
 
 /// The newest final, if any, with its standings.
-pub fn view(connection: &Connection) -> Result<Option<FinalView>, String> {
+pub fn view(connection: &Db) -> Result<Option<FinalView>, String> {
     let Some(info) = latest(connection)? else { return Ok(None) };
     let bots = final_bots(connection, info.id)?;
     let games = final_games(connection, info.id)?;

@@ -20,6 +20,7 @@ pub mod test_games;
 pub mod web;
 pub mod worker;
 
+use othello_db::Location;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,8 +46,12 @@ pub const DEFAULT_MAX_GAMES: u32 = 400;
 /// Everything the server needs; the command line fills it in.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The ladder's SQLite file; uploads are kept in `uploads/` beside it.
-    pub ladder: PathBuf,
+    /// The ladder: an SQLite file (uploads are kept in `uploads/` beside it) or a PostgreSQL
+    /// database (`postgres://…`).
+    pub ladder: Location,
+    /// Where uploaded libraries are kept, when not beside the ladder's file (a PostgreSQL ladder
+    /// keeps them in `uploads/` in the working folder unless this says otherwise).
+    pub uploads: Option<PathBuf>,
     pub listen: SocketAddr,
     /// Rating workers on this machine (games played at once); 0 leaves every game to remote
     /// workers (`othello worker`).
@@ -99,9 +104,18 @@ impl Config {
         Seating { isolation: Isolation::Isolated(self.runner.clone()), options: self.seat_options }
     }
 
-    /// Where uploaded libraries are kept: `uploads/` beside the ladder file.
+    /// Where uploaded libraries are kept: `--uploads`, else `uploads/` beside the ladder's file
+    /// (in the working folder for a PostgreSQL ladder).
     pub fn uploads_dir(&self) -> PathBuf {
-        let parent = self.ladder.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if let Some(uploads) = &self.uploads {
+            return uploads.clone();
+        }
+        let parent = self
+            .ladder
+            .file()
+            .and_then(std::path::Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
         parent.join("uploads")
     }
 }
@@ -248,10 +262,11 @@ impl Server {
         let weak_sandbox = sandbox_state(&config)?;
         let db = store::open(&config.ladder)?;
         // Absolute, as runners start in folders of their own.
-        config.ladder = config
-            .ladder
-            .canonicalize()
-            .map_err(|e| format!("cannot find the ladder {}: {e}", config.ladder.display()))?;
+        if let Location::File(path) = &config.ladder {
+            let absolute =
+                path.canonicalize().map_err(|e| format!("cannot find the ladder {}: {e}", path.display()))?;
+            config.ladder = Location::File(absolute);
+        }
         let mut ladder = Ladder::open(&config.ladder)?;
         // The pool is calibrated at the contest's time control (the organiser's, else --time-ms).
         let seeding_time = SeedingTime::for_contest(admin::time_limit(&db, &config)?);
@@ -462,8 +477,10 @@ fn calibrate_pool(config: &Config, shared: &Shared, time: SeedingTime) {
 /// Whether the ladder at `ladder` needs the pool: it has no bot yet (a new file, or one only
 /// entrants or workers were added to before the first start), or its pool's calibration was cut
 /// short. The server enters and calibrates the pool on start.
-pub fn needs_pool(ladder: &std::path::Path) -> Result<bool, String> {
-    if !ladder.exists() {
+pub fn needs_pool(ladder: &Location) -> Result<bool, String> {
+    if let Location::File(path) = ladder
+        && !path.exists()
+    {
         return Ok(true);
     }
     // A calibration a stop cut short goes on at the next start.
@@ -471,54 +488,54 @@ pub fn needs_pool(ladder: &std::path::Path) -> Result<bool, String> {
 }
 
 /// `othello serve entrant add NAME`: adds an entrant; returns its token.
-pub fn add_entrant(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+pub fn add_entrant(ladder: &Location, name: &str) -> Result<String, String> {
     store::add_entrant(&store::open(ladder)?, name)
 }
 
 /// `othello serve entrant list`.
-pub fn entrants(ladder: &std::path::Path) -> Result<Vec<store::Entrant>, String> {
+pub fn entrants(ladder: &Location) -> Result<Vec<store::Entrant>, String> {
     store::entrants(&store::open(ladder)?)
 }
 
 /// `othello serve entrant revoke NAME`.
-pub fn revoke_entrant(ladder: &std::path::Path, name: &str) -> Result<(), String> {
+pub fn revoke_entrant(ladder: &Location, name: &str) -> Result<(), String> {
     store::revoke_entrant(&store::open(ladder)?, name)
 }
 
 /// `othello serve entrant token NAME`: a new token for the entrant (the old one and its logins
 /// end; a revoked entrant is restored); returns it.
-pub fn reissue_entrant_token(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+pub fn reissue_entrant_token(ladder: &Location, name: &str) -> Result<String, String> {
     store::reissue_token(&store::open(ladder)?, store::TokenHolder::Entrant, name)
 }
 
 /// `othello serve worker token NAME`: a new token for the worker (the old one ends).
-pub fn reissue_worker_token(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+pub fn reissue_worker_token(ladder: &Location, name: &str) -> Result<String, String> {
     store::reissue_token(&store::open(ladder)?, store::TokenHolder::Worker, name)
 }
 
 /// `othello serve submissions open|close`: whether entrants may upload (a running server follows
 /// at once).
-pub fn set_submissions_open(ladder: &std::path::Path, open: bool) -> Result<(), String> {
+pub fn set_submissions_open(ladder: &Location, open: bool) -> Result<(), String> {
     store::set_submissions_open(&store::open(ladder)?, open)
 }
 
 /// `othello serve final start`: starts a final of every entrant's latest version (a running
 /// server takes it up within seconds, before the ladder's jobs).
 pub fn start_final(
-    ladder: &std::path::Path,
+    ladder: &Location,
     options: final_round::FinalOptions,
 ) -> Result<(final_round::FinalInfo, Vec<final_round::FinalBot>), String> {
     final_round::start(ladder, options)
 }
 
 /// `othello serve final show`: the newest final with its standings.
-pub fn final_view(ladder: &std::path::Path) -> Result<Option<final_round::FinalView>, String> {
+pub fn final_view(ladder: &Location) -> Result<Option<final_round::FinalView>, String> {
     final_round::view(&store::open(ladder)?)
 }
 
 /// `othello serve final export OUT.html`: the newest final's results as one HTML file that needs
 /// no server (its style inline, each game's moves written out).
-pub fn export_final(ladder: &std::path::Path) -> Result<String, String> {
+pub fn export_final(ladder: &Location) -> Result<String, String> {
     let connection = store::open(ladder)?;
     let view = final_round::view(&connection)?.ok_or("no final has been started on this ladder")?;
     let ladder = othello_ladder::Ladder::open(ladder)?;
@@ -535,23 +552,23 @@ pub fn export_final(ladder: &std::path::Path) -> Result<String, String> {
 pub use session::MIN_GAMES;
 
 /// `othello serve worker add NAME`: adds a remote worker; returns its token.
-pub fn add_worker(ladder: &std::path::Path, name: &str) -> Result<String, String> {
+pub fn add_worker(ladder: &Location, name: &str) -> Result<String, String> {
     remote::add_worker(&store::open(ladder)?, name)
 }
 
 /// `othello serve worker list`.
-pub fn workers(ladder: &std::path::Path) -> Result<Vec<remote::WorkerInfo>, String> {
+pub fn workers(ladder: &Location) -> Result<Vec<remote::WorkerInfo>, String> {
     remote::workers(&store::open(ladder)?)
 }
 
 /// `othello serve worker revoke NAME`: its token stops working and its leases are dropped (their
 /// jobs go back to the queue). Returns how many jobs went back.
-pub fn revoke_worker(ladder: &std::path::Path, name: &str) -> Result<usize, String> {
+pub fn revoke_worker(ladder: &Location, name: &str) -> Result<usize, String> {
     remote::revoke_worker(&mut store::open(ladder)?, name)
 }
 /// `othello serve worker purge NAME`: removes every game the worker played and refits the
 /// ladder; returns how many games went (a running server shows it at its next change).
-pub fn purge_worker(ladder: &std::path::Path, name: &str) -> Result<usize, String> {
+pub fn purge_worker(ladder: &Location, name: &str) -> Result<usize, String> {
     let mut ladder_file = othello_ladder::Ladder::open(ladder)?;
     remote::purge_worker(&mut store::open(ladder)?, &mut ladder_file, name)
 }

@@ -22,7 +22,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use maud::html;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use othello_db::{Db, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use othello_arena::record::{End, Outcome, unix_now};
@@ -47,67 +47,7 @@ pub const LOAD_VERDICTS_NEEDED: i64 = 2;
 /// Most bytes of one submitted result (two games' moves, times and failures).
 const MAX_RESULT_BYTES: usize = 4 << 20;
 
-const WORKER_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS server_workers (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    token_hash TEXT NOT NULL UNIQUE,           -- SHA-256 of the token, hex, as for entrants
-    created_at INTEGER NOT NULL,
-    revoked_at INTEGER,
-    host TEXT,                                 -- what the worker said at its last claim
-    cores INTEGER,
-    last_seen INTEGER,
-    games INTEGER NOT NULL DEFAULT 0           -- games it played that counted
-);
--- One claim of a job by a remote worker. The job's own `lease` and `lease_expires` (Unix ms)
--- name the lease holding it now; a job given to another worker no longer names this one.
-CREATE TABLE IF NOT EXISTS server_leases (
-    id TEXT PRIMARY KEY,
-    job INTEGER NOT NULL REFERENCES server_jobs(id),
-    worker INTEGER NOT NULL REFERENCES server_workers(id),
-    plan TEXT NOT NULL,                        -- what the server decided the job plays, JSON
-    issued_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,               -- Unix ms
-    state TEXT NOT NULL DEFAULT 'active'
-        CHECK (state IN ('active', 'submitted', 'released', 'refused', 'dropped')),
-    result_sha256 TEXT                         -- of the accepted result: the same one again is harmless
-);
-CREATE INDEX IF NOT EXISTS server_leases_by_worker ON server_leases(worker, state);
--- A remote worker's finding that a check's library does not load: an upload is rejected on
--- that word only once a second worker (or the server's own) finds the same.
-CREATE TABLE IF NOT EXISTS server_load_verdicts (
-    job INTEGER NOT NULL REFERENCES server_jobs(id),
-    worker INTEGER NOT NULL REFERENCES server_workers(id),
-    reason TEXT NOT NULL,
-    at INTEGER NOT NULL,
-    PRIMARY KEY (job, worker)
-);
--- Which remote worker played which ladder game (the per-worker tallies and the purge).
-CREATE TABLE IF NOT EXISTS server_worker_games (
-    game INTEGER PRIMARY KEY REFERENCES games(id),
-    worker INTEGER NOT NULL REFERENCES server_workers(id),
-    job INTEGER NOT NULL,
-    subject INTEGER NOT NULL                   -- the entry the job was for (the plan's first bot)
-);
-CREATE INDEX IF NOT EXISTS server_worker_games_by_worker ON server_worker_games(worker);
--- Results refused (forged, late, under another's lease), for the organiser.
-CREATE TABLE IF NOT EXISTS server_worker_refusals (
-    id INTEGER PRIMARY KEY,
-    worker INTEGER REFERENCES server_workers(id),
-    lease TEXT,
-    job INTEGER,
-    reason TEXT NOT NULL,
-    at INTEGER NOT NULL
-);
-";
-
-/// Creates the workers' tables when they are missing (called by [`store::open`]).
-pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
-    connection.execute_batch(WORKER_SCHEMA)?;
-    crate::replay_check::migrate(connection)
-}
-
-fn db(e: rusqlite::Error) -> String {
+fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
@@ -131,44 +71,38 @@ pub struct WorkerInfo {
 }
 
 /// Adds a worker; returns its token (only its hash is stored).
-pub fn add_worker(connection: &Connection, name: &str) -> Result<String, String> {
+pub fn add_worker(connection: &Db, name: &str) -> Result<String, String> {
     store::add_token_holder(connection, TokenHolder::Worker, name)
 }
 
 /// Every worker, with what each is playing now.
-pub fn workers(connection: &Connection) -> Result<Vec<WorkerInfo>, String> {
-    let mut statement = connection
-        .prepare(
+pub fn workers(connection: &Db) -> Result<Vec<WorkerInfo>, String> {
+    let mut workers: Vec<WorkerInfo> = connection
+        .query_map(
             "SELECT id, name, created_at, revoked_at, host, cores, last_seen, games FROM server_workers ORDER BY id",
+            [],
+            |row| {
+                Ok(WorkerInfo {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    created_at: row.get::<i64>(2)? as u64,
+                    revoked: row.get::<Option<i64>>(3)?.is_some(),
+                    host: row.get(4)?,
+                    cores: row.get::<Option<i64>>(5)?.map(|c| c as u32),
+                    last_seen: row.get::<Option<i64>>(6)?.map(|t| t as u64),
+                    games: row.get::<i64>(7)? as u64,
+                    playing: Vec::new(),
+                })
+            },
         )
         .map_err(db)?;
-    let mut workers: Vec<WorkerInfo> = statement
-        .query_map([], |row| {
-            Ok(WorkerInfo {
-                id: row.get(0)?,
-                name: row.get(1)?,
-                created_at: row.get::<_, i64>(2)? as u64,
-                revoked: row.get::<_, Option<i64>>(3)?.is_some(),
-                host: row.get(4)?,
-                cores: row.get::<_, Option<i64>>(5)?.map(|c| c as u32),
-                last_seen: row.get::<_, Option<i64>>(6)?.map(|t| t as u64),
-                games: row.get::<_, i64>(7)? as u64,
-                playing: Vec::new(),
-            })
-        })
-        .map_err(db)?
-        .collect::<Result<_, _>>()
-        .map_err(db)?;
-    let mut live = connection
-        .prepare(
+    let rows = connection
+        .query_map(
             "SELECT l.worker, l.plan FROM server_leases l JOIN server_jobs j ON j.id = l.job AND j.lease = l.id
              WHERE l.state = 'active' AND j.state = 'running' AND l.expires_at >= ?1 ORDER BY l.issued_at",
+            [now_ms()],
+            |row| Ok((row.get::<i64>(0)?, row.get::<String>(1)?)),
         )
-        .map_err(db)?;
-    let rows = live
-        .query_map([now_ms()], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))
-        .map_err(db)?
-        .collect::<Result<Vec<_>, _>>()
         .map_err(db)?;
     for (worker, plan) in rows {
         let Ok(plan) = serde_json::from_str::<Plan>(&plan) else { continue };
@@ -181,8 +115,8 @@ pub fn workers(connection: &Connection) -> Result<Vec<WorkerInfo>, String> {
 
 /// Revokes a worker's token and drops its leases: their jobs go back to the queue at once, and
 /// whatever it still submits under them is refused.
-pub fn revoke_worker(connection: &mut Connection, name: &str) -> Result<usize, String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+pub fn revoke_worker(connection: &mut Db, name: &str) -> Result<usize, String> {
+    let transaction = connection.transaction().map_err(db)?;
     let id: Option<i64> = transaction
         .query_row("SELECT id FROM server_workers WHERE name = ?1 AND revoked_at IS NULL", [name], |row| row.get(0))
         .optional()
@@ -236,10 +170,7 @@ const MIN_GAMES_TO_FLAG: u64 = 8;
 const OUTLIER_SIGMAS: f64 = 3.0;
 
 /// Every remote worker's tally; `ratings` are the entries' current ratings (Elo).
-pub fn tallies(
-    connection: &Connection,
-    ratings: &std::collections::HashMap<i64, f64>,
-) -> Result<Vec<WorkerTally>, String> {
+pub fn tallies(connection: &Db, ratings: &std::collections::HashMap<i64, f64>) -> Result<Vec<WorkerTally>, String> {
     let rows = store::all_rows(
         connection,
         "SELECT w.name, g.black, g.white, g.black_score, g.termination, wg.subject
@@ -248,12 +179,12 @@ pub fn tallies(
         [],
         |row| {
             Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, i64>(2)?,
-                row.get::<_, f64>(3)?,
-                row.get::<_, String>(4)?,
-                row.get::<_, i64>(5)?,
+                row.get::<String>(0)?,
+                row.get::<i64>(1)?,
+                row.get::<i64>(2)?,
+                row.get::<f64>(3)?,
+                row.get::<String>(4)?,
+                row.get::<i64>(5)?,
             ))
         },
     )?;
@@ -331,15 +262,15 @@ pub fn tallies(
 /// Removes every ladder game worker `name` played and refits the ladder (the organiser's answer
 /// to a worker found cheating); returns how many games went. Its token stays as it is (revoke
 /// it too to stop it playing).
-pub fn purge_worker(connection: &mut Connection, ladder: &mut Ladder, name: &str) -> Result<usize, String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+pub fn purge_worker(connection: &mut Db, ladder: &mut Ladder, name: &str) -> Result<usize, String> {
+    let transaction = connection.transaction().map_err(db)?;
     let id: Option<i64> = transaction
         .query_row("SELECT id FROM server_workers WHERE name = ?1", [name], |row| row.get(0))
         .optional()
         .map_err(db)?;
     let Some(id) = id else { return Err(format!("there is no worker `{name}`")) };
     let games = store::all_rows(&transaction, "SELECT game FROM server_worker_games WHERE worker = ?1", [id], |row| {
-        row.get::<_, i64>(0)
+        row.get::<i64>(0)
     })?;
     // What refers to a game goes first (the tables' foreign keys), then the game.
     for game in &games {
@@ -368,7 +299,7 @@ pub struct RefusedResult {
 }
 
 /// Refused results, newest first.
-pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
+pub fn refusals(connection: &Db) -> Result<Vec<RefusedResult>, String> {
     store::all_rows(
         connection,
         "SELECT coalesce(w.name, ''), r.lease, r.job, r.reason, r.at FROM server_worker_refusals r
@@ -380,7 +311,7 @@ pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
                 lease: row.get(1)?,
                 job: row.get(2)?,
                 reason: row.get(3)?,
-                at: row.get::<_, i64>(4)? as u64,
+                at: row.get::<i64>(4)? as u64,
             })
         },
     )
@@ -388,7 +319,7 @@ pub fn refusals(connection: &Connection) -> Result<Vec<RefusedResult>, String> {
 
 /// Puts a job back in the queue (its lease no longer holds it): a test job's pair goes back to
 /// the test games' queue.
-fn requeue(connection: &Connection, job: i64) -> Result<(), Refusal> {
+fn requeue(connection: &Db, job: i64) -> Result<(), Refusal> {
     connection
         .execute(
             "UPDATE server_test_games SET state = 'queued', lease = NULL
@@ -408,10 +339,10 @@ fn requeue(connection: &Connection, job: i64) -> Result<(), Refusal> {
 
 /// Notes `caller`'s finding that the check's library does not load; true once enough distinct
 /// workers found it ([`LOAD_VERDICTS_NEEDED`]), so the upload may be rejected.
-fn load_verdict_confirmed(connection: &Connection, job: &Job, caller: &Caller, why: &str) -> Result<bool, Refusal> {
+fn load_verdict_confirmed(connection: &Db, job: &Job, caller: &Caller, why: &str) -> Result<bool, Refusal> {
     connection
         .execute(
-            "INSERT OR IGNORE INTO server_load_verdicts (job, worker, reason, at) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO server_load_verdicts (job, worker, reason, at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
             params![job.id, caller.id, othello_arena::text::one_line(why, 500), unix_now() as i64],
         )
         .map_err(|e| internal(db(e)))?;
@@ -437,7 +368,7 @@ fn crashed_at_once(played: &Played) -> Option<String> {
 
 /// A check's probe as the server believes it: its claims held against the library's own exports
 /// (read here, without loading it), its name and error made harmless as a local probe's are.
-fn verify_probe(connection: &Connection, job: &Job, mut played: Played) -> Result<Played, String> {
+fn verify_probe(connection: &Db, job: &Job, mut played: Played) -> Result<Played, String> {
     let upload = store::upload(connection, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     let bytes = std::fs::read(&upload.path).map_err(|e| format!("cannot read {}: {e}", upload.path.display()))?;
     let probe = played.probe.as_mut().ok_or("a check's result has no probe of the library")?;
@@ -458,7 +389,7 @@ struct Caller {
     name: String,
 }
 
-fn worker_by_token(connection: &Connection, token: &str) -> Result<Option<Caller>, String> {
+fn worker_by_token(connection: &Db, token: &str) -> Result<Option<Caller>, String> {
     let holder = store::token_holder(connection, TokenHolder::Worker, token)?;
     Ok(holder.map(|(id, name, _)| Caller { id, name }))
 }
@@ -466,7 +397,7 @@ fn worker_by_token(connection: &Connection, token: &str) -> Result<Option<Caller
 /// A job with its state (`queued`, `running`, `done`) and the lease holding it.
 type JobState = (Job, String, Option<String>);
 
-fn job_by_id(connection: &Connection, id: i64) -> Result<Option<JobState>, String> {
+fn job_by_id(connection: &Db, id: i64) -> Result<Option<JobState>, String> {
     connection
         .query_row("SELECT id, kind, upload, number, state, lease FROM server_jobs WHERE id = ?1", [id], |row| {
             Ok((store::job_row(row)?, row.get(4)?, row.get(5)?))
@@ -515,7 +446,7 @@ pub struct Accepted {
 /// time (every request is short: the games are played on the workers).
 pub struct Remote {
     service: Arc<Service>,
-    state: Mutex<Option<(Connection, Ladder)>>,
+    state: Mutex<Option<(Db, Ladder)>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -532,7 +463,7 @@ impl Remote {
     }
 
     /// Runs `work` with the connection and the ladder, opened on first use.
-    fn with<T>(&self, work: impl FnOnce(&mut Connection, &mut Ladder) -> Result<T, Refusal>) -> Result<T, Refusal> {
+    fn with<T>(&self, work: impl FnOnce(&mut Db, &mut Ladder) -> Result<T, Refusal>) -> Result<T, Refusal> {
         let mut state = lock(&self.state);
         if state.is_none() {
             let path = &self.service.config.ladder;
@@ -657,7 +588,7 @@ impl Remote {
 
     /// The caller's live lease `lease`: its job and plan, or 409 (foreign, lapsed, capped,
     /// released).
-    fn live_lease(&self, connection: &Connection, caller: &Caller, lease: &str) -> Result<LeaseCheck, Refusal> {
+    fn live_lease(&self, connection: &Db, caller: &Caller, lease: &str) -> Result<LeaseCheck, Refusal> {
         let row: Option<(i64, i64, String, i64, i64, String)> = connection
             .query_row(
                 "SELECT job, worker, plan, issued_at, expires_at, state FROM server_leases WHERE id = ?1",
@@ -802,7 +733,7 @@ impl Remote {
                     return Ok(Err((422, why, Some(job.id))));
                 }
             };
-            let mark_submitted = |connection: &Connection| {
+            let mark_submitted = |connection: &Db| {
                 connection
                     .execute(
                         "UPDATE server_leases SET state = 'submitted', result_sha256 = ?2 WHERE id = ?1",
@@ -859,7 +790,7 @@ impl Remote {
                 {
                     connection
                         .execute(
-                            "INSERT OR IGNORE INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, ?3, ?4)",
+                            "INSERT INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
                             params![game, caller.id, job.id, plan.bots[0].entry],
                         )
                         .map_err(|e| internal(db(e)))?;
@@ -895,7 +826,7 @@ impl Remote {
                 connection,
                 "SELECT plan FROM server_leases WHERE worker = ?1 AND state = 'active' AND expires_at >= ?2",
                 params![caller.id, now_ms()],
-                |row| row.get::<_, String>(0),
+                |row| row.get::<String>(0),
             )
             .map_err(internal)?;
             let leased = plans
@@ -1031,7 +962,7 @@ pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Res
 /// The server's file of the library (or module) `sha256`: an upload, a pool bot, or the check
 /// games' opponent.
 fn library_path(
-    connection: &Connection,
+    connection: &Db,
     ladder: &Ladder,
     check_opponent: &std::path::Path,
     sha256: &str,
@@ -1053,7 +984,7 @@ fn library_path(
 /// The server's re-play of a worker's pair between two modules ([`crate::replay_check`]):
 /// `None` when the server cannot read a module (its own trouble, not the worker's).
 fn replay_verdict(
-    connection: &Connection,
+    connection: &Db,
     ladder: &Ladder,
     config: &crate::Config,
     plan: &Plan,
@@ -1225,7 +1156,7 @@ mod tests {
     #[test]
     fn a_worker_whose_bots_beat_their_ratings_is_flagged_and_an_honest_one_is_not() {
         let dir = tempfile::tempdir().unwrap();
-        let connection = store::open(&dir.path().join("contest.sqlite3")).unwrap();
+        let connection = store::open(&dir.path().join("contest.sqlite3").into()).unwrap();
         for (id, name) in [(1, "subject"), (2, "opponent")] {
             connection
                 .execute(

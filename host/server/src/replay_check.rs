@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, params};
+use othello_db::{Db, params};
 use sha2::{Digest, Sha256};
 
 use othello_arena::record::GameRecord;
@@ -18,22 +18,6 @@ use crate::worker::{Plan, Played};
 
 /// The default share of a worker's pairs between modules that are re-played, in percent.
 pub const DEFAULT_REPLAY_PERCENT: u32 = 25;
-
-const SCHEMA: &str = "
--- Every re-play of a worker's pair: whether its moves were the server's, and the first difference.
-CREATE TABLE IF NOT EXISTS server_worker_replays (
-    worker INTEGER NOT NULL REFERENCES server_workers(id),
-    job INTEGER NOT NULL,
-    lease TEXT NOT NULL,
-    matched INTEGER NOT NULL,
-    detail TEXT NOT NULL,
-    at INTEGER NOT NULL
-);
-";
-
-pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
-    connection.execute_batch(SCHEMA)
-}
 
 /// Whether the pair of `lease` is re-played: both bots are modules at their default level, and
 /// the lease falls in the sample (chosen by its id's hash, which the worker cannot pick: the
@@ -95,7 +79,7 @@ fn first_difference(worker: &GameRecord, server: &GameRecord) -> Option<String> 
 
 /// Notes a re-play of `worker`'s result for `job`.
 pub fn note(
-    connection: &Connection,
+    connection: &Db,
     worker: i64,
     job: i64,
     lease: &str,
@@ -113,13 +97,13 @@ pub fn note(
 }
 
 /// Each worker's re-plays by name: (those that differed, all), and the last difference.
-pub fn tallies(connection: &Connection) -> Result<HashMap<String, (u64, u64, String)>, String> {
+pub fn tallies(connection: &Db) -> Result<HashMap<String, (u64, u64, String)>, String> {
     let rows = crate::store::all_rows(
         connection,
         "SELECT w.name, r.matched, r.detail FROM server_worker_replays r JOIN server_workers w ON w.id = r.worker
-         ORDER BY r.rowid",
+         ORDER BY r.at, r.job, r.lease",
         [],
-        |row| Ok((row.get::<_, String>(0)?, row.get::<_, bool>(1)?, row.get::<_, String>(2)?)),
+        |row| Ok((row.get::<String>(0)?, row.get::<bool>(1)?, row.get::<String>(2)?)),
     )?;
     let mut tallies: HashMap<String, (u64, u64, String)> = HashMap::new();
     for (worker, matched, detail) in rows {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::Connection;
+use othello_db::Db;
 use serde::Serialize;
 
 use othello_arena::ggf;
@@ -280,7 +280,7 @@ pub struct Service {
     pub config: Arc<Config>,
     pub shared: Arc<Shared>,
     pub addr: SocketAddr,
-    db: Mutex<Connection>,
+    db: Mutex<Db>,
     ladder: Mutex<Ladder>,
     /// The leaderboard as of a change count.
     board_cache: Mutex<Option<(u64, Arc<Vec<BoardRow>>)>>,
@@ -303,7 +303,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Service {
-    pub fn new(config: Arc<Config>, shared: Arc<Shared>, db: Connection, addr: SocketAddr) -> Result<Service, String> {
+    pub fn new(config: Arc<Config>, shared: Arc<Shared>, db: Db, addr: SocketAddr) -> Result<Service, String> {
         let ladder = Ladder::open(&config.ladder)?;
         Ok(Service {
             config,
@@ -783,7 +783,7 @@ impl Service {
 
     /// Runs `work` on the server's own connection to the ladder file (the organiser's pages and
     /// the final read and write their tables through it).
-    pub fn with_db<T>(&self, work: impl FnOnce(&mut Connection) -> Result<T, String>) -> Result<T, Refusal> {
+    pub fn with_db<T>(&self, work: impl FnOnce(&mut Db) -> Result<T, String>) -> Result<T, Refusal> {
         work(&mut lock(&self.db)).map_err(Refusal::internal)
     }
 

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use othello_db::{Db, OptionalExtension, params};
 
 use othello_arena::record::unix_now;
 
@@ -15,22 +15,7 @@ pub const ENTRANT_SESSION: Duration = Duration::from_secs(7 * 24 * 3600);
 /// How long the organiser's login lasts.
 pub const ADMIN_SESSION: Duration = Duration::from_secs(12 * 3600);
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS server_sessions (
-    id_hash TEXT PRIMARY KEY,                  -- SHA-256 of the cookie's session id, hex
-    kind TEXT NOT NULL CHECK (kind IN ('entrant', 'admin')),
-    holder INTEGER NOT NULL,                   -- the entrant's id (0 for the organiser)
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL                -- Unix seconds
-);
-CREATE INDEX IF NOT EXISTS server_sessions_by_holder ON server_sessions(kind, holder);
-";
-
-pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
-    connection.execute_batch(SCHEMA)
-}
-
-fn db(e: rusqlite::Error) -> String {
+fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
@@ -60,7 +45,7 @@ impl Kind {
 
 /// Starts a session for `holder`; returns its id (only its hash is stored). Expired sessions are
 /// cleared on the way.
-pub fn start(connection: &Connection, kind: Kind, holder: i64) -> Result<String, String> {
+pub fn start(connection: &Db, kind: Kind, holder: i64) -> Result<String, String> {
     let id = new_token();
     let now = unix_now() as i64;
     connection.execute("DELETE FROM server_sessions WHERE expires_at < ?1", [now]).map_err(db)?;
@@ -74,7 +59,7 @@ pub fn start(connection: &Connection, kind: Kind, holder: i64) -> Result<String,
 }
 
 /// The holder of a live session of `kind`, if `id` is one.
-pub fn holder(connection: &Connection, kind: Kind, id: &str) -> Result<Option<i64>, String> {
+pub fn holder(connection: &Db, kind: Kind, id: &str) -> Result<Option<i64>, String> {
     connection
         .query_row(
             "SELECT holder FROM server_sessions WHERE id_hash = ?1 AND kind = ?2 AND expires_at >= ?3",
@@ -86,7 +71,7 @@ pub fn holder(connection: &Connection, kind: Kind, id: &str) -> Result<Option<i6
 }
 
 /// Ends one session (logout).
-pub fn end(connection: &Connection, id: &str) -> Result<(), String> {
+pub fn end(connection: &Db, id: &str) -> Result<(), String> {
     connection
         .execute("DELETE FROM server_sessions WHERE id_hash = ?1", [sha256_hex(id.as_bytes())])
         .map(drop)
@@ -94,7 +79,7 @@ pub fn end(connection: &Connection, id: &str) -> Result<(), String> {
 }
 
 /// Ends every session of `holder` (its token was replaced or revoked).
-pub fn end_all(connection: &Connection, kind: Kind, holder: i64) -> Result<(), String> {
+pub fn end_all(connection: &Db, kind: Kind, holder: i64) -> Result<(), String> {
     connection
         .execute("DELETE FROM server_sessions WHERE kind = ?1 AND holder = ?2", params![kind.as_str(), holder])
         .map(drop)

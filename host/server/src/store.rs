@@ -7,167 +7,39 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+mod legacy_sqlite;
+
+use othello_db::{Db, Location, Migration, OptionalExtension, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use othello_arena::record::unix_now;
 
-/// The server's schema version, in the ladder's `settings` table.
-pub const SERVER_SCHEMA_VERSION: i64 = 3;
-const SERVER_SCHEMA_KEY: &str = "server_schema";
+/// The server's migrations (the set `server` in `schema_migrations`), after the ladder's.
+pub const MIGRATIONS: &[Migration] =
+    &[Migration { version: 1, name: "server", sql: include_str!("../migrations/0001_server.sql") }];
 
-const SERVER_SCHEMA: &str = "
-CREATE TABLE server_entrants (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    token_hash TEXT NOT NULL UNIQUE,           -- SHA-256 of the token, hex; the token itself is never stored
-    created_at INTEGER NOT NULL,
-    revoked_at INTEGER
-);
-CREATE TABLE server_uploads (
-    id INTEGER PRIMARY KEY,
-    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
-    sha256 TEXT NOT NULL,
-    file_name TEXT NOT NULL,
-    path TEXT NOT NULL,                        -- uploads/<sha256>/<file name>, in a folder of its own
-    size INTEGER NOT NULL,
-    uploaded_at INTEGER NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('queued', 'checking', 'rating', 'rated', 'rejected')),
-    reason TEXT,                               -- why it was rejected, or why its placement stopped
-    report TEXT,                               -- the check report, JSON
-    entry INTEGER REFERENCES entries(id)       -- its ladder entry once checked
-);
-CREATE INDEX server_uploads_by_entrant ON server_uploads(entrant, uploaded_at);
--- Checks first, then placement pairs, then (when nothing else waits) refresh pairs of the rated
--- bots; a job a worker held when the server died goes back to
--- the queue on restart. `lease` names who holds a running job (a local worker now; a remote
--- worker's lease with its expiry later).
-CREATE TABLE server_jobs (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('check', 'pair', 'refresh')),
-    upload INTEGER NOT NULL REFERENCES server_uploads(id),
-    number INTEGER NOT NULL DEFAULT 0,         -- the pair's number in the upload's placement
-    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
-    lease TEXT,
-    lease_expires INTEGER,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL,
-    finished_at INTEGER,
-    UNIQUE (upload, kind, number)
-);
-CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
--- Which job played which ladder game: written in the game's own transaction, so a job played
--- again after a crash records each of its games once.
-CREATE TABLE server_job_games (
-    job INTEGER NOT NULL REFERENCES server_jobs(id),
-    slot INTEGER NOT NULL,
-    game INTEGER NOT NULL REFERENCES games(id),
-    PRIMARY KEY (job, slot)
-);
-";
-
-/// Version 3: `server_jobs` allows the kind `test` (a pair of test games a remote worker leases:
-/// its `number` is the pair's id in `server_test_games`). SQLite cannot change a CHECK in place,
-/// so the table is copied with foreign keys off (the tables naming it keep naming the same ids)
-/// and checked before the commit.
-const JOBS_WITH_TEST_KIND: &str = "
-CREATE TABLE server_jobs_v3 (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('check', 'pair', 'refresh', 'test')),
-    upload INTEGER NOT NULL REFERENCES server_uploads(id),
-    number INTEGER NOT NULL DEFAULT 0,         -- the pair's number in the upload's placement; a test: its id
-    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
-    lease TEXT,
-    lease_expires INTEGER,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL,
-    finished_at INTEGER,
-    UNIQUE (upload, kind, number)
-);
-INSERT INTO server_jobs_v3 (id, kind, upload, number, state, lease, lease_expires, attempts, created_at, finished_at)
-    SELECT id, kind, upload, number, state, lease, lease_expires, attempts, created_at, finished_at FROM server_jobs;
-DROP TABLE server_jobs;
-ALTER TABLE server_jobs_v3 RENAME TO server_jobs;
-CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
-";
-
-/// Opens the ladder file (as the ladder does: checked, WAL, created with the ladder's schema when
-/// new) and brings the server's tables up to date.
-pub fn open(path: &Path) -> Result<Connection, String> {
-    let mut connection = othello_ladder::schema::open(path)?;
-    migrate(&mut connection, path)?;
-    crate::remote::migrate(&connection)
-        .map_err(|e| format!("cannot set up the workers' tables in {}: {e}", path.display()))?;
-    crate::test_games::migrate(&connection)?;
-    connection
-        .execute_batch(REFUSED_UPLOADS_SCHEMA)
-        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
-    add_job_game_time(&connection)
-        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
-    crate::sessions::migrate(&connection)
-        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
-    crate::service::entries::migrate(&connection)
-        .map_err(|e| format!("cannot set up the server's tables in {}: {e}", path.display()))?;
+/// Opens the ladder (an SQLite file, checked and created as the ladder does, or a PostgreSQL
+/// database) and brings the server's tables up to date.
+pub fn open(location: &Location) -> Result<Db, String> {
+    let connection = othello_ladder::schema::open(location)?;
+    let error = |e: othello_db::Error| format!("cannot set up the server's tables in {location}: {e}");
+    // A file of an older server: its own steps first (one copies a table, with foreign keys off,
+    // which SQLite allows only outside a transaction), then it counts as at migration 1.
+    let legacy = legacy_sqlite::needs_upgrade(&connection).map_err(error)?;
+    if legacy {
+        legacy_sqlite::upgrade(&connection, location)?;
+    }
+    connection.migrate("server", MIGRATIONS, |_| Ok(legacy.then_some(1))).map_err(error)?;
     Ok(connection)
 }
 
-fn migrate(connection: &mut Connection, path: &Path) -> Result<(), String> {
-    let error = |e: rusqlite::Error| format!("cannot set up the server's tables in {}: {e}", path.display());
-    // A table is copied in version 3: foreign keys are off for that (a pragma that is a no-op
-    // inside a transaction), checked by hand before the commit, and as they were after.
-    let foreign_keys: bool = connection.query_row("PRAGMA foreign_keys", [], |row| row.get(0)).map_err(error)?;
-    connection.execute_batch("PRAGMA foreign_keys = OFF").map_err(error)?;
-    let migrated = migrate_tables(connection, path);
-    if foreign_keys {
-        connection.execute_batch("PRAGMA foreign_keys = ON").map_err(error)?;
-    }
-    migrated
-}
-
-fn migrate_tables(connection: &mut Connection, path: &Path) -> Result<(), String> {
-    let error = |e: rusqlite::Error| format!("cannot set up the server's tables in {}: {e}", path.display());
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(error)?;
-    let version: Option<String> = transaction
-        .query_row("SELECT value FROM settings WHERE key = ?1", [SERVER_SCHEMA_KEY], |row| row.get(0))
-        .optional()
-        .map_err(error)?;
-    let version: i64 = version.and_then(|v| v.parse().ok()).unwrap_or(0);
-    if version > SERVER_SCHEMA_VERSION {
-        return Err(format!(
-            "{}: its server tables are of a newer othello (version {version}; this one knows up to {SERVER_SCHEMA_VERSION})",
-            path.display()
-        ));
-    }
-    if version < 1 {
-        transaction.execute_batch(SERVER_SCHEMA).map_err(error)?;
-    }
-    if version < 2 {
-        transaction.execute_batch(crate::final_round::SCHEMA).map_err(error)?;
-    }
-    if version < 3 {
-        transaction.execute_batch(JOBS_WITH_TEST_KIND).map_err(error)?;
-        // Only the tables naming jobs: what else the file holds is not this migration's.
-        let broken: i64 = transaction
-            .query_row(
-                "SELECT count(*) FROM sqlite_master m, pragma_foreign_key_check(m.name) c
-                 WHERE m.type = 'table' AND m.name IN ('server_job_games', 'server_leases', 'server_load_verdicts')
-                   AND c.parent = 'server_jobs'",
-                [],
-                |row| row.get(0),
-            )
-            .map_err(error)?;
-        if broken > 0 {
-            return Err(format!("{}: {broken} rows name jobs that are gone after version 3", path.display()));
-        }
-    }
-    transaction
-        .execute(
-            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![SERVER_SCHEMA_KEY, SERVER_SCHEMA_VERSION.to_string()],
-        )
-        .map_err(error)?;
-    transaction.commit().map_err(error)
+/// An upload's bot name: what its check report says (`init`'s answer), else its file's name.
+pub fn bot_name(report: Option<String>, file_name: String) -> String {
+    report
+        .and_then(|report| serde_json::from_str::<serde_json::Value>(&report).ok())
+        .and_then(|report| report.get("name")?.as_str().map(str::to_owned))
+        .unwrap_or(file_name)
 }
 
 /// SHA-256 of `bytes`, lower-case hex.
@@ -175,20 +47,18 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn db(e: rusqlite::Error) -> String {
+fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
 /// Every row `sql` selects with `params`, each read by `read`.
 pub(crate) fn all_rows<T>(
-    connection: &Connection,
+    connection: &Db,
     sql: &str,
-    params: impl rusqlite::Params,
-    read: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    params: impl othello_db::Params,
+    read: impl FnMut(&othello_db::Row) -> othello_db::Result<T>,
 ) -> Result<Vec<T>, String> {
-    let mut statement = connection.prepare(sql).map_err(db)?;
-    let rows = statement.query_map(params, read).map_err(db)?;
-    rows.collect::<Result<_, _>>().map_err(db)
+    connection.query_map(sql, params, read).map_err(db)
 }
 
 /// One entrant.
@@ -236,7 +106,7 @@ impl TokenHolder {
 }
 
 /// Adds an entrant or a worker; returns its one-time token (only its hash is stored).
-pub fn add_token_holder(connection: &Connection, holder: TokenHolder, name: &str) -> Result<String, String> {
+pub fn add_token_holder(connection: &Db, holder: TokenHolder, name: &str) -> Result<String, String> {
     let (table, noun) = (holder.table(), holder.noun());
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_ENTRANT_NAME_CHARS || name.chars().any(char::is_control) {
@@ -248,7 +118,7 @@ pub fn add_token_holder(connection: &Connection, holder: TokenHolder, name: &str
         params![name, sha256_hex(token.as_bytes()), unix_now() as i64],
     ) {
         Ok(_) => Ok(token),
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
+        Err(e) if e.is_unique_violation() => {
             Err(format!("there is {noun} `{name}` already (revoke it, or choose another name)"))
         }
         Err(e) => Err(db(e)),
@@ -257,7 +127,7 @@ pub fn add_token_holder(connection: &Connection, holder: TokenHolder, name: &str
 
 /// Gives the entrant or worker `name` a new token (returned; only its hash is kept): the old one
 /// stops working at once, a revoked holder is restored, and an entrant's logins are ended.
-pub fn reissue_token(connection: &Connection, holder: TokenHolder, name: &str) -> Result<String, String> {
+pub fn reissue_token(connection: &Db, holder: TokenHolder, name: &str) -> Result<String, String> {
     let (table, noun) = (holder.table(), holder.noun());
     let id: Option<i64> = connection
         .query_row(&format!("SELECT id FROM {table} WHERE name = ?1"), [name.trim()], |row| row.get(0))
@@ -280,7 +150,7 @@ pub fn reissue_token(connection: &Connection, holder: TokenHolder, name: &str) -
 }
 
 /// The entrant `id`, unless it is unknown or revoked.
-pub fn entrant_by_id(connection: &Connection, id: i64) -> Result<Option<Entrant>, String> {
+pub fn entrant_by_id(connection: &Db, id: i64) -> Result<Option<Entrant>, String> {
     connection
         .query_row(
             "SELECT id, name, created_at FROM server_entrants WHERE id = ?1 AND revoked_at IS NULL",
@@ -289,7 +159,7 @@ pub fn entrant_by_id(connection: &Connection, id: i64) -> Result<Option<Entrant>
                 Ok(Entrant {
                     id: row.get(0)?,
                     name: row.get(1)?,
-                    created_at: row.get::<_, i64>(2)? as u64,
+                    created_at: row.get::<i64>(2)? as u64,
                     revoked: false,
                 })
             },
@@ -300,11 +170,7 @@ pub fn entrant_by_id(connection: &Connection, id: i64) -> Result<Option<Entrant>
 
 /// The id, name and creation time (Unix seconds) of the entrant or worker whose token this is,
 /// unless it is unknown or revoked.
-pub fn token_holder(
-    connection: &Connection,
-    holder: TokenHolder,
-    token: &str,
-) -> Result<Option<(i64, String, u64)>, String> {
+pub fn token_holder(connection: &Db, holder: TokenHolder, token: &str) -> Result<Option<(i64, String, u64)>, String> {
     connection
         .query_row(
             &format!(
@@ -312,30 +178,30 @@ pub fn token_holder(
                 holder.table()
             ),
             [sha256_hex(token.trim().as_bytes())],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64)),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get::<i64>(2)? as u64)),
         )
         .optional()
         .map_err(db)
 }
 
 /// Adds an entrant; returns its one-time token (only its hash is stored).
-pub fn add_entrant(connection: &Connection, name: &str) -> Result<String, String> {
+pub fn add_entrant(connection: &Db, name: &str) -> Result<String, String> {
     add_token_holder(connection, TokenHolder::Entrant, name)
 }
 
-pub fn entrants(connection: &Connection) -> Result<Vec<Entrant>, String> {
+pub fn entrants(connection: &Db) -> Result<Vec<Entrant>, String> {
     all_rows(connection, "SELECT id, name, created_at, revoked_at FROM server_entrants ORDER BY id", [], |row| {
         Ok(Entrant {
             id: row.get(0)?,
             name: row.get(1)?,
-            created_at: row.get::<_, i64>(2)? as u64,
-            revoked: row.get::<_, Option<i64>>(3)?.is_some(),
+            created_at: row.get::<i64>(2)? as u64,
+            revoked: row.get::<Option<i64>>(3)?.is_some(),
         })
     })
 }
 
 /// Revokes an entrant's token: it no longer logs in nor uploads (its bots stay on the ladder).
-pub fn revoke_entrant(connection: &Connection, name: &str) -> Result<(), String> {
+pub fn revoke_entrant(connection: &Db, name: &str) -> Result<(), String> {
     let changed = connection
         .execute(
             "UPDATE server_entrants SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
@@ -351,7 +217,7 @@ pub fn revoke_entrant(connection: &Connection, name: &str) -> Result<(), String>
 }
 
 /// The entrant whose token this is, unless it is unknown or revoked.
-pub fn entrant_by_token(connection: &Connection, token: &str) -> Result<Option<Entrant>, String> {
+pub fn entrant_by_token(connection: &Db, token: &str) -> Result<Option<Entrant>, String> {
     let holder = token_holder(connection, TokenHolder::Entrant, token)?;
     Ok(holder.map(|(id, name, created_at)| Entrant { id, name, created_at, revoked: false }))
 }
@@ -411,29 +277,29 @@ pub struct Upload {
 const UPLOAD_COLUMNS: &str = "u.id, u.entrant, e.name, u.sha256, u.file_name, u.path, u.size, u.uploaded_at, u.status,
      u.reason, u.report, u.entry FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant";
 
-fn upload_row(row: &rusqlite::Row) -> rusqlite::Result<Upload> {
+fn upload_row(row: &othello_db::Row) -> othello_db::Result<Upload> {
     Ok(Upload {
         id: row.get(0)?,
         entrant: row.get(1)?,
         entrant_name: row.get(2)?,
         sha256: row.get(3)?,
         file_name: row.get(4)?,
-        path: PathBuf::from(row.get::<_, String>(5)?),
-        size: row.get::<_, i64>(6)? as u64,
-        uploaded_at: row.get::<_, i64>(7)? as u64,
-        status: Status::parse(&row.get::<_, String>(8)?),
+        path: PathBuf::from(row.get::<String>(5)?),
+        size: row.get::<i64>(6)? as u64,
+        uploaded_at: row.get::<i64>(7)? as u64,
+        status: Status::parse(&row.get::<String>(8)?),
         reason: row.get(9)?,
         report: row.get(10)?,
         entry: row.get(11)?,
     })
 }
 
-pub fn upload(connection: &Connection, id: i64) -> Result<Option<Upload>, String> {
+pub fn upload(connection: &Db, id: i64) -> Result<Option<Upload>, String> {
     connection.query_row(&format!("SELECT {UPLOAD_COLUMNS} WHERE u.id = ?1"), [id], upload_row).optional().map_err(db)
 }
 
 /// An entrant's uploads, newest first.
-pub fn uploads_of(connection: &Connection, entrant: i64) -> Result<Vec<Upload>, String> {
+pub fn uploads_of(connection: &Db, entrant: i64) -> Result<Vec<Upload>, String> {
     all_rows(
         connection,
         &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 ORDER BY u.id DESC"),
@@ -443,26 +309,9 @@ pub fn uploads_of(connection: &Connection, entrant: i64) -> Result<Vec<Upload>, 
 }
 
 /// Every upload that has a ladder entry, by entry id (the leaderboard's entrant column).
-pub fn uploads_by_entry(connection: &Connection) -> Result<Vec<Upload>, String> {
+pub fn uploads_by_entry(connection: &Db) -> Result<Vec<Upload>, String> {
     all_rows(connection, &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id"), [], upload_row)
 }
-
-/// Uploads refused before they were stored: they count toward the hourly limit too.
-const REFUSED_UPLOADS_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS server_refused_uploads (
-    id INTEGER PRIMARY KEY,
-    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
-    reason TEXT NOT NULL,
-    at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS server_refused_uploads_by_entrant ON server_refused_uploads(entrant, at);
--- The version an entrant chose to count (refresh pairs, the final, test games' opponents);
--- without a row, its newest checked version counts. A new upload ends the choice.
-CREATE TABLE IF NOT EXISTS server_chosen_versions (
-    entrant INTEGER PRIMARY KEY REFERENCES server_entrants(id),
-    upload INTEGER NOT NULL REFERENCES server_uploads(id)
-);
-";
 
 /// SQL for the upload that counts for entrant `{e}` among its uploads in `{states}`: the one it
 /// chose if that one is in those states, else its newest. `{e}` is an SQL expression.
@@ -476,7 +325,7 @@ pub fn current_upload_sql(e: &str, states: &str) -> String {
 }
 
 /// Makes `upload` the version of `entrant` that counts.
-pub fn choose_version(connection: &Connection, entrant: i64, upload: i64) -> Result<(), String> {
+pub fn choose_version(connection: &Db, entrant: i64, upload: i64) -> Result<(), String> {
     connection
         .execute(
             "INSERT INTO server_chosen_versions (entrant, upload) VALUES (?1, ?2)
@@ -488,7 +337,7 @@ pub fn choose_version(connection: &Connection, entrant: i64, upload: i64) -> Res
 }
 
 /// The version each entrant chose, by entrant id.
-pub fn chosen_versions(connection: &Connection) -> Result<std::collections::HashMap<i64, i64>, String> {
+pub fn chosen_versions(connection: &Db) -> Result<std::collections::HashMap<i64, i64>, String> {
     Ok(all_rows(connection, "SELECT entrant, upload FROM server_chosen_versions", [], |row| {
         Ok((row.get(0)?, row.get(1)?))
     })?
@@ -497,7 +346,7 @@ pub fn chosen_versions(connection: &Connection) -> Result<std::collections::Hash
 }
 
 /// Notes an upload of `entrant` refused before it was stored.
-pub fn note_refused_upload(connection: &Connection, entrant: i64, reason: &str) -> Result<(), String> {
+pub fn note_refused_upload(connection: &Db, entrant: i64, reason: &str) -> Result<(), String> {
     connection
         .execute(
             "INSERT INTO server_refused_uploads (entrant, reason, at) VALUES (?1, ?2, ?3)",
@@ -508,20 +357,20 @@ pub fn note_refused_upload(connection: &Connection, entrant: i64, reason: &str) 
 }
 
 /// Uploads of `entrant` since `since` (Unix seconds), refused ones included, for the rate limit.
-pub fn uploads_since(connection: &Connection, entrant: i64, since: u64) -> Result<u32, String> {
+pub fn uploads_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, String> {
     connection
         .query_row(
             "SELECT (SELECT count(*) FROM server_uploads WHERE entrant = ?1 AND uploaded_at >= ?2)
                   + (SELECT count(*) FROM server_refused_uploads WHERE entrant = ?1 AND at >= ?2)",
             params![entrant, since as i64],
-            |row| row.get::<_, i64>(0),
+            |row| row.get::<i64>(0),
         )
         .map(|n| n as u32)
         .map_err(db)
 }
 
 /// The entrant's upload of this very file, if any.
-pub fn upload_by_hash(connection: &Connection, entrant: i64, sha256: &str) -> Result<Option<Upload>, String> {
+pub fn upload_by_hash(connection: &Db, entrant: i64, sha256: &str) -> Result<Option<Upload>, String> {
     connection
         .query_row(
             &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 AND u.sha256 = ?2 ORDER BY u.id LIMIT 1"),
@@ -534,23 +383,22 @@ pub fn upload_by_hash(connection: &Connection, entrant: i64, sha256: &str) -> Re
 
 /// Records an upload whose file is in place and queues its check, in one transaction.
 pub fn add_upload(
-    connection: &mut Connection,
+    connection: &mut Db,
     entrant: i64,
     sha256: &str,
     file_name: &str,
     path: &Path,
     size: u64,
 ) -> Result<i64, String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let transaction = connection.transaction().map_err(db)?;
     let now = unix_now() as i64;
-    transaction
-        .execute(
+    let id = transaction
+        .insert(
             "INSERT INTO server_uploads (entrant, sha256, file_name, path, size, uploaded_at, status)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued')",
             params![entrant, sha256, file_name, path.to_string_lossy(), size as i64, now],
         )
         .map_err(db)?;
-    let id = transaction.last_insert_rowid();
     // A new version counts from now on (the newest by default): the entrant may choose again.
     transaction.execute("DELETE FROM server_chosen_versions WHERE entrant = ?1", [entrant]).map_err(db)?;
     transaction
@@ -563,7 +411,7 @@ pub fn add_upload(
     Ok(id)
 }
 
-pub fn set_status(connection: &Connection, upload: i64, status: Status, reason: Option<&str>) -> Result<(), String> {
+pub fn set_status(connection: &Db, upload: i64, status: Status, reason: Option<&str>) -> Result<(), String> {
     connection
         .execute(
             "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason) WHERE id = ?1",
@@ -597,23 +445,23 @@ pub struct Job {
 }
 
 /// A job from its first four columns: `id, kind, upload, number`.
-pub(crate) fn job_row(row: &rusqlite::Row) -> rusqlite::Result<Job> {
+pub(crate) fn job_row(row: &othello_db::Row) -> othello_db::Result<Job> {
     Ok(Job {
         id: row.get(0)?,
-        kind: match row.get::<_, String>(1)?.as_str() {
+        kind: match row.get::<String>(1)?.as_str() {
             "check" => JobKind::Check,
             "pair" => JobKind::Pair,
             "test" => JobKind::Test,
             _ => JobKind::Refresh,
         },
         upload: row.get(2)?,
-        number: row.get::<_, i64>(3)? as u32,
+        number: row.get::<i64>(3)? as u32,
     })
 }
 
 /// Puts back in the queue every job a worker held when the server stopped (crash or `kill -9`).
 /// Returns how many.
-pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
+pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
     connection
         .execute(
             "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
@@ -625,7 +473,7 @@ pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
 
 /// Puts back in their queues the jobs whose remote leases lapsed before `now_ms`. A test job's
 /// pair goes back to the test games' queue (its job row rests until the pair is leased again).
-pub fn requeue_lapsed(connection: &Connection, now_ms: i64) -> Result<(), String> {
+pub fn requeue_lapsed(connection: &Db, now_ms: i64) -> Result<(), String> {
     connection
         .execute(
             "UPDATE server_test_games SET state = 'queued', lease = NULL WHERE state = 'running' AND lease IN
@@ -646,7 +494,7 @@ pub fn requeue_lapsed(connection: &Connection, now_ms: i64) -> Result<(), String
 }
 
 /// Marks a test job done (its pair is recorded or finished with the reason in its own table).
-pub fn finish_test_job(connection: &Connection, job: &Job) -> Result<(), String> {
+pub fn finish_test_job(connection: &Db, job: &Job) -> Result<(), String> {
     connection
         .execute(
             "UPDATE server_jobs SET state = 'done', lease = NULL, lease_expires = NULL, finished_at = ?2 WHERE id = ?1",
@@ -659,7 +507,7 @@ pub fn finish_test_job(connection: &Connection, job: &Job) -> Result<(), String>
 /// Leases the pair of test games `test` (claimed from its queue) to a remote worker: its job row,
 /// made on its first lease and reused on the next ones.
 pub fn lease_test_job(
-    connection: &Connection,
+    connection: &Db,
     test: &crate::test_games::TestJob,
     lease: &str,
     expires: i64,
@@ -669,7 +517,7 @@ pub fn lease_test_job(
             "INSERT INTO server_jobs (kind, upload, number, state, lease, lease_expires, attempts, created_at)
              VALUES ('test', ?1, ?2, 'running', ?3, ?4, 1, ?5)
              ON CONFLICT (upload, kind, number) DO UPDATE SET state = 'running', lease = excluded.lease,
-               lease_expires = excluded.lease_expires, attempts = attempts + 1, finished_at = NULL
+               lease_expires = excluded.lease_expires, attempts = server_jobs.attempts + 1, finished_at = NULL
              RETURNING id, kind, upload, number",
             params![test.upload, test.id, lease, expires, unix_now() as i64],
             job_row,
@@ -679,12 +527,12 @@ pub fn lease_test_job(
 
 /// Claims the next job for `lease` (checks first, then pairs, oldest first), held until it is
 /// finished or the server stops (a local worker's).
-pub fn claim_job(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
+pub fn claim_job(connection: &mut Db, lease: &str) -> Result<Option<Job>, String> {
     claim_job_until(connection, lease, None, None, false)
 }
 
 /// [`claim_job`] of checks only (while the sample pool is calibrated, placements wait).
-pub fn claim_check(connection: &mut Connection, lease: &str) -> Result<Option<Job>, String> {
+pub fn claim_check(connection: &mut Db, lease: &str) -> Result<Option<Job>, String> {
     claim_job_until(connection, lease, None, None, true)
 }
 
@@ -693,21 +541,24 @@ pub fn claim_check(connection: &mut Connection, lease: &str) -> Result<Option<Jo
 /// is never given again a job it found unloadable or crashing at once (a second worker must
 /// confirm it).
 pub fn claim_job_until(
-    connection: &mut Connection,
+    connection: &mut Db,
     lease: &str,
     expires: Option<i64>,
     worker: Option<i64>,
     checks_only: bool,
 ) -> Result<Option<Job>, String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let transaction = connection.transaction().map_err(db)?;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     requeue_lapsed(&transaction, now_ms)?;
     let job = transaction
         .query_row(
-            "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued' AND kind != 'test'
-               AND (?2 = 0 OR kind = 'check')
-               AND NOT (?1 IS NOT NULL AND id IN (SELECT job FROM server_load_verdicts WHERE worker = ?1))
-             ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1",
+            &format!(
+                "SELECT id, kind, upload, number FROM server_jobs WHERE state = 'queued' AND kind != 'test'
+                   AND (?2 = 0 OR kind = 'check')
+                   AND id NOT IN (SELECT job FROM server_load_verdicts WHERE worker = ?1)
+                 ORDER BY kind = 'check' DESC, kind = 'pair' DESC, id LIMIT 1{}",
+                transaction.skip_locked()
+            ),
             params![worker, checks_only],
             job_row,
         )
@@ -740,13 +591,13 @@ pub enum Next {
 /// Marks `job` done and, in the same transaction, queues what follows and sets the upload's
 /// status: a crash leaves either the job to redo or its successor queued, never both or neither.
 pub fn finish_job(
-    connection: &mut Connection,
+    connection: &mut Db,
     job: &Job,
     status: Status,
     reason: Option<&str>,
     next: Next,
 ) -> Result<(), String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+    let transaction = connection.transaction().map_err(db)?;
     let now = unix_now() as i64;
     transaction
         .execute(
@@ -793,19 +644,19 @@ pub fn finish_job(
 
 /// Placement pairs of `upload` being played that were claimed before `job` (older ids): the
 /// games they will add count against the game cap before `job`'s.
-pub fn earlier_running_pairs(connection: &Connection, upload: i64, job: i64) -> Result<u32, String> {
+pub fn earlier_running_pairs(connection: &Db, upload: i64, job: i64) -> Result<u32, String> {
     connection
         .query_row(
             "SELECT count(*) FROM server_jobs WHERE upload = ?1 AND kind = 'pair' AND state = 'running' AND id < ?2",
             params![upload, job],
-            |row| row.get::<_, i64>(0),
+            |row| row.get::<i64>(0),
         )
         .map(|n| n as u32)
         .map_err(db)
 }
 
 /// Saves a check report and the ladder entry the check found.
-pub fn save_report(connection: &Connection, upload: i64, report: &str, entry: Option<i64>) -> Result<(), String> {
+pub fn save_report(connection: &Db, upload: i64, report: &str, entry: Option<i64>) -> Result<(), String> {
     connection
         .execute(
             "UPDATE server_uploads SET report = ?2, entry = coalesce(?3, entry) WHERE id = ?1",
@@ -816,7 +667,7 @@ pub fn save_report(connection: &Connection, upload: i64, report: &str, entry: Op
 }
 
 /// The ladder game a job recorded in `slot`, if it did.
-pub fn job_game(connection: &Connection, job: i64, slot: usize) -> Result<Option<i64>, String> {
+pub fn job_game(connection: &Db, job: i64, slot: usize) -> Result<Option<i64>, String> {
     connection
         .query_row("SELECT game FROM server_job_games WHERE job = ?1 AND slot = ?2", params![job, slot as i64], |row| {
             row.get(0)
@@ -827,12 +678,12 @@ pub fn job_game(connection: &Connection, job: i64, slot: usize) -> Result<Option
 
 /// Notes, inside the game's own transaction, that `job` recorded `game` in `slot`.
 pub fn note_job_game(
-    transaction: &rusqlite::Transaction,
+    transaction: &Db,
     job: i64,
     slot: usize,
     game: i64,
     time_limit_ms: Option<u64>,
-) -> rusqlite::Result<()> {
+) -> othello_db::Result<()> {
     transaction
         .execute(
             "INSERT INTO server_job_games (job, slot, game, time_limit_ms, time_known) VALUES (?1, ?2, ?3, ?4, 1)",
@@ -844,13 +695,13 @@ pub fn note_job_game(
 /// The time a move a ladder game was played at, as the server planned it (the GGF record keeps
 /// whole seconds only): `None` when the server does not know (a game of an older server, of
 /// `othello rate`), `Some(None)` for no limit.
-pub fn game_time_limit(connection: &Connection, game: i64) -> Result<Option<Option<u64>>, String> {
+pub fn game_time_limit(connection: &Db, game: i64) -> Result<Option<Option<u64>>, String> {
     let planned: Option<Option<i64>> = connection
         .query_row(
             "SELECT time_limit_ms, has_time FROM (
                 SELECT time_limit_ms, time_known AS has_time FROM server_job_games WHERE game = ?1
                 UNION ALL
-                SELECT f.time_ms, 1 FROM server_final_games g JOIN server_finals f ON f.id = g.final WHERE g.game = ?1)
+                SELECT f.time_ms, 1 FROM server_final_games g JOIN server_finals f ON f.id = g.final WHERE g.game = ?1) AS limits
              WHERE has_time = 1 LIMIT 1",
             [game],
             |row| row.get(0),
@@ -860,41 +711,25 @@ pub fn game_time_limit(connection: &Connection, game: i64) -> Result<Option<Opti
     Ok(planned.map(|ms| ms.map(|ms| ms as u64)))
 }
 
-/// Adds `server_job_games.time_limit_ms` to a file made before it (its rows stay unknown).
-fn add_job_game_time(connection: &Connection) -> rusqlite::Result<()> {
-    let has: bool = connection.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('server_job_games') WHERE name = 'time_known'",
-        [],
-        |row| row.get(0),
-    )?;
-    if !has {
-        connection.execute_batch(
-            "ALTER TABLE server_job_games ADD COLUMN time_limit_ms INTEGER;
-             ALTER TABLE server_job_games ADD COLUMN time_known INTEGER NOT NULL DEFAULT 0;",
-        )?;
-    }
-    Ok(())
-}
-
 /// Jobs queued or running (the queue's length, for the pages).
-pub fn pending_jobs(connection: &Connection) -> Result<u64, String> {
+pub fn pending_jobs(connection: &Db) -> Result<u64, String> {
     connection
         .query_row("SELECT count(*) FROM server_jobs WHERE state != 'done' AND kind != 'test'", [], |row| {
-            row.get::<_, i64>(0)
+            row.get::<i64>(0)
         })
         .map(|n| n as u64)
         .map_err(db)
 }
 
 /// The newest ladder game's id, if any (the arena screen shows it).
-pub fn latest_game(connection: &Connection) -> Result<Option<i64>, String> {
+pub fn latest_game(connection: &Db) -> Result<Option<i64>, String> {
     connection.query_row("SELECT max(id) FROM games", [], |row| row.get(0)).map_err(db)
 }
 
 const SUBMISSIONS_KEY: &str = "server_submissions";
 
 /// Whether entrants may upload (the organiser closes submissions before a final).
-pub fn submissions_open(connection: &Connection) -> Result<bool, String> {
+pub fn submissions_open(connection: &Db) -> Result<bool, String> {
     let value: Option<String> = connection
         .query_row("SELECT value FROM settings WHERE key = ?1", [SUBMISSIONS_KEY], |row| row.get(0))
         .optional()
@@ -902,7 +737,7 @@ pub fn submissions_open(connection: &Connection) -> Result<bool, String> {
     Ok(value.as_deref() != Some("closed"))
 }
 
-pub fn set_submissions_open(connection: &Connection, open: bool) -> Result<(), String> {
+pub fn set_submissions_open(connection: &Db, open: bool) -> Result<(), String> {
     connection
         .execute(
             "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -915,8 +750,8 @@ pub fn set_submissions_open(connection: &Connection, open: bool) -> Result<(), S
 /// Queues a refresh pair for the entrants' current bots (each entrant's newest rated upload), the
 /// one with the fewest refresh pairs first, unless a job is waiting already. Returns whether it
 /// queued one.
-pub fn queue_refresh(connection: &mut Connection) -> Result<bool, String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+pub fn queue_refresh(connection: &mut Db) -> Result<bool, String> {
+    let transaction = connection.transaction().map_err(db)?;
     let waiting: i64 = transaction
         .query_row("SELECT count(*) FROM server_jobs WHERE state = 'queued'", [], |row| row.get(0))
         .map_err(db)?;
@@ -960,7 +795,7 @@ mod tests {
     #[test]
     fn a_placement_is_rated_once_its_last_running_pair_is_done() {
         let dir = tempfile::tempdir().unwrap();
-        let mut connection = open(&dir.path().join("contest.sqlite3")).unwrap();
+        let mut connection = open(&dir.path().join("contest.sqlite3").into()).unwrap();
         let token = add_entrant(&connection, "Alice").unwrap();
         let entrant = entrant_by_token(&connection, &token).unwrap().unwrap();
         let upload = add_upload(&mut connection, entrant.id, "00", "bot.so", Path::new("bot.so"), 1).unwrap();
@@ -973,7 +808,7 @@ mod tests {
         // The first chain ends the placement while the second still plays its pair.
         finish_job(&mut connection, &first, Status::Rated, Some("the game cap (4) was reached"), Next::Nothing)
             .unwrap();
-        let status = |connection: &Connection| self::upload(connection, upload).unwrap().unwrap();
+        let status = |connection: &Db| self::upload(connection, upload).unwrap().unwrap();
         assert_eq!(status(&connection).status, Status::Rating, "a pair is still being played");
         assert_eq!(status(&connection).reason, None);
 
@@ -990,7 +825,7 @@ mod tests {
     fn a_schema_2_ladder_gains_the_test_job_kind_and_keeps_its_jobs() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("contest.sqlite3");
-        let mut connection = open(&path).unwrap();
+        let mut connection = open(&path.clone().into()).unwrap();
         let token = add_entrant(&connection, "Alice").unwrap();
         let entrant = entrant_by_token(&connection, &token).unwrap().unwrap();
         let upload = add_upload(&mut connection, entrant.id, "00", "bot.so", Path::new("bot.so"), 1).unwrap();
@@ -1009,7 +844,8 @@ mod tests {
                     created_at INTEGER NOT NULL, finished_at INTEGER, UNIQUE (upload, kind, number));
                  CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
                  PRAGMA foreign_keys = ON;
-                 UPDATE settings SET value = '2' WHERE key = 'server_schema';",
+                 UPDATE settings SET value = '2' WHERE key = 'server_schema';
+                 DROP TABLE schema_migrations;",
             )
             .unwrap();
         connection
@@ -1038,7 +874,7 @@ mod tests {
         );
         drop(connection);
 
-        let connection = open(&path).unwrap();
+        let connection = open(&path.clone().into()).unwrap();
         let kept: (String, String) = connection
             .query_row("SELECT kind, lease FROM server_jobs WHERE id = 7", [], |row| Ok((row.get(0)?, row.get(1)?)))
             .unwrap();

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::Ordering;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use othello_db::{Db, OptionalExtension, params};
 use serde::Serialize;
 
 use othello_arena::event::openings::OpeningSource;
@@ -27,74 +27,38 @@ use crate::{Config, Shared};
 /// Default pairs of test games one entrant may ask for per hour.
 pub const DEFAULT_TEST_GAMES_PER_HOUR: u32 = 20;
 
-/// Created when missing on every open (no version: the tables are only ever added to).
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS server_test_games (
-    id INTEGER PRIMARY KEY,
-    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
-    upload INTEGER NOT NULL REFERENCES server_uploads(id),
-    opponent INTEGER NOT NULL REFERENCES entries(id),   -- a ladder entry
-    state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
-    lease TEXT,
-    reason TEXT,                                        -- why it could not be played
-    requested_at INTEGER NOT NULL,
-    finished_at INTEGER
-);
-CREATE INDEX IF NOT EXISTS server_test_games_queue ON server_test_games(state, id);
-CREATE INDEX IF NOT EXISTS server_test_games_by_entrant ON server_test_games(entrant, requested_at);
--- The games themselves (never in the ladder's `games`).
-CREATE TABLE IF NOT EXISTS server_test_game_records (
-    id INTEGER PRIMARY KEY,
-    test INTEGER NOT NULL REFERENCES server_test_games(id),
-    slot INTEGER NOT NULL,
-    black TEXT NOT NULL,
-    white TEXT NOT NULL,
-    black_score REAL NOT NULL,
-    termination TEXT NOT NULL,
-    played_at INTEGER NOT NULL,
-    ggf TEXT NOT NULL,
-    UNIQUE (test, slot)
-);
-";
-
-fn db(e: rusqlite::Error) -> String {
+fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
-/// Creates the test games' tables when they are missing.
-pub fn migrate(connection: &Connection) -> Result<(), String> {
-    connection.execute_batch(SCHEMA).map_err(|e| format!("cannot set up the test games' tables: {e}"))
-}
-
 /// Puts back in the queue the test games a worker was playing when the server stopped.
-pub fn requeue_interrupted(connection: &Connection) -> Result<usize, String> {
+pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
     connection
         .execute("UPDATE server_test_games SET state = 'queued', lease = NULL WHERE state = 'running'", [])
         .map_err(db)
 }
 
 /// Pairs of test games `entrant` asked for since `since` (Unix seconds), for the rate limit.
-pub fn requested_since(connection: &Connection, entrant: i64, since: u64) -> Result<u32, String> {
+pub fn requested_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, String> {
     connection
         .query_row(
             // A pair the server could not play (its reason says why) is not the entrant's doing.
             "SELECT count(*) FROM server_test_games WHERE entrant = ?1 AND requested_at >= ?2 AND reason IS NULL",
             params![entrant, since as i64],
-            |row| row.get::<_, i64>(0),
+            |row| row.get::<i64>(0),
         )
         .map(|n| n as u32)
         .map_err(db)
 }
 
 /// Queues a pair of test games; returns its id.
-pub fn request(connection: &Connection, entrant: i64, upload: i64, opponent: i64) -> Result<i64, String> {
+pub fn request(connection: &Db, entrant: i64, upload: i64, opponent: i64) -> Result<i64, String> {
     connection
-        .execute(
+        .insert(
             "INSERT INTO server_test_games (entrant, upload, opponent, requested_at) VALUES (?1, ?2, ?3, ?4)",
             params![entrant, upload, opponent, unix_now() as i64],
         )
-        .map_err(db)?;
-    Ok(connection.last_insert_rowid())
+        .map_err(db)
 }
 
 /// A pair of test games a worker holds.
@@ -107,8 +71,8 @@ pub struct TestJob {
 
 /// Claims the oldest queued pair of test games for `lease`, unless a check waits (checks come
 /// first; test games then come before every ladder job).
-pub fn claim(connection: &mut Connection, lease: &str) -> Result<Option<TestJob>, String> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+pub fn claim(connection: &mut Db, lease: &str) -> Result<Option<TestJob>, String> {
+    let transaction = connection.transaction().map_err(db)?;
     let check_waits: bool = transaction
         .query_row("SELECT EXISTS (SELECT 1 FROM server_jobs WHERE state = 'queued' AND kind = 'check')", [], |row| {
             row.get(0)
@@ -119,7 +83,10 @@ pub fn claim(connection: &mut Connection, lease: &str) -> Result<Option<TestJob>
     }
     let job = transaction
         .query_row(
-            "SELECT id, upload, opponent FROM server_test_games WHERE state = 'queued' ORDER BY id LIMIT 1",
+            &format!(
+                "SELECT id, upload, opponent FROM server_test_games WHERE state = 'queued' ORDER BY id LIMIT 1{}",
+                transaction.skip_locked()
+            ),
             [],
             |row| Ok(TestJob { id: row.get(0)?, upload: row.get(1)?, opponent: row.get(2)? }),
         )
@@ -135,7 +102,7 @@ pub fn claim(connection: &mut Connection, lease: &str) -> Result<Option<TestJob>
 }
 
 /// Ends a pair of test games: played, or not with the reason.
-pub fn finish(connection: &Connection, id: i64, reason: Option<&str>) -> Result<(), String> {
+pub fn finish(connection: &Db, id: i64, reason: Option<&str>) -> Result<(), String> {
     connection
         .execute(
             "UPDATE server_test_games SET state = 'done', lease = NULL, reason = ?2, finished_at = ?3 WHERE id = ?1",
@@ -147,7 +114,7 @@ pub fn finish(connection: &Connection, id: i64, reason: Option<&str>) -> Result<
 
 /// Plays a claimed pair and records its games in the test tables (a slot recorded before a crash
 /// is not recorded again). A pair that cannot be played is finished with the reason.
-pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Connection) -> Result<(), String> {
+pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Db) -> Result<(), String> {
     match play_pair(job, config, shared, ladder, db) {
         Ok(()) => finish(db, job.id, None),
         Err(_) if shared.stop.load(Ordering::SeqCst) => Ok(()), // queued again on the next start
@@ -159,12 +126,7 @@ pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db
 }
 
 /// The two bots of a pair of test games (the entrant's, then its opponent) and its opening.
-fn bots_of(
-    job: &TestJob,
-    config: &Config,
-    ladder: &Ladder,
-    db: &Connection,
-) -> Result<(Entry, Entry, Opening), String> {
+fn bots_of(job: &TestJob, config: &Config, ladder: &Ladder, db: &Db) -> Result<(Entry, Entry, Opening), String> {
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     let mine = upload.entry.ok_or("the bot has no ladder entry (it did not pass its check)")?;
     let entries = ladder.entries()?;
@@ -181,7 +143,7 @@ fn bots_of(
 
 /// What a remote worker plays for a pair of test games: the same bots, opening and time control
 /// (the organiser's, as rating games) as the server's own worker would play.
-pub fn plan(job: &TestJob, config: &Config, ladder: &Ladder, db: &Connection) -> Result<Plan, String> {
+pub fn plan(job: &TestJob, config: &Config, ladder: &Ladder, db: &Db) -> Result<Plan, String> {
     let (me, opponent, opening) = bots_of(job, config, ladder, db)?;
     if opponent.identity.kind != Kind::Library {
         return Err(format!(
@@ -203,7 +165,7 @@ pub fn plan(job: &TestJob, config: &Config, ladder: &Ladder, db: &Connection) ->
 }
 
 /// Records test game `slot` of pair `test` (a slot recorded already is left as it is).
-pub fn record(db: &Connection, test: i64, slot: usize, game: &GameRecord) -> Result<(), String> {
+pub fn record(db: &Db, test: i64, slot: usize, game: &GameRecord) -> Result<(), String> {
     let black_score = match game.result.winner {
         Some(Color::Black) => 1.0,
         Some(Color::White) => 0.0,
@@ -227,7 +189,7 @@ pub fn record(db: &Connection, test: i64, slot: usize, game: &GameRecord) -> Res
     .map_err(self::db)
 }
 
-fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Connection) -> Result<(), String> {
+fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Db) -> Result<(), String> {
     let (me, opponent, opening) = bots_of(job, config, ladder, db)?;
     let seating = config.seating();
     let (me, opponent) = (Player::new(me, &seating), Player::new(opponent, &seating));
@@ -269,7 +231,7 @@ pub struct TestGame {
 const GAME_COLUMNS: &str = "r.id, r.test, t.upload, t.entrant, r.black, r.white, r.black_score, r.termination,
     r.played_at, r.ggf FROM server_test_game_records r JOIN server_test_games t ON t.id = r.test";
 
-fn game_row(row: &rusqlite::Row) -> rusqlite::Result<TestGame> {
+fn game_row(row: &othello_db::Row) -> othello_db::Result<TestGame> {
     Ok(TestGame {
         id: row.get(0)?,
         test: row.get(1)?,
@@ -279,32 +241,32 @@ fn game_row(row: &rusqlite::Row) -> rusqlite::Result<TestGame> {
         white: row.get(5)?,
         black_score: row.get(6)?,
         termination: row.get(7)?,
-        played_at: row.get::<_, i64>(8)? as u64,
+        played_at: row.get::<i64>(8)? as u64,
         ggf: row.get(9)?,
     })
 }
 
 /// The test games of an upload, newest first.
-pub fn games_of(connection: &Connection, upload: i64) -> Result<Vec<TestGame>, String> {
+pub fn games_of(connection: &Db, upload: i64) -> Result<Vec<TestGame>, String> {
     all_rows(connection, &format!("SELECT {GAME_COLUMNS} WHERE t.upload = ?1 ORDER BY r.id DESC"), [upload], game_row)
 }
 
-pub fn game(connection: &Connection, id: i64) -> Result<Option<TestGame>, String> {
+pub fn game(connection: &Db, id: i64) -> Result<Option<TestGame>, String> {
     connection.query_row(&format!("SELECT {GAME_COLUMNS} WHERE r.id = ?1"), [id], game_row).optional().map_err(db)
 }
 
 /// Pairs of test games of an upload not played yet (queued or being played).
-pub fn pending_of(connection: &Connection, upload: i64) -> Result<u32, String> {
+pub fn pending_of(connection: &Db, upload: i64) -> Result<u32, String> {
     connection
         .query_row("SELECT count(*) FROM server_test_games WHERE upload = ?1 AND state != 'done'", [upload], |row| {
-            row.get::<_, i64>(0)
+            row.get::<i64>(0)
         })
         .map(|n| n as u32)
         .map_err(db)
 }
 
 /// Pairs of test games of an upload that could not be played: their id and why, newest first.
-pub fn failures_of(connection: &Connection, upload: i64) -> Result<Vec<(i64, String)>, String> {
+pub fn failures_of(connection: &Db, upload: i64) -> Result<Vec<(i64, String)>, String> {
     all_rows(
         connection,
         "SELECT id, reason FROM server_test_games WHERE upload = ?1 AND reason IS NOT NULL ORDER BY id DESC",

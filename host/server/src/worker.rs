@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use rusqlite::Connection;
+use othello_db::Db;
 use serde::{Deserialize, Serialize};
 
 use othello_arena::event::openings::OpeningSource;
@@ -142,13 +142,7 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     }
 }
 
-fn run_job(
-    job: &Job,
-    config: &Config,
-    shared: &Shared,
-    ladder: &mut Ladder,
-    db: &mut Connection,
-) -> Result<(), String> {
+fn run_job(job: &Job, config: &Config, shared: &Shared, ladder: &mut Ladder, db: &mut Db) -> Result<(), String> {
     let Planned::Play(plan) = plan_job(job, config, shared, ladder, db, false)? else {
         return Ok(());
     };
@@ -186,7 +180,7 @@ pub fn plan_job(
     config: &Config,
     shared: &Shared,
     ladder: &mut Ladder,
-    db: &mut Connection,
+    db: &mut Db,
     libraries_only: bool,
 ) -> Result<Planned, String> {
     if job.kind == JobKind::Test {
@@ -295,7 +289,7 @@ pub fn plan_job(
 }
 
 /// The opponent of a test job's pair (its ladder entry).
-fn test_opponent(db: &Connection, job: &Job) -> Result<i64, String> {
+fn test_opponent(db: &Db, job: &Job) -> Result<i64, String> {
     db.query_row("SELECT opponent FROM server_test_games WHERE id = ?1", [job.number as i64], |row| row.get(0))
         .map_err(|e| format!("test games {}: {e}", job.number))
 }
@@ -308,7 +302,7 @@ pub fn record_slot(
     plan: &Plan,
     game: &GameRecord,
     ladder: &mut Ladder,
-    db: &Connection,
+    db: &Db,
 ) -> Result<bool, String> {
     if store::job_game(db, job.id, slot)?.is_some() {
         return Ok(false);
@@ -335,7 +329,7 @@ pub fn complete_job(
     config: &Config,
     shared: &Shared,
     ladder: &mut Ladder,
-    db: &mut Connection,
+    db: &mut Db,
 ) -> Result<(), String> {
     if job.kind == JobKind::Test {
         // Unrated: kept in the test games' tables, never in the ladder's.
@@ -383,7 +377,7 @@ fn complete_check(
     config: &Config,
     shared: &Shared,
     ladder: &mut Ladder,
-    db: &mut Connection,
+    db: &mut Db,
 ) -> Result<(), String> {
     let info = played.probe.as_ref().ok_or("a check's result has no probe of the library")?;
     let mut report = CheckReport {
@@ -529,7 +523,7 @@ pub fn still_built(identity: &Identity) -> bool {
     })
 }
 
-fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Connection) -> Result<(), String> {
+fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Db) -> Result<(), String> {
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
     ladder.save_snapshot(&entries, &fit, &format!("placed upload {}", job.upload))?;

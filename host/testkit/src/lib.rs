@@ -1,6 +1,8 @@
 //! Test helpers shared by the host crates' tests: the runner binary, fixture bots compiled from C
 //! with `cc` (once per test process), and checks on runner processes.
 
+pub mod postgres;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;

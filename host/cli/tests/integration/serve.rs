@@ -256,7 +256,9 @@ fn the_organiser_chooses_on_the_command_line_whether_copies_are_entered() {
     let entered = othello(dir.path(), &["serve", "copies", "enter", "--ladder", "contest.sqlite3"]);
     assert!(entered.status.success(), "{}", String::from_utf8_lossy(&entered.stderr));
     assert!(String::from_utf8_lossy(&entered.stdout).contains("entered"));
-    let rule = |ladder: &Path| othello_server::admin::copy_rule(&othello_server::store::open(ladder).unwrap()).unwrap();
+    let rule = |ladder: &Path| {
+        othello_server::admin::copy_rule(&othello_server::store::open(&ladder.into()).unwrap()).unwrap()
+    };
     assert_eq!(rule(&ladder), othello_server::admin::CopyRule::Enter);
     let wrong = othello(dir.path(), &["serve", "copies", "share", "--ladder", "contest.sqlite3"]);
     assert!(!wrong.status.success());

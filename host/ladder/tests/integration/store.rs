@@ -111,7 +111,7 @@ fn a_new_or_empty_file_becomes_a_ladder_that_other_tools_can_read() {
 #[test]
 fn two_builds_of_one_bot_are_two_versions_and_the_same_build_is_one_entry() {
     let dir = tempfile::tempdir().unwrap();
-    let mut ladder = Ladder::open(&dir.path().join("l.sqlite3")).unwrap();
+    let mut ladder = Ladder::open(dir.path().join("l.sqlite3")).unwrap();
     let anchor = ladder.entry_for(&identity("Random", "0")).unwrap();
     ladder.set_anchor_if_unset(anchor.id).unwrap();
     let old = ladder.entry_for(&identity("Mine", "1")).unwrap();
@@ -145,7 +145,7 @@ fn crashed(loser: Color) -> GameRecord {
 #[test]
 fn a_bot_that_failed_every_game_is_below_the_anchor_and_moves_no_rating() {
     let dir = tempfile::tempdir().unwrap();
-    let mut ladder = Ladder::open(&dir.path().join("l.sqlite3")).unwrap();
+    let mut ladder = Ladder::open(dir.path().join("l.sqlite3")).unwrap();
     let anchor = ladder.entry_for(&identity("Random", "0")).unwrap();
     ladder.set_anchor_if_unset(anchor.id).unwrap();
     let strong = ladder.entry_for(&identity("Strong", "1")).unwrap();

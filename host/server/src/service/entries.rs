@@ -5,7 +5,7 @@
 //! [`othello_arena::text::skeleton`]: NFKC, UTS #39 confusables, case folded). Both rules are
 //! checked at the upload (copies) and again when the check names the bot, before it gets an entry.
 
-use rusqlite::{Connection, params};
+use othello_db::{Db, params};
 
 use othello_arena::record::unix_now;
 use othello_arena::text::skeleton;
@@ -15,50 +15,19 @@ use othello_ladder::identity::Kind;
 use crate::admin::CopyRule;
 use crate::store;
 
-/// Copies sent, for the organiser's page (created by [`migrate`]).
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS server_copies (
-    id INTEGER PRIMARY KEY,
-    entrant INTEGER NOT NULL REFERENCES server_entrants(id),
-    sha256 TEXT NOT NULL,
-    original TEXT NOT NULL,                    -- whose file it is, in words
-    at INTEGER NOT NULL,
-    entered INTEGER NOT NULL DEFAULT 0         -- 1: entered as an entry of its own; 0: refused
-);
-";
-
-pub fn migrate(connection: &Connection) -> rusqlite::Result<()> {
-    connection.execute_batch(SCHEMA)?;
-    // Tables made before the organiser could choose: every copy then was refused.
-    let has_entered: bool = connection.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('server_copies') WHERE name = 'entered'",
-        [],
-        |row| row.get(0),
-    )?;
-    if !has_entered {
-        connection.execute_batch("ALTER TABLE server_copies ADD COLUMN entered INTEGER NOT NULL DEFAULT 0")?;
-    }
-    Ok(())
-}
-
-fn db(e: rusqlite::Error) -> String {
+fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
 /// Whose the file `sha256` is when it is not `entrant`'s own: another entrant's upload, or a bot
 /// of the organiser's pool. In words, for the message and the organiser's page.
-pub fn original_of(
-    connection: &Connection,
-    ladder: &Ladder,
-    entrant: i64,
-    sha256: &str,
-) -> Result<Option<String>, String> {
+pub fn original_of(connection: &Db, ladder: &Ladder, entrant: i64, sha256: &str) -> Result<Option<String>, String> {
     let others = store::all_rows(
         connection,
-        "SELECT u.id, e.name, coalesce(json_extract(u.report, '$.name'), u.file_name) FROM server_uploads u
+        "SELECT u.id, e.name, u.report, u.file_name FROM server_uploads u
          JOIN server_entrants e ON e.id = u.entrant WHERE u.sha256 = ?1 AND u.entrant != ?2 ORDER BY u.id LIMIT 1",
         params![sha256, entrant],
-        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?)),
+        |row| Ok((row.get::<i64>(0)?, row.get::<String>(1)?, store::bot_name(row.get(2)?, row.get(3)?))),
     )?;
     if let Some((id, owner, name)) = others.into_iter().next() {
         return Ok(Some(format!("{owner}'s upload {id} ({name})")));
@@ -73,12 +42,7 @@ pub fn original_of(
 
 /// Flags `entrant`'s file for the organiser when it is a copy, and refuses it unless the
 /// organiser enters copies: the refusal names whose file it is.
-pub fn refuse_copy(
-    connection: &Connection,
-    ladder: &Ladder,
-    entrant: i64,
-    sha256: &str,
-) -> Result<Option<String>, String> {
+pub fn refuse_copy(connection: &Db, ladder: &Ladder, entrant: i64, sha256: &str) -> Result<Option<String>, String> {
     let Some(original) = original_of(connection, ladder, entrant, sha256)? else { return Ok(None) };
     let rule = crate::admin::copy_rule(connection)?;
     connection
@@ -99,7 +63,7 @@ pub fn refuse_copy(
 /// (when the organiser enters copies) named `Name (Entrant)`, its own entry beside the original's;
 /// a name that looks like another's is refused.
 pub fn entry_name(
-    connection: &Connection,
+    connection: &Db,
     ladder: &Ladder,
     entrant: i64,
     sha256: &str,
@@ -126,29 +90,24 @@ pub fn entry_name(
 }
 
 /// Ladder entries that are entrants' uploads.
-fn uploaded_entries(connection: &Connection) -> Result<std::collections::HashSet<i64>, String> {
+fn uploaded_entries(connection: &Db) -> Result<std::collections::HashSet<i64>, String> {
     let entries =
         store::all_rows(connection, "SELECT DISTINCT entry FROM server_uploads WHERE entry IS NOT NULL", [], |row| {
-            row.get::<_, i64>(0)
+            row.get::<i64>(0)
         })?;
     Ok(entries.into_iter().collect())
 }
 
 /// Why `name` cannot be `entrant`'s bot's name, if it cannot: it looks like (same skeleton) the
 /// name of another entrant's bot or of a pool bot. An entrant's own earlier versions may share it.
-pub fn name_taken(
-    connection: &Connection,
-    ladder: &Ladder,
-    entrant: i64,
-    name: &str,
-) -> Result<Option<String>, String> {
+pub fn name_taken(connection: &Db, ladder: &Ladder, entrant: i64, name: &str) -> Result<Option<String>, String> {
     let wanted = skeleton(name);
     let owners = store::all_rows(
         connection,
         "SELECT u.entry, u.entrant, e.name FROM server_uploads u JOIN server_entrants e ON e.id = u.entrant
          WHERE u.entry IS NOT NULL",
         [],
-        |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?)),
+        |row| Ok((row.get::<i64>(0)?, row.get::<i64>(1)?, row.get::<String>(2)?)),
     )?;
     for entry in ladder.entries()? {
         if skeleton(&entry.identity.name) != wanted {
@@ -184,19 +143,14 @@ pub struct Copy {
 }
 
 /// Copies sent so far (refused or entered), newest first.
-pub fn copies(connection: &Connection) -> Result<Vec<Copy>, String> {
+pub fn copies(connection: &Db) -> Result<Vec<Copy>, String> {
     store::all_rows(
         connection,
         "SELECT e.name, c.original, c.at, c.entered FROM server_copies c JOIN server_entrants e ON e.id = c.entrant
          ORDER BY c.id DESC",
         [],
         |row| {
-            Ok(Copy {
-                sender: row.get(0)?,
-                original: row.get(1)?,
-                at: row.get::<_, i64>(2)? as u64,
-                entered: row.get(3)?,
-            })
+            Ok(Copy { sender: row.get(0)?, original: row.get(1)?, at: row.get::<i64>(2)? as u64, entered: row.get(3)? })
         },
     )
 }

@@ -67,16 +67,13 @@ struct GameResult {
 }
 
 /// Every ladder game's result, oldest first (the index on the results covers it).
-fn game_results(connection: &rusqlite::Connection) -> Result<Vec<GameResult>, String> {
-    let error = |e: rusqlite::Error| format!("database: {e}");
-    let mut statement =
-        connection.prepare_cached("SELECT black, white, black_score, failed FROM games ORDER BY id").map_err(error)?;
-    let rows = statement
-        .query_map([], |row| {
+fn game_results(connection: &othello_db::Db) -> Result<Vec<GameResult>, String> {
+    let error = |e: othello_db::Error| format!("database: {e}");
+    connection
+        .query_map("SELECT black, white, black_score, failed FROM games ORDER BY id", [], |row| {
             Ok(GameResult { black: row.get(0)?, white: row.get(1)?, black_score: row.get(2)?, failed: row.get(3)? })
         })
-        .map_err(error)?;
-    rows.collect::<Result<_, _>>().map_err(error)
+        .map_err(error)
 }
 
 /// Refits the ladder on its first `g` games for [`HISTORY_POINTS`] values of `g`, as

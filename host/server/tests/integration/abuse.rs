@@ -32,9 +32,19 @@ fn tokens_are_checked_and_an_entrant_sees_only_its_own_bots() {
     assert!(json["error"].as_str().unwrap().contains("revoked"));
     let entrants = othello_server::entrants(&server.ladder()).unwrap();
     assert!(entrants.iter().any(|e| e.name == "Mallory" && e.revoked));
-    let db = std::fs::read(server.ladder()).unwrap();
-    let needle = alice.as_bytes();
-    assert!(!db.windows(needle.len()).any(|w| w == needle), "tokens are stored hashed only");
+    match server.ladder() {
+        othello_db::Location::File(path) => {
+            let db = std::fs::read(path).unwrap();
+            let needle = alice.as_bytes();
+            assert!(!db.windows(needle.len()).any(|w| w == needle), "tokens are stored hashed only");
+        }
+        othello_db::Location::Postgres(_) => {
+            let db = othello_server::store::open(&server.ladder()).unwrap();
+            let columns: Vec<String> =
+                db.query_map("SELECT name || ' ' || token_hash FROM server_entrants", [], |row| row.get(0)).unwrap();
+            assert!(columns.iter().all(|c| !c.contains(&alice)), "tokens are stored hashed only: {columns:?}");
+        }
+    }
 }
 
 fn stored_files(server: &TestServer) -> Vec<std::path::PathBuf> {

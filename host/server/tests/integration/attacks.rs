@@ -312,8 +312,7 @@ fn the_final_seeds_each_entry_once() {
         server.wait_for_status(token, id, &["rated"]);
     }
     // As an older server left it: Bob's upload on Alice's entry.
-    let db = rusqlite::Connection::open(server.ladder()).unwrap();
-    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    let db = othello_server::store::open(&server.ladder()).unwrap();
     db.execute(
         &format!("UPDATE server_uploads SET entry = (SELECT entry FROM server_uploads WHERE id = {a}) WHERE id = {b}"),
         [],
@@ -635,12 +634,12 @@ fn a_name_with_a_noncharacter_does_not_break_the_history_plot() {
 #[test]
 fn entrants_added_before_the_first_start_still_get_a_seeded_pool() {
     let dir = tempfile::tempdir().unwrap();
-    let ladder = dir.path().join("contest.sqlite3");
+    let (ladder, database) = crate::ladder_in(dir.path());
     let token = othello_server::add_entrant(&ladder, "Early").unwrap();
     assert!(othello_server::needs_pool(&ladder).unwrap(), "entrants alone are no pool");
-    let started = othello_server::Server::start(crate::config(dir.path())).unwrap();
+    let started = othello_server::Server::start(crate::config(dir.path(), &ladder)).unwrap();
     let url = format!("http://{}", started.addr);
-    let server = TestServer { server: Some(started), url, dir, agent: crate::agent() };
+    let server = TestServer { server: Some(started), url, dir, agent: crate::agent(), ladder, database };
     let id = server.upload_file(&token, &named_bot("early", "Early bot"));
     assert_eq!(server.wait_for_status(&token, id, &["rated", "rejected"])["status"], "rated");
     // Placements wait for the pool's calibration: once placed, the pool is there for good.
@@ -708,7 +707,7 @@ fn requests_without_a_valid_token_are_limited_per_address() {
 fn refused_uploads_count_toward_the_hourly_limit() {
     let server = TestServer::start();
     let entrant = server.add_entrant("Ned");
-    let config = crate::config(server.dir.path());
+    let config = crate::config(server.dir.path(), &server.ladder());
     for _ in 0..config.uploads_per_hour {
         let (status, json) = server.upload(Some(&entrant), "junk.so", b"not a library at all");
         assert_eq!(status, 422, "{json}");
@@ -746,7 +745,7 @@ fn test_games_run_on_remote_workers_and_refused_requests_do_not_count() {
     let (_, board) = server.get_json("/api/leaderboard", None);
     let opponent =
         board.as_array().unwrap().iter().find(|r| r["entrant"].is_null()).unwrap()["entry"].as_i64().unwrap();
-    let config = crate::config(server.dir.path());
+    let config = crate::config(server.dir.path(), &server.ladder());
     // Refused requests (no such opponent) are the entrant's mistakes, not games: never counted.
     for _ in 0..=config.test_games_per_hour {
         let (status, json) = ask_for_test_games(&server, &entrant, id, 999_999);

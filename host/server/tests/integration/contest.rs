@@ -39,7 +39,7 @@ fn two_entrants_upload_bots_that_get_checked_rated_and_replayable() {
         assert_eq!(games.len() as u64, bot["games"].as_u64().unwrap(), "every game listed: {games:?}");
         let first = games[0]["id"].as_i64().unwrap();
         let (code, replay) = server.get_json(&format!("/api/games/{first}"), None);
-        assert_eq!(code, 200);
+        assert_eq!(code, 200, "{replay}");
         let moves = replay["moves"].as_array().unwrap().len();
         assert_eq!(
             replay["positions"].as_array().unwrap().len(),
@@ -273,7 +273,7 @@ fn test_games_are_played_unrated_for_their_entrant_only_and_rate_limited() {
     let id = server.upload_file(&alice, &named_bot("tester", "Tester"));
     server.wait_for_status(&alice, id, &["rated"]);
     let (_, board_before) = server.get_json("/api/leaderboard", None);
-    let ladder_games = || othello_ladder::Ladder::open(&server.ladder()).unwrap().game_count().unwrap();
+    let ladder_games = || othello_ladder::Ladder::open(server.ladder()).unwrap().game_count().unwrap();
     let games_before = ladder_games();
     let opponent =
         board_before.as_array().unwrap().iter().find(|r| r["name"] == "First legal").unwrap()["entry"].clone();
@@ -586,7 +586,7 @@ fn a_calibration_cut_short_goes_on_at_the_next_start() {
     othello_server::admin::set_seeding_unfinished(&db, true).unwrap();
     drop(db);
     assert!(othello_server::needs_pool(&ladder).unwrap(), "a calibration cut short is taken up again");
-    let again = othello_server::Server::start(crate::config(server.dir.path())).unwrap();
+    let again = othello_server::Server::start(crate::config(server.dir.path(), &server.ladder())).unwrap();
     wait_calibrated(&format!("http://{}", again.addr));
     again.stop().unwrap();
     let db = othello_server::store::open(&ladder).unwrap();

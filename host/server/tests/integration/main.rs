@@ -6,6 +6,7 @@ mod attacks;
 mod browser;
 mod contest;
 mod fair_time;
+mod migration;
 mod pages;
 mod remote;
 mod students;
@@ -13,8 +14,10 @@ mod students;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use othello_db::Location;
 use othello_ladder::identity::library_identity;
 use othello_server::{Config, Server};
+use othello_testkit::postgres::TestDatabase;
 use serde_json::Value;
 
 /// How long a test waits for the server to get somewhere before failing (generous: a loaded
@@ -27,15 +30,21 @@ pub struct TestServer {
     pub dir: tempfile::TempDir,
     pub url: String,
     pub agent: ureq::Agent,
+    pub ladder: Location,
+    /// The ladder's PostgreSQL database when the suite runs on PostgreSQL (dropped last).
+    pub database: Option<TestDatabase>,
 }
 
-pub fn config(dir: &Path) -> Config {
+/// The configuration of a test server whose ladder is `ladder` (see [`ladder_in`]) and whose
+/// uploads are kept in `dir`.
+pub fn config(dir: &Path, ladder: &Location) -> Config {
     let random = othello_testkit::random_bot();
     let first_legal = othello_testkit::fixture("first_legal");
     Config {
         require_wasm: false,
         wasm_replay_percent: 100,
-        ladder: dir.join("contest.sqlite3"),
+        ladder: ladder.clone(),
+        uploads: Some(dir.join("uploads")),
         listen: "127.0.0.1:0".parse().unwrap(),
         workers: 2,
         lease_duration: othello_server::remote::DEFAULT_LEASE,
@@ -69,15 +78,17 @@ impl TestServer {
 
     pub fn start_with(change: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = config(dir.path());
+        let (ladder, database) = ladder_in(dir.path());
+        let mut config = config(dir.path(), &ladder);
         change(&mut config);
         let server = Server::start(config).unwrap();
         let url = format!("http://{}", server.addr);
-        TestServer { server: Some(server), dir, url, agent: agent() }
+        TestServer { server: Some(server), dir, url, agent: agent(), ladder, database }
     }
 
-    pub fn ladder(&self) -> PathBuf {
-        self.dir.path().join("contest.sqlite3")
+    /// The ladder: `contest.sqlite3` in the test's folder, or a PostgreSQL database of its own.
+    pub fn ladder(&self) -> Location {
+        self.ladder.clone()
     }
 
     pub fn add_entrant(&self, name: &str) -> String {
@@ -201,6 +212,12 @@ impl TestServer {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+}
+
+/// A fresh ladder for a test: `contest.sqlite3` in `dir`, or a PostgreSQL database of its own
+/// when the suite runs on PostgreSQL (`OTHELLO_TEST_STORE=postgres`; keep the guard alive).
+pub fn ladder_in(dir: &Path) -> (Location, Option<TestDatabase>) {
+    othello_testkit::postgres::ladder_location(dir, "contest.sqlite3")
 }
 
 impl Drop for TestServer {

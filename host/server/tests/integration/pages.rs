@@ -111,7 +111,8 @@ fn a_page_following_live_changes_does_not_hold_up_the_server_when_it_stops() {
 #[test]
 fn without_every_sandbox_layer_the_server_refuses_to_start_unless_allowed_and_then_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = crate::config(dir.path());
+    let (ladder, _database) = crate::ladder_in(dir.path());
+    let mut config = crate::config(dir.path(), &ladder);
     config.seat_options.sandbox = othello_arena::seat::SandboxMode::Off;
     config.allow_weak_sandbox = false;
     let refused = othello_server::Server::start(config).err().expect("refused without --allow-weak-sandbox");

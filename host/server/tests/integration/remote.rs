@@ -135,8 +135,7 @@ pub fn made_up_check(claimed: &Claimed) -> Played {
 }
 
 pub fn count(server: &TestServer, sql: &str) -> i64 {
-    let db = rusqlite::Connection::open(server.ladder()).unwrap();
-    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    let db = othello_server::store::open(&server.ladder()).unwrap();
     db.query_row(sql, [], |row| row.get(0)).unwrap()
 }
 
