@@ -19,6 +19,10 @@
 #   scripts/bench-serve.sh first-page [RUNS]  `othello serve` on a fresh ladder (no file) → the
 #                                             first `GET /` answered (the pool calibrates meanwhile)
 #
+# FRESH=1 (placement, speed): each run starts a fresh ladder (no file) instead of a copy of a
+# calibrated one: the pool enters with its shipped calibration (at TIME_MS=100) and refines it in
+# the background while the bot is placed, as on a contest's first minutes.
+#
 # Settings (environment): WORKERS (default 1), TIME_MS (20), ERROR (50), MAX_GAMES (200),
 # DURATION of each wrk run (20s), STREAMS (300) and CLIENTS (30) of `streams`, BASE (a seeded ladder to reuse), BUILD=0 not to build first, OTHELLO (the binary; debug build).
 set -euo pipefail
@@ -83,7 +87,7 @@ fi
 # The seeded ladder every run starts from (seeded once: several minutes; BASE=FILE keeps it for
 # the next invocation).
 base=${BASE:-$scratch/base.sqlite3}
-if [ ! -f "$base" ]; then
+if [ "${FRESH:-0}" != 1 ] && [ ! -f "$base" ]; then
     echo "seeding the sample pool…" >&2
     start_server "$base" --no-continuous-games
     # The pool is calibrated in the background while the server serves: wait for its end.
@@ -121,7 +125,7 @@ fi
 start_run() {
     local ladder=$scratch/run-$1/contest.sqlite3
     mkdir -p "$(dirname "$ladder")"
-    python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d)" "$base" "$ladder"
+    [ "${FRESH:-0}" = 1 ] || python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d)" "$base" "$ladder"
     start_server "$ladder" "${@:2}"
     token=$("$OTHELLO" serve entrant add Bench --ladder "$ladder" | tail -1)
     uploaded=$(date +%s.%N)

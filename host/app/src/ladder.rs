@@ -335,8 +335,12 @@ fn rate_on_thread(
                 "the ladder is new and no sample bot was found to seed it: run `othello ladder --seed-pool`".to_owned()
             );
         }
-        // The pool is calibrated at the time a move the bot is rated at (the server's rule).
+        // The pool is calibrated at the time a move the bot is rated at (the server's rule):
+        // from the shipped calibration when it was played at that time, then only the members
+        // it does not rate play (the server's rule too; the app has no background to refine it).
         let time = SeedingTime::for_contest(options.time_limit);
+        let shipped = othello_ladder::calibration::Calibration::shipped();
+        othello_ladder::calibration::enter_pool(&mut ladder, pool, shipped.as_ref(), time.limit.as_millis() as u64)?;
         seed_pool(&mut ladder, pool, seating, Some(time.limit), OPENING_SEED, stop, &mut |p| {
             let _ = sender.send(Report::Seeding(p.clone(), time.clone()));
             wake();

@@ -72,6 +72,11 @@ pub struct LadderArgs {
     /// Seed of the seeding games' openings.
     #[arg(long, value_name = "S", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// Write the ladder's games between its entries as a pool calibration to PATH (a ladder
+    /// seeded with `--seed-pool` at the contest's --time-ms; the shipped one is
+    /// host/ladder/calibration/sample-pool.tsv). --time-ms must be the one it was seeded at.
+    #[arg(long, value_name = "PATH")]
+    pub export_calibration: Option<PathBuf>,
 }
 
 /// `othello ladder`.
@@ -93,6 +98,9 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
         let pool: Vec<String> =
             if sample { SAMPLE_POOL.iter().map(|s| s.to_string()).collect() } else { args.bots.clone() };
         seed(global, &mut ladder, &pool, args.seed, sample)?;
+    }
+    if let Some(out) = &args.export_calibration {
+        return export_calibration(global, &ladder, out);
     }
     let board = leaderboard(&ladder)?;
     if let Some(name) = &args.games {
@@ -116,6 +124,32 @@ pub fn ladder(global: &GlobalOptions, args: LadderArgs) -> Result<(), String> {
         out!("{}", table(&board));
         outln!("Ladder: {}", ladder.location());
     }
+    Ok(())
+}
+
+/// `--export-calibration PATH`: the ladder's games as a pool calibration (see
+/// [`othello_ladder::calibration`]), saying where it comes from: games, time control, clock,
+/// build, machine and date.
+fn export_calibration(global: &GlobalOptions, ladder: &Ladder, out: &std::path::Path) -> Result<(), String> {
+    let time_ms = (global.time_ms > 0).then_some(global.time_ms);
+    let games = ladder.game_count()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let date = othello_arena::ggf::format_date(othello_arena::record::unix_now());
+    let source = format!(
+        "{games} games at {} on the {} clock, {} on {} {} with {cores} cores, {}",
+        time_ms.map_or("no time limit".to_owned(), |ms| format!("{ms} ms a move")),
+        if matches!(global.clock, othello_arena::seat::Clock::Wall) { "wall" } else { "CPU-time" },
+        if cfg!(debug_assertions) { "a debug build with the sample bots optimised" } else { "a release build" },
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+        date.split('_').next().unwrap_or(&date)
+    );
+    let calibration = othello_ladder::calibration::Calibration::from_ladder(ladder, time_ms, &source)?;
+    let header = "The sample pool's calibration shipped with othello (read by othello_ladder::calibration).\n\
+                  Made with: othello --time-ms 100 ladder --ladder CAL.sqlite3 --seed-pool\n\
+                  then:      othello --time-ms 100 ladder --ladder CAL.sqlite3 --export-calibration FILE";
+    std::fs::write(out, calibration.to_text(header)).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    eprintln!("Calibration of {} bots ({source}) written to {}", calibration.ratings.len(), out.display());
     Ok(())
 }
 

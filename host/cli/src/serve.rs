@@ -77,6 +77,10 @@ pub struct ServeArgs {
     /// entrants' current bots, so every rating stays fresh).
     #[arg(long)]
     pub no_continuous_games: bool,
+    /// On a new ladder, keep the sample pool's shipped calibration as it is: no calibration games
+    /// in the background (by default they refine it while the contest runs).
+    #[arg(long)]
+    pub keep_shipped_calibration: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -462,6 +466,8 @@ fn run(global: &GlobalOptions, args: ServeArgs) -> Result<(), String> {
         require_wasm: args.require_wasm,
         wasm_replay_percent: args.wasm_replay_percent,
         seed_pool,
+        pool_calibration: othello_ladder::calibration::Calibration::shipped(),
+        refine_pool: !args.keep_shipped_calibration,
         check_opponent,
         target_error: args.error,
         max_games: args.max_games,

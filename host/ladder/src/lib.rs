@@ -10,6 +10,7 @@
 //! Games are played with the arena's seats and referee ([`othello_arena`]); nothing here knows
 //! of a terminal or a window.
 
+pub mod calibration;
 pub mod fit;
 pub mod html;
 pub mod identity;

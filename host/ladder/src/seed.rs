@@ -10,7 +10,10 @@
 //! more games scored as the current ratings predict, and the pair that leaves the smallest widest
 //! interval plays (a fit of the pool takes well under a millisecond, a game far longer). Seeding
 //! a ladder again continues from its games: it plays only while an interval is above the target. Rating sessions refine the pool further,
-//! since every fit uses every game.
+//! since every fit uses every game. A new ladder may start from the pool's shipped calibration
+//! ([`crate::calibration::enter_pool`]): its members are then linked already, and seeding plays
+//! only for those it does not rate (or, on a ladder handle that fits its own games only, the whole
+//! calibration again, as the server refines it in the background).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -118,8 +121,9 @@ pub fn seed_pairs(members: usize) -> Vec<(usize, usize)> {
 }
 
 /// Adds `pool` to the ladder (its first member becomes the anchor unless the ladder has one) and
-/// plays the seeding games with `time_limit` per move: the linking round (unless the pool's
-/// entries have played before), then calibration pairs until every member is within
+/// plays the seeding games with `time_limit` per move: the linking round (its pairs with a member
+/// that has neither played before nor a shipped calibration the ladder's fits count: see
+/// [`crate::calibration`]), then calibration pairs until every member is within
 /// ±[`SEED_TARGET_ERROR`] (see the module docs). Returns the games played.
 pub fn seed_pool(
     ladder: &mut Ladder,
@@ -138,8 +142,15 @@ pub fn seed_pool(
         ladder.set_anchor_if_unset(first.entry.id)?;
     }
     let records = ladder.records()?;
-    let linked = players.iter().all(|p| records.get(&p.entry.id).is_some_and(|r| r.games > 0));
-    let pairs = if linked { Vec::new() } else { seed_pairs(players.len()) };
+    // A member is linked by games it played, or by the shipped calibration when the fits count
+    // it: the linking round plays only the pairs with a member that is not.
+    let calibrated: Vec<i64> = match ladder.calibration()? {
+        Some((pairs, _)) if ladder.counts_calibration() => pairs.iter().flat_map(|(a, b, _)| [*a, *b]).collect(),
+        _ => Vec::new(),
+    };
+    let linked = |p: &Player| records.get(&p.entry.id).is_some_and(|r| r.games > 0) || calibrated.contains(&p.entry.id);
+    let pairs: Vec<(usize, usize)> =
+        seed_pairs(players.len()).into_iter().filter(|&(a, b)| !linked(&players[a]) || !linked(&players[b])).collect();
     let per_pair = SEED_OPENINGS_PER_PAIR as usize;
     // Openings for the linking round and every calibration pair; a second seeding (more games
     // in the ladder) draws new ones.

@@ -11,7 +11,7 @@ use othello_db::{Db, Location, OptionalExtension, params};
 use othello_arena::record::{End, GameRecord, unix_now};
 use othello_sdk::Color;
 
-use crate::fit::{Fit, FitOptions, Rating, Results, fit};
+use crate::fit::{Fit, FitOptions, PairTally, Rating, Results, fit};
 use crate::identity::{Identity, Kind};
 
 /// The key of the anchor's entry id in the `settings` table.
@@ -19,10 +19,22 @@ const ANCHOR_KEY: &str = "anchor";
 /// The key of the entry id of the bot rated last (highlighted on the web page).
 const LAST_RATED_KEY: &str = "last_rated";
 
+/// The key of the shipped calibration a ladder's pool started from (see
+/// [`Ladder::set_calibration`]): its tallies by entry id, one pair a line.
+const CALIBRATION_KEY: &str = "calibration";
+/// The key of where that calibration came from, in words.
+const CALIBRATION_SOURCE_KEY: &str = "calibration_source";
+
+/// One pair of a shipped calibration: two entry ids and the first's wins, draws and losses.
+pub type CalibratedPair = (i64, i64, PairTally);
+
 /// A ladder database, open.
 pub struct Ladder {
     connection: Db,
     location: Location,
+    /// Fit without the shipped calibration (a calibration of the pool's own, which must stand
+    /// on its games alone).
+    own_games_only: bool,
 }
 
 /// One rated entry as stored.
@@ -127,7 +139,7 @@ impl Ladder {
     /// that is not a ladder is refused and left as it is.
     pub fn open(location: impl Into<Location>) -> Result<Ladder, String> {
         let location = location.into();
-        Ok(Ladder { connection: crate::schema::open(&location)?, location })
+        Ok(Ladder { connection: crate::schema::open(&location)?, location, own_games_only: false })
     }
 
     /// Where it is: a file, or a PostgreSQL database.
@@ -417,9 +429,82 @@ impl Ladder {
                 entry
             })
             .collect();
-        let results = self.results(&counted)?;
+        let mut results = self.results(&counted)?;
+        if !self.own_games_only {
+            // The shipped calibration's games count as if played here (see `set_calibration`).
+            let index: HashMap<i64, usize> = counted.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
+            for (a, b, tally) in self.calibration()?.map(|(pairs, _)| pairs).unwrap_or_default() {
+                if let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b)) {
+                    results.add_games(a, b, 1.0, tally.wins);
+                    results.add_games(a, b, 0.5, tally.draws);
+                    results.add_games(a, b, 0.0, tally.losses);
+                }
+            }
+        }
         let anchor = self.anchor()?.and_then(|id| entries.iter().position(|e| e.id == id));
         Ok((results, anchor))
+    }
+
+    /// Enters a shipped calibration of the pool: the tallies `(a, b, a's wins, draws and
+    /// losses)` between entries of the pool, played elsewhere at the contest's time control. Every
+    /// fit counts them as games of this ladder (they are not games: no page lists them), so the
+    /// pool is rated before it plays here; `source` says where they come from.
+    pub fn set_calibration(&mut self, pairs: &[(i64, i64, PairTally)], source: &str) -> Result<(), String> {
+        let text: String =
+            pairs.iter().map(|(a, b, t)| format!("{a}\t{b}\t{}\t{}\t{}\n", t.wins, t.draws, t.losses)).collect();
+        for (key, value) in [(CALIBRATION_KEY, text.as_str()), (CALIBRATION_SOURCE_KEY, source)] {
+            self.connection
+                .execute(
+                    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    params![key, value],
+                )
+                .map_err(self.error())?;
+        }
+        Ok(())
+    }
+
+    /// Drops the shipped calibration (the pool's own games now place it).
+    pub fn clear_calibration(&mut self) -> Result<(), String> {
+        self.connection
+            .execute("DELETE FROM settings WHERE key IN (?1, ?2)", params![CALIBRATION_KEY, CALIBRATION_SOURCE_KEY])
+            .map_err(self.error())?;
+        Ok(())
+    }
+
+    /// The shipped calibration the fits count, and where it comes from (see
+    /// [`Ladder::set_calibration`]); `None` once the pool's own games place it.
+    pub fn calibration(&self) -> Result<Option<(Vec<CalibratedPair>, String)>, String> {
+        let value = |key: &str| -> Result<Option<String>, String> {
+            self.connection
+                .query_row("SELECT value FROM settings WHERE key = ?1", params![key], |row| row.get(0))
+                .optional()
+                .map_err(self.error())
+        };
+        let Some(text) = value(CALIBRATION_KEY)? else { return Ok(None) };
+        let pairs = text
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split('\t').collect();
+                let [a, b, wins, draws, losses] = fields[..] else { return None };
+                Some((
+                    a.parse().ok()?,
+                    b.parse().ok()?,
+                    PairTally { wins: wins.parse().ok()?, draws: draws.parse().ok()?, losses: losses.parse().ok()? },
+                ))
+            })
+            .collect();
+        Ok(Some((pairs, value(CALIBRATION_SOURCE_KEY)?.unwrap_or_default())))
+    }
+
+    /// From now on this handle fits the games alone, without the shipped calibration: for a
+    /// calibration of the pool's own, whose progress must be what it played.
+    pub fn fit_own_games_only(&mut self) {
+        self.own_games_only = true;
+    }
+
+    /// Whether fits through this handle count the shipped calibration.
+    pub fn counts_calibration(&self) -> bool {
+        !self.own_games_only
     }
 
     /// Saves the ratings of `fit` (for `entries`) as a snapshot of the history.

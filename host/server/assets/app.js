@@ -146,22 +146,16 @@ function evalText(move) {
   return text;
 }
 
-function pointsText(p) {
-  return Number.isInteger(p) ? String(p) : p.toFixed(1);
-}
-
 // The arena screen: the game being played now, move by move (the final's first), switching to
-// another when it ends; the final's standings (or bracket) while a final runs, else the
-// leaderboard. With no game being played it replays the newest recorded one.
+// another when it ends; the final's standings (or bracket) while a final runs and its winner
+// after, else the leaderboard. With no game being played it replays the newest recorded one.
+// The server draws all of it first (the page works without a script).
 function arena() {
   const svg = document.getElementById("board-svg");
   const title = document.getElementById("arena-title");
   const players = document.getElementById("arena-players");
   const clocks = document.getElementById("arena-clocks");
   const moveText = document.getElementById("arena-move");
-  const table = document.getElementById("arena-standings");
-  const standingsTitle = document.getElementById("arena-standings-title");
-  const bracket = document.getElementById("arena-bracket");
   const HOLD_MS = 4000; // an ended game stays this long before the screen moves on
   let shown = null, endedAt = 0;
   let replayGame = null, replayPly = 0, replayWaiting = false;
@@ -251,84 +245,14 @@ function arena() {
     }
   }
 
-  function header(names) {
-    const tr = document.createElement("tr");
-    for (const name of names) {
-      const th = document.createElement("th");
-      th.textContent = name;
-      tr.appendChild(th);
-    }
-    table.tHead.replaceChildren(tr);
-  }
-
-  function finalStandings(view) {
-    standingsTitle.textContent = "Final #" + view.id + ": " + view.games_done + " / " + view.games_total + " games";
-    header(["#", "Bot", "Entrant", "Points", "W-D-L", "Disc difference", "Failures"]);
-    const body = document.createElement("tbody");
-    for (const line of view.standings) {
-      const tr = document.createElement("tr");
-      cell(tr, String(line.rank));
-      cell(tr, line.name, "name");
-      cell(tr, line.entrant, "name");
-      cell(tr, pointsText(line.points));
-      cell(tr, line.wins + "-" + line.draws + "-" + line.losses);
-      cell(tr, (line.disc_difference > 0 ? "+" : "") + line.disc_difference);
-      cell(tr, String(line.failures));
-      body.appendChild(tr);
-    }
-    table.replaceChild(body, table.tBodies[0]);
-    bracket.replaceChildren();
-    const name = (seed) => (view.bots.find((b) => b.seed === seed) || { name: "?" }).name;
-    view.rounds.forEach((round, index) => {
-      const column = document.createElement("div");
-      column.className = "round";
-      const h = document.createElement("h3");
-      h.textContent = index === view.rounds.length - 1 ? "Final" : "Round " + (index + 1);
-      column.appendChild(h);
-      for (const m of round) {
-        const box = document.createElement("div");
-        box.className = "match";
-        [m.a, m.b].forEach((slot, side) => {
-          const line = document.createElement("div");
-          line.className = slot.kind === "bot" && m.winner === slot.seed ? "side winner" : "side";
-          line.textContent = slot.kind === "bot" ? name(slot.seed) : slot.kind === "bye" ? "(bye)" : "…";
-          if (m.games.length > 0) line.textContent += "  " + pointsText(m.points[side]);
-          box.appendChild(line);
-        });
-        if (m.decided_by === "discs" || m.decided_by === "seed") {
-          const note = document.createElement("div");
-          note.className = "tiebreak";
-          note.textContent = m.decided_by === "discs" ? "level on points: on discs" : "level: the better seed";
-          box.appendChild(note);
-        }
-        column.appendChild(box);
-      }
-      bracket.appendChild(column);
-    });
-  }
-
+  // The standings (the final's, with its winner once it ends, else the leaderboard) are drawn by
+  // the server: the part is fetched again after each change, as a reload would show it.
   async function standings() {
-    const final = await fetch("/api/final");
-    if (final.ok) {
-      const view = await final.json();
-      if (view.status === "running") { finalStandings(view); return; }
-    }
-    const response = await fetch("/api/leaderboard");
+    const response = await fetch("/arena", { headers: { Accept: "text/html" } });
     if (!response.ok) return;
-    standingsTitle.textContent = "Leaderboard";
-    header(["#", "Bot", "Entrant", "Rating", "Games"]);
-    bracket.replaceChildren();
-    const body = document.createElement("tbody");
-    for (const row of (await response.json()).slice(0, 12)) {
-      const tr = document.createElement("tr");
-      cell(tr, row.rank === null ? "–" : String(row.rank));
-      cell(tr, row.name, "name");
-      cell(tr, row.entrant === null ? "(pool)" : row.entrant);
-      cell(tr, ratingText(row));
-      cell(tr, String(row.games));
-      body.appendChild(tr);
-    }
-    table.replaceChild(body, table.tBodies[0]);
+    const fresh = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("arena-side");
+    const side = document.getElementById("arena-side");
+    if (fresh && side) side.replaceWith(fresh);
   }
 
   const source = new EventSource("/api/events");

@@ -30,6 +30,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use othello_arena::seat::{Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, require_every_layer};
+use othello_ladder::calibration::{Calibration, PoolStart, enter_pool};
 use othello_ladder::identity::Identity;
 use othello_ladder::seed::{SeedingTime, seed_pool};
 use othello_ladder::{Ladder, session};
@@ -69,6 +70,13 @@ pub struct Config {
     pub allow_weak_sandbox: bool,
     /// The pool a new, empty ladder is seeded with (weakest first; the first is the anchor).
     pub seed_pool: Vec<Identity>,
+    /// The pool's calibration a new ladder starts from (the shipped one,
+    /// [`Calibration::shipped`]): the members it rates are placed against at once; used only
+    /// when it was played at the contest's time a move.
+    pub pool_calibration: Option<Calibration>,
+    /// Refine a shipped calibration with the pool's own games in the background (`false`: the
+    /// organiser keeps the shipped ratings; members it does not rate are calibrated anyway).
+    pub refine_pool: bool,
     /// The opponent of the check games: the `random` bot's library.
     pub check_opponent: PathBuf,
     /// A placement stops at ± this many Elo (95 %) among its opponents.
@@ -126,7 +134,8 @@ pub struct Shared {
     /// The games being played now, move by move (the arena screen).
     pub live: live::Live,
     /// The sample pool's calibration while it runs in the background (`None` when it is done or
-    /// there is none): placements wait for it, checks and test games do not.
+    /// there is none): placements wait for it unless it started from a shipped calibration;
+    /// checks and test games never do.
     pub seeding: Mutex<Option<SeedingStatus>>,
 }
 
@@ -147,6 +156,20 @@ pub struct SeedingStatus {
     /// The time a move it plays at, in milliseconds, and why when it is not the contest's.
     pub time_ms: Option<u64>,
     pub time_note: Option<String>,
+    /// The shipped calibration the pool started from, in words (`None`: none, so placements
+    /// wait for this calibration).
+    pub shipped: Option<String>,
+    /// Why the shipped calibration was not used, when it was not.
+    pub shipped_not_used: Option<String>,
+    /// Members of the pool the shipped calibration does not rate (calibrated here by games).
+    pub not_shipped: Vec<String>,
+}
+
+impl SeedingStatus {
+    /// Placements wait for this calibration: the pool did not start from a shipped one.
+    pub fn placements_wait(&self) -> bool {
+        self.shipped.is_none()
+    }
 }
 
 impl Shared {
@@ -161,9 +184,14 @@ impl Shared {
         }
     }
 
-    /// Whether the sample pool is still being calibrated (placements wait for it).
+    /// Whether the sample pool is still being calibrated.
     pub fn seeding(&self) -> Option<SeedingStatus> {
         self.seeding.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Whether placements wait for the pool's calibration (it started from no shipped one).
+    pub fn placements_wait(&self) -> bool {
+        self.seeding().is_some_and(|s| s.placements_wait())
     }
 
     pub fn changed(&self) {
@@ -241,18 +269,28 @@ impl Server {
             config.ladder = Location::File(absolute);
         }
         let mut ladder = Ladder::open(&config.ladder)?;
+        // The pool is calibrated at the contest's time control (the organiser's, else --time-ms).
+        let seeding_time = SeedingTime::for_contest(admin::time_limit(&db, &config)?);
         // The pool is entered at once (the site answers from the first second, the pool's names
-        // are taken) and calibrated in the background: see `calibrate_pool`.
-        let calibrate =
+        // are taken) with the shipped calibration when it fits, and calibrated in the background:
+        // see `calibrate_pool`.
+        let mut calibrate =
             !config.seed_pool.is_empty() && (ladder.entries()?.is_empty() || admin::seeding_unfinished(&db)?);
+        let mut start = PoolStart::default();
         if calibrate {
-            for identity in &config.seed_pool {
-                ladder.entry_for(identity)?;
+            start = enter_pool(
+                &mut ladder,
+                &config.seed_pool,
+                config.pool_calibration.as_ref(),
+                seeding_time.limit.as_millis() as u64,
+            )?;
+            // The organiser keeps the shipped ratings: only the members they do not rate play.
+            if start.source.is_some() && !config.refine_pool && start.not_calibrated.is_empty() {
+                calibrate = false;
+                admin::set_seeding_unfinished(&db, false)?;
+            } else {
+                admin::set_seeding_unfinished(&db, true)?;
             }
-            if let Some(first) = ladder.entries()?.first() {
-                ladder.set_anchor_if_unset(first.id)?;
-            }
-            admin::set_seeding_unfinished(&db, true)?;
         }
         let requeued = store::requeue_interrupted(&db)?
             + final_round::requeue_interrupted(&db)?
@@ -267,14 +305,13 @@ impl Server {
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         listener.set_nonblocking(true).map_err(|e| format!("{e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("{e}"))?;
-        // The pool is calibrated at the contest's time control (the organiser's, else --time-ms).
-        let seeding_time = SeedingTime::for_contest(admin::time_limit(&db, &config)?);
         let config = Arc::new(config);
         let shared = Arc::new(Shared::new(weak_sandbox));
         let service = Arc::new(service::Service::new(config.clone(), shared.clone(), db, addr)?);
         let mut workers = Vec::new();
         if calibrate {
-            *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) = Some(seeding_status(&config, &seeding_time));
+            *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(seeding_status(&config, &seeding_time, &start));
             let (config, shared) = (config.clone(), shared.clone());
             workers.push(
                 std::thread::Builder::new()
@@ -361,8 +398,8 @@ async fn shutdown_signal() {
     }
 }
 
-/// The seeding status a calibration at `time` starts with.
-fn seeding_status(config: &Config, time: &SeedingTime) -> SeedingStatus {
+/// The seeding status a calibration at `time` starts with, from `start`.
+fn seeding_status(config: &Config, time: &SeedingTime, start: &PoolStart) -> SeedingStatus {
     SeedingStatus {
         games: 0,
         linking_games: (othello_ladder::seed::seed_pairs(config.seed_pool.len()).len()
@@ -373,14 +410,25 @@ fn seeding_status(config: &Config, time: &SeedingTime) -> SeedingStatus {
         max_games: othello_ladder::seed::SEED_MAX_GAMES,
         time_ms: Some(time.limit.as_millis() as u64),
         time_note: time.note.clone(),
+        shipped: start.source.clone(),
+        shipped_not_used: start.why_not.clone(),
+        not_shipped: if start.source.is_some() { start.not_calibrated.clone() } else { Vec::new() },
     }
 }
 
 /// Calibrates the sample pool while the site serves (the ladder's own seeding, with its true
-/// counts shown on every page); placements start when it ends. Stopped with the server, it goes
-/// on from its games at the next start.
+/// counts shown on every page). From a shipped calibration, placements go ahead meanwhile: it
+/// refines the pool on its own games alone (the shipped ones left out of its fits, so its
+/// progress is what it played), then the shipped calibration is dropped. Without one,
+/// placements start when it ends. Stopped with the server, it goes on from its games at the next
+/// start.
 fn calibrate_pool(config: &Config, shared: &Shared, time: SeedingTime) {
+    let mut refined = false;
     let result = Ladder::open(&config.ladder).and_then(|mut ladder| {
+        if ladder.calibration()?.is_some() && config.refine_pool {
+            ladder.fit_own_games_only();
+            refined = true;
+        }
         let names: Vec<String> = config.seed_pool.iter().map(Identity::label).collect();
         eprintln!("Calibrating the sample pool in the background: {}", names.join(", "));
         seed_pool(
@@ -393,6 +441,7 @@ fn calibrate_pool(config: &Config, shared: &Shared, time: SeedingTime) {
             &mut |progress| {
                 if let Some(status) = shared.seeding.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
                     status.games = progress.games;
+                    status.linking_games = progress.linking_games;
                     status.widest_error = progress.widest_error;
                 }
                 if progress.games % 50 == 0 {
@@ -406,6 +455,14 @@ fn calibrate_pool(config: &Config, shared: &Shared, time: SeedingTime) {
         return; // unfinished: the next start goes on from its games
     }
     match result {
+        Ok(games) if refined => {
+            eprintln!(
+                "The sample pool is calibrated on its own games ({games} games): the shipped calibration is dropped."
+            );
+            if let Err(why) = Ladder::open(&config.ladder).and_then(|mut ladder| ladder.clear_calibration()) {
+                eprintln!("{why}");
+            }
+        }
         Ok(games) => eprintln!("The sample pool is calibrated ({games} games): placements start."),
         // Placements go ahead on what was played: better than none at all.
         Err(why) => eprintln!("the pool's calibration stopped: {why}; placements start on what it played"),

@@ -533,7 +533,7 @@ impl Remote {
                     Some(test) => Some(store::lease_test_job(connection, test, &lease, expires).map_err(internal)?),
                     None => {
                         // While the sample pool is calibrated, placements wait (checks do not).
-                        let checks_only = shared.seeding().is_some();
+                        let checks_only = shared.placements_wait();
                         store::claim_job_until(connection, &lease, Some(expires), Some(caller.id), checks_only)
                             .map_err(internal)?
                     }
@@ -541,7 +541,7 @@ impl Remote {
                 let Some(job) = job else {
                     if config.continuous_games
                         && !refreshed
-                        && shared.seeding().is_none()
+                        && !shared.placements_wait()
                         && store::queue_refresh(connection).map_err(internal)?
                     {
                         refreshed = true;

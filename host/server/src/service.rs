@@ -254,6 +254,31 @@ pub struct Accepted {
     pub message: Option<String>,
 }
 
+/// How long a finished final stays on the arena screen (its standings and winner) before the
+/// leaderboard comes back: an hour.
+pub const ARENA_HOLDS_FINAL_SECS: u64 = 3600;
+/// Rows of the leaderboard the arena screen shows (it must fit a projector's screen).
+pub const ARENA_LEADERBOARD_ROWS: usize = 10;
+
+/// The game on the arena screen.
+#[derive(Debug, Clone)]
+pub enum ArenaGame {
+    /// Being played now (or just ended, its worker not on another yet).
+    Live(crate::live::LiveGame),
+    /// No game is being played: the newest recorded one.
+    Replay(Replay),
+}
+
+/// The arena screen as it is served (see [`Service::arena_view`]).
+#[derive(Debug, Clone)]
+pub struct ArenaView {
+    pub game: Option<ArenaGame>,
+    /// The final shown: running, or finished within [`ARENA_HOLDS_FINAL_SECS`].
+    pub final_view: Option<crate::final_round::FinalView>,
+    /// The top of the leaderboard, when no final is shown.
+    pub leaderboard: Vec<BoardRow>,
+}
+
 /// Each entrant's name by its ladder entries (see [`Service::entrants_by_entry`]).
 pub type EntrantsByEntry = Arc<HashMap<i64, String>>;
 
@@ -732,6 +757,36 @@ impl Service {
     pub fn latest_replay(&self) -> Result<Replay, Refusal> {
         let latest = store::latest_game(&lock(&self.db)).map_err(Refusal::internal)?;
         self.replay(latest.ok_or_else(|| Refusal::new(404, "no game has been played yet"))?)
+    }
+
+    /// What the arena screen shows when it is served (so it is a page without JavaScript too):
+    /// the game being played now (`live`, the final's first), else the newest recorded one; the
+    /// final while it runs and for [`ARENA_HOLDS_FINAL_SECS`] after it ends (its winner stays on
+    /// the screen), else the top of the leaderboard.
+    pub fn arena_view(&self, live: Vec<crate::live::LiveGame>) -> Result<ArenaView, Refusal> {
+        let entrants = self.entrants_by_entry()?;
+        let game = match live.into_iter().next() {
+            Some(mut game) => {
+                game.black_entrant = entrants.get(&game.entries[0]).cloned();
+                game.white_entrant = entrants.get(&game.entries[1]).cloned();
+                Some(ArenaGame::Live(game))
+            }
+            None => match self.latest_replay() {
+                Ok(replay) => Some(ArenaGame::Replay(replay)),
+                Err(refusal) if refusal.status == 404 => None,
+                Err(refusal) => return Err(refusal),
+            },
+        };
+        let now = unix_now();
+        let final_view = self.with_db(|db| crate::final_round::view(db))?.filter(|view| match view.info.finished_at {
+            None => true,
+            Some(finished) => now.saturating_sub(finished) < ARENA_HOLDS_FINAL_SECS,
+        });
+        let leaderboard = match final_view {
+            Some(_) => Vec::new(),
+            None => self.leaderboard()?.iter().take(ARENA_LEADERBOARD_ROWS).cloned().collect(),
+        };
+        Ok(ArenaView { game, final_view, leaderboard })
     }
 
     /// Runs `work` on the server's own connection to the ladder file (the organiser's pages and

@@ -477,7 +477,11 @@ async fn api_latest_game(State(service): State<Shared>) -> Response {
 /// standings, switching to each new game by itself.
 async fn page_arena(State(service): State<Shared>, headers: HeaderMap) -> Response {
     let entrant = page_entrant(&service, &headers).await;
-    Html(pages::arena(&service, entrant.as_ref()).into_string()).into_response()
+    let live = service.shared.live.games();
+    match blocking(&service, move |s| s.arena_view(live)).await {
+        Ok(view) => Html(pages::arena(&service, entrant.as_ref(), &view).into_string()).into_response(),
+        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
+    }
 }
 
 async fn api_game(State(service): State<Shared>, Path(id): Path<i64>) -> Response {

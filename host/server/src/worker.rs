@@ -109,8 +109,9 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
             Ok(None) => {}
             Err(why) => eprintln!("worker {index}: {why}"),
         }
-        // While the sample pool is calibrated, only checks are played (placements wait for it).
-        let seeding = shared.seeding().is_some();
+        // While the sample pool is calibrated from nothing, only checks are played (placements
+        // wait for it); from a shipped calibration, placements go ahead.
+        let seeding = shared.placements_wait();
         let claimed = if seeding { store::claim_check(&mut db, &lease) } else { store::claim_job(&mut db, &lease) };
         match claimed {
             Ok(Some(job)) => {

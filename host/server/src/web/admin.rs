@@ -757,7 +757,7 @@ async fn page_final(State(service): State<Shared>, headers: HeaderMap) -> Respon
     }
 }
 
-fn round_name(round: u32, rounds: usize) -> String {
+pub(crate) fn round_name(round: u32, rounds: usize) -> String {
     match rounds as u32 - round {
         0 => "Final".to_owned(),
         1 => "Semi-finals".to_owned(),
@@ -771,7 +771,7 @@ fn score_text(black_score: Option<f64>, discs: Option<[u32; 2]>) -> String {
     black_score.map_or_else(String::new, |score| outcome_text(score, discs))
 }
 
-fn points(p: f64) -> String {
+pub(crate) fn points(p: f64) -> String {
     if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
 }
 

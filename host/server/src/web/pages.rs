@@ -2,11 +2,25 @@
 
 use maud::{DOCTYPE, Markup, html};
 
-use crate::service::{BoardRow, BotView, GameSummary, GamesPage, PlaySetup, PublicBot, Replay, Service};
+use crate::service::{
+    ArenaGame, ArenaView, BoardRow, BotView, GameSummary, GamesPage, PlaySetup, PublicBot, Replay, Service,
+};
 use crate::store::Entrant;
 use crate::store::Status;
 
 pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Markup) -> Markup {
+    layout_with(service, entrant, title, body, None)
+}
+
+/// The layout; a page that reloads itself every `refresh` seconds when scripts do not run (the
+/// arena screen: with a script, it follows the games itself).
+fn layout_with(
+    service: &Service,
+    entrant: Option<&Entrant>,
+    title: &str,
+    body: Markup,
+    refresh: Option<u32>,
+) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -16,6 +30,7 @@ pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, 
                 title { (title) " · Othello contest" }
                 link rel="stylesheet" href="/assets/style.css";
                 script src="/assets/app.js" defer {}
+                @if let Some(seconds) = refresh { noscript { meta http-equiv="refresh" content=(seconds); } }
             }
             body {
                 header {
@@ -51,12 +66,19 @@ pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, 
     }
 }
 
-/// The pool's calibration in words: what was played, the precision reached and the target.
+/// The pool's calibration in words: where it started from, what was played, the precision
+/// reached and the target, and whether placements wait for it.
 pub fn seeding_text(seeding: &crate::SeedingStatus) -> String {
-    let mut text = format!(
-        "The sample pool is being calibrated: {} games played (the first {} link every bot to its neighbours; then it plays until every bot is known to ±{:.0} Elo, at most {} games)",
+    let played = format!(
+        "{} games played (the first {} link every bot to its neighbours; then it plays until every bot is known to ±{:.0} Elo, at most {} games)",
         seeding.games, seeding.linking_games, seeding.target_error, seeding.max_games
     );
+    let mut text = match &seeding.shipped {
+        Some(source) => format!(
+            "The sample pool started from its shipped calibration ({source}), so bots are placed at once. It is refined here on its own games meanwhile: {played}"
+        ),
+        None => format!("The sample pool is being calibrated: {played}"),
+    };
     if let Some(error) = seeding.widest_error {
         text.push_str(&format!("; the widest interval now is ±{error:.0}"));
     }
@@ -66,7 +88,20 @@ pub fn seeding_text(seeding: &crate::SeedingStatus) -> String {
     if let Some(note) = &seeding.time_note {
         text.push_str(&format!(" ({note})"));
     }
-    text.push_str(". Uploads are checked meanwhile; their placement starts when it ends.");
+    if !seeding.not_shipped.is_empty() {
+        text.push_str(&format!(
+            "; not in the shipped calibration, so rated by their games here: {}",
+            seeding.not_shipped.join(", ")
+        ));
+    }
+    if let Some(why) = &seeding.shipped_not_used {
+        text.push_str(&format!("; the shipped calibration is not used: {why}"));
+    }
+    text.push_str(if seeding.placements_wait() {
+        ". Uploads are checked meanwhile; their placement starts when it ends."
+    } else {
+        "."
+    });
     text
 }
 
@@ -514,24 +549,207 @@ fn board_squares(board: &str) -> Markup {
     }
 }
 
-pub fn arena(service: &Service, entrant: Option<&Entrant>) -> Markup {
+/// A bot with its entrant (the pool's bots have none), as the arena screen names it.
+fn with_entrant(name: &str, entrant: Option<&str>) -> String {
+    match entrant {
+        Some(entrant) => format!("{name} ({entrant})"),
+        None => name.to_owned(),
+    }
+}
+
+/// Seconds with one decimal, as the arena's clocks read.
+fn seconds_text(ms: f64) -> String {
+    format!("{:.1} s", ms / 1000.0)
+}
+
+/// A time a move as the arena's clocks say it: `600 s`, `100 ms`.
+fn limit_text(ms: u64) -> String {
+    if ms >= 10_000 && ms.is_multiple_of(1000) { format!("{} s", ms / 1000) } else { format!("{ms} ms") }
+}
+
+/// The red dot on the square of the last move (`d3`), nothing for a pass.
+fn last_move_mark(mv: Option<&str>) -> Markup {
+    let square = mv.and_then(|mv| {
+        let bytes = mv.as_bytes();
+        (bytes.len() == 2 && (b'a'..=b'h').contains(&bytes[0]) && (b'1'..=b'8').contains(&bytes[1]))
+            .then(|| (bytes[0] - b'a', bytes[1] - b'1'))
+    });
+    html! {
+        @if let Some((col, row)) = square {
+            circle cx=(format!("{col}.5")) cy=(format!("{row}.5")) r="0.1" fill="#e33" {}
+        }
+    }
+}
+
+/// The arena screen, drawn by the server from the live games and the final (a page that works
+/// without JavaScript, reloading itself every few seconds); the script then follows every move
+/// and fetches the standings part again after each change.
+pub fn arena(service: &Service, entrant: Option<&Entrant>, view: &ArenaView) -> Markup {
+    struct Shown {
+        title: String,
+        players: String,
+        board: String,
+        last: Option<String>,
+        clocks: String,
+        text: String,
+    }
+    let shown = view.game.as_ref().map(|game| match game {
+        ArenaGame::Live(game) => {
+            let ply = game.positions.len().saturating_sub(1);
+            let last = ply.checked_sub(1).and_then(|i| game.moves.get(i));
+            let mut clocks = format!("● {}    ○ {}", seconds_text(game.used_ms[0]), seconds_text(game.used_ms[1]));
+            if let Some(limit) = game.time_limit_ms {
+                clocks.push_str(&format!("    ({} a move)", limit_text(limit)));
+            }
+            let text = match (&game.result, last) {
+                (Some(result), _) => result.clone(),
+                (None, Some(mv)) => {
+                    let mut text =
+                        format!("{ply}. {} {}  {} ms", if mv.color == 'X' { "●" } else { "○" }, mv.mv, mv.ms);
+                    if let Some(eval) = mv.eval {
+                        text.push_str(&format!("  eval {eval:+.1}"));
+                        if let Some(depth) = mv.depth {
+                            text.push_str(&format!(" (depth {depth})"));
+                        }
+                    }
+                    text
+                }
+                (None, None) => "From the opening…".to_owned(),
+            };
+            Shown {
+                title: game.title.clone(),
+                players: format!(
+                    "● {}  –  ○ {}",
+                    with_entrant(&game.black, game.black_entrant.as_deref()),
+                    with_entrant(&game.white, game.white_entrant.as_deref())
+                ),
+                board: game.positions.last().cloned().unwrap_or_default(),
+                last: last.map(|mv| mv.mv.clone()),
+                clocks,
+                text,
+            }
+        }
+        ArenaGame::Replay(replay) => Shown {
+            title: format!("Game #{} (replay)", replay.id),
+            players: format!(
+                "● {}  –  ○ {}",
+                with_entrant(&replay.black, replay.black_entrant.as_deref()),
+                with_entrant(&replay.white, replay.white_entrant.as_deref())
+            ),
+            board: replay.positions.last().cloned().unwrap_or_default(),
+            last: replay.moves.last().map(|mv| mv.mv.clone()),
+            clocks: String::new(),
+            text: format!("{} ({})", replay.result, replay.termination),
+        },
+    });
     let body = html! {
         div #arena {
             div.board {
-                p.title #arena-title {}
-                p.players #arena-players { "Waiting for the first game…" }
-                svg #board-svg viewBox="0 0 8 8" width="640" height="640" role="img" aria-label="board" {}
-                p.clocks #arena-clocks {}
-                p #arena-move {}
+                @match &shown {
+                    Some(shown) => {
+                        p.title #arena-title { (shown.title) }
+                        p.players #arena-players { (shown.players) }
+                        svg #board-svg viewBox="0 0 8 8" width="640" height="640" role="img" aria-label="board" data-board=(shown.board) {
+                            (board_squares(&shown.board))
+                            (last_move_mark(shown.last.as_deref()))
+                        }
+                        p.clocks #arena-clocks { (shown.clocks) }
+                        p #arena-move { (shown.text) }
+                    }
+                    None => {
+                        p.title #arena-title {}
+                        p.players #arena-players { "Waiting for the first game…" }
+                        svg #board-svg viewBox="0 0 8 8" width="640" height="640" role="img" aria-label="board" {}
+                        p.clocks #arena-clocks {}
+                        p #arena-move {}
+                    }
+                }
             }
-            div.standings {
-                h2 #arena-standings-title { "Standings" }
-                table #arena-standings { thead { tr {} } tbody {} }
+            (arena_side(view))
+        }
+    };
+    layout_with(service, entrant, "Arena", body, Some(ARENA_REFRESH_SECS))
+}
+
+/// How often the arena screen reloads itself without JavaScript (with it, it follows every move).
+pub const ARENA_REFRESH_SECS: u32 = 5;
+
+/// The arena's standings: the final's (its winner once it is decided, a knockout's bracket), else
+/// the top of the leaderboard. The script fetches this part again after each change.
+fn arena_side(view: &ArenaView) -> Markup {
+    html! {
+        div.standings #arena-side {
+            @if let Some(fin) = &view.final_view {
+                @let finished = fin.status == "finished";
+                @let knockout = fin.info.format == crate::final_round::Format::Knockout;
+                h2 #arena-standings-title {
+                    "Final #" (fin.info.id) ": " (fin.games_done) " / " (fin.games_total) " games"
+                    @if finished { ", finished" }
+                }
+                @if finished {
+                    @if let Some(winner) = fin.standings.first() {
+                        p.winner #arena-winner { "Winner: " span.name { (winner.name) } " (" span.entrant { (winner.entrant) } ")" }
+                    }
+                }
+                table #arena-standings {
+                    thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Points" } th { "W-D-L" } th title="disc difference" { "Discs" } th title="games lost by a failure" { "Fail" } } }
+                    tbody {
+                        @for line in &fin.standings {
+                            tr.champion[finished && line.rank == 1] {
+                                td { (line.rank) } td.name { (line.name) } td.name { (line.entrant) }
+                                td { (super::admin::points(line.points)) }
+                                td { (line.wins) "-" (line.draws) "-" (line.losses) }
+                                td { (format!("{:+}", line.disc_difference)) } td { (line.failures) }
+                            }
+                        }
+                    }
+                }
+                @if knockout {
+                    div.bracket #arena-bracket {
+                        @for (index, round) in fin.rounds.iter().enumerate() {
+                            div.round {
+                                h3 { (super::admin::round_name(index as u32 + 1, fin.rounds.len())) }
+                                @for m in &round[..] {
+                                    div.match {
+                                        @for (side, slot) in [(0, m.a), (1, m.b)] {
+                                            @let name = match slot {
+                                                crate::final_round::Slot::Bot(seed) => fin.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str()),
+                                                crate::final_round::Slot::Bye => "(bye)",
+                                                crate::final_round::Slot::Pending => "…",
+                                            };
+                                            div class=(if matches!(slot, crate::final_round::Slot::Bot(seed) if m.winner == Some(seed)) { "side winner" } else { "side" }) {
+                                                span.name { (name) }
+                                                @if !m.games.is_empty() { span.points { (super::admin::points(m.points[side])) } }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                } @else {
+                    div.bracket #arena-bracket {}
+                }
+            } @else {
+                h2 #arena-standings-title { "Leaderboard" }
+                table #arena-standings {
+                    thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Rating" } th { "Games" } } }
+                    tbody {
+                        @for row in &view.leaderboard {
+                            tr {
+                                td { (row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
+                                td.name { (row.name) }
+                                td { (row.entrant.as_deref().unwrap_or("(pool)")) }
+                                td { (row.rating_text) }
+                                td { (row.games) }
+                            }
+                        }
+                    }
+                }
                 div.bracket #arena-bracket {}
             }
         }
-    };
-    layout(service, entrant, "Arena", body)
+    }
 }
 
 /// ` (of ENTRANT)` after a bot's name, nothing for a pool bot: a bot is never shown without

@@ -354,7 +354,10 @@ fn in_a_browser_the_arena_screen_follows_a_live_game_of_the_final_and_its_standi
     let (code, _) = server.get_json("/api/final", None);
     assert_eq!(code, 200);
     server.wait_for_final();
-    browser.wait_for("the leaderboard after the final", |b| text_of(b, "arena-standings-title") == "Leaderboard");
+    // The winner stays on the screen after the final.
+    browser.wait_for("the final's winner after it ended", |b| {
+        text_of(b, "arena-standings-title").ends_with("finished") && text_of(b, "arena-winner").starts_with("Winner: ")
+    });
 
     browser.go(&format!("{}/final", server.url));
     browser.wait_for("the final's results", |b| b.text().contains("6 of 6 games played"));
@@ -650,6 +653,31 @@ fn in_a_browser_a_class_contest_from_the_first_start_to_the_exported_final() {
     }
     assert!(too_wide.is_empty(), "pages that scroll sideways: {too_wide:?}");
 
+    // The arena screen on a projector (1280×800) after the final: its standings whole, the
+    // winner shown (the script on).
+    let winner = view["standings"][0]["name"].as_str().unwrap().to_owned();
+    let arena_checks = |b: &Browser, how: &str| {
+        b.wait_for("the final's winner on the arena screen", |b| {
+            b.script("return (document.getElementById('arena-winner') || {}).textContent || '';")
+                .as_str()
+                .is_some_and(|t| t.contains(&winner))
+        });
+        let cut = b.script(
+            "const r = document.getElementById('arena-side').getBoundingClientRect(); \
+             const t = document.getElementById('arena-standings'); \
+             return r.bottom > window.innerHeight || r.right > window.innerWidth || t.scrollWidth > t.clientWidth \
+               ? r.bottom + ' × ' + r.right + ' in ' + window.innerHeight + ' × ' + window.innerWidth : '';",
+        );
+        assert_eq!(cut.as_str(), Some(""), "the arena's standings cut at 1280×800 ({how})");
+        let rows = b.script("return document.querySelectorAll('#arena-standings tbody tr').length;").as_u64();
+        assert_eq!(rows, Some(view["bots"].as_array().unwrap().len() as u64), "every finalist ({how})");
+    };
+    browser.call("POST", &browser.session_path("/window/rect"), Some(json!({"width": 1280, "height": 800})));
+    browser.go(&format!("{}/arena", server.url));
+    arena_checks(&browser, "with JavaScript");
+    browser.screenshot("arena-final-1280");
+    browser.element_screenshot("body", "arena-final-1280");
+
     // A replay with JavaScript off: the server draws each position, the controls are links.
     let plain = Browser::without_javascript();
     plain.call("POST", &plain.session_path("/window/rect"), Some(json!({"width": 390, "height": 844})));
@@ -672,6 +700,65 @@ fn in_a_browser_a_class_contest_from_the_first_start_to_the_exported_final() {
     assert!(plain.script("return document.getElementById('ply').textContent;").as_str().unwrap().starts_with("4 / "));
     assert_eq!(plain.sideways(), None);
     plain.page_screenshot("replay-no-js-390", 390);
+
+    // The arena screen with JavaScript off: the server draws the game (the newest, its last
+    // position), its players, and the final's standings with its winner; the page reloads itself.
+    plain.call("POST", &plain.session_path("/window/rect"), Some(json!({"width": 1280, "height": 800})));
+    plain.go(&format!("{}/arena", server.url));
+    let text_of = |b: &Browser, id: &str| {
+        b.script(&format!("return document.getElementById('{id}').textContent;")).as_str().unwrap_or("").to_owned()
+    };
+    assert!(text_of(&plain, "arena-players").contains(" – "), "the players: {}", plain.text());
+    assert!(!text_of(&plain, "arena-move").is_empty(), "the last move or the result: {}", plain.text());
+    assert!(discs(&plain) >= 4, "the board, drawn by the server");
+    let refresh = plain.script("return document.querySelector('noscript') !== null;");
+    assert_eq!(refresh.as_bool(), Some(true), "the page reloads itself without a script");
+    arena_checks(&plain, "without JavaScript");
+    assert_eq!(plain.sideways(), None);
+    plain.page_screenshot("arena-no-js-1280", 1280);
+    plain.call("POST", &plain.session_path("/window/rect"), Some(json!({"width": 390, "height": 844})));
+    plain.go(&format!("{}/arena", server.url));
+    assert_eq!(plain.sideways(), None, "the arena screen on a phone");
+    plain.page_screenshot("arena-no-js-390", 390);
+}
+
+/// `/me` updates live: the event stream brings the change of one's own bot (its status, then its
+/// rating) into the open page, without a reload. The bot is held before each move until the page
+/// is open, so the change comes after it was drawn.
+#[test]
+fn in_a_browser_my_bots_page_follows_my_bot_live_without_a_reload() {
+    let (held, gate) = othello_testkit::Gate::bot("me-live", "Slow starter");
+    gate.close();
+    let server = TestServer::start_with(|config| {
+        config.seat_options = gate.seat_options();
+        config.time_limit = Some(std::time::Duration::from_secs(600));
+    });
+    let token = server.add_entrant("Dana");
+    let id = server.upload_file(&token, &held);
+    let browser = Browser::start();
+    browser.go(&format!("{}/login#token={token}", server.url));
+    browser.wait_for("the token in the form", |b| {
+        b.script("return document.getElementById('token').value;").as_str() == Some(token.as_str())
+    });
+    browser.click("#login button");
+    browser.wait_for("my bots", |b| b.url().ends_with("/me"));
+    // Its status and rating cells on the page.
+    let cells = |b: &Browser| -> (String, String) {
+        let value = b.script(&format!(
+            "const a = document.querySelector('#versions a[href=\"/bots/{id}\"]'); \
+             if (!a) return ['', '']; const c = a.closest('tr').cells; return [c[5].textContent, c[6].textContent];"
+        ));
+        (value[0].as_str().unwrap_or_default().to_owned(), value[1].as_str().unwrap_or_default().to_owned())
+    };
+    let (status, _) = cells(&browser);
+    assert!(["queued", "checking"].contains(&status.as_str()), "held at its check: {status:?}");
+    // A mark a reload would wipe out.
+    browser.script("window.notReloaded = true;");
+    gate.open();
+    browser.wait_for("my bot rated on the open page", |b| cells(b).0 == "rated");
+    let rated = server.wait_for_status(&token, id, &["rated"]);
+    browser.wait_for("its rating as the API says", |b| cells(b).1 == rated["rating_text"].as_str().unwrap());
+    assert_eq!(browser.script("return window.notReloaded === true;").as_bool(), Some(true), "no reload");
 }
 
 /// Sets the window to `width`×`height`, saves it as `NAME.png` (the tests' screenshots folder,

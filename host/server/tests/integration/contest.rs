@@ -395,6 +395,72 @@ fn a_fresh_contest_answers_at_once_and_calibrates_its_pool_in_the_background() {
     assert_eq!(placement_before_calibration, 0, "placements wait for the calibration");
 }
 
+/// A fresh contest with a shipped calibration of its pool places a bot at once: the upload gets
+/// a first rating while the pool's own calibration still runs in the background (it cannot end
+/// here: one member of the pool is held before each move), with its true count on `/api/seeding`
+/// and on the pages, which say what it started from.
+#[test]
+fn a_fresh_contest_places_a_bot_at_once_from_the_shipped_calibration() {
+    use othello_ladder::calibration::Calibration;
+    use othello_ladder::fit::PairTally;
+    let (held, gate) = othello_testkit::Gate::bot("calibration-held", "Held");
+    gate.close();
+    let tally = |wins: f64, losses: f64| PairTally { wins, draws: 0.0, losses };
+    let server = TestServer::start_with(|config| {
+        config.seat_options = gate.seat_options();
+        // A long time a move: the held bot never loses on time while its gate is closed.
+        config.time_limit = Some(std::time::Duration::from_secs(600));
+        config.seed_pool.push(othello_ladder::identity::library_identity(&held, "Held", None).unwrap());
+        // A pool bot the shipped file does not name: rated by its own games, and the pages say so.
+        let third = named_bot("pool-not-shipped", "Third");
+        config.seed_pool.push(othello_ladder::identity::library_identity(&third, "Third", None).unwrap());
+        config.pool_calibration = Some(Calibration {
+            source: "the test's own".to_owned(),
+            time_ms: Some(600_000),
+            ratings: Vec::new(),
+            pairs: vec![
+                ("Random".to_owned(), "First legal".to_owned(), tally(4.0, 4.0)),
+                ("Random".to_owned(), "Held".to_owned(), tally(0.0, 20.0)),
+                ("First legal".to_owned(), "Held".to_owned(), tally(0.0, 20.0)),
+                // Not in this pool: left out.
+                ("Random".to_owned(), "Gone".to_owned(), tally(10.0, 0.0)),
+            ],
+        });
+    });
+    // Rated from the first page, before any game.
+    let (_, board) = server.get_json("/api/leaderboard", None);
+    let held_row = board.as_array().unwrap().iter().find(|r| r["name"] == "Held").unwrap().clone();
+    assert!(held_row["rating"].as_f64().is_some_and(|r| r > 200.0), "the shipped rating: {held_row}");
+    assert_eq!(held_row["games"], 0, "no game is counted as played here: {held_row}");
+    let (_, seeding) = server.get_json("/api/seeding", None);
+    assert_eq!(seeding["running"], true, "{seeding}");
+    assert_eq!(seeding["shipped"], "the test's own", "{seeding}");
+    assert_eq!(seeding["not_shipped"], serde_json::json!(["Third"]), "{seeding}");
+    let (_, page) = server.get("/", None);
+    assert!(page.contains("started from its shipped calibration (the test"), "{page}");
+    assert!(page.contains("not in the shipped calibration, so rated by their games here: Third"), "{page}");
+
+    let alice = server.add_entrant("Alice");
+    let id = server.upload_file(&alice, &named_bot("placed-at-once", "Early bird"));
+    let start = std::time::Instant::now();
+    let first = loop {
+        let (_, bot) = server.get_json(&format!("/api/bots/{id}"), Some(&alice));
+        if bot["games"].as_u64().unwrap_or(0) > 0 && bot["rating"].as_f64().is_some() {
+            break bot;
+        }
+        assert!(bot["status"] != "rejected", "{bot}");
+        assert!(start.elapsed() < crate::DEADLINE, "no first rating: {bot}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let (_, seeding) = server.get_json("/api/seeding", None);
+    assert_eq!(seeding["running"], true, "rated before the pool's calibration ended ({first}): {seeding}");
+    assert!(
+        seeding["games"].as_u64().unwrap() < seeding["linking_games"].as_u64().unwrap(),
+        "its true count: {seeding}"
+    );
+    gate.open();
+}
+
 /// A bot that fails every game stops being scheduled once its placement gives up on it: no
 /// refresh pair of continuous play, no opponent of another's placement; its entrant reads why
 /// and what to do.

@@ -57,6 +57,8 @@ pub fn config(dir: &Path, ladder: &Location) -> Config {
             library_identity(&random, "Random", None).unwrap(),
             library_identity(&first_legal, "First legal", None).unwrap(),
         ],
+        pool_calibration: None,
+        refine_pool: true,
         check_opponent: random,
         // Loose, so a placement takes a few pairs.
         target_error: 400.0,
