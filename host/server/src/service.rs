@@ -264,9 +264,9 @@ pub const ARENA_LEADERBOARD_ROWS: usize = 10;
 #[derive(Debug, Clone)]
 pub enum ArenaGame {
     /// Being played now (or just ended, its worker not on another yet).
-    Live(crate::live::LiveGame),
+    Live(Box<crate::live::LiveGame>),
     /// No game is being played: the newest recorded one.
-    Replay(Replay),
+    Replay(Box<Replay>),
 }
 
 /// The arena screen as it is served (see [`Service::arena_view`]).
@@ -769,10 +769,10 @@ impl Service {
             Some(mut game) => {
                 game.black_entrant = entrants.get(&game.entries[0]).cloned();
                 game.white_entrant = entrants.get(&game.entries[1]).cloned();
-                Some(ArenaGame::Live(game))
+                Some(ArenaGame::Live(Box::new(game)))
             }
             None => match self.latest_replay() {
-                Ok(replay) => Some(ArenaGame::Replay(replay)),
+                Ok(replay) => Some(ArenaGame::Replay(Box::new(replay))),
                 Err(refusal) if refusal.status == 404 => None,
                 Err(refusal) => return Err(refusal),
             },
