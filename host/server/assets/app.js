@@ -239,7 +239,7 @@ function arena() {
       draw(replayGame.positions[replayPly], move.move);
       moveText.textContent = replayPly + ". " + move.move + "  " + move.ms + " ms" + evalText(move);
     } else {
-      moveText.textContent = replayGame.result + " (" + replayGame.termination + ")";
+      moveText.textContent = replayGame.outcome + ", " + replayGame.ending;
       replayWaiting = true;
       setTimeout(async () => { await newestReplay(); replayWaiting = false; }, 3000);
     }

@@ -156,19 +156,16 @@ impl Live {
     }
 
     pub fn finished(&self, live_id: u64, record: &GameRecord, game_id: Option<i64>) {
+        // Winner first, in words, as every list and replay says it: `White wins 43–21, played out`.
+        let score = match record.result.winner {
+            Some(Color::Black) => 1.0,
+            Some(Color::White) => 0.0,
+            None => 0.5,
+        };
         let result = format!(
-            "{} ({}–{}){}",
-            match record.result.winner {
-                Some(Color::Black) => "1-0",
-                Some(Color::White) => "0-1",
-                None => "½-½",
-            },
-            record.result.discs[0],
-            record.result.discs[1],
-            match record.result.termination().as_str() {
-                "normal" => String::new(),
-                other => format!(", {other}"),
-            }
+            "{}, {}",
+            crate::service::outcome_text(score, Some(record.result.discs)),
+            crate::service::ending_text(record.result.termination().as_str(), score)
         );
         self.with_game(live_id, |game| {
             game.result = Some(result);

@@ -639,7 +639,7 @@ pub fn arena(service: &Service, entrant: Option<&Entrant>, view: &ArenaView) -> 
             board: replay.positions.last().cloned().unwrap_or_default(),
             last: replay.moves.last().map(|mv| mv.mv.clone()),
             clocks: String::new(),
-            text: format!("{} ({})", replay.result, replay.termination),
+            text: format!("{}, {}", replay.outcome, replay.ending),
         },
     });
     let body = html! {
