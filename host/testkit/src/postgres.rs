@@ -6,7 +6,10 @@
 //! `OTHELLO_TEST_STORE=postgres` runs the server's and the workers' suites on PostgreSQL instead
 //! of SQLite files; then a missing PostgreSQL fails the tests instead of skipping them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
+#[cfg(unix)]
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
@@ -110,8 +113,10 @@ fn cluster() -> Result<&'static str, String> {
 }
 
 /// The folder of the cluster started here, stopped at exit.
+#[cfg(unix)]
 static STARTED: Mutex<Option<PathBuf>> = Mutex::new(None);
 
+#[cfg(unix)]
 fn postgres_bin() -> Option<PathBuf> {
     let on_path = std::env::var_os("PATH")
         .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
