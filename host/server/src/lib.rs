@@ -7,19 +7,21 @@
 //! through `othello_db`) and the ladder itself
 //! ([`othello_ladder`]); [`worker`] threads play the queued jobs through the arena's seats.
 
-pub mod admin;
-pub mod final_round;
-pub mod inspect;
-pub mod live;
-pub mod remote;
-pub mod remote_client;
-pub mod replay_check;
+pub mod client;
+pub mod http;
+pub mod jobs;
+pub mod pages;
 pub mod service;
-pub mod sessions;
+pub mod shared;
 pub mod store;
-pub mod test_games;
-pub mod web;
-pub mod worker;
+
+// The paths other crates know (the command line, the tests): the layers' modules under their old names.
+pub use client as remote_client;
+pub use http as web;
+pub use jobs::{final_round, remote, replay_check, test_games, worker};
+pub use service::inspect;
+pub use shared::live;
+pub use store::{sessions, settings as admin};
 
 use othello_db::Location;
 use std::net::SocketAddr;

@@ -12,7 +12,7 @@ use othello_arena::text::skeleton;
 use othello_ladder::Ladder;
 use othello_ladder::identity::Kind;
 
-use crate::admin::CopyRule;
+use crate::store::settings::CopyRule;
 use crate::store;
 
 fn db(e: othello_db::Error) -> String {
@@ -44,7 +44,7 @@ pub fn original_of(connection: &Db, ladder: &Ladder, entrant: i64, sha256: &str)
 /// organiser enters copies: the refusal names whose file it is.
 pub fn refuse_copy(connection: &Db, ladder: &Ladder, entrant: i64, sha256: &str) -> Result<Option<String>, String> {
     let Some(original) = original_of(connection, ladder, entrant, sha256)? else { return Ok(None) };
-    let rule = crate::admin::copy_rule(connection)?;
+    let rule = crate::store::settings::copy_rule(connection)?;
     connection
         .execute(
             "INSERT INTO server_copies (entrant, sha256, original, at, entered) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -71,7 +71,7 @@ pub fn entry_name(
 ) -> Result<Result<String, String>, String> {
     let name = match original_of(connection, ladder, entrant, sha256)? {
         None => name.to_owned(),
-        Some(original) => match crate::admin::copy_rule(connection)? {
+        Some(original) => match crate::store::settings::copy_rule(connection)? {
             CopyRule::Refuse => {
                 return Ok(Err(format!("it is byte for byte a copy of {original}: a copy is not entered")));
             }

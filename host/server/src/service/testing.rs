@@ -1,5 +1,5 @@
 //! Unrated test games as the service offers them: who may ask for them, against whom, how often,
-//! and their replays (see [`crate::test_games`]).
+//! and their replays (see [`crate::jobs::test_games`]).
 
 use serde::Serialize;
 
@@ -7,7 +7,7 @@ use othello_arena::record::unix_now;
 
 use super::{BoardRow, GameSummary, Refusal, Replay, Service, lock};
 use crate::store::{Entrant, Status};
-use crate::test_games;
+use crate::jobs::test_games;
 
 /// A pair of test games queued.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 
 mod legacy_sqlite;
+pub mod sessions;
+pub mod settings;
 
 use othello_db::{Db, Location, Migration, OptionalExtension, params};
 use serde::Serialize;
@@ -17,7 +19,7 @@ use othello_arena::record::unix_now;
 
 /// The server's migrations (the set `server` in `schema_migrations`), after the ladder's.
 pub const MIGRATIONS: &[Migration] =
-    &[Migration { version: 1, name: "server", sql: include_str!("../migrations/0001_server.sql") }];
+    &[Migration { version: 1, name: "server", sql: include_str!("../../migrations/0001_server.sql") }];
 
 /// Opens the ladder (an SQLite file, checked and created as the ladder does, or a PostgreSQL
 /// database) and brings the server's tables up to date.
@@ -144,7 +146,7 @@ pub fn reissue_token(connection: &Db, holder: TokenHolder, name: &str) -> Result
         )
         .map_err(db)?;
     if holder == TokenHolder::Entrant {
-        crate::sessions::end_all(connection, crate::sessions::Kind::Entrant, id)?;
+        crate::store::sessions::end_all(connection, crate::store::sessions::Kind::Entrant, id)?;
     }
     Ok(token)
 }
@@ -213,7 +215,7 @@ pub fn revoke_entrant(connection: &Db, name: &str) -> Result<(), String> {
     }
     let id: i64 =
         connection.query_row("SELECT id FROM server_entrants WHERE name = ?1", [name], |row| row.get(0)).map_err(db)?;
-    crate::sessions::end_all(connection, crate::sessions::Kind::Entrant, id)
+    crate::store::sessions::end_all(connection, crate::store::sessions::Kind::Entrant, id)
 }
 
 /// The entrant whose token this is, unless it is unknown or revoked.
@@ -508,7 +510,7 @@ pub fn finish_test_job(connection: &Db, job: &Job) -> Result<(), String> {
 /// made on its first lease and reused on the next ones.
 pub fn lease_test_job(
     connection: &Db,
-    test: &crate::test_games::TestJob,
+    test: &crate::jobs::test_games::TestJob,
     lease: &str,
     expires: i64,
 ) -> Result<Job, String> {
@@ -855,7 +857,7 @@ mod tests {
                 [upload],
             )
             .unwrap();
-        let worker = crate::remote::add_worker(&connection, "w").unwrap();
+        let worker = crate::jobs::remote::add_worker(&connection, "w").unwrap();
         let worker = token_holder(&connection, TokenHolder::Worker, &worker).unwrap().unwrap().0;
         connection
             .execute(
@@ -882,7 +884,7 @@ mod tests {
         let broken: i64 =
             connection.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| row.get(0)).unwrap();
         assert_eq!(broken, 0, "the lease still names its job");
-        let test = crate::test_games::TestJob { id: 1, upload, opponent: 1 };
+        let test = crate::jobs::test_games::TestJob { id: 1, upload, opponent: 1 };
         let job = lease_test_job(&connection, &test, "M", 10).unwrap();
         assert_eq!((job.kind, job.number), (JobKind::Test, 1));
         assert_eq!(lease_test_job(&connection, &test, "N", 20).unwrap().id, job.id, "leased again: the same job");

@@ -11,9 +11,9 @@ use std::time::Duration;
 use othello_arena::seat::Seating;
 use othello_ladder::identity::file_hash;
 
-use crate::remote::{Accepted, Claimed, Hello};
+use crate::jobs::remote::{Accepted, Claimed, Hello};
 use crate::store::sha256_hex;
-use crate::worker::play_plan;
+use crate::jobs::worker::play_plan;
 
 /// How a worker runs.
 #[derive(Debug, Clone)]

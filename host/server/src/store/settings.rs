@@ -67,7 +67,7 @@ fn set_setting(connection: &Db, key: &str, value: &str) -> Result<(), String> {
 pub fn new_admin_token(connection: &Db) -> Result<String, String> {
     let token = new_token();
     set_setting(connection, ADMIN_TOKEN_KEY, &sha256_hex(token.as_bytes()))?;
-    crate::sessions::end_all(connection, crate::sessions::Kind::Admin, 0)?;
+    crate::store::sessions::end_all(connection, crate::store::sessions::Kind::Admin, 0)?;
     Ok(token)
 }
 

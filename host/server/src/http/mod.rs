@@ -2,9 +2,9 @@
 //! calls of the [`Service`] and back; every page is HTML rendered here (names escaped by maud),
 //! with a little plain JavaScript served by the binary for the live parts and the replay.
 
-mod admin;
+pub(crate) mod admin;
 mod entrant;
-mod pages;
+use crate::pages;
 
 pub use admin::{ADMIN_COOKIE, export_final};
 
@@ -26,7 +26,7 @@ use crate::store::Entrant;
 
 type Shared = Arc<Service>;
 
-/// The session cookie: a session id (never the token; see [`crate::sessions`]), `HttpOnly` and
+/// The session cookie: a session id (never the token; see [`crate::store::sessions`]), `HttpOnly` and
 /// `SameSite=Strict` (so no other site's page can send it).
 pub const SESSION_COOKIE: &str = "othello_session";
 
@@ -132,9 +132,9 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/starter", get(page_starter))
         .route(
             "/starter/othello_bot.h",
-            get(|| async { download("othello_bot.h", include_str!("../../../sdk/include/othello_bot.h")) }),
+            get(|| async { download("othello_bot.h", include_str!("../../../../sdk/include/othello_bot.h")) }),
         )
-        .route("/starter/greedy.c", get(|| async { download("greedy.c", include_str!("../assets/greedy.c")) }))
+        .route("/starter/greedy.c", get(|| async { download("greedy.c", include_str!("../../assets/greedy.c")) }))
         .route("/api/bots/{id}", get(api_bot))
         .route("/api/bots/{id}/games", get(api_bot_games))
         .route("/api/games/{id}", get(api_game))
@@ -144,18 +144,18 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/events", get(events))
         .route(
             "/assets/app.js",
-            get(|| async { asset("text/javascript; charset=utf-8", include_str!("../assets/app.js")) }),
+            get(|| async { asset("text/javascript; charset=utf-8", include_str!("../../assets/app.js")) }),
         )
         .route(
             "/assets/wasm_play.js",
-            get(|| async { asset("text/javascript; charset=utf-8", include_str!("../assets/wasm_play.js")) }),
+            get(|| async { asset("text/javascript; charset=utf-8", include_str!("../../assets/wasm_play.js")) }),
         )
         .route(
             "/assets/style.css",
-            get(|| async { asset("text/css; charset=utf-8", include_str!("../assets/style.css")) }),
+            get(|| async { asset("text/css; charset=utf-8", include_str!("../../assets/style.css")) }),
         )
         .merge(uploads)
-        .merge(crate::remote::router(service.clone()))
+        .merge(crate::jobs::remote::router(service.clone()))
         .merge(admin::routes())
         .merge(entrant::routes())
         .fallback(page_not_found)
@@ -644,7 +644,7 @@ async fn login(
         Ok(entrant) => {
             // A new session at every login; the one this browser had before ends.
             let old = session_id(&headers);
-            let kind = crate::sessions::Kind::Entrant;
+            let kind = crate::store::sessions::Kind::Entrant;
             let started = blocking(&service, move |s| s.start_session(kind, entrant.id, old.as_deref())).await;
             let id = match started {
                 Ok(id) => id,

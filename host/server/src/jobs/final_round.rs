@@ -27,7 +27,7 @@ use othello_ladder::{Ladder, leaderboard};
 use othello_sdk::Color;
 
 use crate::Shared;
-use crate::live::LiveObserver;
+use crate::shared::live::LiveObserver;
 use crate::store::all_rows;
 
 /// Tries of one game before the server gives up on it (for its own failures, e.g. the disk).

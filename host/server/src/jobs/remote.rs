@@ -32,7 +32,7 @@ use othello_ladder::identity::{Kind, file_hash};
 
 use crate::service::{Refusal, Service};
 use crate::store::{self, Job, JobKind, Next, Status, TokenHolder, sha256_hex};
-use crate::worker::{Plan, Planned, Played, complete_job, plan_job};
+use crate::jobs::worker::{Plan, Planned, Played, complete_job, plan_job};
 
 /// Default lease of a remote worker's job: lapses unless a heartbeat renews it within this time.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
@@ -238,7 +238,7 @@ pub fn tallies(connection: &Db, ratings: &std::collections::HashMap<i64, f64>) -
     }
     // A worker whose result differed from the server's re-play of it stands out above all (its
     // refused result counted no games, so it may have no tally yet).
-    for (worker, (differed, replayed, last)) in crate::replay_check::tallies(connection)? {
+    for (worker, (differed, replayed, last)) in crate::jobs::replay_check::tallies(connection)? {
         if differed == 0 {
             continue;
         }
@@ -372,7 +372,7 @@ fn verify_probe(connection: &Db, job: &Job, mut played: Played) -> Result<Played
     let upload = store::upload(connection, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     let bytes = std::fs::read(&upload.path).map_err(|e| format!("cannot read {}: {e}", upload.path.display()))?;
     let probe = played.probe.as_mut().ok_or("a check's result has no probe of the library")?;
-    crate::inspect::probe_matches_exports(probe, &bytes)?;
+    crate::service::inspect::probe_matches_exports(probe, &bytes)?;
     if let othello_arena::plugins::PluginStatus::Error(why) = &mut probe.status {
         *why = othello_arena::text::one_line(why, 500);
     } else {
@@ -528,7 +528,7 @@ impl Remote {
                 // Test games come after the checks and before every ladder job, as on the
                 // server's own workers; their queue is their own table.
                 store::requeue_lapsed(connection, issued).map_err(internal)?;
-                let test = crate::test_games::claim(connection, &lease).map_err(internal)?;
+                let test = crate::jobs::test_games::claim(connection, &lease).map_err(internal)?;
                 let job = match &test {
                     Some(test) => Some(store::lease_test_job(connection, test, &lease, expires).map_err(internal)?),
                     None => {
@@ -559,7 +559,7 @@ impl Remote {
                     Err(why) if job.kind == JobKind::Test => {
                         // The pair cannot be played (its opponent left the ladder …): its
                         // entrant reads why on the bot's page; the bot itself is not touched.
-                        crate::test_games::finish(connection, job.number as i64, Some(&why)).map_err(internal)?;
+                        crate::jobs::test_games::finish(connection, job.number as i64, Some(&why)).map_err(internal)?;
                         store::finish_test_job(connection, &job).map_err(internal)?;
                         shared.changed();
                         continue;
@@ -709,13 +709,13 @@ impl Remote {
             // A sample of the pairs between two modules is played again here: the same moves, or
             // the result is forged (or the worker broken).
             let checked = checked.and_then(|played| {
-                if !crate::replay_check::sampled(&plan, lease, config.wasm_replay_percent) {
+                if !crate::jobs::replay_check::sampled(&plan, lease, config.wasm_replay_percent) {
                     return Ok(played);
                 }
                 let Ok(Some(verdict)) = replay_verdict(connection, ladder, &config, &plan, &played) else {
                     return Ok(played);
                 };
-                if let Err(why) = crate::replay_check::note(connection, caller.id, job.id, lease, &verdict, now_ms()) {
+                if let Err(why) = crate::jobs::replay_check::note(connection, caller.id, job.id, lease, &verdict, now_ms()) {
                     eprintln!("worker {}: the re-play of job {} was not noted: {why}", caller.name, job.id);
                 }
                 verdict
@@ -981,7 +981,7 @@ fn library_path(
     Ok((file_hash(check_opponent).ok().as_deref() == Some(sha256)).then(|| check_opponent.to_path_buf()))
 }
 
-/// The server's re-play of a worker's pair between two modules ([`crate::replay_check`]):
+/// The server's re-play of a worker's pair between two modules ([`crate::jobs::replay_check`]):
 /// `None` when the server cannot read a module (its own trouble, not the worker's).
 fn replay_verdict(
     connection: &Db,
@@ -1000,7 +1000,7 @@ fn replay_verdict(
             _ => return Ok(None),
         }
     }
-    let verdict = crate::replay_check::replay_matches(plan, played, [&modules[0], &modules[1]], config);
+    let verdict = crate::jobs::replay_check::replay_matches(plan, played, [&modules[0], &modules[1]], config);
     Ok(Some(verdict))
 }
 
@@ -1144,7 +1144,7 @@ async fn page_workers(State(remote): State<RemoteState>) -> Response {
             }
         }
     };
-    Html(crate::web::page(&service, "Workers", body).into_string()).into_response()
+    Html(crate::http::page(&service, "Workers", body).into_string()).into_response()
 }
 
 #[cfg(test)]

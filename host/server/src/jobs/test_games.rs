@@ -21,7 +21,7 @@ use othello_sdk::Color;
 use othello_sdk::format_transcript;
 
 use crate::store::{self, all_rows};
-use crate::worker::{Plan, PlannedBot};
+use crate::jobs::worker::{Plan, PlannedBot};
 use crate::{Config, Shared};
 
 /// Default pairs of test games one entrant may ask for per hour.
@@ -133,7 +133,7 @@ fn bots_of(job: &TestJob, config: &Config, ladder: &Ladder, db: &Db) -> Result<(
     let find = |id: i64| entries.iter().find(|e| e.id == id).cloned();
     let me = find(mine).ok_or("the bot's ladder entry is gone")?;
     let opponent = find(job.opponent).ok_or("the opponent is no longer on the ladder")?;
-    if !crate::worker::still_built(&opponent.identity) {
+    if !crate::jobs::worker::still_built(&opponent.identity) {
         return Err("the opponent's library is no longer there".to_owned());
     }
     let opening =
@@ -151,7 +151,7 @@ pub fn plan(job: &TestJob, config: &Config, ladder: &Ladder, db: &Db) -> Result<
             opponent.identity.label()
         ));
     }
-    let time_limit = crate::admin::time_limit(db, config)?;
+    let time_limit = crate::store::settings::time_limit(db, config)?;
     Ok(Plan {
         kind: "test".to_owned(),
         bots: [PlannedBot::of_entry(&me), PlannedBot::of_entry(&opponent)],
@@ -196,7 +196,7 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
     let recorded: Vec<i64> =
         all_rows(db, "SELECT slot FROM server_test_game_records WHERE test = ?1", [job.id], |row| row.get(0))?;
     // The organiser's time control (admin page or CLI), as rating games.
-    let time_limit = crate::admin::time_limit(db, config)?;
+    let time_limit = crate::store::settings::time_limit(db, config)?;
     play_pair_with(&me, &opponent, &opening, time_limit, &mut |slot, _, _, game| {
         if shared.stop.load(Ordering::SeqCst) {
             return Err("the server is stopping".to_owned());

@@ -15,11 +15,12 @@ use othello_ladder::{Ladder, leaderboard};
 use othello_sdk::Color;
 
 use crate::store::{self, Entrant, Status, Upload};
-use crate::worker::CheckReport;
+use crate::jobs::worker::CheckReport;
 use crate::{Config, Shared};
 pub use browser::{BrowserBot, PlaySetup, WasmGame};
 
 mod browser;
+pub mod inspect;
 pub mod entries;
 mod history;
 pub mod limits;
@@ -264,7 +265,7 @@ pub const ARENA_LEADERBOARD_ROWS: usize = 10;
 #[derive(Debug, Clone)]
 pub enum ArenaGame {
     /// Being played now (or just ended, its worker not on another yet).
-    Live(Box<crate::live::LiveGame>),
+    Live(Box<crate::shared::live::LiveGame>),
     /// No game is being played: the newest recorded one.
     Replay(Box<Replay>),
 }
@@ -274,7 +275,7 @@ pub enum ArenaGame {
 pub struct ArenaView {
     pub game: Option<ArenaGame>,
     /// The final shown: running, or finished within [`ARENA_HOLDS_FINAL_SECS`].
-    pub final_view: Option<crate::final_round::FinalView>,
+    pub final_view: Option<crate::jobs::final_round::FinalView>,
     /// The top of the leaderboard, when no final is shown.
     pub leaderboard: Vec<BoardRow>,
 }
@@ -336,7 +337,7 @@ impl Service {
     pub fn session_entrant(&self, id: &str) -> Result<Option<Entrant>, Refusal> {
         let db = lock(&self.db);
         let Some(holder) =
-            crate::sessions::holder(&db, crate::sessions::Kind::Entrant, id).map_err(Refusal::internal)?
+            crate::store::sessions::holder(&db, crate::store::sessions::Kind::Entrant, id).map_err(Refusal::internal)?
         else {
             return Ok(None);
         };
@@ -346,20 +347,20 @@ impl Service {
     /// Starts a login session (the cookie's id); `replaces`, the visitor's session before, ends.
     pub fn start_session(
         &self,
-        kind: crate::sessions::Kind,
+        kind: crate::store::sessions::Kind,
         holder: i64,
         replaces: Option<&str>,
     ) -> Result<String, Refusal> {
         let db = lock(&self.db);
         if let Some(old) = replaces {
-            crate::sessions::end(&db, old).map_err(Refusal::internal)?;
+            crate::store::sessions::end(&db, old).map_err(Refusal::internal)?;
         }
-        crate::sessions::start(&db, kind, holder).map_err(Refusal::internal)
+        crate::store::sessions::start(&db, kind, holder).map_err(Refusal::internal)
     }
 
     /// Removes every game the remote worker `name` played and refits the ladder.
     pub fn purge_worker(&self, name: &str) -> Result<usize, Refusal> {
-        let purged = crate::remote::purge_worker(&mut lock(&self.db), &mut lock(&self.ladder), name)
+        let purged = crate::jobs::remote::purge_worker(&mut lock(&self.db), &mut lock(&self.ladder), name)
             .map_err(|why| Refusal::new(400, why))?;
         self.shared.changed();
         Ok(purged)
@@ -367,7 +368,7 @@ impl Service {
 
     /// Ends a login session (logout).
     pub fn end_session(&self, id: &str) -> Result<(), Refusal> {
-        crate::sessions::end(&lock(&self.db), id).map_err(Refusal::internal)
+        crate::store::sessions::end(&lock(&self.db), id).map_err(Refusal::internal)
     }
 
     /// The leaderboard, best first (computed once per change).
@@ -494,10 +495,10 @@ impl Service {
                 ),
             ));
         }
-        if self.config.require_wasm && !crate::inspect::is_wasm(bytes) {
-            return Err(Refusal::new(422, crate::inspect::wasm_required()));
+        if self.config.require_wasm && !crate::service::inspect::is_wasm(bytes) {
+            return Err(Refusal::new(422, crate::service::inspect::wasm_required()));
         }
-        crate::inspect::check_upload(raw_file_name, bytes).map_err(|why| Refusal::new(422, why))?;
+        crate::service::inspect::check_upload(raw_file_name, bytes).map_err(|why| Refusal::new(422, why))?;
         let sha256 = store::sha256_hex(bytes);
         // Bound first: the lock must not be held while `version_of` takes it again.
         let earlier = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)?;
@@ -530,7 +531,7 @@ impl Service {
         if let Some(why) = copy {
             return Err(Refusal::new(409, why));
         }
-        let file_name = crate::inspect::stored_file_name(raw_file_name, bytes);
+        let file_name = crate::service::inspect::stored_file_name(raw_file_name, bytes);
         let folder = self.config.uploads_dir().join(&sha256);
         let path = folder.join(&file_name);
         if !path.is_file() {
@@ -739,8 +740,8 @@ impl Service {
     /// The newest final and the records of its games, for its export (404 before a final).
     pub fn final_with_games(
         &self,
-    ) -> Result<(crate::final_round::FinalView, Vec<othello_ladder::StoredGame>), Refusal> {
-        let view = crate::final_round::view(&lock(&self.db))
+    ) -> Result<(crate::jobs::final_round::FinalView, Vec<othello_ladder::StoredGame>), Refusal> {
+        let view = crate::jobs::final_round::view(&lock(&self.db))
             .map_err(Refusal::internal)?
             .ok_or_else(|| Refusal::new(404, "no final has been started yet: there is nothing to export"))?;
         let ladder = lock(&self.ladder);
@@ -763,7 +764,7 @@ impl Service {
     /// the game being played now (`live`, the final's first), else the newest recorded one; the
     /// final while it runs and for [`ARENA_HOLDS_FINAL_SECS`] after it ends (its winner stays on
     /// the screen), else the top of the leaderboard.
-    pub fn arena_view(&self, live: Vec<crate::live::LiveGame>) -> Result<ArenaView, Refusal> {
+    pub fn arena_view(&self, live: Vec<crate::shared::live::LiveGame>) -> Result<ArenaView, Refusal> {
         let entrants = self.entrants_by_entry()?;
         let game = match live.into_iter().next() {
             Some(mut game) => {
@@ -778,7 +779,7 @@ impl Service {
             },
         };
         let now = unix_now();
-        let final_view = self.with_db(|db| crate::final_round::view(db))?.filter(|view| match view.info.finished_at {
+        let final_view = self.with_db(|db| crate::jobs::final_round::view(db))?.filter(|view| match view.info.finished_at {
             None => true,
             Some(finished) => now.saturating_sub(finished) < ARENA_HOLDS_FINAL_SECS,
         });

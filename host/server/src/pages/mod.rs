@@ -60,7 +60,7 @@ fn layout_with(
                     p.note #seeding { (seeding_text(&seeding)) }
                 }
                 main { (body) }
-                footer { "Bots accepted: " (crate::inspect::accepted_platform()) ". Jobs waiting: " (service.pending_jobs()) "." }
+                footer { "Bots accepted: " (crate::service::inspect::accepted_platform()) ". Jobs waiting: " (service.pending_jobs()) "." }
             }
         }
     }
@@ -200,7 +200,7 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
         h1 { "Your bots" }
         @if let Some(error) = error { p.error #upload-error { (error) } }
         form #upload method="post" action="/upload" enctype="multipart/form-data" {
-            label { "Upload a bot (" (crate::inspect::accepted_platform()) ", at most " (size_text(service.config.max_upload_bytes)) "): "
+            label { "Upload a bot (" (crate::service::inspect::accepted_platform()) ", at most " (size_text(service.config.max_upload_bytes)) "): "
                 input type="file" name="bot" required; }
             button type="submit" { "Upload" }
         }
@@ -681,7 +681,7 @@ fn arena_side(view: &ArenaView) -> Markup {
         div.standings #arena-side {
             @if let Some(fin) = &view.final_view {
                 @let finished = fin.status == "finished";
-                @let knockout = fin.info.format == crate::final_round::Format::Knockout;
+                @let knockout = fin.info.format == crate::jobs::final_round::Format::Knockout;
                 h2 #arena-standings-title {
                     "Final #" (fin.info.id) ": " (fin.games_done) " / " (fin.games_total) " games"
                     @if finished { ", finished" }
@@ -697,7 +697,7 @@ fn arena_side(view: &ArenaView) -> Markup {
                         @for line in &fin.standings {
                             tr.champion[finished && line.rank == 1] {
                                 td { (line.rank) } td.name { (line.name) } td.name { (line.entrant) }
-                                td { (super::admin::points(line.points)) }
+                                td { (crate::http::admin::points(line.points)) }
                                 td { (line.wins) "-" (line.draws) "-" (line.losses) }
                                 td { (format!("{:+}", line.disc_difference)) } td { (line.failures) }
                             }
@@ -708,18 +708,18 @@ fn arena_side(view: &ArenaView) -> Markup {
                     div.bracket #arena-bracket {
                         @for (index, round) in fin.rounds.iter().enumerate() {
                             div.round {
-                                h3 { (super::admin::round_name(index as u32 + 1, fin.rounds.len())) }
+                                h3 { (crate::http::admin::round_name(index as u32 + 1, fin.rounds.len())) }
                                 @for m in &round[..] {
                                     div.match {
                                         @for (side, slot) in [(0, m.a), (1, m.b)] {
                                             @let name = match slot {
-                                                crate::final_round::Slot::Bot(seed) => fin.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str()),
-                                                crate::final_round::Slot::Bye => "(bye)",
-                                                crate::final_round::Slot::Pending => "…",
+                                                crate::jobs::final_round::Slot::Bot(seed) => fin.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str()),
+                                                crate::jobs::final_round::Slot::Bye => "(bye)",
+                                                crate::jobs::final_round::Slot::Pending => "…",
                                             };
-                                            div class=(if matches!(slot, crate::final_round::Slot::Bot(seed) if m.winner == Some(seed)) { "side winner" } else { "side" }) {
+                                            div class=(if matches!(slot, crate::jobs::final_round::Slot::Bot(seed) if m.winner == Some(seed)) { "side winner" } else { "side" }) {
                                                 span.name { (name) }
-                                                @if !m.games.is_empty() { span.points { (super::admin::points(m.points[side])) } }
+                                                @if !m.games.is_empty() { span.points { (crate::http::admin::points(m.points[side])) } }
                                             }
                                         }
                                     }
@@ -760,7 +760,7 @@ pub fn entrant_note(entrant: Option<&str>) -> maud::Markup {
 
 /// The starter kit: everything a student needs to go from nothing to an uploaded bot.
 pub fn starter(service: &Service, entrant: Option<&Entrant>) -> Markup {
-    let platform = crate::inspect::accepted_platform();
+    let platform = crate::service::inspect::accepted_platform();
     let body = html! {
         h1 { "Starter kit" }
         p { "A bot is a small library with two functions: " code { "init" } " (return your bot's name) and "
@@ -776,7 +776,7 @@ pub fn starter(service: &Service, entrant: Option<&Entrant>) -> Markup {
         section #starter-build {
             h2 { "2. Build it" }
             p { "In that folder, with your compiler:" }
-            @for (compiler, line) in crate::inspect::BUILD_LINES {
+            @for (compiler, line) in crate::service::inspect::BUILD_LINES {
                 h3 { (compiler) }
                 pre { code { (line) } }
             }

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use othello_arena::ggf;
 
 use super::{Shared, bearer, blocking, json_refusal, page_entrant, page_refusal, pages, same_origin};
-use crate::final_round::{self, FinalOptions, FinalView, Format, Slot};
+use crate::jobs::final_round::{self, FinalOptions, FinalView, Format, Slot};
 use crate::service::{Refusal, Service, ending_text, outcome_text};
 
 /// The organiser's session cookie (a session id, never the token; `HttpOnly`, `SameSite=Strict`).
@@ -59,8 +59,8 @@ async fn organiser(service: &Shared, headers: &HeaderMap) -> Result<(), Refusal>
     }
     let valid = blocking(service, move |s| {
         s.with_db(|db| match (&token, &session) {
-            (Some(token), _) => crate::admin::is_admin_token(db, token),
-            (None, Some(session)) => Ok(crate::sessions::holder(db, crate::sessions::Kind::Admin, session)?.is_some()),
+            (Some(token), _) => crate::store::settings::is_admin_token(db, token),
+            (None, Some(session)) => Ok(crate::store::sessions::holder(db, crate::store::sessions::Kind::Admin, session)?.is_some()),
             (None, None) => Ok(false),
         })
     })
@@ -84,11 +84,11 @@ struct AdminState {
     final_view: Option<FinalView>,
     entrants: Vec<crate::store::Entrant>,
     /// The remote workers with their hosts (shown here only) and their tallies.
-    workers: Vec<crate::remote::WorkerInfo>,
-    tallies: Vec<crate::remote::WorkerTally>,
+    workers: Vec<crate::jobs::remote::WorkerInfo>,
+    tallies: Vec<crate::jobs::remote::WorkerTally>,
     /// Copies sent (refused or entered) and the rule for them.
     copies: Vec<crate::service::entries::Copy>,
-    copy_rule: crate::admin::CopyRule,
+    copy_rule: crate::store::settings::CopyRule,
 }
 
 fn admin_state(service: &Service) -> Result<AdminState, Refusal> {
@@ -97,13 +97,13 @@ fn admin_state(service: &Service) -> Result<AdminState, Refusal> {
     service.with_db(|db| {
         Ok(AdminState {
             submissions_open: crate::store::submissions_open(db)?,
-            stored_time: crate::admin::stored_time_limit(db)?,
+            stored_time: crate::store::settings::stored_time_limit(db)?,
             final_view: final_round::view(db)?,
             entrants: crate::store::entrants(db)?,
-            workers: crate::remote::workers(db)?,
-            tallies: crate::remote::tallies(db, &ratings)?,
+            workers: crate::jobs::remote::workers(db)?,
+            tallies: crate::jobs::remote::tallies(db, &ratings)?,
             copies: crate::service::entries::copies(db)?,
-            copy_rule: crate::admin::copy_rule(db)?,
+            copy_rule: crate::store::settings::copy_rule(db)?,
         })
     })
 }
@@ -177,7 +177,7 @@ fn admin_page_with(
             p { "Now: " b #time-control { (time_text(effective)) }
                 @if state.stored_time.is_none() { " (from the command line)" } ". New checks and rating games use it; a game being played keeps its own." }
             form method="post" action="/admin/time-control" {
-                label { "Milliseconds a move (0 = no limit): " input type="number" name="time_ms" min="0" max=(crate::admin::MAX_TIME_MS) value=(default_ms) required; }
+                label { "Milliseconds a move (0 = no limit): " input type="number" name="time_ms" min="0" max=(crate::store::settings::MAX_TIME_MS) value=(default_ms) required; }
                 " " button type="submit" { "Set" }
             }
         }
@@ -198,7 +198,7 @@ fn admin_page_with(
                         option value="knockout" { "knockout" }
                     } } " "
                     label { "Games a pairing (even): " input type="number" name="games_per_pair" min="2" max=(final_round::MAX_GAMES_PER_PAIR) step="2" value=(final_round::DEFAULT_GAMES_PER_PAIR) required; } " "
-                    label { "Milliseconds a move: " input type="number" name="time_ms" min="0" max=(crate::admin::MAX_TIME_MS) value=(default_ms) required; } " "
+                    label { "Milliseconds a move: " input type="number" name="time_ms" min="0" max=(crate::store::settings::MAX_TIME_MS) value=(default_ms) required; } " "
                     button type="submit" { "Start the final" }
                 }
             }
@@ -242,7 +242,7 @@ fn admin_page_with(
                 }
             } }
             h3 { "Copies" }
-            @let entering = state.copy_rule == crate::admin::CopyRule::Enter;
+            @let entering = state.copy_rule == crate::store::settings::CopyRule::Enter;
             p #copy-rule { "A file byte for byte another entrant's (or a pool bot's) is "
                 b { (if entering { "entered as an entry of its own" } else { "refused, naming whose it is" }) }
                 @if entering { " (named “Name (Entrant)”, its own row and games)" } "." }
@@ -349,9 +349,9 @@ async fn admin_login(
     let token = form.token.trim().to_owned();
     let check = token.clone();
     let old = admin_cookie(&headers);
-    let kind = crate::sessions::Kind::Admin;
+    let kind = crate::store::sessions::Kind::Admin;
     let login = blocking(&service, move |s| {
-        if !s.with_db(|db| crate::admin::is_admin_token(db, &check))? {
+        if !s.with_db(|db| crate::store::settings::is_admin_token(db, &check))? {
             return Ok(None);
         }
         s.start_session(kind, 0, old.as_deref()).map(Some)
@@ -612,8 +612,8 @@ async fn admin_copies(
     if let Err(response) = organiser_form(&service, &headers).await {
         return response;
     }
-    let result = match crate::admin::CopyRule::parse(&form.rule) {
-        Ok(rule) => blocking(&service, move |s| s.with_db(|db| crate::admin::set_copy_rule(db, rule))).await,
+    let result = match crate::store::settings::CopyRule::parse(&form.rule) {
+        Ok(rule) => blocking(&service, move |s| s.with_db(|db| crate::store::settings::set_copy_rule(db, rule))).await,
         Err(why) => Err(Refusal::new(400, why)),
     };
     after_form(&service, result).await
@@ -641,7 +641,7 @@ async fn admin_time_control(
     let result = match parse_ms(&form.time_ms) {
         Ok(ms) => {
             blocking(&service, move |s| {
-                s.with_db(|db| crate::admin::set_time_ms(db, ms)).map_err(|r| Refusal::new(400, r.message))
+                s.with_db(|db| crate::store::settings::set_time_ms(db, ms)).map_err(|r| Refusal::new(400, r.message))
             })
             .await
         }
@@ -673,8 +673,8 @@ async fn admin_final(
             .parse::<u32>()
             .map_err(|_| Refusal::new(400, "games a pairing: a whole even number"))?;
         let ms = parse_ms(&form.time_ms)?;
-        if ms > crate::admin::MAX_TIME_MS {
-            return Err(Refusal::new(400, format!("at most {} ms a move", crate::admin::MAX_TIME_MS)));
+        if ms > crate::store::settings::MAX_TIME_MS {
+            return Err(Refusal::new(400, format!("at most {} ms a move", crate::store::settings::MAX_TIME_MS)));
         }
         Ok(FinalOptions {
             format,

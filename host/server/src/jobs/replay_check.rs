@@ -3,7 +3,7 @@
 //! random numbers), so the server can play a worker's game again and must get the same moves. A
 //! sample of each worker's such pairs ([`Config::wasm_replay_percent`]) is played again before the
 //! result counts; a result that differs is refused, and the worker is flagged on the workers'
-//! page (its tally, see [`crate::remote::tallies`]).
+//! page (its tally, see [`crate::jobs::remote::tallies`]).
 
 use std::collections::HashMap;
 
@@ -14,7 +14,7 @@ use othello_arena::record::GameRecord;
 use othello_arena::seat::{Seating, replay_wasm_game};
 
 use crate::Config;
-use crate::worker::{Plan, Played};
+use crate::jobs::worker::{Plan, Played};
 
 /// The default share of a worker's pairs between modules that are re-played, in percent.
 pub const DEFAULT_REPLAY_PERCENT: u32 = 25;

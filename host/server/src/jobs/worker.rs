@@ -25,7 +25,7 @@ use othello_ladder::session::{
 use othello_ladder::{Entry, Ladder};
 use othello_sdk::{Color, format_transcript};
 
-use crate::live::LiveObserver;
+use crate::shared::live::LiveObserver;
 use crate::store::{self, Job, JobKind, Next, Status, Upload};
 use crate::{Config, Shared};
 
@@ -81,26 +81,26 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     while !shared.stop.load(Ordering::SeqCst) {
         let seen = shared.work_generation();
         // The final's games come before the ladder's jobs.
-        match crate::final_round::claim(&mut db, &lease) {
-            Ok(crate::final_round::Claim::Game(game)) => {
-                if let Err(why) = crate::final_round::play(&game, &lease, &config, &shared, &mut ladder) {
+        match crate::jobs::final_round::claim(&mut db, &lease) {
+            Ok(crate::jobs::final_round::Claim::Game(game)) => {
+                if let Err(why) = crate::jobs::final_round::play(&game, &lease, &config, &shared, &mut ladder) {
                     if shared.stop.load(Ordering::SeqCst) {
                         break; // the game stays running: it is queued again on the next start
                     }
                     eprintln!("worker {index}: game {} of the final failed: {why}", game.id);
-                    let _ = crate::final_round::release(&db, game.id);
+                    let _ = crate::jobs::final_round::release(&db, game.id);
                 }
                 shared.changed();
                 continue;
             }
-            Ok(crate::final_round::Claim::Finished) => shared.changed(),
-            Ok(crate::final_round::Claim::Nothing) => {}
+            Ok(crate::jobs::final_round::Claim::Finished) => shared.changed(),
+            Ok(crate::jobs::final_round::Claim::Nothing) => {}
             Err(why) => eprintln!("worker {index}: {why}"),
         }
         // Test games come after the checks and before every ladder job.
-        match crate::test_games::claim(&mut db, &lease) {
+        match crate::jobs::test_games::claim(&mut db, &lease) {
             Ok(Some(test)) => {
-                if let Err(why) = crate::test_games::play(&test, &config, &shared, &ladder, &db) {
+                if let Err(why) = crate::jobs::test_games::play(&test, &config, &shared, &ladder, &db) {
                     eprintln!("worker {index}: test games {}: {why}", test.id);
                 }
                 shared.changed();
@@ -185,12 +185,12 @@ pub fn plan_job(
 ) -> Result<Planned, String> {
     if job.kind == JobKind::Test {
         let test =
-            crate::test_games::TestJob { id: job.number as i64, upload: job.upload, opponent: test_opponent(db, job)? };
-        return Ok(Planned::Play(Box::new(crate::test_games::plan(&test, config, ladder, db)?)));
+            crate::jobs::test_games::TestJob { id: job.number as i64, upload: job.upload, opponent: test_opponent(db, job)? };
+        return Ok(Planned::Play(Box::new(crate::jobs::test_games::plan(&test, config, ladder, db)?)));
     }
     let upload = store::upload(db, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
     // The organiser's time control (admin page or CLI) over the server's --time-ms.
-    let time_limit = crate::admin::time_limit(db, config)?;
+    let time_limit = crate::store::settings::time_limit(db, config)?;
     let time_limit_ms = time_limit.map(|t| t.as_millis() as u64);
     let grace_ms = time_limit.map(|t| config.seat_options.grace_for(t).as_millis() as u64);
     if job.kind == JobKind::Check {
@@ -339,9 +339,9 @@ pub fn complete_job(
             let mut game = game.clone();
             game.black = black.label();
             game.white = white.label();
-            crate::test_games::record(db, job.number as i64, slot, &game)?;
+            crate::jobs::test_games::record(db, job.number as i64, slot, &game)?;
         }
-        crate::test_games::finish(db, job.number as i64, None)?;
+        crate::jobs::test_games::finish(db, job.number as i64, None)?;
         store::finish_test_job(db, job)?;
         shared.changed();
         return Ok(());
@@ -381,7 +381,7 @@ fn complete_check(
 ) -> Result<(), String> {
     let info = played.probe.as_ref().ok_or("a check's result has no probe of the library")?;
     let mut report = CheckReport {
-        platform: crate::inspect::accepted_platform(),
+        platform: crate::service::inspect::accepted_platform(),
         loads: info.is_ok(),
         name: info.is_ok().then(|| info.name.clone()),
         abi_version: info.abi_version,
@@ -396,7 +396,7 @@ fn complete_check(
         let json = serde_json::to_string(&report).expect("reports serialize");
         store::save_report(db, upload.id, &json, None)?;
         // What the student can do about it, read from the library's exports.
-        let hint = std::fs::read(&upload.path).ok().and_then(|bytes| crate::inspect::load_hint(&bytes));
+        let hint = std::fs::read(&upload.path).ok().and_then(|bytes| crate::service::inspect::load_hint(&bytes));
         let reason = match hint {
             Some(hint) => format!("it does not load: {why}. {hint}"),
             None => format!("it does not load: {why}"),
