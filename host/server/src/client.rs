@@ -11,9 +11,8 @@ use std::time::Duration;
 use othello_arena::seat::Seating;
 use othello_ladder::identity::file_hash;
 
-use crate::jobs::remote::{Accepted, Claimed, Hello};
+use crate::plan::{Accepted, Claimed, Hello, play_plan};
 use crate::store::sha256_hex;
-use crate::jobs::worker::play_plan;
 
 /// How a worker runs.
 #[derive(Debug, Clone)]
@@ -404,7 +403,7 @@ pub fn run_until_signal(options: &WorkerOptions) -> Result<(), String> {
     std::thread::Builder::new()
         .name("signals".to_owned())
         .spawn(move || {
-            runtime.block_on(crate::shutdown_signal());
+            runtime.block_on(crate::shared::shutdown_signal());
             eprintln!("Stopping: the games being played finish first");
             watcher.store(true, Ordering::SeqCst);
         })

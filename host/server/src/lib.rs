@@ -8,9 +8,11 @@
 //! ([`othello_ladder`]); [`worker`] threads play the queued jobs through the arena's seats.
 
 pub mod client;
+pub mod config;
 pub mod http;
 pub mod jobs;
 pub mod pages;
+pub mod plan;
 pub mod service;
 pub mod shared;
 pub mod store;
@@ -23,16 +25,18 @@ pub use service::inspect;
 pub use shared::live;
 pub use store::{sessions, settings as admin};
 
+pub use config::{Config, SeedingStatus};
+pub use shared::Shared;
+use shared::shutdown_signal;
+
 use othello_db::Location;
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
-use othello_arena::seat::{Isolation, RunnerCommand, SandboxMode, SeatOptions, Seating, require_every_layer};
-use othello_ladder::calibration::{Calibration, PoolStart, enter_pool};
+use othello_arena::seat::{SandboxMode, require_every_layer};
+use othello_ladder::calibration::{PoolStart, enter_pool};
 use othello_ladder::identity::Identity;
 use othello_ladder::seed::{SeedingTime, seed_pool};
 use othello_ladder::{Ladder, session};
@@ -45,191 +49,6 @@ pub const DEFAULT_UPLOADS_PER_HOUR: u32 = 20;
 pub const DEFAULT_TARGET_ERROR: f64 = 50.0;
 /// Default most placement games of one upload.
 pub const DEFAULT_MAX_GAMES: u32 = 400;
-
-/// Everything the server needs; the command line fills it in.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// The ladder: an SQLite file (uploads are kept in `uploads/` beside it) or a PostgreSQL
-    /// database (`postgres://…`).
-    pub ladder: Location,
-    /// Where uploaded libraries are kept, when not beside the ladder's file (a PostgreSQL ladder
-    /// keeps them in `uploads/` in the working folder unless this says otherwise).
-    pub uploads: Option<PathBuf>,
-    pub listen: SocketAddr,
-    /// Rating workers on this machine (games played at once); 0 leaves every game to remote
-    /// workers (`othello worker`).
-    pub workers: usize,
-    /// A remote worker's lease on a job lapses unless renewed within this time.
-    pub lease_duration: Duration,
-    /// A remote worker's lease ends this long after its claim however often it is renewed.
-    pub lease_cap: Duration,
-    /// Time per move of rating games (`None` = no limit).
-    pub time_limit: Option<Duration>,
-    /// Starts the bots' runners (`othello runner`).
-    pub runner: RunnerCommand,
-    pub seat_options: SeatOptions,
-    /// Run even when a sandbox layer is missing (every page then says so).
-    pub allow_weak_sandbox: bool,
-    /// The pool a new, empty ladder is seeded with (weakest first; the first is the anchor).
-    pub seed_pool: Vec<Identity>,
-    /// The pool's calibration a new ladder starts from (the shipped one,
-    /// [`Calibration::shipped`]): the members it rates are placed against at once; used only
-    /// when it was played at the contest's time a move.
-    pub pool_calibration: Option<Calibration>,
-    /// Refine a shipped calibration with the pool's own games in the background (`false`: the
-    /// organiser keeps the shipped ratings; members it does not rate are calibrated anyway).
-    pub refine_pool: bool,
-    /// The opponent of the check games: the `random` bot's library.
-    pub check_opponent: PathBuf,
-    /// A placement stops at ± this many Elo (95 %) among its opponents.
-    pub target_error: f64,
-    /// A placement stops after this many games of the bot whatever the precision.
-    pub max_games: u32,
-    pub max_upload_bytes: usize,
-    /// Take WebAssembly bots only (`--require-wasm`): for a contest whose untrusted workers'
-    /// games the server can re-play.
-    pub require_wasm: bool,
-    /// The share of a remote worker's pairs between two WebAssembly bots the server plays again
-    /// and compares, in percent (0: none; see `replay_check`).
-    pub wasm_replay_percent: u32,
-    pub uploads_per_hour: u32,
-    /// Pairs of unrated test games one entrant may ask for per hour.
-    pub test_games_per_hour: u32,
-    /// Seed of the openings.
-    pub seed: u64,
-    /// When no job waits, play pairs of the entrants' current bots so every rating stays fresh.
-    pub continuous_games: bool,
-}
-
-impl Config {
-    /// How the workers run bots: isolated by `runner`, in the sandbox.
-    pub fn seating(&self) -> Seating {
-        Seating { isolation: Isolation::Isolated(self.runner.clone()), options: self.seat_options }
-    }
-
-    /// Where uploaded libraries are kept: `--uploads`, else `uploads/` beside the ladder's file
-    /// (in the working folder for a PostgreSQL ladder).
-    pub fn uploads_dir(&self) -> PathBuf {
-        if let Some(uploads) = &self.uploads {
-            return uploads.clone();
-        }
-        let parent = self
-            .ladder
-            .file()
-            .and_then(std::path::Path::parent)
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
-        parent.join("uploads")
-    }
-}
-
-/// What the web side and the workers share: the stop flag, the queue's wake-up and the change
-/// counter the live pages follow.
-pub struct Shared {
-    pub stop: AtomicBool,
-    /// Bumped whenever a job is queued; workers wait on it.
-    work: (Mutex<u64>, Condvar),
-    /// Bumped whenever something a page shows changed (a game, a status).
-    pub changes: tokio::sync::watch::Sender<u64>,
-    /// Why the sandbox is weaker than strict, when the organiser allowed it.
-    pub weak_sandbox: Option<String>,
-    /// The games being played now, move by move (the arena screen).
-    pub live: live::Live,
-    /// The sample pool's calibration while it runs in the background (`None` when it is done or
-    /// there is none): placements wait for it unless it started from a shipped calibration;
-    /// checks and test games never do.
-    pub seeding: Mutex<Option<SeedingStatus>>,
-}
-
-/// Where the background calibration of the sample pool stands: every number is what was played,
-/// not a guess of what is left (calibration plays until the pool is known to ±`target_error`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct SeedingStatus {
-    /// Games played so far.
-    pub games: u32,
-    /// Games of the linking round (each member against its next three); calibration pairs follow
-    /// until every member is within the target.
-    pub linking_games: u32,
-    /// The widest 95 % interval among the pool now, in Elo (`None` until it is linked).
-    pub widest_error: Option<f64>,
-    pub target_error: f64,
-    /// Most games it plays, whatever the precision.
-    pub max_games: u32,
-    /// The time a move it plays at, in milliseconds, and why when it is not the contest's.
-    pub time_ms: Option<u64>,
-    pub time_note: Option<String>,
-    /// The shipped calibration the pool started from, in words (`None`: none, so placements
-    /// wait for this calibration).
-    pub shipped: Option<String>,
-    /// Why the shipped calibration was not used, when it was not.
-    pub shipped_not_used: Option<String>,
-    /// Members of the pool the shipped calibration does not rate (calibrated here by games).
-    pub not_shipped: Vec<String>,
-}
-
-impl SeedingStatus {
-    /// Placements wait for this calibration: the pool did not start from a shipped one.
-    pub fn placements_wait(&self) -> bool {
-        self.shipped.is_none()
-    }
-}
-
-impl Shared {
-    fn new(weak_sandbox: Option<String>) -> Shared {
-        Shared {
-            stop: AtomicBool::new(false),
-            work: (Mutex::new(0), Condvar::new()),
-            changes: tokio::sync::watch::Sender::new(0),
-            weak_sandbox,
-            live: live::Live::default(),
-            seeding: Mutex::new(None),
-        }
-    }
-
-    /// Whether the sample pool is still being calibrated.
-    pub fn seeding(&self) -> Option<SeedingStatus> {
-        self.seeding.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    /// Whether placements wait for the pool's calibration (it started from no shipped one).
-    pub fn placements_wait(&self) -> bool {
-        self.seeding().is_some_and(|s| s.placements_wait())
-    }
-
-    pub fn changed(&self) {
-        self.changes.send_modify(|n| *n += 1);
-    }
-
-    pub fn work_added(&self) {
-        let (lock, wake) = &self.work;
-        *lock.lock().expect("no panic holds it") += 1;
-        wake.notify_all();
-    }
-
-    fn work_generation(&self) -> u64 {
-        *self.work.0.lock().expect("no panic holds it")
-    }
-
-    /// Waits until work is added after generation `seen`, the server stops, or
-    /// [`worker::IDLE_POLL`] passes.
-    fn wait_for_work(&self, seen: u64) {
-        let (lock, wake) = &self.work;
-        let guard = lock.lock().expect("no panic holds it");
-        let _unused = wake
-            .wait_timeout_while(guard, worker::IDLE_POLL, |generation| {
-                *generation == seen && !self.stop.load(Ordering::SeqCst)
-            })
-            .expect("no panic holds it");
-    }
-
-    fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let (lock, wake) = &self.work;
-        *lock.lock().expect("no panic holds it") += 1;
-        wake.notify_all();
-        self.changed();
-    }
-}
 
 /// Checks the sandbox: `Ok(None)` when every layer is there, `Ok(Some(why))` when one is missing
 /// and the organiser allowed it, an error otherwise.
@@ -376,27 +195,6 @@ impl Drop for Server {
         if self.web.is_some() {
             let _ = self.stop_now();
         }
-    }
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
     }
 }
 

@@ -3,13 +3,14 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 
-use super::{
-    Shared, api_entrant, api_entrant_bearer, blocking, json_refusal, page_entrant, page_refusal, pages, same_origin,
-};
+use super::error::ApiError;
+use super::extractors::{ApiEntrant, BearerEntrant, CurrentEntrant, SameOrigin, page_error};
+use super::{Shared, blocking, frame, html};
+use crate::pages;
 use crate::service::Refusal;
 
 pub fn routes() -> Router<Shared> {
@@ -30,25 +31,20 @@ struct TestGamesForm {
 
 async fn form_test_games(
     State(service): State<Shared>,
-    headers: HeaderMap,
     Path(id): Path<i64>,
+    _: SameOrigin,
+    CurrentEntrant(entrant): CurrentEntrant,
     form: Result<axum::Form<TestGamesForm>, axum::extract::rejection::FormRejection>,
-) -> Response {
-    if let Err(refusal) = same_origin(&headers) {
-        return page_refusal(&service, None, refusal);
-    }
-    let Some(entrant) = page_entrant(&service, &headers).await else {
-        return Redirect::to("/login").into_response();
-    };
+) -> Result<Response, ApiError> {
     let Ok(axum::Form(form)) = form else {
         let refusal = Refusal::new(400, "choose an opponent for the test games");
-        return page_refusal(&service, Some(&entrant), refusal);
+        return Err(page_error(&service, Some(&entrant))(refusal));
     };
     let who = entrant.clone();
-    match blocking(&service, move |s| s.request_test_games(&who, id, form.opponent)).await {
-        Ok(_) => Redirect::to(&format!("/bots/{id}#test-games")).into_response(),
-        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
-    }
+    blocking(&service, move |s| s.request_test_games(&who, id, form.opponent))
+        .await
+        .map_err(page_error(&service, Some(&entrant)))?;
+    Ok(Redirect::to(&format!("/bots/{id}#test-games")).into_response())
 }
 
 /// `POST /api/bots/{id}/test-games` with `{"opponent": ENTRY}` (a ladder entry's id, or a
@@ -56,19 +52,15 @@ async fn form_test_games(
 /// it with the entrant's cookie.
 async fn api_test_games(
     State(service): State<Shared>,
-    headers: HeaderMap,
     Path(id): Path<i64>,
+    BearerEntrant(entrant): BearerEntrant,
     body: axum::body::Bytes,
-) -> Response {
-    let entrant = match api_entrant_bearer(&service, &headers).await {
-        Ok(entrant) => entrant,
-        Err(refusal) => return json_refusal(refusal),
-    };
+) -> Result<Response, ApiError> {
     let opponent = match serde_json::from_slice::<serde_json::Value>(&body) {
         Ok(request) => request.get("opponent").cloned(),
         Err(_) => None,
     };
-    let result = blocking(&service, move |s| {
+    let requested = blocking(&service, move |s| {
         let opponent = match opponent {
             Some(serde_json::Value::Number(n)) if n.as_i64().is_some() => n.as_i64().unwrap_or_default(),
             Some(serde_json::Value::String(name)) => {
@@ -96,65 +88,48 @@ async fn api_test_games(
         };
         s.request_test_games(&entrant, id, opponent)
     })
-    .await;
-    match result {
-        Ok(requested) => (StatusCode::ACCEPTED, axum::Json(requested)).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+    .await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(requested)).into_response())
 }
 
 async fn page_test_game(
     State(service): State<Shared>,
-    headers: HeaderMap,
     Path(id): Path<i64>,
     axum::extract::Query(query): axum::extract::Query<super::PlyQuery>,
-) -> Response {
-    let Some(entrant) = page_entrant(&service, &headers).await else {
-        return Redirect::to("/login").into_response();
-    };
+    CurrentEntrant(entrant): CurrentEntrant,
+) -> Result<Response, ApiError> {
     let who = entrant.clone();
-    match blocking(&service, move |s| s.test_replay(&who, id)).await {
-        Ok(replay) => {
-            Html(pages::game_page(&service, Some(&entrant), &replay, true, query.ply()).into_string()).into_response()
-        }
-        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
-    }
+    let replay =
+        blocking(&service, move |s| s.test_replay(&who, id)).await.map_err(page_error(&service, Some(&entrant)))?;
+    Ok(html(pages::game_page(&frame(&service, Some(&entrant)), &replay, true, query.ply())))
 }
 
-async fn api_test_game(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
-    let result = match api_entrant(&service, &headers).await {
-        Ok(entrant) => blocking(&service, move |s| s.test_replay(&entrant, id)).await,
-        Err(refusal) => Err(refusal),
-    };
-    match result {
-        Ok(replay) => axum::Json(replay).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+async fn api_test_game(
+    State(service): State<Shared>,
+    Path(id): Path<i64>,
+    ApiEntrant(entrant): ApiEntrant,
+) -> Result<Response, ApiError> {
+    Ok(axum::Json(blocking(&service, move |s| s.test_replay(&entrant, id)).await?).into_response())
 }
 
 /// The form of `/me`: makes a version the one that counts, then back to `/me`.
-async fn form_current(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
-    if let Err(refusal) = same_origin(&headers) {
-        return page_refusal(&service, None, refusal);
-    }
-    let Some(entrant) = page_entrant(&service, &headers).await else {
-        return Redirect::to("/login").into_response();
-    };
+async fn form_current(
+    State(service): State<Shared>,
+    Path(id): Path<i64>,
+    _: SameOrigin,
+    CurrentEntrant(entrant): CurrentEntrant,
+) -> Result<Response, ApiError> {
     let who = entrant.clone();
-    match blocking(&service, move |s| s.choose_version(&who, id)).await {
-        Ok(_) => Redirect::to("/me").into_response(),
-        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
-    }
+    blocking(&service, move |s| s.choose_version(&who, id)).await.map_err(page_error(&service, Some(&entrant)))?;
+    Ok(Redirect::to("/me").into_response())
 }
 
 /// `POST /api/bots/{id}/current`: 200 `{"current": ID}` (the bearer token only).
-async fn api_current(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
-    let entrant = match api_entrant_bearer(&service, &headers).await {
-        Ok(entrant) => entrant,
-        Err(refusal) => return json_refusal(refusal),
-    };
-    match blocking(&service, move |s| s.choose_version(&entrant, id)).await {
-        Ok(current) => axum::Json(serde_json::json!({ "current": current })).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+async fn api_current(
+    State(service): State<Shared>,
+    Path(id): Path<i64>,
+    BearerEntrant(entrant): BearerEntrant,
+) -> Result<Response, ApiError> {
+    let current = blocking(&service, move |s| s.choose_version(&entrant, id)).await?;
+    Ok(axum::Json(serde_json::json!({ "current": current })).into_response())
 }

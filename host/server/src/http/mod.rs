@@ -2,11 +2,14 @@
 //! calls of the [`Service`] and back; every page is HTML rendered here (names escaped by maud),
 //! with a little plain JavaScript served by the binary for the live parts and the replay.
 
-pub(crate) mod admin;
+mod admin;
 mod entrant;
-use crate::pages;
+pub mod error;
+pub mod extractors;
+mod worker;
 
-pub use admin::{ADMIN_COOKIE, export_final};
+pub use crate::pages::admin::export_final;
+pub use admin::ADMIN_COOKIE;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -21,8 +24,14 @@ use futures_util::Stream;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 
+use crate::pages::{self, Frame};
 use crate::service::{Refusal, Service};
 use crate::store::Entrant;
+use error::ApiError;
+use extractors::{
+    ApiEntrant, CountedBearerEntrant, CurrentEntrant, SameOrigin, Visitor, authenticated, entrant_of, page_error,
+    session_id,
+};
 
 type Shared = Arc<Service>;
 
@@ -155,7 +164,7 @@ pub fn router(service: Arc<Service>) -> Router {
             get(|| async { asset("text/css; charset=utf-8", include_str!("../../assets/style.css")) }),
         )
         .merge(uploads)
-        .merge(crate::jobs::remote::router(service.clone()))
+        .merge(worker::routes(service.clone()))
         .merge(admin::routes())
         .merge(entrant::routes())
         .fallback(page_not_found)
@@ -201,19 +210,24 @@ async fn security_headers(mut response: Response) -> Response {
     response
 }
 
-/// A page of the site's layout (for the pages of other modules).
-pub(crate) fn page(service: &Service, title: &str, body: maud::Markup) -> maud::Markup {
-    pages::layout(service, None, title, body)
+/// What the frame of every page shows, for the visitor `entrant`.
+pub(crate) fn frame<'a>(service: &'a Service, entrant: Option<&'a Entrant>) -> Frame<'a> {
+    Frame {
+        entrant,
+        weak_sandbox: service.shared.weak_sandbox.as_deref(),
+        seeding: service.shared.seeding(),
+        pending_jobs: service.pending_jobs(),
+        max_upload_bytes: service.config.max_upload_bytes,
+        test_games_per_hour: service.config.test_games_per_hour,
+    }
+}
+
+fn html(page: maud::Markup) -> Response {
+    Html(page.into_string()).into_response()
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "public, max-age=3600")], body).into_response()
-}
-
-/// A refusal as JSON: `{"error": "…"}` with its status.
-fn json_refusal(refusal: Refusal) -> Response {
-    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, axum::Json(serde_json::json!({ "error": refusal.message }))).into_response()
 }
 
 /// Runs blocking service work off the async threads.
@@ -225,32 +239,6 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(move || work(&service))
         .await
         .unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}"))))
-}
-
-/// The token of `Authorization: Bearer TOKEN`.
-fn bearer(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
-}
-
-/// The value of the cookie `name`.
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
-        let (key, value) = pair.trim().split_once('=')?;
-        (key == name && !value.is_empty()).then(|| value.to_owned())
-    })
-}
-
-/// The session id of the session cookie.
-fn session_id(headers: &HeaderMap) -> Option<String> {
-    cookie(headers, SESSION_COOKIE)
-}
-
-/// The entrant of the session cookie, if it is a live session.
-async fn session_entrant(service: &Shared, headers: &HeaderMap) -> Option<Entrant> {
-    let id = session_id(headers)?;
-    blocking(service, move |s| s.session_entrant(&id)).await.ok().flatten()
 }
 
 /// A `Set-Cookie` value for `name`: `HttpOnly`, `SameSite=Strict`, `Secure` behind a TLS reverse
@@ -268,57 +256,9 @@ fn set_cookie(headers: &HeaderMap, name: &str, value: &str, max_age: std::time::
     HeaderValue::from_str(&cookie).ok()
 }
 
-/// The entrant of `token`, or 401.
-async fn entrant_of(service: &Shared, token: Option<String>) -> Result<Entrant, Refusal> {
-    let Some(token) = token else {
-        return Err(Refusal::new(401, "log in: send your token as `Authorization: Bearer TOKEN`"));
-    };
-    blocking(service, move |s| s.entrant(&token)).await?.ok_or_else(|| {
-        Refusal::new(401, "this token is not valid (unknown or revoked): ask the organiser for a new one")
-    })
-}
-
-/// An API caller: a bearer token, or the session cookie for the pages' own reads.
-async fn api_entrant(service: &Shared, headers: &HeaderMap) -> Result<Entrant, Refusal> {
-    if let Some(token) = bearer(headers) {
-        return entrant_of(service, Some(token)).await;
-    }
-    if session_id(headers).is_none() {
-        return entrant_of(service, None).await;
-    }
-    session_entrant(service, headers)
-        .await
-        .ok_or_else(|| Refusal::new(401, "your login has ended (logged out, expired or a new token): log in again"))
-}
-
-/// A page's visitor, if logged in.
-async fn page_entrant(service: &Shared, headers: &HeaderMap) -> Option<Entrant> {
-    session_entrant(service, headers).await
-}
-
-/// Refuses a form sent from another site: its `Origin` (or, without one, its `Sec-Fetch-Site`)
-/// must be this server. The session cookie is `SameSite=Strict` besides.
-fn same_origin(headers: &HeaderMap) -> Result<(), Refusal> {
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or_default();
-        let origin_host = origin.split_once("://").map_or("", |(_, rest)| rest).trim_end_matches('/');
-        if origin_host.is_empty() || !origin_host.eq_ignore_ascii_case(host) {
-            return Err(Refusal::new(403, "a form sent from another site is refused"));
-        }
-        return Ok(());
-    }
-    match headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
-        Some("same-origin" | "none") | None => Ok(()),
-        Some(_) => Err(Refusal::new(403, "a form sent from another site is refused")),
-    }
-}
-
-async fn api_leaderboard(State(service): State<Shared>) -> Response {
-    match blocking(&service, |s| s.leaderboard_json()).await {
-        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json.as_ref().clone()).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+async fn api_leaderboard(State(service): State<Shared>) -> Result<Response, ApiError> {
+    let json = blocking(&service, |s| s.leaderboard_json()).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], json.as_ref().clone()).into_response())
 }
 
 /// Reads the multipart field `bot`: its file name and bytes, refusing more than `limit` bytes
@@ -365,51 +305,27 @@ async fn drain(mut multipart: Multipart) {
     }
 }
 
+/// `POST /api/bots`: the bearer token only (a cookie would let another site's page upload in
+/// the entrant's name), its failures counted against the caller's address.
 async fn api_upload(
     State(service): State<Shared>,
-    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
+    entrant: Result<CountedBearerEntrant, ApiError>,
     multipart: Multipart,
-) -> Response {
-    let entrant = match authenticated(&service, peer, api_entrant_bearer(&service, &headers)).await {
-        Ok(entrant) => entrant,
-        Err(refusal) => {
+) -> Result<Response, ApiError> {
+    let entrant = match entrant {
+        Ok(CountedBearerEntrant(entrant)) => entrant,
+        Err(error) => {
             drain(multipart).await;
-            return json_refusal(refusal);
+            return Err(error);
         }
     };
-    match upload(&service, &headers, entrant, multipart).await {
-        Ok(accepted) => {
-            // The routes' contract: 201 for a new bot; 202 for a file this entrant sent before
-            // (its earlier id, already checked or queued).
-            let status = if accepted.duplicate { StatusCode::ACCEPTED } else { StatusCode::CREATED };
-            let location = format!("/api/bots/{}", accepted.id);
-            (status, [(header::LOCATION, location)], axum::Json(accepted)).into_response()
-        }
-        Err(refusal) => json_refusal(refusal),
-    }
-}
-
-/// Uploads through the API take the bearer token only: a cookie would let another site's page
-/// upload in the entrant's name.
-async fn api_entrant_bearer(service: &Shared, headers: &HeaderMap) -> Result<Entrant, Refusal> {
-    entrant_of(service, bearer(headers)).await
-}
-
-/// Who `who` authenticates. A failure is noted against `peer`'s address, and past the address's
-/// limit it is answered 429 (a valid token always passes: a class behind one address is not
-/// locked out by one mistyped token).
-async fn authenticated<T>(
-    service: &Shared,
-    peer: std::net::SocketAddr,
-    who: impl std::future::Future<Output = Result<T, Refusal>>,
-) -> Result<T, Refusal> {
-    let who = who.await;
-    if who.is_err() {
-        service.unauthenticated.check(peer.ip())?;
-        service.unauthenticated.note(peer.ip());
-    }
-    who
+    let accepted = upload(&service, &headers, entrant, multipart).await?;
+    // The routes' contract: 201 for a new bot; 202 for a file this entrant sent before (its
+    // earlier id, already checked or queued).
+    let status = if accepted.duplicate { StatusCode::ACCEPTED } else { StatusCode::CREATED };
+    let location = format!("/api/bots/{}", accepted.id);
+    Ok((status, [(header::LOCATION, location)], axum::Json(accepted)).into_response())
 }
 
 async fn upload(
@@ -444,51 +360,36 @@ async fn read_and_upload(
     blocking(service, move |s| s.upload(&entrant, &name, &bytes)).await
 }
 
-async fn api_bot(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
-    let result = match api_entrant(&service, &headers).await {
-        Ok(entrant) => blocking(&service, move |s| s.bot(&entrant, id)).await,
-        Err(refusal) => Err(refusal),
-    };
-    match result {
-        Ok(view) => axum::Json(view).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+async fn api_bot(
+    State(service): State<Shared>,
+    Path(id): Path<i64>,
+    ApiEntrant(entrant): ApiEntrant,
+) -> Result<Response, ApiError> {
+    Ok(axum::Json(blocking(&service, move |s| s.bot(&entrant, id)).await?).into_response())
 }
 
-async fn api_bot_games(State(service): State<Shared>, headers: HeaderMap, Path(id): Path<i64>) -> Response {
-    let result = match api_entrant(&service, &headers).await {
-        Ok(entrant) => blocking(&service, move |s| s.bot_games(&entrant, id)).await,
-        Err(refusal) => Err(refusal),
-    };
-    match result {
-        Ok(games) => axum::Json(games).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+async fn api_bot_games(
+    State(service): State<Shared>,
+    Path(id): Path<i64>,
+    ApiEntrant(entrant): ApiEntrant,
+) -> Result<Response, ApiError> {
+    Ok(axum::Json(blocking(&service, move |s| s.bot_games(&entrant, id)).await?).into_response())
 }
 
-async fn api_latest_game(State(service): State<Shared>) -> Response {
-    match blocking(&service, |s| s.latest_replay()).await {
-        Ok(replay) => axum::Json(replay).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+async fn api_latest_game(State(service): State<Shared>) -> Result<Response, ApiError> {
+    Ok(axum::Json(blocking(&service, |s| s.latest_replay()).await?).into_response())
 }
 
 /// The arena screen for a projector: the newest game move by move on a large board, and the
 /// standings, switching to each new game by itself.
-async fn page_arena(State(service): State<Shared>, headers: HeaderMap) -> Response {
-    let entrant = page_entrant(&service, &headers).await;
+async fn page_arena(State(service): State<Shared>, Visitor(entrant): Visitor) -> Result<Response, ApiError> {
     let live = service.shared.live.games();
-    match blocking(&service, move |s| s.arena_view(live)).await {
-        Ok(view) => Html(pages::arena(&service, entrant.as_ref(), &view).into_string()).into_response(),
-        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
-    }
+    let view = blocking(&service, move |s| s.arena_view(live)).await.map_err(page_error(&service, entrant.as_ref()))?;
+    Ok(html(pages::arena(&frame(&service, entrant.as_ref()), &view)))
 }
 
-async fn api_game(State(service): State<Shared>, Path(id): Path<i64>) -> Response {
-    match blocking(&service, move |s| s.replay(id)).await {
-        Ok(replay) => axum::Json(replay).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+async fn api_game(State(service): State<Shared>, Path(id): Path<i64>) -> Result<Response, ApiError> {
+    Ok(axum::Json(blocking(&service, move |s| s.replay(id)).await?).into_response())
 }
 
 /// Server-Sent Events: `change` whenever a game ends or a bot's status moves (the pages then
@@ -522,11 +423,6 @@ async fn events(State(service): State<Shared>) -> Sse<impl Stream<Item = Result<
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
-fn page_refusal(service: &Service, entrant: Option<&Entrant>, refusal: Refusal) -> Response {
-    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, Html(pages::message(service, entrant, "Not possible", &refusal.message).into_string())).into_response()
-}
-
 #[derive(serde::Deserialize)]
 struct HistoryQuery {
     /// One ladder entry's history alone (a bot's page); the current bots' by default.
@@ -537,8 +433,8 @@ struct HistoryQuery {
 async fn history_svg(
     State(service): State<Shared>,
     axum::extract::Query(query): axum::extract::Query<HistoryQuery>,
-) -> Response {
-    let result = blocking(&service, move |s| {
+) -> Result<Response, ApiError> {
+    let svg = blocking(&service, move |s| {
         let entries: Vec<i64> = match query.entry {
             Some(entry) => vec![entry],
             None => s.current_bots()?.iter().map(|row| row.entry).collect(),
@@ -546,22 +442,17 @@ async fn history_svg(
         let entrants = s.entrants_by_entry()?;
         Ok(s.history()?.plot(&entries, &entrants))
     })
-    .await;
-    match result {
-        Ok(svg) => {
-            let svg = if svg.starts_with("<svg") {
-                svg
-            } else {
-                // No history yet: an empty plot that says so, still an image.
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"60\"><text x=\"10\" y=\"30\" \
-                 font-family=\"system-ui, sans-serif\" font-size=\"14\">No rating history yet.</text></svg>"
-                    .to_owned()
-            };
-            ([(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], svg)
-                .into_response()
-        }
-        Err(refusal) => json_refusal(refusal),
-    }
+    .await?;
+    let svg = if svg.starts_with("<svg") {
+        svg
+    } else {
+        // No history yet: an empty plot that says so, still an image.
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"60\"><text x=\"10\" y=\"30\" \
+         font-family=\"system-ui, sans-serif\" font-size=\"14\">No rating history yet.</text></svg>"
+            .to_owned()
+    };
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], svg)
+        .into_response())
 }
 
 /// A starter-kit file, downloaded under its own name.
@@ -576,20 +467,17 @@ fn download(name: &'static str, text: &'static str) -> Response {
         .into_response()
 }
 
-async fn page_starter(State(service): State<Shared>, headers: HeaderMap) -> Response {
-    let entrant = page_entrant(&service, &headers).await;
-    Html(pages::starter(&service, entrant.as_ref()).into_string()).into_response()
+async fn page_starter(State(service): State<Shared>, Visitor(entrant): Visitor) -> Response {
+    html(pages::starter(&frame(&service, entrant.as_ref())))
 }
 
 /// A 404 page of the site's own (JSON under `/api/`).
-async fn page_not_found(State(service): State<Shared>, headers: HeaderMap, uri: axum::http::Uri) -> Response {
+async fn page_not_found(State(service): State<Shared>, uri: axum::http::Uri, Visitor(entrant): Visitor) -> ApiError {
+    let error = ApiError::new(404, format!("no route {}", uri.path()));
     if uri.path().starts_with("/api/") {
-        return (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({ "error": format!("no route {}", uri.path()) })))
-            .into_response();
+        return error;
     }
-    let entrant = page_entrant(&service, &headers).await;
-    (StatusCode::NOT_FOUND, Html(pages::not_found(&service, entrant.as_ref(), uri.path()).into_string()))
-        .into_response()
+    error.page(|_| pages::not_found(&frame(&service, entrant.as_ref()), uri.path()))
 }
 
 /// The sample pool's calibration: `{"running": false}` once it is done, else its counts.
@@ -604,25 +492,19 @@ async fn api_seeding(State(service): State<Shared>) -> Response {
     }
 }
 
-async fn page_leaderboard(State(service): State<Shared>, headers: HeaderMap) -> Response {
-    let entrant = page_entrant(&service, &headers).await;
+async fn page_leaderboard(State(service): State<Shared>, Visitor(entrant): Visitor) -> Result<Response, ApiError> {
     if entrant.is_none() {
-        let page =
-            blocking(&service, |s| s.public_leaderboard_page(|rows| pages::leaderboard(s, None, rows).into_string()));
-        return match page.await {
-            Ok(page) => Html(page.as_ref().clone()).into_response(),
-            Err(refusal) => page_refusal(&service, None, refusal),
-        };
+        let page = blocking(&service, |s| {
+            s.public_leaderboard_page(|rows| pages::leaderboard(&frame(s, None), rows).into_string())
+        });
+        return Ok(Html(page.await.map_err(page_error(&service, None))?.as_ref().clone()).into_response());
     }
-    match blocking(&service, |s| s.leaderboard()).await {
-        Ok(rows) => Html(pages::leaderboard(&service, entrant.as_ref(), &rows).into_string()).into_response(),
-        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
-    }
+    let rows = blocking(&service, |s| s.leaderboard()).await.map_err(page_error(&service, entrant.as_ref()))?;
+    Ok(html(pages::leaderboard(&frame(&service, entrant.as_ref()), &rows)))
 }
 
-async fn page_login(State(service): State<Shared>, headers: HeaderMap) -> Response {
-    let entrant = page_entrant(&service, &headers).await;
-    Html(pages::login(&service, entrant.as_ref(), None).into_string()).into_response()
+async fn page_login(State(service): State<Shared>, Visitor(entrant): Visitor) -> Response {
+    html(pages::login(&frame(&service, entrant.as_ref()), None))
 }
 
 #[derive(serde::Deserialize)]
@@ -634,80 +516,81 @@ async fn login(
     State(service): State<Shared>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
+    _: SameOrigin,
     axum::Form(form): axum::Form<LoginForm>,
-) -> Response {
-    if let Err(refusal) = same_origin(&headers) {
-        return page_refusal(&service, None, refusal);
-    }
+) -> Result<Response, ApiError> {
     let token = form.token.trim().to_owned();
-    match authenticated(&service, peer, entrant_of(&service, Some(token))).await {
-        Ok(entrant) => {
-            // A new session at every login; the one this browser had before ends.
-            let old = session_id(&headers);
-            let kind = crate::store::sessions::Kind::Entrant;
-            let started = blocking(&service, move |s| s.start_session(kind, entrant.id, old.as_deref())).await;
-            let id = match started {
-                Ok(id) => id,
-                Err(refusal) => return page_refusal(&service, None, refusal),
-            };
-            let mut response = Redirect::to("/me").into_response();
-            if let Some(value) = set_cookie(&headers, SESSION_COOKIE, &id, kind.lifetime()) {
-                response.headers_mut().insert(header::SET_COOKIE, value);
-            }
-            response
-        }
-        Err(refusal) => {
-            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::UNAUTHORIZED);
-            (status, Html(pages::login(&service, None, Some(&refusal.message)).into_string())).into_response()
-        }
+    let entrant = authenticated(&service, peer, entrant_of(&service, Some(token))).await.map_err(|refusal| {
+        ApiError::new(refusal.status, refusal.message)
+            .page(|message| pages::login(&frame(&service, None), Some(message)))
+    })?;
+    // A new session at every login; the one this browser had before ends.
+    let old = session_id(&headers);
+    let kind = crate::store::sessions::Kind::Entrant;
+    let id = blocking(&service, move |s| s.start_session(kind, entrant.id, old.as_deref()))
+        .await
+        .map_err(page_error(&service, None))?;
+    let mut response = Redirect::to("/me").into_response();
+    if let Some(value) = set_cookie(&headers, SESSION_COOKIE, &id, kind.lifetime()) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
     }
+    Ok(response)
 }
 
-async fn logout(State(service): State<Shared>, headers: HeaderMap) -> Response {
-    if let Err(refusal) = same_origin(&headers) {
-        return page_refusal(&service, None, refusal);
-    }
-    if let Some(id) = session_id(&headers)
-        && let Err(refusal) = blocking(&service, move |s| s.end_session(&id)).await
-    {
-        return page_refusal(&service, None, refusal);
+async fn logout(State(service): State<Shared>, headers: HeaderMap, _: SameOrigin) -> Result<Response, ApiError> {
+    if let Some(id) = session_id(&headers) {
+        blocking(&service, move |s| s.end_session(&id)).await.map_err(page_error(&service, None))?;
     }
     let mut response = Redirect::to("/").into_response();
     if let Some(value) = set_cookie(&headers, SESSION_COOKIE, "", std::time::Duration::ZERO) {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
-    response
+    Ok(response)
 }
 
-async fn page_me(State(service): State<Shared>, headers: HeaderMap) -> Response {
-    let Some(entrant) = page_entrant(&service, &headers).await else {
-        return Redirect::to("/login").into_response();
-    };
+/// The entrant's page: their bots, and the upload that counts.
+async fn page_me(State(service): State<Shared>, CurrentEntrant(entrant): CurrentEntrant) -> Result<Response, ApiError> {
     let who = entrant.clone();
-    match blocking(&service, move |s| s.bots_of(&who)).await {
-        Ok(bots) => Html(pages::me(&service, &entrant, &bots, None).into_string()).into_response(),
-        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
-    }
+    let (bots, current) = blocking(&service, move |s| Ok((s.bots_of(&who)?, s.current_version(&who).ok().flatten())))
+        .await
+        .map_err(page_error(&service, Some(&entrant)))?;
+    Ok(html(pages::me(&frame(&service, Some(&entrant)), &bots, current, None)))
 }
 
-async fn page_upload(State(service): State<Shared>, headers: HeaderMap, multipart: Multipart) -> Response {
-    if let Err(refusal) = same_origin(&headers) {
-        drain(multipart).await;
-        return page_refusal(&service, None, refusal);
-    }
-    let Some(entrant) = page_entrant(&service, &headers).await else {
-        drain(multipart).await;
-        return Redirect::to("/login").into_response();
+async fn page_upload(
+    State(service): State<Shared>,
+    headers: HeaderMap,
+    origin: Result<SameOrigin, ApiError>,
+    entrant: Result<CurrentEntrant, Redirect>,
+    multipart: Multipart,
+) -> Result<Response, ApiError> {
+    // The body is read to its end before any answer (see `drain`).
+    let entrant = match (origin, entrant) {
+        (Ok(_), Ok(CurrentEntrant(entrant))) => entrant,
+        (Err(refused), _) => {
+            drain(multipart).await;
+            return Err(refused);
+        }
+        (Ok(_), Err(to_login)) => {
+            drain(multipart).await;
+            return Ok(to_login.into_response());
+        }
     };
     match upload(&service, &headers, entrant.clone(), multipart).await {
         // The same file again opens its earlier upload, saying so (and offering to make it current).
-        Ok(accepted) if accepted.duplicate => Redirect::to(&format!("/bots/{}?again=1", accepted.id)).into_response(),
-        Ok(accepted) => Redirect::to(&format!("/bots/{}", accepted.id)).into_response(),
+        Ok(accepted) if accepted.duplicate => {
+            Ok(Redirect::to(&format!("/bots/{}?again=1", accepted.id)).into_response())
+        }
+        Ok(accepted) => Ok(Redirect::to(&format!("/bots/{}", accepted.id)).into_response()),
         Err(refusal) => {
-            let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::BAD_REQUEST);
             let who = entrant.clone();
-            let bots = blocking(&service, move |s| s.bots_of(&who)).await.unwrap_or_default();
-            (status, Html(pages::me(&service, &entrant, &bots, Some(&refusal.message)).into_string())).into_response()
+            let (bots, current) = blocking(&service, move |s| {
+                Ok((s.bots_of(&who).unwrap_or_default(), s.current_version(&who).ok().flatten()))
+            })
+            .await
+            .unwrap_or_default();
+            let frame = frame(&service, Some(&entrant));
+            Err(ApiError::from(refusal).page(|message| pages::me(&frame, &bots, current, Some(message))))
         }
     }
 }
@@ -727,16 +610,13 @@ impl BotPageQuery {
 
 async fn page_bot(
     State(service): State<Shared>,
-    headers: HeaderMap,
     Path(id): Path<i64>,
     axum::extract::Query(query): axum::extract::Query<BotPageQuery>,
-) -> Response {
-    let Some(entrant) = page_entrant(&service, &headers).await else {
-        return Redirect::to("/login").into_response();
-    };
+    CurrentEntrant(entrant): CurrentEntrant,
+) -> Result<Response, ApiError> {
     let who = entrant.clone();
     let (page, again) = (query.page(), query.again.is_some());
-    let result = blocking(&service, move |s| {
+    let (bot, games, test_games, tests, again) = blocking(&service, move |s| {
         let (pending, failed) = s.pending_test_games(&who, id)?;
         let tests = pages::TestGamesPanel { opponents: s.current_bots()?, pending, failed };
         let again = if again {
@@ -747,44 +627,33 @@ async fn page_bot(
         };
         Ok((s.bot(&who, id)?, s.bot_games_page(&who, id, page)?, s.test_games_of(&who, id)?, tests, again))
     })
-    .await;
-    match result {
-        Ok((bot, games, test_games, tests, again)) => {
-            Html(pages::bot(&service, &entrant, &bot, &games, &test_games, &tests, again.as_ref()).into_string())
-                .into_response()
-        }
-        Err(refusal) => page_refusal(&service, Some(&entrant), refusal),
-    }
+    .await
+    .map_err(page_error(&service, Some(&entrant)))?;
+    let frame = frame(&service, Some(&entrant));
+    Ok(html(pages::bot(&frame, &bot, &games, &test_games, &tests, again.as_ref())))
 }
 
 /// A bot of the leaderboard as anyone sees it (linked from its name there).
 async fn page_public_bot(
     State(service): State<Shared>,
-    headers: HeaderMap,
     Path(entry): Path<i64>,
     axum::extract::Query(query): axum::extract::Query<BotPageQuery>,
-) -> Response {
-    let entrant = page_entrant(&service, &headers).await;
+    Visitor(entrant): Visitor,
+) -> Result<Response, ApiError> {
     let page = query.page();
-    let result = blocking(&service, move |s| Ok((s.public_bot(entry, page)?, s.is_module_entry(entry)?))).await;
-    match result {
-        Ok((bot, module)) => {
-            Html(pages::public_bot(&service, entrant.as_ref(), &bot, module).into_string()).into_response()
-        }
-        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
-    }
+    let (bot, module) = blocking(&service, move |s| Ok((s.public_bot(entry, page)?, s.is_module_entry(entry)?)))
+        .await
+        .map_err(page_error(&service, entrant.as_ref()))?;
+    Ok(html(pages::public_bot(&frame(&service, entrant.as_ref()), &bot, module)))
 }
 
 async fn api_public_bot(
     State(service): State<Shared>,
     Path(entry): Path<i64>,
     axum::extract::Query(query): axum::extract::Query<BotPageQuery>,
-) -> Response {
+) -> Result<Response, ApiError> {
     let page = query.page();
-    match blocking(&service, move |s| s.public_bot(entry, page)).await {
-        Ok(bot) => axum::Json(bot).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+    Ok(axum::Json(blocking(&service, move |s| s.public_bot(entry, page)).await?).into_response())
 }
 
 /// `?ply=N`: the position a replay page shows without JavaScript.
@@ -801,38 +670,35 @@ impl PlyQuery {
 
 async fn page_game(
     State(service): State<Shared>,
-    headers: HeaderMap,
     Path(id): Path<i64>,
     axum::extract::Query(query): axum::extract::Query<PlyQuery>,
-) -> Response {
-    let entrant = page_entrant(&service, &headers).await;
-    match blocking(&service, move |s| s.replay(id)).await {
-        Ok(replay) => wasm_page(pages::game(&service, entrant.as_ref(), &replay, query.ply())),
-        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
-    }
+    Visitor(entrant): Visitor,
+) -> Result<Response, ApiError> {
+    let replay = blocking(&service, move |s| s.replay(id)).await.map_err(page_error(&service, entrant.as_ref()))?;
+    Ok(wasm_page(pages::game(&frame(&service, entrant.as_ref()), &replay, query.ply())))
 }
 
 /// The metered copy of a WebAssembly bot on the leaderboard, what the pages run (see
 /// [`othello_wasm::metering`]).
-async fn metered_module(State(service): State<Shared>, Path(entry): Path<String>) -> Response {
+async fn metered_module(State(service): State<Shared>, Path(entry): Path<String>) -> Result<Response, ApiError> {
     let Ok(entry) = entry.parse::<i64>() else {
-        return (StatusCode::NOT_FOUND, "no such bot").into_response();
+        return Ok((StatusCode::NOT_FOUND, "no such bot").into_response());
     };
-    match blocking(&service, move |s| s.metered_module(entry)).await {
-        Ok(bytes) => (
-            [(header::CONTENT_TYPE, "application/wasm"), (header::CACHE_CONTROL, "public, max-age=3600")],
-            bytes.as_ref().clone(),
-        )
-            .into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
+    let bytes = blocking(&service, move |s| s.metered_module(entry)).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/wasm"), (header::CACHE_CONTROL, "public, max-age=3600")],
+        bytes.as_ref().clone(),
+    )
+        .into_response())
 }
 
 /// A game against a WebAssembly bot, played in the visitor's browser.
-async fn page_play(State(service): State<Shared>, headers: HeaderMap, Path(entry): Path<i64>) -> Response {
-    let entrant = page_entrant(&service, &headers).await;
-    match blocking(&service, move |s| s.play_setup(entry)).await {
-        Ok(setup) => wasm_page(pages::play(&service, entrant.as_ref(), &setup)),
-        Err(refusal) => page_refusal(&service, entrant.as_ref(), refusal),
-    }
+async fn page_play(
+    State(service): State<Shared>,
+    Path(entry): Path<i64>,
+    Visitor(entrant): Visitor,
+) -> Result<Response, ApiError> {
+    let setup =
+        blocking(&service, move |s| s.play_setup(entry)).await.map_err(page_error(&service, entrant.as_ref()))?;
+    Ok(wasm_page(pages::play(&frame(&service, entrant.as_ref()), &setup)))
 }

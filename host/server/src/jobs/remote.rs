@@ -15,24 +15,24 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
-use axum::routing::{get, post};
-use maud::html;
 use othello_db::{Db, OptionalExtension, params};
-use serde::{Deserialize, Serialize};
 
 use othello_arena::record::{End, Outcome, unix_now};
 use othello_arena::seat::{Failure, Termination};
 use othello_ladder::Ladder;
 use othello_ladder::identity::{Kind, file_hash};
 
+use crate::jobs::worker::{Planned, complete_job, plan_job};
+pub use crate::plan::{Accepted, Claimed, Hello};
+use crate::plan::{Plan, Played};
 use crate::service::{Refusal, Service};
-use crate::store::{self, Job, JobKind, Next, Status, TokenHolder, sha256_hex};
-use crate::jobs::worker::{Plan, Planned, Played, complete_job, plan_job};
+use crate::store::db;
+pub use crate::store::workers::{
+    Caller, LOAD_VERDICTS_NEEDED, RefusedResult, WorkerInfo, WorkerTally, add_worker, purge_worker, refusals,
+    revoke_worker, tallies, workers,
+};
+use crate::store::workers::{job_by_id, load_verdict_confirmed, now_ms, requeue, worker_by_token};
+use crate::store::{self, Job, JobKind, Next, Status, sha256_hex};
 
 /// Default lease of a remote worker's job: lapses unless a heartbeat renews it within this time.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
@@ -40,317 +40,6 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
 pub const DEFAULT_LEASE_CAP: Duration = Duration::from_secs(30 * 60);
 /// Longest host name a worker's claim may set (what is longer is cut).
 const MAX_HOST_CHARS: usize = 64;
-/// Workers that must find a check's library unloadable before its upload is rejected on their
-/// word alone (the server's own workers are believed at once).
-pub const LOAD_VERDICTS_NEEDED: i64 = 2;
-
-/// Most bytes of one submitted result (two games' moves, times and failures).
-const MAX_RESULT_BYTES: usize = 4 << 20;
-
-fn db(e: othello_db::Error) -> String {
-    format!("database: {e}")
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
-/// A remote worker as the organiser sees it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WorkerInfo {
-    pub id: i64,
-    pub name: String,
-    pub created_at: u64,
-    pub revoked: bool,
-    pub host: Option<String>,
-    pub cores: Option<u32>,
-    pub last_seen: Option<u64>,
-    pub games: u64,
-    /// What it is playing now: one line per live lease (`check: Bot vs random`).
-    pub playing: Vec<String>,
-}
-
-/// Adds a worker; returns its token (only its hash is stored).
-pub fn add_worker(connection: &Db, name: &str) -> Result<String, String> {
-    store::add_token_holder(connection, TokenHolder::Worker, name)
-}
-
-/// Every worker, with what each is playing now.
-pub fn workers(connection: &Db) -> Result<Vec<WorkerInfo>, String> {
-    let mut workers: Vec<WorkerInfo> = connection
-        .query_map(
-            "SELECT id, name, created_at, revoked_at, host, cores, last_seen, games FROM server_workers ORDER BY id",
-            [],
-            |row| {
-                Ok(WorkerInfo {
-                    id: row.get(0)?,
-                    name: row.get(1)?,
-                    created_at: row.get::<i64>(2)? as u64,
-                    revoked: row.get::<Option<i64>>(3)?.is_some(),
-                    host: row.get(4)?,
-                    cores: row.get::<Option<i64>>(5)?.map(|c| c as u32),
-                    last_seen: row.get::<Option<i64>>(6)?.map(|t| t as u64),
-                    games: row.get::<i64>(7)? as u64,
-                    playing: Vec::new(),
-                })
-            },
-        )
-        .map_err(db)?;
-    let rows = connection
-        .query_map(
-            "SELECT l.worker, l.plan FROM server_leases l JOIN server_jobs j ON j.id = l.job AND j.lease = l.id
-             WHERE l.state = 'active' AND j.state = 'running' AND l.expires_at >= ?1 ORDER BY l.issued_at",
-            [now_ms()],
-            |row| Ok((row.get::<i64>(0)?, row.get::<String>(1)?)),
-        )
-        .map_err(db)?;
-    for (worker, plan) in rows {
-        let Ok(plan) = serde_json::from_str::<Plan>(&plan) else { continue };
-        if let Some(info) = workers.iter_mut().find(|w| w.id == worker) {
-            info.playing.push(format!("{}: {} vs {}", plan.kind, plan.bots[0].label(), plan.bots[1].label()));
-        }
-    }
-    Ok(workers)
-}
-
-/// Revokes a worker's token and drops its leases: their jobs go back to the queue at once, and
-/// whatever it still submits under them is refused.
-pub fn revoke_worker(connection: &mut Db, name: &str) -> Result<usize, String> {
-    let transaction = connection.transaction().map_err(db)?;
-    let id: Option<i64> = transaction
-        .query_row("SELECT id FROM server_workers WHERE name = ?1 AND revoked_at IS NULL", [name], |row| row.get(0))
-        .optional()
-        .map_err(db)?;
-    let Some(id) = id else { return Err(format!("no worker `{name}` with a valid token")) };
-    transaction
-        .execute("UPDATE server_workers SET revoked_at = ?2 WHERE id = ?1", params![id, unix_now() as i64])
-        .map_err(db)?;
-    transaction
-        .execute(
-            "UPDATE server_test_games SET state = 'queued', lease = NULL
-             WHERE state = 'running' AND lease IN (SELECT id FROM server_leases WHERE worker = ?1 AND state = 'active')",
-            [id],
-        )
-        .map_err(db)?;
-    let requeued = transaction
-        .execute(
-            "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
-               lease_expires = NULL
-             WHERE state = 'running' AND lease IN (SELECT id FROM server_leases WHERE worker = ?1 AND state = 'active')",
-            [id],
-        )
-        .map_err(db)?;
-    transaction
-        .execute("UPDATE server_leases SET state = 'dropped' WHERE worker = ?1 AND state = 'active'", [id])
-        .map_err(db)?;
-    transaction.commit().map_err(db)?;
-    Ok(requeued)
-}
-
-/// One worker's results against the rest, as fishtest tallies them: the games it played, the
-/// failures and time losses among them, and how far the bots it played scored from what their
-/// ratings predict (the residual, in points; a worker that forges wins for a bot shows a large
-/// positive one). `flagged` says why it stands out, if it does.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WorkerTally {
-    pub worker: String,
-    pub games: u64,
-    pub failures: u64,
-    pub time_losses: u64,
-    /// Sum of (score − expected score) of the job's own bot over its games with two rated bots.
-    pub residual: f64,
-    /// The residual in standard deviations (its games' binomial spread).
-    pub z: f64,
-    pub flagged: Option<String>,
-}
-
-/// Games of a worker before it can stand out (fewer say too little).
-const MIN_GAMES_TO_FLAG: u64 = 8;
-/// How many standard deviations make an outlier.
-const OUTLIER_SIGMAS: f64 = 3.0;
-
-/// Every remote worker's tally; `ratings` are the entries' current ratings (Elo).
-pub fn tallies(connection: &Db, ratings: &std::collections::HashMap<i64, f64>) -> Result<Vec<WorkerTally>, String> {
-    let rows = store::all_rows(
-        connection,
-        "SELECT w.name, g.black, g.white, g.black_score, g.termination, wg.subject
-         FROM server_worker_games wg JOIN server_workers w ON w.id = wg.worker JOIN games g ON g.id = wg.game
-         ORDER BY w.id, g.id",
-        [],
-        |row| {
-            Ok((
-                row.get::<String>(0)?,
-                row.get::<i64>(1)?,
-                row.get::<i64>(2)?,
-                row.get::<f64>(3)?,
-                row.get::<String>(4)?,
-                row.get::<i64>(5)?,
-            ))
-        },
-    )?;
-    let mut tallies: Vec<(WorkerTally, f64)> = Vec::new();
-    for (worker, black, white, black_score, termination, subject) in rows {
-        if tallies.last().is_none_or(|(t, _)| t.worker != worker) {
-            let tally =
-                WorkerTally { worker, games: 0, failures: 0, time_losses: 0, residual: 0.0, z: 0.0, flagged: None };
-            tallies.push((tally, 0.0));
-        }
-        let (tally, variance) = tallies.last_mut().expect("pushed above");
-        tally.games += 1;
-        if termination != "normal" && termination != "resigned" {
-            tally.failures += 1;
-        }
-        if termination == "timeout" {
-            tally.time_losses += 1;
-        }
-        let (own, other, score) =
-            if subject == white { (white, black, 1.0 - black_score) } else { (black, white, black_score) };
-        if let (Some(own), Some(other)) = (ratings.get(&own), ratings.get(&other)) {
-            let expected = 1.0 / (1.0 + 10f64.powf((other - own) / 400.0));
-            tally.residual += score - expected;
-            *variance += expected * (1.0 - expected);
-        }
-    }
-    let total_games: u64 = tallies.iter().map(|(t, _)| t.games).sum();
-    let total_failures: u64 = tallies.iter().map(|(t, _)| t.failures).sum();
-    let mut out = Vec::new();
-    for (mut tally, variance) in tallies {
-        tally.z = if variance > 0.0 { tally.residual / variance.sqrt() } else { 0.0 };
-        // The failure rate of the other workers' games: a worker far above it makes bots fail.
-        let (other_games, other_failures) = (total_games - tally.games, total_failures - tally.failures);
-        let rate = if other_games > 0 { other_failures as f64 / other_games as f64 } else { 0.0 };
-        let expected_failures = rate * tally.games as f64;
-        let spread = (tally.games as f64 * rate.max(1.0 / (other_games as f64 + 2.0)) * (1.0 - rate)).sqrt();
-        if tally.games >= MIN_GAMES_TO_FLAG {
-            if tally.z.abs() >= OUTLIER_SIGMAS {
-                tally.flagged = Some(format!(
-                    "its bots scored {:+.1} points from what their ratings predict ({:+.1} σ)",
-                    tally.residual, tally.z
-                ));
-            } else if other_games > 0 && tally.failures as f64 > expected_failures + OUTLIER_SIGMAS * spread.max(1.0) {
-                tally.flagged = Some(format!(
-                    "{} failures in {} games where the other workers' rate gives {expected_failures:.1}",
-                    tally.failures, tally.games
-                ));
-            }
-        }
-        out.push(tally);
-    }
-    // A worker whose result differed from the server's re-play of it stands out above all (its
-    // refused result counted no games, so it may have no tally yet).
-    for (worker, (differed, replayed, last)) in crate::jobs::replay_check::tallies(connection)? {
-        if differed == 0 {
-            continue;
-        }
-        let why = format!("{differed} of its {replayed} re-played pairs differ from the server's re-play ({last})");
-        match out.iter_mut().find(|tally| tally.worker == worker) {
-            Some(tally) => tally.flagged = Some(why),
-            None => out.push(WorkerTally {
-                worker,
-                games: 0,
-                failures: 0,
-                time_losses: 0,
-                residual: 0.0,
-                z: 0.0,
-                flagged: Some(why),
-            }),
-        }
-    }
-    Ok(out)
-}
-
-/// Removes every ladder game worker `name` played and refits the ladder (the organiser's answer
-/// to a worker found cheating); returns how many games went. Its token stays as it is (revoke
-/// it too to stop it playing).
-pub fn purge_worker(connection: &mut Db, ladder: &mut Ladder, name: &str) -> Result<usize, String> {
-    let transaction = connection.transaction().map_err(db)?;
-    let id: Option<i64> = transaction
-        .query_row("SELECT id FROM server_workers WHERE name = ?1", [name], |row| row.get(0))
-        .optional()
-        .map_err(db)?;
-    let Some(id) = id else { return Err(format!("there is no worker `{name}`")) };
-    let games = store::all_rows(&transaction, "SELECT game FROM server_worker_games WHERE worker = ?1", [id], |row| {
-        row.get::<i64>(0)
-    })?;
-    // What refers to a game goes first (the tables' foreign keys), then the game.
-    for game in &games {
-        transaction.execute("DELETE FROM server_job_games WHERE game = ?1", [game]).map_err(db)?;
-        transaction.execute("DELETE FROM server_worker_games WHERE game = ?1", [game]).map_err(db)?;
-        transaction.execute("DELETE FROM games WHERE id = ?1", [game]).map_err(db)?;
-    }
-    let purged = games.len();
-    transaction.execute("UPDATE server_workers SET games = 0 WHERE id = ?1", [id]).map_err(db)?;
-    transaction.commit().map_err(db)?;
-    let entries = ladder.entries()?;
-    let fit = ladder.fit(&entries)?;
-    ladder.save_snapshot(&entries, &fit, &format!("purged the games of worker {name}"))?;
-    Ok(purged)
-}
-
-/// A result the server refused, as logged.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RefusedResult {
-    pub worker: String,
-    pub lease: Option<String>,
-    pub job: Option<i64>,
-    pub reason: String,
-    /// Unix seconds.
-    pub at: u64,
-}
-
-/// Refused results, newest first.
-pub fn refusals(connection: &Db) -> Result<Vec<RefusedResult>, String> {
-    store::all_rows(
-        connection,
-        "SELECT coalesce(w.name, ''), r.lease, r.job, r.reason, r.at FROM server_worker_refusals r
-         LEFT JOIN server_workers w ON w.id = r.worker ORDER BY r.id DESC",
-        [],
-        |row| {
-            Ok(RefusedResult {
-                worker: row.get(0)?,
-                lease: row.get(1)?,
-                job: row.get(2)?,
-                reason: row.get(3)?,
-                at: row.get::<i64>(4)? as u64,
-            })
-        },
-    )
-}
-
-/// Puts a job back in the queue (its lease no longer holds it): a test job's pair goes back to
-/// the test games' queue.
-fn requeue(connection: &Db, job: i64) -> Result<(), Refusal> {
-    connection
-        .execute(
-            "UPDATE server_test_games SET state = 'queued', lease = NULL
-             WHERE id = (SELECT number FROM server_jobs WHERE id = ?1 AND kind = 'test') AND state = 'running'",
-            [job],
-        )
-        .and_then(|_| {
-            connection.execute(
-                "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
-                   lease_expires = NULL WHERE id = ?1",
-                [job],
-            )
-        })
-        .map(drop)
-        .map_err(|e| internal(db(e)))
-}
-
-/// Notes `caller`'s finding that the check's library does not load; true once enough distinct
-/// workers found it ([`LOAD_VERDICTS_NEEDED`]), so the upload may be rejected.
-fn load_verdict_confirmed(connection: &Db, job: &Job, caller: &Caller, why: &str) -> Result<bool, Refusal> {
-    connection
-        .execute(
-            "INSERT INTO server_load_verdicts (job, worker, reason, at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-            params![job.id, caller.id, othello_arena::text::one_line(why, 500), unix_now() as i64],
-        )
-        .map_err(|e| internal(db(e)))?;
-    let verdicts: i64 = connection
-        .query_row("SELECT count(DISTINCT worker) FROM server_load_verdicts WHERE job = ?1", [job.id], |row| row.get(0))
-        .map_err(|e| internal(db(e)))?;
-    Ok(verdicts >= LOAD_VERDICTS_NEEDED)
-}
 
 /// Whether a bot of `played` lost a game by a crash (or a failure to start) before it made a
 /// single move: the verdict a lying worker would use to sink a classmate's bot. In words.
@@ -382,70 +71,14 @@ fn verify_probe(connection: &Db, job: &Job, mut played: Played) -> Result<Played
     Ok(played)
 }
 
-/// A worker that sent a valid token.
-#[derive(Debug, Clone)]
-struct Caller {
-    id: i64,
-    name: String,
-}
-
-fn worker_by_token(connection: &Db, token: &str) -> Result<Option<Caller>, String> {
-    let holder = store::token_holder(connection, TokenHolder::Worker, token)?;
-    Ok(holder.map(|(id, name, _)| Caller { id, name }))
-}
-
-/// A job with its state (`queued`, `running`, `done`) and the lease holding it.
-type JobState = (Job, String, Option<String>);
-
-fn job_by_id(connection: &Db, id: i64) -> Result<Option<JobState>, String> {
-    connection
-        .query_row("SELECT id, kind, upload, number, state, lease FROM server_jobs WHERE id = ?1", [id], |row| {
-            Ok((store::job_row(row)?, row.get(4)?, row.get(5)?))
-        })
-        .optional()
-        .map_err(db)
-}
-
 /// A live lease's job and plan, or why the lease is not live: the status, the reason and the
 /// job it was for.
 type LeaseCheck = Result<(Job, Plan), (u16, String, Option<i64>)>;
 
-/// What a worker says of itself when it claims.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Hello {
-    #[serde(default)]
-    pub host: String,
-    #[serde(default)]
-    pub cores: u32,
-}
-
-/// A claimed job, as the claim answers it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Claimed {
-    /// Send it with every heartbeat and with the result.
-    pub lease: String,
-    /// The lease lapses this long after the claim or the last heartbeat.
-    pub lease_ms: u64,
-    pub job: i64,
-    pub plan: Plan,
-    /// Where each of the plan's bots' libraries is downloaded (same order as its bots).
-    pub libraries: [String; 2],
-}
-
-/// What the server answers an accepted result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Accepted {
-    pub job: i64,
-    /// Games that counted.
-    pub games: usize,
-    /// The same result was accepted before: nothing was counted again.
-    pub duplicate: bool,
-}
-
 /// The worker API's side of the server: its own connection to the ladder, one request at a
 /// time (every request is short: the games are played on the workers).
 pub struct Remote {
-    service: Arc<Service>,
+    pub service: Arc<Service>,
     state: Mutex<Option<(Db, Ladder)>>,
 }
 
@@ -474,7 +107,7 @@ impl Remote {
     }
 
     /// The worker of `token`: 401 for an unknown or revoked one, 403 for an entrant's.
-    fn caller(&self, token: Option<String>) -> Result<Caller, Refusal> {
+    pub fn caller(&self, token: Option<String>) -> Result<Caller, Refusal> {
         let Some(token) = token else {
             return Err(Refusal::new(401, "a worker sends its token as `Authorization: Bearer TOKEN`"));
         };
@@ -509,7 +142,7 @@ impl Remote {
     }
 
     /// Claims the next job for `caller`, if one waits: decides what it plays and leases it.
-    fn claim(&self, caller: &Caller, hello: &Hello) -> Result<Option<Claimed>, Refusal> {
+    pub fn claim(&self, caller: &Caller, hello: &Hello) -> Result<Option<Claimed>, Refusal> {
         let config = self.service.config.clone();
         let shared = self.service.shared.clone();
         let lease_ms = config.lease_duration.as_millis() as u64;
@@ -528,7 +161,7 @@ impl Remote {
                 // Test games come after the checks and before every ladder job, as on the
                 // server's own workers; their queue is their own table.
                 store::requeue_lapsed(connection, issued).map_err(internal)?;
-                let test = crate::jobs::test_games::claim(connection, &lease).map_err(internal)?;
+                let test = crate::store::test_games::claim(connection, &lease).map_err(internal)?;
                 let job = match &test {
                     Some(test) => Some(store::lease_test_job(connection, test, &lease, expires).map_err(internal)?),
                     None => {
@@ -559,7 +192,7 @@ impl Remote {
                     Err(why) if job.kind == JobKind::Test => {
                         // The pair cannot be played (its opponent left the ladder …): its
                         // entrant reads why on the bot's page; the bot itself is not touched.
-                        crate::jobs::test_games::finish(connection, job.number as i64, Some(&why)).map_err(internal)?;
+                        crate::store::test_games::finish(connection, job.number as i64, Some(&why)).map_err(internal)?;
                         store::finish_test_job(connection, &job).map_err(internal)?;
                         shared.changed();
                         continue;
@@ -629,7 +262,7 @@ impl Remote {
     }
 
     /// Renews a live lease by the lease duration, never past its hard cap.
-    fn heartbeat(&self, caller: &Caller, lease: &str) -> Result<u64, Refusal> {
+    pub fn heartbeat(&self, caller: &Caller, lease: &str) -> Result<u64, Refusal> {
         let lease_ms = self.service.config.lease_duration.as_millis() as i64;
         let cap = self.lease_cap_ms();
         self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
@@ -655,11 +288,11 @@ impl Remote {
     }
 
     /// Gives a lease back unplayed (a worker stopping): its job goes back to the queue at once.
-    fn release(&self, caller: &Caller, lease: &str) -> Result<(), Refusal> {
+    pub fn release(&self, caller: &Caller, lease: &str) -> Result<(), Refusal> {
         self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
             Err((status, why, _)) => Err(Refusal::new(status, why)),
             Ok((job, _)) => {
-                requeue(connection, job.id)?;
+                requeue(connection, job.id).map_err(internal)?;
                 connection
                     .execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease])
                     .map_err(|e| internal(db(e)))?;
@@ -671,7 +304,7 @@ impl Remote {
         Ok(())
     }
 
-    fn submit(&self, caller: &Caller, lease: &str, body: &[u8]) -> Result<Accepted, Refusal> {
+    pub fn submit(&self, caller: &Caller, lease: &str, body: &[u8]) -> Result<Accepted, Refusal> {
         let result_hash = sha256_hex(body);
         let config = self.service.config.clone();
         let shared = self.service.shared.clone();
@@ -726,7 +359,7 @@ impl Remote {
                 Ok(played) => played,
                 Err(why) => {
                     // The job goes back to the queue for an honest worker.
-                    requeue(connection, job.id)?;
+                    requeue(connection, job.id).map_err(internal)?;
                     connection
                         .execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease])
                         .map_err(|e| internal(db(e)))?;
@@ -744,11 +377,11 @@ impl Remote {
             if let Some(why) = played.probe.as_ref().and_then(|probe| match &probe.status {
                 othello_arena::plugins::PluginStatus::Error(why) => Some(why.clone()),
                 _ => None,
-            }) && !load_verdict_confirmed(connection, &job, caller, &why)?
+            }) && !load_verdict_confirmed(connection, &job, caller, &why).map_err(internal)?
             {
                 // One worker's word is not enough to reject an upload: the check goes back to
                 // the queue for another worker (never this one) or the server's own.
-                requeue(connection, job.id)?;
+                requeue(connection, job.id).map_err(internal)?;
                 mark_submitted(connection)?;
                 let note = format!(
                     "a worker found that it does not load ({}); another worker checks it again before it is rejected",
@@ -760,12 +393,12 @@ impl Remote {
             }
             if let Some(why) = crashed_at_once(&played)
                 && job.kind != JobKind::Test
-                && !load_verdict_confirmed(connection, &job, caller, &why)?
+                && !load_verdict_confirmed(connection, &job, caller, &why).map_err(internal)?
             {
                 // A bot that crashes before its first move loses its games (and a placement of
                 // such games ends it at the bottom): one worker's word is not enough for that
                 // either. The job goes to another worker (never this one) or the server's own.
-                requeue(connection, job.id)?;
+                requeue(connection, job.id).map_err(internal)?;
                 mark_submitted(connection)?;
                 if plan.is_check() {
                     let note = format!(
@@ -815,7 +448,7 @@ impl Remote {
 
     /// The library with this SHA-256, if one of `caller`'s live leases plays it: a worker fetches
     /// the libraries of its jobs, nobody else's.
-    fn library(&self, caller: &Caller, sha256: &str) -> Result<Vec<u8>, Refusal> {
+    pub fn library(&self, caller: &Caller, sha256: &str) -> Result<Vec<u8>, Refusal> {
         if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refusal::new(400, "a library is named by its SHA-256, 64 hex digits"));
         }
@@ -867,7 +500,7 @@ impl Remote {
 /// ([`Plan::move_budget`]: its clock, limit and grace): a move the worker measured over it is its bot's timeout loss
 /// there, as a local referee would have ruled, not a reason to refuse the result; a timeout
 /// claimed without a time limit is refused. Failure texts are made harmless.
-pub fn check_result(plan: &Plan, played: &Played, config: &crate::Config) -> Result<Played, String> {
+pub fn check_result(plan: &Plan, played: &Played, config: &crate::config::Config) -> Result<Played, String> {
     let expected = if plan.is_check() {
         match &played.probe {
             None => return Err("a check's result has no probe of the library".to_owned()),
@@ -986,7 +619,7 @@ fn library_path(
 fn replay_verdict(
     connection: &Db,
     ladder: &Ladder,
-    config: &crate::Config,
+    config: &crate::config::Config,
     plan: &Plan,
     played: &Played,
 ) -> Result<Option<Result<(), String>>, Refusal> {
@@ -1002,200 +635,4 @@ fn replay_verdict(
     }
     let verdict = crate::jobs::replay_check::replay_matches(plan, played, [&modules[0], &modules[1]], config);
     Ok(Some(verdict))
-}
-
-type RemoteState = Arc<Remote>;
-
-/// The worker API's routes and the `/workers` page.
-pub fn router<S>(service: Arc<Service>) -> Router<S> {
-    let remote = Arc::new(Remote::new(service));
-    Router::new()
-        .route("/api/worker/claim", post(api_claim))
-        .route("/api/worker/leases/{lease}/heartbeat", post(api_heartbeat))
-        .route("/api/worker/leases/{lease}/release", post(api_release))
-        .route("/api/worker/leases/{lease}/result", post(api_submit))
-        .route("/api/worker/libraries/{sha256}", get(api_library))
-        .route("/api/workers", get(api_workers))
-        .route("/workers", get(page_workers))
-        .layer(DefaultBodyLimit::max(MAX_RESULT_BYTES))
-        .with_state(remote)
-}
-
-fn json_refusal(refusal: Refusal) -> Response {
-    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, axum::Json(serde_json::json!({ "error": refusal.message }))).into_response()
-}
-
-fn bearer(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
-}
-
-/// Runs blocking work (SQLite, the ladder's fit) off the async threads, as the caller's worker.
-async fn as_worker<T: Send + 'static>(
-    remote: &RemoteState,
-    headers: &HeaderMap,
-    work: impl FnOnce(&Remote, &Caller) -> Result<T, Refusal> + Send + 'static,
-) -> Result<T, Refusal> {
-    let remote = remote.clone();
-    let token = bearer(headers);
-    tokio::task::spawn_blocking(move || {
-        let caller = remote.caller(token)?;
-        work(&remote, &caller)
-    })
-    .await
-    .unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}"))))
-}
-
-async fn api_claim(State(remote): State<RemoteState>, headers: HeaderMap, body: Bytes) -> Response {
-    let hello: Hello = serde_json::from_slice(&body).unwrap_or_default();
-    let seen = remote.service.shared.work_generation();
-    let first = {
-        let hello = hello.clone();
-        as_worker(&remote, &headers, move |remote, caller| remote.claim(caller, &hello)).await
-    };
-    let claimed = match first {
-        // Nothing waits: wait a little for work (long polling), then look once more.
-        Ok(None) => {
-            let waiting = remote.clone();
-            let _ = tokio::task::spawn_blocking(move || waiting.service.shared.wait_for_work(seen)).await;
-            as_worker(&remote, &headers, move |remote, caller| remote.claim(caller, &hello)).await
-        }
-        other => other,
-    };
-    match claimed {
-        Ok(Some(claimed)) => axum::Json(claimed).into_response(),
-        Ok(None) => StatusCode::NO_CONTENT.into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
-}
-
-async fn api_heartbeat(State(remote): State<RemoteState>, headers: HeaderMap, Path(lease): Path<String>) -> Response {
-    match as_worker(&remote, &headers, move |remote, caller| remote.heartbeat(caller, &lease)).await {
-        Ok(lease_ms) => axum::Json(serde_json::json!({ "lease_ms": lease_ms })).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
-}
-
-async fn api_release(State(remote): State<RemoteState>, headers: HeaderMap, Path(lease): Path<String>) -> Response {
-    match as_worker(&remote, &headers, move |remote, caller| remote.release(caller, &lease)).await {
-        Ok(()) => axum::Json(serde_json::json!({ "released": true })).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
-}
-
-async fn api_submit(
-    State(remote): State<RemoteState>,
-    headers: HeaderMap,
-    Path(lease): Path<String>,
-    body: Bytes,
-) -> Response {
-    match as_worker(&remote, &headers, move |remote, caller| remote.submit(caller, &lease, &body)).await {
-        Ok(accepted) => axum::Json(accepted).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
-}
-
-async fn api_library(State(remote): State<RemoteState>, headers: HeaderMap, Path(sha256): Path<String>) -> Response {
-    match as_worker(&remote, &headers, move |remote, caller| remote.library(caller, &sha256)).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
-}
-
-async fn api_workers(State(remote): State<RemoteState>) -> Response {
-    let listed = tokio::task::spawn_blocking(move || remote.workers()).await;
-    match listed.unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}")))) {
-        Ok(workers) => axum::Json(workers).into_response(),
-        Err(refusal) => json_refusal(refusal),
-    }
-}
-
-async fn page_workers(State(remote): State<RemoteState>) -> Response {
-    let service = remote.service.clone();
-    let listed = tokio::task::spawn_blocking(move || remote.workers()).await;
-    let workers = match listed.unwrap_or_else(|e| Err(Refusal::new(500, format!("internal error: {e}")))) {
-        Ok(workers) => workers,
-        Err(refusal) => return json_refusal(refusal),
-    };
-    let local = service.config.workers;
-    let body = html! {
-        h1 { "Workers" }
-        p.note {
-            "This server plays " (local) " game(s) at once itself; the workers below play on other machines and send each game back, checked before it counts."
-        }
-        @if workers.is_empty() {
-            p { "No remote worker yet: " code { "othello serve worker add NAME" } " gives one a token." }
-        } @else {
-            table #workers {
-                thead { tr { th { "Worker" } th { "Cores" } th { "Games" } th { "Last seen" } th { "Playing" } } }
-                tbody {
-                    @for worker in &workers {
-                        tr {
-                            td.name { (worker.name) @if worker.revoked { " (revoked)" } }
-                            td { (worker.cores.map(|c| c.to_string()).unwrap_or_else(|| "–".to_owned())) }
-                            td { (worker.games) }
-                            td { (worker.last_seen.map(othello_arena::ggf::format_date).unwrap_or_else(|| "never".to_owned())) }
-                            td { @if worker.playing.is_empty() { "–" } @else { @for line in &worker.playing { div { (line) } } } }
-                        }
-                    }
-                }
-            }
-        }
-    };
-    Html(crate::http::page(&service, "Workers", body).into_string()).into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A worker whose games make its bots score far above their ratings is flagged; an honest
-    /// one, whose games go as the ratings say, is not.
-    #[test]
-    fn a_worker_whose_bots_beat_their_ratings_is_flagged_and_an_honest_one_is_not() {
-        let dir = tempfile::tempdir().unwrap();
-        let connection = store::open(&dir.path().join("contest.sqlite3").into()).unwrap();
-        for (id, name) in [(1, "subject"), (2, "opponent")] {
-            connection
-                .execute(
-                    "INSERT INTO entries (id, kind, name, level, hash, locator, added_at) VALUES (?1, 'library', ?2, 0, ?2, ?2, 0)",
-                    params![id, name],
-                )
-                .unwrap();
-        }
-        let honest = add_worker(&connection, "honest").unwrap();
-        let cheat = add_worker(&connection, "cheat").unwrap();
-        let id_of = |token: &str| worker_by_token(&connection, token).unwrap().unwrap().id;
-        let (honest, cheat) = (id_of(&honest), id_of(&cheat));
-        let mut game = 0;
-        for (worker, wins) in [(honest, [1.0, 0.0]), (cheat, [1.0, 1.0])] {
-            for index in 0..20 {
-                game += 1;
-                let score = wins[index % 2];
-                connection
-                    .execute(
-                        "INSERT INTO games (id, black, white, black_score, termination, played_at, ggf)
-                         VALUES (?1, 1, 2, ?2, 'normal', 0, '')",
-                        params![game, score],
-                    )
-                    .unwrap();
-                connection
-                    .execute(
-                        "INSERT INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, 0, 1)",
-                        params![game, worker],
-                    )
-                    .unwrap();
-            }
-        }
-        let ratings = std::collections::HashMap::from([(1, 0.0), (2, 0.0)]);
-        let tallies = tallies(&connection, &ratings).unwrap();
-        let of = |name: &str| tallies.iter().find(|t| t.worker == name).unwrap().clone();
-        assert_eq!(of("honest").games, 20);
-        assert!(of("honest").flagged.is_none(), "{:?}", of("honest"));
-        let cheat = of("cheat");
-        assert!((cheat.residual - 10.0).abs() < 1e-9, "{cheat:?}");
-        assert!(cheat.z > 4.0 && cheat.flagged.as_deref().is_some_and(|f| f.contains("predict")), "{cheat:?}");
-    }
 }

@@ -5,16 +5,13 @@
 //! result counts; a result that differs is refused, and the worker is flagged on the workers'
 //! page (its tally, see [`crate::jobs::remote::tallies`]).
 
-use std::collections::HashMap;
-
-use othello_db::{Db, params};
 use sha2::{Digest, Sha256};
 
 use othello_arena::record::GameRecord;
 use othello_arena::seat::{Seating, replay_wasm_game};
 
-use crate::Config;
-use crate::jobs::worker::{Plan, Played};
+use crate::config::Config;
+use crate::plan::{Plan, Played};
 
 /// The default share of a worker's pairs between modules that are re-played, in percent.
 pub const DEFAULT_REPLAY_PERCENT: u32 = 25;
@@ -77,42 +74,4 @@ fn first_difference(worker: &GameRecord, server: &GameRecord) -> Option<String> 
     None
 }
 
-/// Notes a re-play of `worker`'s result for `job`.
-pub fn note(
-    connection: &Db,
-    worker: i64,
-    job: i64,
-    lease: &str,
-    verdict: &Result<(), String>,
-    now_ms: i64,
-) -> Result<(), String> {
-    let detail = verdict.as_ref().err().cloned().unwrap_or_default();
-    connection
-        .execute(
-            "INSERT INTO server_worker_replays (worker, job, lease, matched, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![worker, job, lease, verdict.is_ok(), detail, now_ms],
-        )
-        .map(drop)
-        .map_err(|e| format!("server database: {e}"))
-}
-
-/// Each worker's re-plays by name: (those that differed, all), and the last difference.
-pub fn tallies(connection: &Db) -> Result<HashMap<String, (u64, u64, String)>, String> {
-    let rows = crate::store::all_rows(
-        connection,
-        "SELECT w.name, r.matched, r.detail FROM server_worker_replays r JOIN server_workers w ON w.id = r.worker
-         ORDER BY r.at, r.job, r.lease",
-        [],
-        |row| Ok((row.get::<String>(0)?, row.get::<bool>(1)?, row.get::<String>(2)?)),
-    )?;
-    let mut tallies: HashMap<String, (u64, u64, String)> = HashMap::new();
-    for (worker, matched, detail) in rows {
-        let tally = tallies.entry(worker).or_default();
-        tally.1 += 1;
-        if !matched {
-            tally.0 += 1;
-            tally.2 = detail;
-        }
-    }
-    Ok(tallies)
-}
+pub use crate::store::workers::{note_replay as note, replay_tallies as tallies};

@@ -1,26 +1,36 @@
 //! The pages, rendered with maud: every name and text from an entrant or a bot is escaped.
 
+pub mod admin;
+pub mod workers;
+
 use maud::{DOCTYPE, Markup, html};
 
-use crate::service::{
-    ArenaGame, ArenaView, BoardRow, BotView, GameSummary, GamesPage, PlaySetup, PublicBot, Replay, Service,
-};
+use crate::config::SeedingStatus;
+use crate::service::{ArenaGame, ArenaView, BoardRow, BotView, GameSummary, GamesPage, PlaySetup, PublicBot, Replay};
 use crate::store::Entrant;
 use crate::store::Status;
 
-pub(crate) fn layout(service: &Service, entrant: Option<&Entrant>, title: &str, body: Markup) -> Markup {
-    layout_with(service, entrant, title, body, None)
+/// What every page's frame shows besides its body: the visitor, the server's state and its
+/// limits. The handlers fill it in; no page asks for anything itself.
+pub struct Frame<'a> {
+    /// The visitor, if logged in.
+    pub entrant: Option<&'a Entrant>,
+    /// Why the sandbox is weaker than strict, when the organiser allowed it.
+    pub weak_sandbox: Option<&'a str>,
+    /// The sample pool's calibration while it runs.
+    pub seeding: Option<SeedingStatus>,
+    pub pending_jobs: u64,
+    pub max_upload_bytes: usize,
+    pub test_games_per_hour: u32,
+}
+
+pub fn layout(frame: &Frame, title: &str, body: Markup) -> Markup {
+    layout_with(frame, title, body, None)
 }
 
 /// The layout; a page that reloads itself every `refresh` seconds when scripts do not run (the
 /// arena screen: with a script, it follows the games itself).
-fn layout_with(
-    service: &Service,
-    entrant: Option<&Entrant>,
-    title: &str,
-    body: Markup,
-    refresh: Option<u32>,
-) -> Markup {
+fn layout_with(frame: &Frame, title: &str, body: Markup, refresh: Option<u32>) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -41,7 +51,7 @@ fn layout_with(
                         a href="/workers" { "Workers" }
                         a href="/final" { "Final" }
                         a href="/starter" { "Starter kit" }
-                        @if let Some(entrant) = entrant {
+                        @if let Some(entrant) = frame.entrant {
                             a href="/me" { "My bots" }
                             span.who { "Logged in as " b { (entrant.name) } }
                             form.inline method="post" action="/logout" { button type="submit" { "Log out" } }
@@ -50,17 +60,17 @@ fn layout_with(
                         }
                     }
                 }
-                @if let Some(why) = &service.shared.weak_sandbox {
+                @if let Some(why) = frame.weak_sandbox {
                     p.warning #weak-sandbox {
                         "Weak sandbox: this server was started with --allow-weak-sandbox, and bots run without every layer of the sandbox ("
                         (why) ")."
                     }
                 }
-                @if let Some(seeding) = service.shared.seeding() {
-                    p.note #seeding { (seeding_text(&seeding)) }
+                @if let Some(seeding) = &frame.seeding {
+                    p.note #seeding { (seeding_text(seeding)) }
                 }
                 main { (body) }
-                footer { "Bots accepted: " (crate::service::inspect::accepted_platform()) ". Jobs waiting: " (service.pending_jobs()) "." }
+                footer { "Bots accepted: " (crate::service::inspect::accepted_platform()) ". Jobs waiting: " (frame.pending_jobs) "." }
             }
         }
     }
@@ -68,7 +78,7 @@ fn layout_with(
 
 /// The pool's calibration in words: where it started from, what was played, the precision
 /// reached and the target, and whether placements wait for it.
-pub fn seeding_text(seeding: &crate::SeedingStatus) -> String {
+pub fn seeding_text(seeding: &SeedingStatus) -> String {
     let played = format!(
         "{} games played (the first {} link every bot to its neighbours; then it plays until every bot is known to ±{:.0} Elo, at most {} games)",
         seeding.games, seeding.linking_games, seeding.target_error, seeding.max_games
@@ -105,13 +115,8 @@ pub fn seeding_text(seeding: &crate::SeedingStatus) -> String {
     text
 }
 
-pub fn message(service: &Service, entrant: Option<&Entrant>, title: &str, text: &str) -> Markup {
-    layout(
-        service,
-        entrant,
-        title,
-        html! { h1 { (title) } p.error { (text) } p { a href="/" { "Back to the leaderboard" } } },
-    )
+pub fn message(frame: &Frame, title: &str, text: &str) -> Markup {
+    layout(frame, title, html! { h1 { (title) } p.error { (text) } p { a href="/" { "Back to the leaderboard" } } })
 }
 
 /// A size limit in the unit that reads best: `32 MiB`, `256 KiB`.
@@ -127,16 +132,16 @@ pub fn plus_minus_note() -> Markup {
     html! { p.note.plus-minus { (PLUS_MINUS) } }
 }
 
-pub fn leaderboard(service: &Service, entrant: Option<&Entrant>, rows: &[BoardRow]) -> Markup {
+pub fn leaderboard(frame: &Frame, rows: &[BoardRow]) -> Markup {
     let body = html! {
         h1 { "Leaderboard" }
         (plus_minus_note())
-        p.note { "Updates live. A bot's name opens its page and its games." @if entrant.is_some() { " Your bots are highlighted." } }
-        table #board data-me=[entrant.map(|e| e.name.as_str())] {
+        p.note { "Updates live. A bot's name opens its page and its games." @if frame.entrant.is_some() { " Your bots are highlighted." } }
+        table #board data-me=[frame.entrant.map(|e| e.name.as_str())] {
             thead { tr { th { "#" } th { "Bot" } th { "Entrant" } th { "Version" } th { "Rating" } th { "Games" } th { "Score" } th { "Failures" } } }
             tbody {
                 @for row in rows {
-                    tr.mine[entrant.is_some_and(|e| row.entrant.as_deref() == Some(e.name.as_str()))] {
+                    tr.mine[frame.entrant.is_some_and(|e| row.entrant.as_deref() == Some(e.name.as_str()))] {
                         td { (row.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
                         td.name { a href={ "/entries/" (row.entry) } { (row.name) } }
                         td { (row.entrant.as_deref().unwrap_or("(pool)")) }
@@ -155,20 +160,20 @@ pub fn leaderboard(service: &Service, entrant: Option<&Entrant>, rows: &[BoardRo
             img #history-plot src="/history.svg" alt="The rating of each current bot over the ladder's games" width="960" height="420";
         }
     };
-    layout(service, entrant, "Leaderboard", body)
+    layout(frame, "Leaderboard", body)
 }
 
-pub fn login(service: &Service, entrant: Option<&Entrant>, error: Option<&str>) -> Markup {
+pub fn login(frame: &Frame, error: Option<&str>) -> Markup {
     let body = html! {
         h1 { "Log in" }
         @if let Some(error) = error { p.error { (error) } }
-        @if let Some(entrant) = entrant { p { "You are logged in as " b { (entrant.name) } ". " a href="/me" { "Your bots" } } }
+        @if let Some(entrant) = frame.entrant { p { "You are logged in as " b { (entrant.name) } ". " a href="/me" { "Your bots" } } }
         form #login method="post" action="/login" {
             label { "Your token (from the organiser): " input #token type="password" name="token" autocomplete="off" required; }
             button type="submit" { "Log in" }
         }
     };
-    layout(service, entrant, "Log in", body)
+    layout(frame, "Log in", body)
 }
 
 /// The entrant's uploads, newest first, each with its version number: its place among the
@@ -193,14 +198,13 @@ fn versions(bots: &[BotView]) -> Vec<(&BotView, usize)> {
     numbered
 }
 
-pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<&str>) -> Markup {
-    // The entrant's version that counts: the one it chose, else its newest checked one.
-    let current = service.current_version(entrant).ok().flatten();
+/// `current`: the upload that counts, if the entrant chose one.
+pub fn me(frame: &Frame, bots: &[BotView], current: Option<i64>, error: Option<&str>) -> Markup {
     let body = html! {
         h1 { "Your bots" }
         @if let Some(error) = error { p.error #upload-error { (error) } }
         form #upload method="post" action="/upload" enctype="multipart/form-data" {
-            label { "Upload a bot (" (crate::service::inspect::accepted_platform()) ", at most " (size_text(service.config.max_upload_bytes)) "): "
+            label { "Upload a bot (" (crate::service::inspect::accepted_platform()) ", at most " (size_text(frame.max_upload_bytes)) "): "
                 input type="file" name="bot" required; }
             button type="submit" { "Upload" }
         }
@@ -237,7 +241,7 @@ pub fn me(service: &Service, entrant: &Entrant, bots: &[BotView], error: Option<
             }
         }
     };
-    layout(service, Some(entrant), "Your bots", body)
+    layout(frame, "Your bots", body)
 }
 
 /// What the bot page offers for test games.
@@ -260,8 +264,7 @@ pub struct UploadedAgain {
 }
 
 pub fn bot(
-    service: &Service,
-    entrant: &Entrant,
+    frame: &Frame,
     bot: &BotView,
     games: &GamesPage,
     test_games: &[GameSummary],
@@ -331,7 +334,7 @@ pub fn bot(
         }
         h2 #test-games { "Test games" }
         p.note { "A pair of unrated games (colours swapped) against a current bot of the leaderboard, played after the checks and before the ladder's games; no rating counts them. At most "
-            (service.config.test_games_per_hour) " pairs an hour." }
+            (frame.test_games_per_hour) " pairs an hour." }
         @if tests.pending > 0 { p #test-pending { (tests.pending) " pair(s) of test games waiting or being played." } }
         @for (id, why) in &tests.failed { p.error { "Test games #" (id) " could not be played: " (why) } }
         @if !can_test { p { "Test games are open to a bot once it passed its check." } } @else {
@@ -353,7 +356,7 @@ pub fn bot(
         h2 #rated-games { "Rated games" }
         (games_section(games, &format!("/bots/{}", bot.upload.id)))
     };
-    layout(service, Some(entrant), "Bot", body)
+    layout(frame, "Bot", body)
 }
 
 /// A list of games: each links to its replay and says who won, by how much and how it ended.
@@ -402,9 +405,9 @@ fn games_section(games: &GamesPage, base: &str) -> Markup {
 }
 
 /// A bot of the leaderboard as anyone sees it: its rating, its entrant, its rated games.
-pub fn public_bot(service: &Service, entrant: Option<&Entrant>, bot: &PublicBot, module: bool) -> Markup {
+pub fn public_bot(frame: &Frame, bot: &PublicBot, module: bool) -> Markup {
     let row = &bot.row;
-    let mine = entrant.is_some_and(|e| row.entrant.as_deref() == Some(e.name.as_str()));
+    let mine = frame.entrant.is_some_and(|e| row.entrant.as_deref() == Some(e.name.as_str()));
     let body = html! {
         h1 { span.name { (row.name) } (entrant_note(row.entrant.as_deref())) }
         @if mine { @if let Some(upload) = row.bot { p { "Your bot: " a href={ "/bots/" (upload) } { "its check report and test games" } } } }
@@ -427,12 +430,12 @@ pub fn public_bot(service: &Service, entrant: Option<&Entrant>, bot: &PublicBot,
         h2 { "Rated games" }
         (games_section(&bot.games, &format!("/entries/{}", row.entry)))
     };
-    layout(service, entrant, &row.name, body)
+    layout(frame, &row.name, body)
 }
 
 /// A game against a WebAssembly bot in the visitor's browser (`/entries/ID/play`): the page's
 /// script runs the bot's metered module with the host's imports and fuel.
-pub fn play(service: &Service, entrant: Option<&Entrant>, setup: &PlaySetup) -> Markup {
+pub fn play(frame: &Frame, setup: &PlaySetup) -> Markup {
     let body = html! {
         h1 { "Play against " span.name { (setup.bot.name) } }
         p.note { "The bot runs in your browser, on its WebAssembly engine, with the server's fuel: it thinks for "
@@ -456,22 +459,16 @@ pub fn play(service: &Service, entrant: Option<&Entrant>, setup: &PlaySetup) -> 
         }
         script src="/assets/wasm_play.js" defer {}
     };
-    layout(service, entrant, &format!("Play against {}", setup.bot.name), body)
+    layout(frame, &format!("Play against {}", setup.bot.name), body)
 }
 
-pub fn game(service: &Service, entrant: Option<&Entrant>, replay: &Replay, ply: Option<usize>) -> Markup {
-    game_page(service, entrant, replay, false, ply)
+pub fn game(frame: &Frame, replay: &Replay, ply: Option<usize>) -> Markup {
+    game_page(frame, replay, false, ply)
 }
 
 /// A game's replay page; `test` for an unrated test game. Without JavaScript it is a page per
 /// position (`?ply=N`, the final one by default) with links to step; the script steps in place.
-pub fn game_page(
-    service: &Service,
-    entrant: Option<&Entrant>,
-    replay: &Replay,
-    test: bool,
-    ply: Option<usize>,
-) -> Markup {
+pub fn game_page(frame: &Frame, replay: &Replay, test: bool, ply: Option<usize>) -> Markup {
     let data = serde_json::to_string(replay).expect("replays serialize");
     let last = replay.positions.len().saturating_sub(1);
     let ply = ply.unwrap_or(last).min(last);
@@ -519,7 +516,7 @@ pub fn game_page(
             script src="/assets/wasm_play.js" defer {}
         }
     };
-    layout(service, entrant, "Game", body)
+    layout(frame, "Game", body)
 }
 
 /// How a game's clock reads on its page.
@@ -584,7 +581,7 @@ fn last_move_mark(mv: Option<&str>) -> Markup {
 /// The arena screen, drawn by the server from the live games and the final (a page that works
 /// without JavaScript, reloading itself every few seconds); the script then follows every move
 /// and fetches the standings part again after each change.
-pub fn arena(service: &Service, entrant: Option<&Entrant>, view: &ArenaView) -> Markup {
+pub fn arena(frame: &Frame, view: &ArenaView) -> Markup {
     struct Shown {
         title: String,
         players: String,
@@ -668,7 +665,7 @@ pub fn arena(service: &Service, entrant: Option<&Entrant>, view: &ArenaView) -> 
             (arena_side(view))
         }
     };
-    layout_with(service, entrant, "Arena", body, Some(ARENA_REFRESH_SECS))
+    layout_with(frame, "Arena", body, Some(ARENA_REFRESH_SECS))
 }
 
 /// How often the arena screen reloads itself without JavaScript (with it, it follows every move).
@@ -681,7 +678,7 @@ fn arena_side(view: &ArenaView) -> Markup {
         div.standings #arena-side {
             @if let Some(fin) = &view.final_view {
                 @let finished = fin.status == "finished";
-                @let knockout = fin.info.format == crate::jobs::final_round::Format::Knockout;
+                @let knockout = fin.info.format == crate::store::finals::Format::Knockout;
                 h2 #arena-standings-title {
                     "Final #" (fin.info.id) ": " (fin.games_done) " / " (fin.games_total) " games"
                     @if finished { ", finished" }
@@ -697,7 +694,7 @@ fn arena_side(view: &ArenaView) -> Markup {
                         @for line in &fin.standings {
                             tr.champion[finished && line.rank == 1] {
                                 td { (line.rank) } td.name { (line.name) } td.name { (line.entrant) }
-                                td { (crate::http::admin::points(line.points)) }
+                                td { (admin::points(line.points)) }
                                 td { (line.wins) "-" (line.draws) "-" (line.losses) }
                                 td { (format!("{:+}", line.disc_difference)) } td { (line.failures) }
                             }
@@ -708,18 +705,18 @@ fn arena_side(view: &ArenaView) -> Markup {
                     div.bracket #arena-bracket {
                         @for (index, round) in fin.rounds.iter().enumerate() {
                             div.round {
-                                h3 { (crate::http::admin::round_name(index as u32 + 1, fin.rounds.len())) }
+                                h3 { (admin::round_name(index as u32 + 1, fin.rounds.len())) }
                                 @for m in &round[..] {
                                     div.match {
                                         @for (side, slot) in [(0, m.a), (1, m.b)] {
                                             @let name = match slot {
-                                                crate::jobs::final_round::Slot::Bot(seed) => fin.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str()),
-                                                crate::jobs::final_round::Slot::Bye => "(bye)",
-                                                crate::jobs::final_round::Slot::Pending => "…",
+                                                crate::store::finals::Slot::Bot(seed) => fin.bots.iter().find(|b| b.seed == seed).map_or("?", |b| b.name.as_str()),
+                                                crate::store::finals::Slot::Bye => "(bye)",
+                                                crate::store::finals::Slot::Pending => "…",
                                             };
-                                            div class=(if matches!(slot, crate::jobs::final_round::Slot::Bot(seed) if m.winner == Some(seed)) { "side winner" } else { "side" }) {
+                                            div class=(if matches!(slot, crate::store::finals::Slot::Bot(seed) if m.winner == Some(seed)) { "side winner" } else { "side" }) {
                                                 span.name { (name) }
-                                                @if !m.games.is_empty() { span.points { (crate::http::admin::points(m.points[side])) } }
+                                                @if !m.games.is_empty() { span.points { (admin::points(m.points[side])) } }
                                             }
                                         }
                                     }
@@ -759,7 +756,7 @@ pub fn entrant_note(entrant: Option<&str>) -> maud::Markup {
 }
 
 /// The starter kit: everything a student needs to go from nothing to an uploaded bot.
-pub fn starter(service: &Service, entrant: Option<&Entrant>) -> Markup {
+pub fn starter(frame: &Frame) -> Markup {
     let platform = crate::service::inspect::accepted_platform();
     let body = html! {
         h1 { "Starter kit" }
@@ -800,15 +797,15 @@ pub fn starter(service: &Service, entrant: Option<&Entrant>) -> Markup {
             }
         }
     };
-    layout(service, entrant, "Starter kit", body)
+    layout(frame, "Starter kit", body)
 }
 
 /// The page of an address that leads nowhere.
-pub fn not_found(service: &Service, entrant: Option<&Entrant>, path: &str) -> Markup {
+pub fn not_found(frame: &Frame, path: &str) -> Markup {
     let body = html! {
         h1 { "Page not found" }
         p #not-found { "There is no page at " code { (path) } " on this contest." }
         p { a href="/" { "The leaderboard" } " · " a href="/starter" { "Starter kit" } " · " a href="/me" { "My bots" } }
     };
-    layout(service, entrant, "Page not found", body)
+    layout(frame, "Page not found", body)
 }

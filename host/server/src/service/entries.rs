@@ -12,12 +12,9 @@ use othello_arena::text::skeleton;
 use othello_ladder::Ladder;
 use othello_ladder::identity::Kind;
 
-use crate::store::settings::CopyRule;
 use crate::store;
-
-fn db(e: othello_db::Error) -> String {
-    format!("database: {e}")
-}
+use crate::store::db;
+use crate::store::settings::CopyRule;
 
 /// Whose the file `sha256` is when it is not `entrant`'s own: another entrant's upload, or a bot
 /// of the organiser's pool. In words, for the message and the organiser's page.

@@ -14,16 +14,19 @@ use othello_arena::record::unix_now;
 use othello_ladder::{Ladder, leaderboard};
 use othello_sdk::Color;
 
+use crate::config::Config;
+use crate::plan::CheckReport;
+use crate::shared::Shared;
 use crate::store::{self, Entrant, Status, Upload};
-use crate::jobs::worker::CheckReport;
-use crate::{Config, Shared};
 pub use browser::{BrowserBot, PlaySetup, WasmGame};
 
 mod browser;
-pub mod inspect;
 pub mod entries;
+pub mod finals;
 mod history;
+pub mod inspect;
 pub mod limits;
+pub mod organiser;
 mod testing;
 
 pub use history::History;
@@ -143,39 +146,7 @@ impl GameSummary {
     }
 }
 
-/// A game's result in words, the winner first so a white win never reads like a loss:
-/// `Black wins 40–24`, `White wins 40–24` (the winner's discs first), `Draw 32–32`.
-pub fn outcome_text(black_score: f64, discs: Option<[u32; 2]>) -> String {
-    let (words, ours_first) = if black_score >= 1.0 {
-        ("Black wins", true)
-    } else if black_score <= 0.0 {
-        ("White wins", false)
-    } else {
-        ("Draw", true)
-    };
-    match discs {
-        Some([black, white]) if ours_first => format!("{words} {black}–{white}"),
-        Some([black, white]) => format!("{words} {white}–{black}"),
-        None => words.to_owned(),
-    }
-}
-
-/// How a game ended in words, from the ladder's termination and who lost: a failure is named
-/// as what the loser did (`crash by Black`, `timeout by White`, `illegal move by Black`), never
-/// as a resignation; a game played to its end is `played out`.
-pub fn ending_text(termination: &str, black_score: f64) -> String {
-    let what = match termination {
-        "normal" => return "played out".to_owned(),
-        "resigned" => "resignation".to_owned(),
-        "load-error" => "failure to load".to_owned(),
-        other => other.replace('-', " "),
-    };
-    match black_score {
-        s if s <= 0.0 => format!("{what} by Black"),
-        s if s >= 1.0 => format!("{what} by White"),
-        _ => what,
-    }
-}
+pub use crate::shared::live::{ending_text, outcome_text};
 
 /// Games a bot's page lists at once (older ones on the next pages).
 pub const GAMES_PER_PAGE: u64 = 50;
@@ -275,7 +246,7 @@ pub enum ArenaGame {
 pub struct ArenaView {
     pub game: Option<ArenaGame>,
     /// The final shown: running, or finished within [`ARENA_HOLDS_FINAL_SECS`].
-    pub final_view: Option<crate::jobs::final_round::FinalView>,
+    pub final_view: Option<crate::service::finals::FinalView>,
     /// The top of the leaderboard, when no final is shown.
     pub leaderboard: Vec<BoardRow>,
 }
@@ -336,8 +307,8 @@ impl Service {
     /// The entrant logged in with session `id`, unless it ended, expired or the entrant was revoked.
     pub fn session_entrant(&self, id: &str) -> Result<Option<Entrant>, Refusal> {
         let db = lock(&self.db);
-        let Some(holder) =
-            crate::store::sessions::holder(&db, crate::store::sessions::Kind::Entrant, id).map_err(Refusal::internal)?
+        let Some(holder) = crate::store::sessions::holder(&db, crate::store::sessions::Kind::Entrant, id)
+            .map_err(Refusal::internal)?
         else {
             return Ok(None);
         };
@@ -360,7 +331,7 @@ impl Service {
 
     /// Removes every game the remote worker `name` played and refits the ladder.
     pub fn purge_worker(&self, name: &str) -> Result<usize, Refusal> {
-        let purged = crate::jobs::remote::purge_worker(&mut lock(&self.db), &mut lock(&self.ladder), name)
+        let purged = crate::store::workers::purge_worker(&mut lock(&self.db), &mut lock(&self.ladder), name)
             .map_err(|why| Refusal::new(400, why))?;
         self.shared.changed();
         Ok(purged)
@@ -740,8 +711,8 @@ impl Service {
     /// The newest final and the records of its games, for its export (404 before a final).
     pub fn final_with_games(
         &self,
-    ) -> Result<(crate::jobs::final_round::FinalView, Vec<othello_ladder::StoredGame>), Refusal> {
-        let view = crate::jobs::final_round::view(&lock(&self.db))
+    ) -> Result<(crate::service::finals::FinalView, Vec<othello_ladder::StoredGame>), Refusal> {
+        let view = crate::service::finals::view(&lock(&self.db))
             .map_err(Refusal::internal)?
             .ok_or_else(|| Refusal::new(404, "no final has been started yet: there is nothing to export"))?;
         let ladder = lock(&self.ladder);
@@ -779,10 +750,11 @@ impl Service {
             },
         };
         let now = unix_now();
-        let final_view = self.with_db(|db| crate::jobs::final_round::view(db))?.filter(|view| match view.info.finished_at {
-            None => true,
-            Some(finished) => now.saturating_sub(finished) < ARENA_HOLDS_FINAL_SECS,
-        });
+        let final_view =
+            self.with_db(|db| crate::service::finals::view(db))?.filter(|view| match view.info.finished_at {
+                None => true,
+                Some(finished) => now.saturating_sub(finished) < ARENA_HOLDS_FINAL_SECS,
+            });
         let leaderboard = match final_view {
             Some(_) => Vec::new(),
             None => self.leaderboard()?.iter().take(ARENA_LEADERBOARD_ROWS).cloned().collect(),

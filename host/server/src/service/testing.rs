@@ -1,13 +1,13 @@
 //! Unrated test games as the service offers them: who may ask for them, against whom, how often,
-//! and their replays (see [`crate::jobs::test_games`]).
+//! and their replays (see [`crate::store::test_games`]).
 
 use serde::Serialize;
 
 use othello_arena::record::unix_now;
 
 use super::{BoardRow, GameSummary, Refusal, Replay, Service, lock};
+use crate::store::test_games;
 use crate::store::{Entrant, Status};
-use crate::jobs::test_games;
 
 /// A pair of test games queued.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

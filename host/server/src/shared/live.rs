@@ -15,7 +15,7 @@ use othello_arena::referee::{GameEvent, Opening};
 use othello_ladder::play::{Observer, Player};
 use othello_sdk::{Color, Position};
 
-use crate::Shared;
+use crate::shared::Shared;
 
 /// One move as the arena shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -164,8 +164,8 @@ impl Live {
         };
         let result = format!(
             "{}, {}",
-            crate::service::outcome_text(score, Some(record.result.discs)),
-            crate::service::ending_text(record.result.termination().as_str(), score)
+            outcome_text(score, Some(record.result.discs)),
+            ending_text(record.result.termination().as_str(), score)
         );
         self.with_game(live_id, |game| {
             game.result = Some(result);
@@ -238,5 +238,39 @@ impl Observer for LiveObserver<'_> {
 
     fn recorded(&mut self, game: &GameRecord) {
         self.finished(game, None);
+    }
+}
+
+/// A game's result in words, the winner first so a white win never reads like a loss:
+/// `Black wins 40–24`, `White wins 40–24` (the winner's discs first), `Draw 32–32`.
+pub fn outcome_text(black_score: f64, discs: Option<[u32; 2]>) -> String {
+    let (words, ours_first) = if black_score >= 1.0 {
+        ("Black wins", true)
+    } else if black_score <= 0.0 {
+        ("White wins", false)
+    } else {
+        ("Draw", true)
+    };
+    match discs {
+        Some([black, white]) if ours_first => format!("{words} {black}–{white}"),
+        Some([black, white]) => format!("{words} {white}–{black}"),
+        None => words.to_owned(),
+    }
+}
+
+/// How a game ended in words, from the ladder's termination and who lost: a failure is named
+/// as what the loser did (`crash by Black`, `timeout by White`, `illegal move by Black`), never
+/// as a resignation; a game played to its end is `played out`.
+pub fn ending_text(termination: &str, black_score: f64) -> String {
+    let what = match termination {
+        "normal" => return "played out".to_owned(),
+        "resigned" => "resignation".to_owned(),
+        "load-error" => "failure to load".to_owned(),
+        other => other.replace('-', " "),
+    };
+    match black_score {
+        s if s <= 0.0 => format!("{what} by Black"),
+        s if s >= 1.0 => format!("{what} by White"),
+        _ => what,
     }
 }

@@ -7,9 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod finals;
 mod legacy_sqlite;
 pub mod sessions;
 pub mod settings;
+pub mod test_games;
+pub mod workers;
 
 use othello_db::{Db, Location, Migration, OptionalExtension, params};
 use serde::Serialize;
@@ -49,7 +52,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn db(e: othello_db::Error) -> String {
+/// A database error in the words every store function gives it (the one place that says it).
+pub(crate) fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
 
@@ -510,7 +514,7 @@ pub fn finish_test_job(connection: &Db, job: &Job) -> Result<(), String> {
 /// made on its first lease and reused on the next ones.
 pub fn lease_test_job(
     connection: &Db,
-    test: &crate::jobs::test_games::TestJob,
+    test: &crate::store::test_games::TestJob,
     lease: &str,
     expires: i64,
 ) -> Result<Job, String> {
@@ -857,7 +861,7 @@ mod tests {
                 [upload],
             )
             .unwrap();
-        let worker = crate::jobs::remote::add_worker(&connection, "w").unwrap();
+        let worker = crate::store::workers::add_worker(&connection, "w").unwrap();
         let worker = token_holder(&connection, TokenHolder::Worker, &worker).unwrap().unwrap().0;
         connection
             .execute(
@@ -884,7 +888,7 @@ mod tests {
         let broken: i64 =
             connection.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| row.get(0)).unwrap();
         assert_eq!(broken, 0, "the lease still names its job");
-        let test = crate::jobs::test_games::TestJob { id: 1, upload, opponent: 1 };
+        let test = crate::store::test_games::TestJob { id: 1, upload, opponent: 1 };
         let job = lease_test_job(&connection, &test, "M", 10).unwrap();
         assert_eq!((job.kind, job.number), (JobKind::Test, 1));
         assert_eq!(lease_test_job(&connection, &test, "N", 20).unwrap().id, job.id, "leased again: the same job");

@@ -8,16 +8,13 @@ use othello_db::{Db, OptionalExtension, params};
 
 use othello_arena::record::unix_now;
 
+use crate::store::db;
 use crate::store::{new_token, sha256_hex};
 
 /// How long an entrant's login lasts.
 pub const ENTRANT_SESSION: Duration = Duration::from_secs(7 * 24 * 3600);
 /// How long the organiser's login lasts.
 pub const ADMIN_SESSION: Duration = Duration::from_secs(12 * 3600);
-
-fn db(e: othello_db::Error) -> String {
-    format!("database: {e}")
-}
 
 /// Who holds a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

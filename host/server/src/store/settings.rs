@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use othello_db::{Db, OptionalExtension, params};
 
+use crate::store::db;
 use crate::store::{new_token, sha256_hex};
 
 const ADMIN_TOKEN_KEY: &str = "server_admin_token";
@@ -45,10 +46,6 @@ impl CopyRule {
 /// Longest time per move the organiser may set: ten minutes.
 pub const MAX_TIME_MS: u64 = 600_000;
 
-fn db(e: othello_db::Error) -> String {
-    format!("database: {e}")
-}
-
 fn setting(connection: &Db, key: &str) -> Result<Option<String>, String> {
     connection.query_row("SELECT value FROM settings WHERE key = ?1", [key], |row| row.get(0)).optional().map_err(db)
 }
@@ -85,7 +82,7 @@ pub fn stored_time_limit(connection: &Db) -> Result<Option<Option<Duration>>, St
 }
 
 /// The time per move of new rating games: the organiser's setting, else the command line's.
-pub fn time_limit(connection: &Db, config: &crate::Config) -> Result<Option<Duration>, String> {
+pub fn time_limit(connection: &Db, config: &crate::config::Config) -> Result<Option<Duration>, String> {
     Ok(stored_time_limit(connection)?.unwrap_or(config.time_limit))
 }
 
