@@ -2,6 +2,7 @@
 //! the remote workers' leases and the re-play checks of their games.
 
 pub mod final_round;
+pub mod library;
 pub mod remote;
 pub mod replay_check;
 pub mod test_games;

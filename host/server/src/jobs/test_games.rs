@@ -43,7 +43,7 @@ fn bots_of(job: &TestJob, config: &Config, ladder: &Ladder, db: &Db) -> Result<(
     let find = |id: i64| entries.iter().find(|e| e.id == id).cloned();
     let me = find(mine).ok_or("the bot's ladder entry is gone")?;
     let opponent = find(job.opponent).ok_or("the opponent is no longer on the ladder")?;
-    if !crate::jobs::worker::still_built(&opponent.identity) {
+    if !crate::jobs::library::still_built(&opponent.identity) {
         return Err("the opponent's library is no longer there".to_owned());
     }
     let opening =

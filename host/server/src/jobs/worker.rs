@@ -14,7 +14,7 @@ use othello_arena::event::openings::OpeningSource;
 use othello_arena::plugins::PluginStatus;
 use othello_arena::record::GameRecord;
 use othello_ladder::Ladder;
-use othello_ladder::identity::{Identity, Kind, file_hash, library_identity, still_matches};
+use othello_ladder::identity::{Kind, file_hash, library_identity};
 use othello_ladder::play::Player;
 use othello_ladder::session::{
     GIVE_UP_AFTER_FAILED_GAMES, MIN_GAMES, OPENING_PLIES, current_ratings, lost_by_failure, pick_opponent,
@@ -217,7 +217,7 @@ pub fn plan_job(
     };
     let pool: Vec<Player> = entries
         .into_iter()
-        .filter(|e| e.id != entry_id && still_built(&e.identity) && !gave_up(e.id))
+        .filter(|e| e.id != entry_id && crate::jobs::library::still_built(&e.identity) && !gave_up(e.id))
         .filter(|e| !libraries_only || e.identity.kind == Kind::Library)
         .map(|e| Player::new(e, &seating))
         .collect();
@@ -456,39 +456,6 @@ fn placement_done(ladder: &Ladder, entry: i64, config: &Config) -> Result<Option
 /// Chains of placement pairs played at once for one upload: one per local worker.
 fn placement_chains(config: &Config) -> u32 {
     config.workers.max(1) as u32
-}
-
-thread_local! {
-    /// Each library's SHA-256 as of its size and modification time, per worker thread.
-    static LIBRARY_HASHES: std::cell::RefCell<HashMap<std::path::PathBuf, (u64, std::time::SystemTime, String)>> =
-        std::cell::RefCell::new(HashMap::new());
-}
-
-/// [`still_matches`] for every pair without hashing the whole pool each time (megabytes per
-/// library: most of a pair's time in a debug build): a library's hash is computed again only when
-/// its size or modification time changed (a rebuild changes both).
-pub fn still_built(identity: &Identity) -> bool {
-    if identity.kind != Kind::Library {
-        return still_matches(identity);
-    }
-    let path = std::path::PathBuf::from(&identity.locator);
-    let Ok(stamp) = std::fs::metadata(&path).and_then(|m| Ok((m.len(), m.modified()?))) else { return false };
-    LIBRARY_HASHES.with(|hashes| {
-        let mut hashes = hashes.borrow_mut();
-        if let Some((len, modified, hash)) = hashes.get(&path)
-            && (*len, *modified) == stamp
-        {
-            return *hash == identity.hash;
-        }
-        match file_hash(&path) {
-            Ok(hash) => {
-                let matches = hash == identity.hash;
-                hashes.insert(path, (stamp.0, stamp.1, hash));
-                matches
-            }
-            Err(_) => false,
-        }
-    })
 }
 
 fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Db) -> Result<(), String> {
