@@ -290,34 +290,34 @@ pub fn needs_pool(ladder: &Location) -> Result<bool, String> {
 
 /// `othello serve entrant add NAME`: adds an entrant; returns its token.
 pub fn add_entrant(ladder: &Location, name: &str) -> Result<String, String> {
-    store::add_entrant(&store::open(ladder)?, name)
+    Ok(store::add_entrant(&store::open(ladder)?, name)?)
 }
 
 /// `othello serve entrant list`.
 pub fn entrants(ladder: &Location) -> Result<Vec<store::Entrant>, String> {
-    store::entrants(&store::open(ladder)?)
+    Ok(store::entrants(&store::open(ladder)?)?)
 }
 
 /// `othello serve entrant revoke NAME`.
 pub fn revoke_entrant(ladder: &Location, name: &str) -> Result<(), String> {
-    store::revoke_entrant(&store::open(ladder)?, name)
+    Ok(store::revoke_entrant(&store::open(ladder)?, name)?)
 }
 
 /// `othello serve entrant token NAME`: a new token for the entrant (the old one and its logins
 /// end; a revoked entrant is restored); returns it.
 pub fn reissue_entrant_token(ladder: &Location, name: &str) -> Result<String, String> {
-    store::reissue_token(&store::open(ladder)?, store::TokenHolder::Entrant, name)
+    Ok(store::reissue_token(&store::open(ladder)?, store::TokenHolder::Entrant, name)?)
 }
 
 /// `othello serve worker token NAME`: a new token for the worker (the old one ends).
 pub fn reissue_worker_token(ladder: &Location, name: &str) -> Result<String, String> {
-    store::reissue_token(&store::open(ladder)?, store::TokenHolder::Worker, name)
+    Ok(store::reissue_token(&store::open(ladder)?, store::TokenHolder::Worker, name)?)
 }
 
 /// `othello serve submissions open|close`: whether entrants may upload (a running server follows
 /// at once).
 pub fn set_submissions_open(ladder: &Location, open: bool) -> Result<(), String> {
-    store::set_submissions_open(&store::open(ladder)?, open)
+    Ok(store::set_submissions_open(&store::open(ladder)?, open)?)
 }
 
 /// `othello serve final start`: starts a final of every entrant's latest version (a running
@@ -326,7 +326,7 @@ pub fn start_final(
     ladder: &Location,
     options: final_round::FinalOptions,
 ) -> Result<(final_round::FinalInfo, Vec<final_round::FinalBot>), String> {
-    final_round::start(ladder, options)
+    Ok(final_round::start(ladder, options)?)
 }
 
 /// `othello serve final show`: the newest final with its standings.
@@ -354,24 +354,24 @@ pub use session::MIN_GAMES;
 
 /// `othello serve worker add NAME`: adds a remote worker; returns its token.
 pub fn add_worker(ladder: &Location, name: &str) -> Result<String, String> {
-    remote::add_worker(&store::open(ladder)?, name)
+    Ok(remote::add_worker(&store::open(ladder)?, name)?)
 }
 
 /// `othello serve worker list`.
 pub fn workers(ladder: &Location) -> Result<Vec<remote::WorkerInfo>, String> {
-    remote::workers(&store::open(ladder)?)
+    Ok(remote::workers(&store::open(ladder)?)?)
 }
 
 /// `othello serve worker revoke NAME`: its token stops working and its leases are dropped (their
 /// jobs go back to the queue). Returns how many jobs went back.
 pub fn revoke_worker(ladder: &Location, name: &str) -> Result<usize, String> {
-    remote::revoke_worker(&mut store::open(ladder)?, name)
+    Ok(remote::revoke_worker(&mut store::open(ladder)?, name)?)
 }
 /// `othello serve worker purge NAME`: removes every game the worker played and refits the
 /// ladder; returns how many games went (a running server shows it at its next change).
 pub fn purge_worker(ladder: &Location, name: &str) -> Result<usize, String> {
     let mut ladder_file = othello_ladder::Ladder::open(ladder)?;
-    remote::purge_worker(&mut store::open(ladder)?, &mut ladder_file, name)
+    Ok(remote::purge_worker(&mut store::open(ladder)?, &mut ladder_file, name)?)
 }
 
 pub use test_games::DEFAULT_TEST_GAMES_PER_HOUR;

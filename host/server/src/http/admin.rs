@@ -146,7 +146,7 @@ async fn admin_entrant_token(
     let name = form.name.clone();
     let issued = blocking(&service, move |s| {
         let token = s
-            .with_db(|db| crate::store::reissue_token(db, crate::store::TokenHolder::Entrant, &name))
+            .with_db(|db| Ok(crate::store::reissue_token(db, crate::store::TokenHolder::Entrant, &name)?))
             .map_err(|r| Refusal::new(400, r.message))?;
         Ok((s.admin_state()?, token))
     })
@@ -203,7 +203,7 @@ async fn admin_add_entrants(
         let added = s.with_db(|db| {
             Ok(names
                 .into_iter()
-                .map(|name| AddedEntrant { token: crate::store::add_entrant(db, &name), name })
+                .map(|name| AddedEntrant { token: crate::store::add_entrant(db, &name).map_err(String::from), name })
                 .collect::<Vec<_>>())
         })?;
         Ok((s.admin_state()?, added))
@@ -285,7 +285,7 @@ async fn admin_submissions(
     let result = match form.state.as_str() {
         state @ ("open" | "close") => {
             let open = state == "open";
-            blocking(&service, move |s| s.with_db(|db| crate::store::set_submissions_open(db, open))).await
+            blocking(&service, move |s| s.with_db(|db| Ok(crate::store::set_submissions_open(db, open)?))).await
         }
         other => Err(Refusal::new(400, format!("`{other}`: submissions are `open` or `close`"))),
     };
@@ -304,7 +304,9 @@ async fn admin_copies(
     axum::Form(form): axum::Form<CopiesForm>,
 ) -> Result<Response, ApiError> {
     let result = match crate::store::settings::CopyRule::parse(&form.rule) {
-        Ok(rule) => blocking(&service, move |s| s.with_db(|db| crate::store::settings::set_copy_rule(db, rule))).await,
+        Ok(rule) => {
+            blocking(&service, move |s| s.with_db(|db| Ok(crate::store::settings::set_copy_rule(db, rule)?))).await
+        }
         Err(why) => Err(Refusal::new(400, why)),
     };
     after_form(&service, result).await
@@ -330,7 +332,8 @@ async fn admin_time_control(
     let result = match parse_ms(&form.time_ms) {
         Ok(ms) => {
             blocking(&service, move |s| {
-                s.with_db(|db| crate::store::settings::set_time_ms(db, ms)).map_err(|r| Refusal::new(400, r.message))
+                s.with_db(|db| Ok(crate::store::settings::set_time_ms(db, ms)?))
+                    .map_err(|r| Refusal::new(400, r.message))
             })
             .await
         }

@@ -42,6 +42,13 @@ impl From<ApiError> for Refusal {
     }
 }
 
+/// A store's error is the server's own: 500, with what went wrong.
+impl From<crate::store::Error> for ApiError {
+    fn from(error: crate::store::Error) -> ApiError {
+        ApiError::new(500, error.to_string())
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match self.page {

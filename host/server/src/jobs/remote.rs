@@ -86,8 +86,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn internal(message: String) -> Refusal {
-    Refusal::new(500, message)
+fn internal(message: impl ToString) -> Refusal {
+    Refusal::internal(message)
 }
 
 impl Remote {
@@ -112,13 +112,13 @@ impl Remote {
             return Err(Refusal::new(401, "a worker sends its token as `Authorization: Bearer TOKEN`"));
         };
         self.with(|connection, _| {
-            if let Some(caller) = worker_by_token(connection, &token).map_err(internal)? {
+            if let Some(caller) = worker_by_token(connection, &token)? {
                 connection
                     .execute("UPDATE server_workers SET last_seen = ?2 WHERE id = ?1", params![caller.id, unix_now() as i64])
                     .map_err(|e| internal(db(e)))?;
                 return Ok(caller);
             }
-            if store::entrant_by_token(connection, &token).map_err(internal)?.is_some() {
+            if store::entrant_by_token(connection, &token)?.is_some() {
                 return Err(Refusal::new(
                     403,
                     "this is an entrant's token: it cannot claim jobs (the organiser gives each worker a token of its own)",
@@ -160,22 +160,22 @@ impl Remote {
                 let expires = issued + (lease_ms as i64).min(self.lease_cap_ms());
                 // Test games come after the checks and before every ladder job, as on the
                 // server's own workers; their queue is their own table.
-                store::requeue_lapsed(connection, issued).map_err(internal)?;
-                let test = crate::store::test_games::claim(connection, &lease).map_err(internal)?;
+                store::requeue_lapsed(connection, issued)?;
+                let test = crate::store::test_games::claim(connection, &lease)?;
                 let job = match &test {
-                    Some(test) => Some(store::lease_test_job(connection, test, &lease, expires).map_err(internal)?),
+                    Some(test) => Some(store::lease_test_job(connection, test, &lease, expires)?),
                     None => {
                         // While the sample pool is calibrated, placements wait (checks do not).
                         let checks_only = shared.placements_wait();
                         store::claim_job_until(connection, &lease, Some(expires), Some(caller.id), checks_only)
-                            .map_err(internal)?
+                            ?
                     }
                 };
                 let Some(job) = job else {
                     if config.continuous_games
                         && !refreshed
                         && !shared.placements_wait()
-                        && store::queue_refresh(connection).map_err(internal)?
+                        && store::queue_refresh(connection)?
                     {
                         refreshed = true;
                         continue;
@@ -192,8 +192,8 @@ impl Remote {
                     Err(why) if job.kind == JobKind::Test => {
                         // The pair cannot be played (its opponent left the ladder …): its
                         // entrant reads why on the bot's page; the bot itself is not touched.
-                        crate::store::test_games::finish(connection, job.number as i64, Some(&why)).map_err(internal)?;
-                        store::finish_test_job(connection, &job).map_err(internal)?;
+                        crate::store::test_games::finish(connection, job.number as i64, Some(&why))?;
+                        store::finish_test_job(connection, &job)?;
                         shared.changed();
                         continue;
                     }
@@ -236,7 +236,7 @@ impl Remote {
         if worker != caller.id {
             return Ok(Err((409, format!("lease {lease} is another worker's"), Some(job_id))));
         }
-        let job = job_by_id(connection, job_id).map_err(internal)?;
+        let job = job_by_id(connection, job_id)?;
         let held = matches!(&job, Some((_, job_state, Some(holder))) if job_state == "running" && holder == lease);
         if state != "active" || !held || expires_at < now_ms() {
             let cap = self.lease_cap_ms();
@@ -292,7 +292,7 @@ impl Remote {
         self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
             Err((status, why, _)) => Err(Refusal::new(status, why)),
             Ok((job, _)) => {
-                requeue(connection, job.id).map_err(internal)?;
+                requeue(connection, job.id)?;
                 connection
                     .execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease])
                     .map_err(|e| internal(db(e)))?;
@@ -359,7 +359,7 @@ impl Remote {
                 Ok(played) => played,
                 Err(why) => {
                     // The job goes back to the queue for an honest worker.
-                    requeue(connection, job.id).map_err(internal)?;
+                    requeue(connection, job.id)?;
                     connection
                         .execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease])
                         .map_err(|e| internal(db(e)))?;
@@ -377,35 +377,35 @@ impl Remote {
             if let Some(why) = played.probe.as_ref().and_then(|probe| match &probe.status {
                 othello_arena::plugins::PluginStatus::Error(why) => Some(why.clone()),
                 _ => None,
-            }) && !load_verdict_confirmed(connection, &job, caller, &why).map_err(internal)?
+            }) && !load_verdict_confirmed(connection, &job, caller, &why)?
             {
                 // One worker's word is not enough to reject an upload: the check goes back to
                 // the queue for another worker (never this one) or the server's own.
-                requeue(connection, job.id).map_err(internal)?;
+                requeue(connection, job.id)?;
                 mark_submitted(connection)?;
                 let note = format!(
                     "a worker found that it does not load ({}); another worker checks it again before it is rejected",
                     othello_arena::text::one_line(&why, 200)
                 );
-                store::set_status(connection, job.upload, Status::Checking, Some(&note)).map_err(internal)?;
+                store::set_status(connection, job.upload, Status::Checking, Some(&note))?;
                 shared.work_added();
                 return Ok(Ok(Accepted { job: job.id, games: 0, duplicate: false }));
             }
             if let Some(why) = crashed_at_once(&played)
                 && job.kind != JobKind::Test
-                && !load_verdict_confirmed(connection, &job, caller, &why).map_err(internal)?
+                && !load_verdict_confirmed(connection, &job, caller, &why)?
             {
                 // A bot that crashes before its first move loses its games (and a placement of
                 // such games ends it at the bottom): one worker's word is not enough for that
                 // either. The job goes to another worker (never this one) or the server's own.
-                requeue(connection, job.id).map_err(internal)?;
+                requeue(connection, job.id)?;
                 mark_submitted(connection)?;
                 if plan.is_check() {
                     let note = format!(
                         "a worker found that it crashes at once ({}); another worker checks it again before it counts",
                         othello_arena::text::one_line(&why, 200)
                     );
-                    store::set_status(connection, job.upload, Status::Checking, Some(&note)).map_err(internal)?;
+                    store::set_status(connection, job.upload, Status::Checking, Some(&note))?;
                 }
                 shared.work_added();
                 return Ok(Ok(Accepted { job: job.id, games: 0, duplicate: false }));
@@ -419,7 +419,7 @@ impl Remote {
             // Which games this worker's result added: the per-worker tallies and the purge.
             for (slot, earlier) in before.iter().enumerate() {
                 if earlier.is_none()
-                    && let Some(game) = store::job_game(connection, job.id, slot).map_err(internal)?
+                    && let Some(game) = store::job_game(connection, job.id, slot)?
                 {
                     connection
                         .execute(
@@ -461,7 +461,7 @@ impl Remote {
                 params![caller.id, now_ms()],
                 |row| row.get::<String>(0),
             )
-            .map_err(internal)?;
+            ?;
             let leased = plans
                 .iter()
                 .filter_map(|plan| serde_json::from_str::<Plan>(plan).ok())

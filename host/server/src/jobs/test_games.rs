@@ -26,11 +26,11 @@ use crate::store::{self, all_rows};
 /// is not recorded again). A pair that cannot be played is finished with the reason.
 pub fn play(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, db: &Db) -> Result<(), String> {
     match play_pair(job, config, shared, ladder, db) {
-        Ok(()) => finish(db, job.id, None),
+        Ok(()) => Ok(finish(db, job.id, None)?),
         Err(_) if shared.stop.load(Ordering::SeqCst) => Ok(()), // queued again on the next start
         Err(why) => {
             eprintln!("test games {}: {why}", job.id);
-            finish(db, job.id, Some(&why))
+            Ok(finish(db, job.id, Some(&why))?)
         }
     }
 }

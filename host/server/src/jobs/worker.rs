@@ -32,7 +32,8 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
     let lease = format!("local-{index}");
     let (mut ladder, mut db) = match (Ladder::open(&config.ladder), store::open(&config.ladder)) {
         (Ok(ladder), Ok(db)) => (ladder, db),
-        (Err(e), _) | (_, Err(e)) => {
+        (ladder, db) => {
+            let e = ladder.err().or(db.err().map(String::from)).unwrap_or_default();
             eprintln!("worker {index}: cannot open the ladder: {e}");
             return;
         }
@@ -115,7 +116,7 @@ fn run_job(job: &Job, config: &Config, shared: &Shared, ladder: &mut Ladder, db:
             &plan,
             [&paths[0], &paths[1]],
             &config.seating(),
-            Some(&mut LiveObserver::new(&shared, plan.title(), false)),
+            Some(&mut LiveObserver::new(shared, plan.title(), false)),
             &mut |slot, game| {
                 if shared.stop.load(Ordering::SeqCst) {
                     return Err("the server is stopping".to_owned());
@@ -324,7 +325,7 @@ pub fn complete_job(
         }
     }
     if job.kind == JobKind::Refresh {
-        return store::finish_job(db, job, Status::Rated, None, Next::Nothing);
+        return Ok(store::finish_job(db, job, Status::Rated, None, Next::Nothing)?);
     }
     let entry_id = upload.entry.ok_or("the upload has no ladder entry")?;
     match placement_done(ladder, entry_id, config)? {
@@ -369,7 +370,7 @@ fn complete_check(
             Some(hint) => format!("it does not load: {why}. {hint}"),
             None => format!("it does not load: {why}"),
         };
-        return store::finish_job(db, job, Status::Rejected, Some(&reason), Next::Nothing);
+        return Ok(store::finish_job(db, job, Status::Rejected, Some(&reason), Next::Nothing)?);
     }
     // One row per entrant's upload: a refused copy, or a name that looks like another's, gets
     // none; an entered copy gets one of its own.
@@ -378,7 +379,7 @@ fn complete_check(
         Err(why) => {
             let json = serde_json::to_string(&report).expect("reports serialize");
             store::save_report(db, upload.id, &json, None)?;
-            return store::finish_job(db, job, Status::Rejected, Some(&why), Next::Nothing);
+            return Ok(store::finish_job(db, job, Status::Rejected, Some(&why), Next::Nothing)?);
         }
     };
     let identity = library_identity(&upload.path, &name, None)?;
@@ -462,5 +463,5 @@ fn finish_placement(job: &Job, reason: &str, ladder: &mut Ladder, db: &mut Db) -
     let entries = ladder.entries()?;
     let fit = ladder.fit(&entries)?;
     ladder.save_snapshot(&entries, &fit, &format!("placed upload {}", job.upload))?;
-    store::finish_job(db, job, Status::Rated, Some(reason), Next::Nothing)
+    Ok(store::finish_job(db, job, Status::Rated, Some(reason), Next::Nothing)?)
 }

@@ -140,7 +140,7 @@ pub struct Copy {
 }
 
 /// Copies sent so far (refused or entered), newest first.
-pub fn copies(connection: &Db) -> Result<Vec<Copy>, String> {
+pub fn copies(connection: &Db) -> Result<Vec<Copy>, store::Error> {
     store::all_rows(
         connection,
         "SELECT e.name, c.original, c.at, c.entered FROM server_copies c JOIN server_entrants e ON e.id = c.entrant

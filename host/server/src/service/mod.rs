@@ -44,8 +44,15 @@ impl Refusal {
         Refusal { status, message: message.into() }
     }
 
-    fn internal(message: String) -> Refusal {
-        Refusal { status: 500, message }
+    /// The server's own failure (the database, the disk): 500 with what went wrong.
+    pub fn internal(message: impl ToString) -> Refusal {
+        Refusal { status: 500, message: message.to_string() }
+    }
+}
+
+impl From<crate::store::Error> for Refusal {
+    fn from(e: crate::store::Error) -> Refusal {
+        Refusal::internal(e)
     }
 }
 
@@ -307,9 +314,7 @@ impl Service {
     /// The entrant logged in with session `id`, unless it ended, expired or the entrant was revoked.
     pub fn session_entrant(&self, id: &str) -> Result<Option<Entrant>, Refusal> {
         let db = lock(&self.db);
-        let Some(holder) = crate::store::sessions::holder(&db, crate::store::sessions::Kind::Entrant, id)
-            .map_err(Refusal::internal)?
-        else {
+        let Some(holder) = crate::store::sessions::holder(&db, crate::store::sessions::Kind::Entrant, id)? else {
             return Ok(None);
         };
         store::entrant_by_id(&db, holder).map_err(Refusal::internal)
@@ -324,7 +329,7 @@ impl Service {
     ) -> Result<String, Refusal> {
         let db = lock(&self.db);
         if let Some(old) = replaces {
-            crate::store::sessions::end(&db, old).map_err(Refusal::internal)?;
+            crate::store::sessions::end(&db, old)?;
         }
         crate::store::sessions::start(&db, kind, holder).map_err(Refusal::internal)
     }
@@ -354,7 +359,7 @@ impl Service {
             return Ok(rows.clone());
         }
         let board = leaderboard(&lock(&self.ladder)).map_err(Refusal::internal)?;
-        let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
+        let uploads = store::uploads_by_entry(&lock(&self.db))?;
         let by_entry: HashMap<i64, &Upload> = uploads.iter().filter_map(|u| Some((u.entry?, u))).collect();
         // An entrant's versions are numbered among its own checked uploads (as `/me` does), not
         // by name across every entrant.
@@ -410,7 +415,7 @@ impl Service {
         {
             return Ok(map.clone());
         }
-        let uploads = store::uploads_by_entry(&lock(&self.db)).map_err(Refusal::internal)?;
+        let uploads = store::uploads_by_entry(&lock(&self.db))?;
         let map: EntrantsByEntry =
             Arc::new(uploads.into_iter().filter_map(|u| Some((u.entry?, u.entrant_name))).collect());
         *cache = Some((version, map.clone()));
@@ -452,11 +457,11 @@ impl Service {
         if bytes.len() > self.config.max_upload_bytes {
             return Err(Refusal::new(413, format!("the file is over {} bytes", self.config.max_upload_bytes)));
         }
-        if !store::submissions_open(&lock(&self.db)).map_err(Refusal::internal)? {
+        if !store::submissions_open(&lock(&self.db))? {
             return Err(Refusal::new(403, "submissions are closed: the organiser is not taking new bots now"));
         }
         let hour_ago = unix_now().saturating_sub(3600);
-        let recent = store::uploads_since(&lock(&self.db), entrant.id, hour_ago).map_err(Refusal::internal)?;
+        let recent = store::uploads_since(&lock(&self.db), entrant.id, hour_ago)?;
         if recent >= self.config.uploads_per_hour {
             return Err(Refusal::new(
                 429,
@@ -472,7 +477,7 @@ impl Service {
         crate::service::inspect::check_upload(raw_file_name, bytes).map_err(|why| Refusal::new(422, why))?;
         let sha256 = store::sha256_hex(bytes);
         // Bound first: the lock must not be held while `version_of` takes it again.
-        let earlier = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256).map_err(Refusal::internal)?;
+        let earlier = store::upload_by_hash(&lock(&self.db), entrant.id, &sha256)?;
         if let Some(earlier) = earlier {
             let (version, current) = self.version_of(entrant, earlier.id)?;
             let message = match (version, current) {
@@ -513,8 +518,7 @@ impl Service {
                 .and_then(|()| std::fs::rename(&partial, &path))
                 .map_err(|e| Refusal::internal(format!("cannot store the upload: {e}")))?;
         }
-        let id = store::add_upload(&mut lock(&self.db), entrant.id, &sha256, &file_name, &path, bytes.len() as u64)
-            .map_err(Refusal::internal)?;
+        let id = store::add_upload(&mut lock(&self.db), entrant.id, &sha256, &file_name, &path, bytes.len() as u64)?;
         self.shared.work_added();
         self.shared.changed();
         Ok(Accepted { id, status: Status::Queued, sha256, duplicate: false, message: None })
@@ -528,7 +532,7 @@ impl Service {
 
     /// The upload `id`, if it is `entrant`'s (another's answers as if it did not exist).
     fn own_upload(&self, entrant: &Entrant, id: i64) -> Result<Upload, Refusal> {
-        match store::upload(&lock(&self.db), id).map_err(Refusal::internal)? {
+        match store::upload(&lock(&self.db), id)? {
             Some(upload) if upload.entrant == entrant.id => Ok(upload),
             _ => Err(Refusal::new(404, format!("you have no bot {id}"))),
         }
@@ -538,7 +542,7 @@ impl Service {
     /// uploads, from 1: as the leaderboard and `/me` number them; `None` for one that did not
     /// pass) and whether it is the version that counts now.
     pub fn version_of(&self, entrant: &Entrant, id: i64) -> Result<(Option<usize>, bool), Refusal> {
-        let uploads = store::uploads_of(&lock(&self.db), entrant.id).map_err(Refusal::internal)?;
+        let uploads = store::uploads_of(&lock(&self.db), entrant.id)?;
         let mut checked: Vec<i64> = uploads.iter().filter(|u| u.entry.is_some()).map(|u| u.id).collect();
         checked.sort_unstable();
         let version = checked.iter().position(|&u| u == id).map(|i| i + 1);
@@ -571,7 +575,7 @@ impl Service {
 
     /// The entrant's uploads, newest first.
     pub fn bots_of(&self, entrant: &Entrant) -> Result<Vec<BotView>, Refusal> {
-        let uploads = store::uploads_of(&lock(&self.db), entrant.id).map_err(Refusal::internal)?;
+        let uploads = store::uploads_of(&lock(&self.db), entrant.id)?;
         uploads.into_iter().map(|u| self.view(u)).collect()
     }
 
@@ -656,7 +660,7 @@ impl Service {
             replay.detail = format!("{loser} lost by a failure: {}", replay.termination);
         }
         // The time a move as planned (the GGF keeps whole seconds: 200 ms would read as 1 s).
-        if let Some(planned) = store::game_time_limit(&lock(&self.db), id).map_err(Refusal::internal)? {
+        if let Some(planned) = store::game_time_limit(&lock(&self.db), id)? {
             replay.time_limit_ms = planned;
         }
         let entrants = self.entrants_by_entry()?;
@@ -727,7 +731,7 @@ impl Service {
 
     /// The newest game, for the arena screen.
     pub fn latest_replay(&self) -> Result<Replay, Refusal> {
-        let latest = store::latest_game(&lock(&self.db)).map_err(Refusal::internal)?;
+        let latest = store::latest_game(&lock(&self.db))?;
         self.replay(latest.ok_or_else(|| Refusal::new(404, "no game has been played yet"))?)
     }
 

@@ -43,7 +43,7 @@ impl Service {
     /// Whether `token` is the organiser's, or else `session` an organiser's live session.
     pub fn is_organiser(&self, token: Option<&str>, session: Option<&str>) -> Result<bool, Refusal> {
         self.with_db(|db| match (token, session) {
-            (Some(token), _) => crate::store::settings::is_admin_token(db, token),
+            (Some(token), _) => Ok(crate::store::settings::is_admin_token(db, token)?),
             (None, Some(session)) => {
                 Ok(crate::store::sessions::holder(db, crate::store::sessions::Kind::Admin, session)?.is_some())
             }

@@ -29,7 +29,7 @@ impl Service {
     pub fn current_bots(&self) -> Result<Vec<BoardRow>, Refusal> {
         let board = self.leaderboard()?;
         let chosen: std::collections::HashSet<i64> =
-            crate::store::chosen_versions(&lock(&self.db)).map_err(Refusal::internal)?.into_values().collect();
+            crate::store::chosen_versions(&lock(&self.db))?.into_values().collect();
         // The version the entrant chose when it is rated, else its newest rated one.
         let newest_of = |entrant: &str| {
             let rated: Vec<i64> = board
@@ -77,7 +77,7 @@ impl Service {
         };
         let db = lock(&self.db);
         let hour_ago = unix_now().saturating_sub(3600);
-        let recent = test_games::requested_since(&db, entrant.id, hour_ago).map_err(Refusal::internal)?;
+        let recent = test_games::requested_since(&db, entrant.id, hour_ago)?;
         let limit = self.config.test_games_per_hour;
         if recent >= limit {
             return Err(Refusal::new(
@@ -87,7 +87,7 @@ impl Service {
                 ),
             ));
         }
-        let id = test_games::request(&db, entrant.id, bot, opponent).map_err(Refusal::internal)?;
+        let id = test_games::request(&db, entrant.id, bot, opponent)?;
         drop(db);
         self.shared.work_added();
         self.shared.changed();
@@ -97,7 +97,7 @@ impl Service {
     /// The test games of the entrant's upload `bot`, newest first.
     pub fn test_games_of(&self, entrant: &Entrant, bot: i64) -> Result<Vec<GameSummary>, Refusal> {
         let upload = self.own_upload(entrant, bot)?;
-        let games = test_games::games_of(&lock(&self.db), upload.id).map_err(Refusal::internal)?;
+        let games = test_games::games_of(&lock(&self.db), upload.id)?;
         Ok(games
             .into_iter()
             .map(|g| {
@@ -111,14 +111,14 @@ impl Service {
     pub fn pending_test_games(&self, entrant: &Entrant, bot: i64) -> Result<(u32, Vec<(i64, String)>), Refusal> {
         let upload = self.own_upload(entrant, bot)?;
         let db = lock(&self.db);
-        let pending = test_games::pending_of(&db, upload.id).map_err(Refusal::internal)?;
-        Ok((pending, test_games::failures_of(&db, upload.id).map_err(Refusal::internal)?))
+        let pending = test_games::pending_of(&db, upload.id)?;
+        Ok((pending, test_games::failures_of(&db, upload.id)?))
     }
 
     /// A test game for its replay: only its entrant sees it (another's answers as if it did not
     /// exist).
     pub fn test_replay(&self, entrant: &Entrant, id: i64) -> Result<Replay, Refusal> {
-        let game = test_games::game(&lock(&self.db), id).map_err(Refusal::internal)?;
+        let game = test_games::game(&lock(&self.db), id)?;
         match game {
             Some(game) if game.entrant == entrant.id => {
                 let mut replay = self.replay_of(id, &game.ggf)?;
@@ -145,7 +145,7 @@ impl Service {
                 ),
             ));
         }
-        crate::store::choose_version(&lock(&self.db), entrant.id, bot).map_err(Refusal::internal)?;
+        crate::store::choose_version(&lock(&self.db), entrant.id, bot)?;
         self.shared.changed();
         Ok(bot)
     }

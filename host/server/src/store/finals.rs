@@ -114,11 +114,11 @@ pub struct FinalInfo {
 /// Starts a final of every entrant's latest version that passed its check (a bot still being
 /// placed is in), seeded by ladder rating. Refused while another final runs, with fewer than two
 /// such bots, or with an odd or zero number of games per pairing.
-pub fn start(ladder_path: &Location, options: FinalOptions) -> Result<(FinalInfo, Vec<FinalBot>), String> {
+pub fn start(ladder_path: &Location, options: FinalOptions) -> Result<(FinalInfo, Vec<FinalBot>), crate::store::Error> {
     if options.games_per_pair == 0 || options.games_per_pair % 2 == 1 || options.games_per_pair > MAX_GAMES_PER_PAIR {
         return Err(format!(
             "games per pairing: an even number from 2 to {MAX_GAMES_PER_PAIR} (each opening is played with colours swapped)"
-        ));
+        ).into());
     }
     let connection = crate::store::open(ladder_path)?;
     let ladder = Ladder::open(ladder_path)?;
@@ -126,7 +126,7 @@ pub fn start(ladder_path: &Location, options: FinalOptions) -> Result<(FinalInfo
     let rating: HashMap<i64, f64> = board.rows.iter().filter_map(|r| Some((r.entry, r.rating?))).collect();
     let transaction = connection.transaction().map_err(db)?;
     if let Some(running) = running_final(&transaction)? {
-        return Err(format!("final #{running} is still being played: one final at a time"));
+        return Err(format!("final #{running} is still being played: one final at a time").into());
     }
     // Each active entrant's version that counts (the one it chose, else its newest that loaded).
     let mut candidates: Vec<(i64, i64, String, String)> = all_rows(
@@ -151,7 +151,8 @@ pub fn start(ladder_path: &Location, options: FinalOptions) -> Result<(FinalInfo
             "a final needs at least two entrants with a checked bot; there {} {}",
             if candidates.len() == 1 { "is" } else { "are" },
             candidates.len()
-        ));
+        )
+        .into());
     }
     // The best rated first; unrated ones after, oldest upload first.
     candidates.sort_by(|a, b| {
@@ -219,7 +220,7 @@ fn queue_pairings(
     final_id: i64,
     games_per_pair: u32,
     pairings: &[(u32, u32, u32, u32)],
-) -> Result<(), String> {
+) -> Result<(), crate::store::Error> {
     for number in 0..games_per_pair {
         for &(round, match_no, a, b) in pairings {
             let (black, white) = if number % 2 == 0 { (a, b) } else { (b, a) };
@@ -236,7 +237,12 @@ fn queue_pairings(
 }
 
 /// Queues the knockout matches whose two bots are known and that have no game yet.
-fn queue_next_round(transaction: &Db, final_id: i64, bots: u32, games_per_pair: u32) -> Result<bool, String> {
+fn queue_next_round(
+    transaction: &Db,
+    final_id: i64,
+    bots: u32,
+    games_per_pair: u32,
+) -> Result<bool, crate::store::Error> {
     let games = final_games(transaction, final_id)?;
     let rounds = bracket(bots, games_per_pair, &games);
     let mut pairings = Vec::new();
@@ -253,7 +259,7 @@ fn queue_next_round(transaction: &Db, final_id: i64, bots: u32, games_per_pair: 
     Ok(!pairings.is_empty())
 }
 
-fn running_final(connection: &Db) -> Result<Option<i64>, String> {
+fn running_final(connection: &Db) -> Result<Option<i64>, crate::store::Error> {
     connection
         .query_row("SELECT id FROM server_finals WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1", [], |row| {
             row.get(0)
@@ -262,7 +268,7 @@ fn running_final(connection: &Db) -> Result<Option<i64>, String> {
         .map_err(db)
 }
 
-fn final_info(connection: &Db, id: i64) -> Result<Option<FinalInfo>, String> {
+fn final_info(connection: &Db, id: i64) -> Result<Option<FinalInfo>, crate::store::Error> {
     connection
         .query_row(
             "SELECT id, format, games_per_pair, time_ms, seed, started_at, finished_at FROM server_finals WHERE id = ?1",
@@ -284,7 +290,7 @@ fn final_info(connection: &Db, id: i64) -> Result<Option<FinalInfo>, String> {
 }
 
 /// The newest final, if there was one.
-pub fn latest(connection: &Db) -> Result<Option<FinalInfo>, String> {
+pub fn latest(connection: &Db) -> Result<Option<FinalInfo>, crate::store::Error> {
     let id: Option<i64> =
         connection.query_row("SELECT max(id) FROM server_finals", [], |row| row.get(0)).map_err(db)?;
     match id {
@@ -293,7 +299,7 @@ pub fn latest(connection: &Db) -> Result<Option<FinalInfo>, String> {
     }
 }
 
-pub fn final_bots(connection: &Db, final_id: i64) -> Result<Vec<FinalBot>, String> {
+pub fn final_bots(connection: &Db, final_id: i64) -> Result<Vec<FinalBot>, crate::store::Error> {
     all_rows(
         connection,
         "SELECT seed, upload, entry, name, entrant FROM server_final_bots WHERE final = ?1 ORDER BY seed",
@@ -310,7 +316,7 @@ pub fn final_bots(connection: &Db, final_id: i64) -> Result<Vec<FinalBot>, Strin
     )
 }
 
-pub fn final_games(connection: &Db, final_id: i64) -> Result<Vec<FinalGameRow>, String> {
+pub fn final_games(connection: &Db, final_id: i64) -> Result<Vec<FinalGameRow>, crate::store::Error> {
     all_rows(
         connection,
         "SELECT id, round, match_no, number, black, white, state, game, black_score, black_discs, white_discs, failed
@@ -339,7 +345,7 @@ pub fn final_games(connection: &Db, final_id: i64) -> Result<Vec<FinalGameRow>, 
 }
 
 /// Puts back in the queue every final game a worker held when the server stopped.
-pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
+pub fn requeue_interrupted(connection: &Db) -> Result<usize, crate::store::Error> {
     connection
         .execute("UPDATE server_final_games SET state = 'queued', lease = NULL WHERE state = 'running'", [])
         .map_err(db)
@@ -370,7 +376,7 @@ pub enum Claim {
 
 /// Claims the next game of the running final for `lease`; queues a knockout's next round, or
 /// marks the final finished, when its queue is empty and nothing of it is being played.
-pub fn claim(connection: &mut Db, lease: &str) -> Result<Claim, String> {
+pub fn claim(connection: &mut Db, lease: &str) -> Result<Claim, crate::store::Error> {
     let transaction = connection.transaction().map_err(db)?;
     let Some(final_id) = running_final(&transaction)? else { return Ok(Claim::Nothing) };
     // One claim of a final at a time, whichever replica makes it: a knockout's next round and
@@ -440,7 +446,7 @@ pub fn claim(connection: &mut Db, lease: &str) -> Result<Claim, String> {
 
 type QueuedGame = (i64, u32, u32, u32, u32);
 
-fn queued(connection: &Db, final_id: i64) -> Result<Option<QueuedGame>, String> {
+fn queued(connection: &Db, final_id: i64) -> Result<Option<QueuedGame>, crate::store::Error> {
     connection
         .query_row(
             "SELECT id, round, number, black, white FROM server_final_games
@@ -454,7 +460,7 @@ fn queued(connection: &Db, final_id: i64) -> Result<Option<QueuedGame>, String> 
 
 /// Gives a claimed game back after a failure of the server's own (not the bots'): queued again,
 /// or given up after [`MAX_ATTEMPTS`] tries.
-pub fn release(connection: &Db, id: i64) -> Result<(), String> {
+pub fn release(connection: &Db, id: i64) -> Result<(), crate::store::Error> {
     connection
         .execute(
             "UPDATE server_final_games SET lease = NULL,

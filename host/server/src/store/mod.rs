@@ -26,7 +26,7 @@ pub const MIGRATIONS: &[Migration] =
 
 /// Opens the ladder (an SQLite file, checked and created as the ladder does, or a PostgreSQL
 /// database) and brings the server's tables up to date.
-pub fn open(location: &Location) -> Result<Db, String> {
+pub fn open(location: &Location) -> Result<Db, Error> {
     let connection = othello_ladder::schema::open(location)?;
     let error = |e: othello_db::Error| format!("cannot set up the server's tables in {location}: {e}");
     // A file of an older server: its own steps first (one copies a table, with foreign keys off,
@@ -52,9 +52,53 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A database error in the words every store function gives it (the one place that says it).
-pub(crate) fn db(e: othello_db::Error) -> String {
-    format!("database: {e}")
+/// What a store function fails with: the database's own error, or why in words (a name taken,
+/// no such worker, the ladder's errors).
+#[derive(Debug)]
+pub enum Error {
+    Database(othello_db::Error),
+    Other(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Database(e) => write!(f, "database: {e}"),
+            Error::Other(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<othello_db::Error> for Error {
+    fn from(e: othello_db::Error) -> Error {
+        Error::Database(e)
+    }
+}
+
+impl From<String> for Error {
+    fn from(why: String) -> Error {
+        Error::Other(why)
+    }
+}
+
+impl From<&str> for Error {
+    fn from(why: &str) -> Error {
+        Error::Other(why.to_owned())
+    }
+}
+
+/// The layers above that still speak in words (the command line's `Result<_, String>`).
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}
+
+/// A database error as a store error (for `map_err`).
+pub(crate) fn db(e: othello_db::Error) -> Error {
+    Error::Database(e)
 }
 
 /// Every row `sql` selects with `params`, each read by `read`.
@@ -63,7 +107,7 @@ pub(crate) fn all_rows<T>(
     sql: &str,
     params: impl othello_db::Params,
     read: impl FnMut(&othello_db::Row) -> othello_db::Result<T>,
-) -> Result<Vec<T>, String> {
+) -> Result<Vec<T>, Error> {
     connection.query_map(sql, params, read).map_err(db)
 }
 
@@ -112,11 +156,13 @@ impl TokenHolder {
 }
 
 /// Adds an entrant or a worker; returns its one-time token (only its hash is stored).
-pub fn add_token_holder(connection: &Db, holder: TokenHolder, name: &str) -> Result<String, String> {
+pub fn add_token_holder(connection: &Db, holder: TokenHolder, name: &str) -> Result<String, Error> {
     let (table, noun) = (holder.table(), holder.noun());
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_ENTRANT_NAME_CHARS || name.chars().any(char::is_control) {
-        return Err(format!("{noun}'s name is 1 to {MAX_ENTRANT_NAME_CHARS} characters, without control characters"));
+        return Err(
+            format!("{noun}'s name is 1 to {MAX_ENTRANT_NAME_CHARS} characters, without control characters").into()
+        );
     }
     let token = new_token();
     match connection.execute(
@@ -125,7 +171,7 @@ pub fn add_token_holder(connection: &Db, holder: TokenHolder, name: &str) -> Res
     ) {
         Ok(_) => Ok(token),
         Err(e) if e.is_unique_violation() => {
-            Err(format!("there is {noun} `{name}` already (revoke it, or choose another name)"))
+            Err(format!("there is {noun} `{name}` already (revoke it, or choose another name)").into())
         }
         Err(e) => Err(db(e)),
     }
@@ -133,14 +179,14 @@ pub fn add_token_holder(connection: &Db, holder: TokenHolder, name: &str) -> Res
 
 /// Gives the entrant or worker `name` a new token (returned; only its hash is kept): the old one
 /// stops working at once, a revoked holder is restored, and an entrant's logins are ended.
-pub fn reissue_token(connection: &Db, holder: TokenHolder, name: &str) -> Result<String, String> {
+pub fn reissue_token(connection: &Db, holder: TokenHolder, name: &str) -> Result<String, Error> {
     let (table, noun) = (holder.table(), holder.noun());
     let id: Option<i64> = connection
         .query_row(&format!("SELECT id FROM {table} WHERE name = ?1"), [name.trim()], |row| row.get(0))
         .optional()
         .map_err(db)?;
     let Some(id) = id else {
-        return Err(format!("there is no {} `{name}`", &noun[noun.find(' ').map_or(0, |i| i + 1)..]));
+        return Err(format!("there is no {} `{name}`", &noun[noun.find(' ').map_or(0, |i| i + 1)..]).into());
     };
     let token = new_token();
     connection
@@ -156,7 +202,7 @@ pub fn reissue_token(connection: &Db, holder: TokenHolder, name: &str) -> Result
 }
 
 /// The entrant `id`, unless it is unknown or revoked.
-pub fn entrant_by_id(connection: &Db, id: i64) -> Result<Option<Entrant>, String> {
+pub fn entrant_by_id(connection: &Db, id: i64) -> Result<Option<Entrant>, Error> {
     connection
         .query_row(
             "SELECT id, name, created_at FROM server_entrants WHERE id = ?1 AND revoked_at IS NULL",
@@ -176,7 +222,7 @@ pub fn entrant_by_id(connection: &Db, id: i64) -> Result<Option<Entrant>, String
 
 /// The id, name and creation time (Unix seconds) of the entrant or worker whose token this is,
 /// unless it is unknown or revoked.
-pub fn token_holder(connection: &Db, holder: TokenHolder, token: &str) -> Result<Option<(i64, String, u64)>, String> {
+pub fn token_holder(connection: &Db, holder: TokenHolder, token: &str) -> Result<Option<(i64, String, u64)>, Error> {
     connection
         .query_row(
             &format!(
@@ -191,11 +237,11 @@ pub fn token_holder(connection: &Db, holder: TokenHolder, token: &str) -> Result
 }
 
 /// Adds an entrant; returns its one-time token (only its hash is stored).
-pub fn add_entrant(connection: &Db, name: &str) -> Result<String, String> {
+pub fn add_entrant(connection: &Db, name: &str) -> Result<String, Error> {
     add_token_holder(connection, TokenHolder::Entrant, name)
 }
 
-pub fn entrants(connection: &Db) -> Result<Vec<Entrant>, String> {
+pub fn entrants(connection: &Db) -> Result<Vec<Entrant>, Error> {
     all_rows(connection, "SELECT id, name, created_at, revoked_at FROM server_entrants ORDER BY id", [], |row| {
         Ok(Entrant {
             id: row.get(0)?,
@@ -207,7 +253,7 @@ pub fn entrants(connection: &Db) -> Result<Vec<Entrant>, String> {
 }
 
 /// Revokes an entrant's token: it no longer logs in nor uploads (its bots stay on the ladder).
-pub fn revoke_entrant(connection: &Db, name: &str) -> Result<(), String> {
+pub fn revoke_entrant(connection: &Db, name: &str) -> Result<(), Error> {
     let changed = connection
         .execute(
             "UPDATE server_entrants SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
@@ -215,7 +261,7 @@ pub fn revoke_entrant(connection: &Db, name: &str) -> Result<(), String> {
         )
         .map_err(db)?;
     if changed == 0 {
-        return Err(format!("no entrant `{name}` with a valid token"));
+        return Err(format!("no entrant `{name}` with a valid token").into());
     }
     let id: i64 =
         connection.query_row("SELECT id FROM server_entrants WHERE name = ?1", [name], |row| row.get(0)).map_err(db)?;
@@ -223,7 +269,7 @@ pub fn revoke_entrant(connection: &Db, name: &str) -> Result<(), String> {
 }
 
 /// The entrant whose token this is, unless it is unknown or revoked.
-pub fn entrant_by_token(connection: &Db, token: &str) -> Result<Option<Entrant>, String> {
+pub fn entrant_by_token(connection: &Db, token: &str) -> Result<Option<Entrant>, Error> {
     let holder = token_holder(connection, TokenHolder::Entrant, token)?;
     Ok(holder.map(|(id, name, created_at)| Entrant { id, name, created_at, revoked: false }))
 }
@@ -300,12 +346,12 @@ fn upload_row(row: &othello_db::Row) -> othello_db::Result<Upload> {
     })
 }
 
-pub fn upload(connection: &Db, id: i64) -> Result<Option<Upload>, String> {
+pub fn upload(connection: &Db, id: i64) -> Result<Option<Upload>, Error> {
     connection.query_row(&format!("SELECT {UPLOAD_COLUMNS} WHERE u.id = ?1"), [id], upload_row).optional().map_err(db)
 }
 
 /// An entrant's uploads, newest first.
-pub fn uploads_of(connection: &Db, entrant: i64) -> Result<Vec<Upload>, String> {
+pub fn uploads_of(connection: &Db, entrant: i64) -> Result<Vec<Upload>, Error> {
     all_rows(
         connection,
         &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 ORDER BY u.id DESC"),
@@ -315,7 +361,7 @@ pub fn uploads_of(connection: &Db, entrant: i64) -> Result<Vec<Upload>, String> 
 }
 
 /// Every upload that has a ladder entry, by entry id (the leaderboard's entrant column).
-pub fn uploads_by_entry(connection: &Db) -> Result<Vec<Upload>, String> {
+pub fn uploads_by_entry(connection: &Db) -> Result<Vec<Upload>, Error> {
     all_rows(connection, &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entry IS NOT NULL ORDER BY u.id"), [], upload_row)
 }
 
@@ -331,7 +377,7 @@ pub fn current_upload_sql(e: &str, states: &str) -> String {
 }
 
 /// Makes `upload` the version of `entrant` that counts.
-pub fn choose_version(connection: &Db, entrant: i64, upload: i64) -> Result<(), String> {
+pub fn choose_version(connection: &Db, entrant: i64, upload: i64) -> Result<(), Error> {
     connection
         .execute(
             "INSERT INTO server_chosen_versions (entrant, upload) VALUES (?1, ?2)
@@ -343,7 +389,7 @@ pub fn choose_version(connection: &Db, entrant: i64, upload: i64) -> Result<(), 
 }
 
 /// The version each entrant chose, by entrant id.
-pub fn chosen_versions(connection: &Db) -> Result<std::collections::HashMap<i64, i64>, String> {
+pub fn chosen_versions(connection: &Db) -> Result<std::collections::HashMap<i64, i64>, Error> {
     Ok(all_rows(connection, "SELECT entrant, upload FROM server_chosen_versions", [], |row| {
         Ok((row.get(0)?, row.get(1)?))
     })?
@@ -352,7 +398,7 @@ pub fn chosen_versions(connection: &Db) -> Result<std::collections::HashMap<i64,
 }
 
 /// Notes an upload of `entrant` refused before it was stored.
-pub fn note_refused_upload(connection: &Db, entrant: i64, reason: &str) -> Result<(), String> {
+pub fn note_refused_upload(connection: &Db, entrant: i64, reason: &str) -> Result<(), Error> {
     connection
         .execute(
             "INSERT INTO server_refused_uploads (entrant, reason, at) VALUES (?1, ?2, ?3)",
@@ -363,7 +409,7 @@ pub fn note_refused_upload(connection: &Db, entrant: i64, reason: &str) -> Resul
 }
 
 /// Uploads of `entrant` since `since` (Unix seconds), refused ones included, for the rate limit.
-pub fn uploads_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, String> {
+pub fn uploads_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, Error> {
     connection
         .query_row(
             "SELECT (SELECT count(*) FROM server_uploads WHERE entrant = ?1 AND uploaded_at >= ?2)
@@ -376,7 +422,7 @@ pub fn uploads_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, S
 }
 
 /// The entrant's upload of this very file, if any.
-pub fn upload_by_hash(connection: &Db, entrant: i64, sha256: &str) -> Result<Option<Upload>, String> {
+pub fn upload_by_hash(connection: &Db, entrant: i64, sha256: &str) -> Result<Option<Upload>, Error> {
     connection
         .query_row(
             &format!("SELECT {UPLOAD_COLUMNS} WHERE u.entrant = ?1 AND u.sha256 = ?2 ORDER BY u.id LIMIT 1"),
@@ -395,7 +441,7 @@ pub fn add_upload(
     file_name: &str,
     path: &Path,
     size: u64,
-) -> Result<i64, String> {
+) -> Result<i64, Error> {
     let transaction = connection.transaction().map_err(db)?;
     let now = unix_now() as i64;
     let id = transaction
@@ -417,7 +463,7 @@ pub fn add_upload(
     Ok(id)
 }
 
-pub fn set_status(connection: &Db, upload: i64, status: Status, reason: Option<&str>) -> Result<(), String> {
+pub fn set_status(connection: &Db, upload: i64, status: Status, reason: Option<&str>) -> Result<(), Error> {
     connection
         .execute(
             "UPDATE server_uploads SET status = ?2, reason = coalesce(?3, reason) WHERE id = ?1",
@@ -467,7 +513,7 @@ pub(crate) fn job_row(row: &othello_db::Row) -> othello_db::Result<Job> {
 
 /// Puts back in the queue every job a worker held when the server stopped (crash or `kill -9`).
 /// Returns how many.
-pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
+pub fn requeue_interrupted(connection: &Db) -> Result<usize, Error> {
     connection
         .execute(
             "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
@@ -479,7 +525,7 @@ pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
 
 /// Puts back in their queues the jobs whose remote leases lapsed before `now_ms`. A test job's
 /// pair goes back to the test games' queue (its job row rests until the pair is leased again).
-pub fn requeue_lapsed(connection: &Db, now_ms: i64) -> Result<(), String> {
+pub fn requeue_lapsed(connection: &Db, now_ms: i64) -> Result<(), Error> {
     connection
         .execute(
             "UPDATE server_test_games SET state = 'queued', lease = NULL WHERE state = 'running' AND lease IN
@@ -500,7 +546,7 @@ pub fn requeue_lapsed(connection: &Db, now_ms: i64) -> Result<(), String> {
 }
 
 /// Marks a test job done (its pair is recorded or finished with the reason in its own table).
-pub fn finish_test_job(connection: &Db, job: &Job) -> Result<(), String> {
+pub fn finish_test_job(connection: &Db, job: &Job) -> Result<(), Error> {
     connection
         .execute(
             "UPDATE server_jobs SET state = 'done', lease = NULL, lease_expires = NULL, finished_at = ?2 WHERE id = ?1",
@@ -517,7 +563,7 @@ pub fn lease_test_job(
     test: &crate::store::test_games::TestJob,
     lease: &str,
     expires: i64,
-) -> Result<Job, String> {
+) -> Result<Job, Error> {
     connection
         .query_row(
             "INSERT INTO server_jobs (kind, upload, number, state, lease, lease_expires, attempts, created_at)
@@ -533,12 +579,12 @@ pub fn lease_test_job(
 
 /// Claims the next job for `lease` (checks first, then pairs, oldest first), held until it is
 /// finished or the server stops (a local worker's).
-pub fn claim_job(connection: &mut Db, lease: &str) -> Result<Option<Job>, String> {
+pub fn claim_job(connection: &mut Db, lease: &str) -> Result<Option<Job>, Error> {
     claim_job_until(connection, lease, None, None, false)
 }
 
 /// [`claim_job`] of checks only (while the sample pool is calibrated, placements wait).
-pub fn claim_check(connection: &mut Db, lease: &str) -> Result<Option<Job>, String> {
+pub fn claim_check(connection: &mut Db, lease: &str) -> Result<Option<Job>, Error> {
     claim_job_until(connection, lease, None, None, true)
 }
 
@@ -552,7 +598,7 @@ pub fn claim_job_until(
     expires: Option<i64>,
     worker: Option<i64>,
     checks_only: bool,
-) -> Result<Option<Job>, String> {
+) -> Result<Option<Job>, Error> {
     let transaction = connection.transaction().map_err(db)?;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     requeue_lapsed(&transaction, now_ms)?;
@@ -602,7 +648,7 @@ pub fn finish_job(
     status: Status,
     reason: Option<&str>,
     next: Next,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let transaction = connection.transaction().map_err(db)?;
     let now = unix_now() as i64;
     transaction
@@ -650,7 +696,7 @@ pub fn finish_job(
 
 /// Placement pairs of `upload` being played that were claimed before `job` (older ids): the
 /// games they will add count against the game cap before `job`'s.
-pub fn earlier_running_pairs(connection: &Db, upload: i64, job: i64) -> Result<u32, String> {
+pub fn earlier_running_pairs(connection: &Db, upload: i64, job: i64) -> Result<u32, Error> {
     connection
         .query_row(
             "SELECT count(*) FROM server_jobs WHERE upload = ?1 AND kind = 'pair' AND state = 'running' AND id < ?2",
@@ -662,7 +708,7 @@ pub fn earlier_running_pairs(connection: &Db, upload: i64, job: i64) -> Result<u
 }
 
 /// Saves a check report and the ladder entry the check found.
-pub fn save_report(connection: &Db, upload: i64, report: &str, entry: Option<i64>) -> Result<(), String> {
+pub fn save_report(connection: &Db, upload: i64, report: &str, entry: Option<i64>) -> Result<(), Error> {
     connection
         .execute(
             "UPDATE server_uploads SET report = ?2, entry = coalesce(?3, entry) WHERE id = ?1",
@@ -673,7 +719,7 @@ pub fn save_report(connection: &Db, upload: i64, report: &str, entry: Option<i64
 }
 
 /// The ladder game a job recorded in `slot`, if it did.
-pub fn job_game(connection: &Db, job: i64, slot: usize) -> Result<Option<i64>, String> {
+pub fn job_game(connection: &Db, job: i64, slot: usize) -> Result<Option<i64>, Error> {
     connection
         .query_row("SELECT game FROM server_job_games WHERE job = ?1 AND slot = ?2", params![job, slot as i64], |row| {
             row.get(0)
@@ -701,7 +747,7 @@ pub fn note_job_game(
 /// The time a move a ladder game was played at, as the server planned it (the GGF record keeps
 /// whole seconds only): `None` when the server does not know (a game of an older server, of
 /// `othello rate`), `Some(None)` for no limit.
-pub fn game_time_limit(connection: &Db, game: i64) -> Result<Option<Option<u64>>, String> {
+pub fn game_time_limit(connection: &Db, game: i64) -> Result<Option<Option<u64>>, Error> {
     let planned: Option<Option<i64>> = connection
         .query_row(
             "SELECT time_limit_ms, has_time FROM (
@@ -718,7 +764,7 @@ pub fn game_time_limit(connection: &Db, game: i64) -> Result<Option<Option<u64>>
 }
 
 /// Jobs queued or running (the queue's length, for the pages).
-pub fn pending_jobs(connection: &Db) -> Result<u64, String> {
+pub fn pending_jobs(connection: &Db) -> Result<u64, Error> {
     connection
         .query_row("SELECT count(*) FROM server_jobs WHERE state != 'done' AND kind != 'test'", [], |row| {
             row.get::<i64>(0)
@@ -728,14 +774,14 @@ pub fn pending_jobs(connection: &Db) -> Result<u64, String> {
 }
 
 /// The newest ladder game's id, if any (the arena screen shows it).
-pub fn latest_game(connection: &Db) -> Result<Option<i64>, String> {
+pub fn latest_game(connection: &Db) -> Result<Option<i64>, Error> {
     connection.query_row("SELECT max(id) FROM games", [], |row| row.get(0)).map_err(db)
 }
 
 const SUBMISSIONS_KEY: &str = "server_submissions";
 
 /// Whether entrants may upload (the organiser closes submissions before a final).
-pub fn submissions_open(connection: &Db) -> Result<bool, String> {
+pub fn submissions_open(connection: &Db) -> Result<bool, Error> {
     let value: Option<String> = connection
         .query_row("SELECT value FROM settings WHERE key = ?1", [SUBMISSIONS_KEY], |row| row.get(0))
         .optional()
@@ -743,7 +789,7 @@ pub fn submissions_open(connection: &Db) -> Result<bool, String> {
     Ok(value.as_deref() != Some("closed"))
 }
 
-pub fn set_submissions_open(connection: &Db, open: bool) -> Result<(), String> {
+pub fn set_submissions_open(connection: &Db, open: bool) -> Result<(), Error> {
     connection
         .execute(
             "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -756,7 +802,7 @@ pub fn set_submissions_open(connection: &Db, open: bool) -> Result<(), String> {
 /// Queues a refresh pair for the entrants' current bots (each entrant's newest rated upload), the
 /// one with the fewest refresh pairs first, unless a job is waiting already. Returns whether it
 /// queued one.
-pub fn queue_refresh(connection: &mut Db) -> Result<bool, String> {
+pub fn queue_refresh(connection: &mut Db) -> Result<bool, Error> {
     let transaction = connection.transaction().map_err(db)?;
     let waiting: i64 = transaction
         .query_row("SELECT count(*) FROM server_jobs WHERE state = 'queued'", [], |row| row.get(0))

@@ -42,7 +42,7 @@ impl Kind {
 
 /// Starts a session for `holder`; returns its id (only its hash is stored). Expired sessions are
 /// cleared on the way.
-pub fn start(connection: &Db, kind: Kind, holder: i64) -> Result<String, String> {
+pub fn start(connection: &Db, kind: Kind, holder: i64) -> Result<String, crate::store::Error> {
     let id = new_token();
     let now = unix_now() as i64;
     connection.execute("DELETE FROM server_sessions WHERE expires_at < ?1", [now]).map_err(db)?;
@@ -56,7 +56,7 @@ pub fn start(connection: &Db, kind: Kind, holder: i64) -> Result<String, String>
 }
 
 /// The holder of a live session of `kind`, if `id` is one.
-pub fn holder(connection: &Db, kind: Kind, id: &str) -> Result<Option<i64>, String> {
+pub fn holder(connection: &Db, kind: Kind, id: &str) -> Result<Option<i64>, crate::store::Error> {
     connection
         .query_row(
             "SELECT holder FROM server_sessions WHERE id_hash = ?1 AND kind = ?2 AND expires_at >= ?3",
@@ -68,7 +68,7 @@ pub fn holder(connection: &Db, kind: Kind, id: &str) -> Result<Option<i64>, Stri
 }
 
 /// Ends one session (logout).
-pub fn end(connection: &Db, id: &str) -> Result<(), String> {
+pub fn end(connection: &Db, id: &str) -> Result<(), crate::store::Error> {
     connection
         .execute("DELETE FROM server_sessions WHERE id_hash = ?1", [sha256_hex(id.as_bytes())])
         .map(drop)
@@ -76,7 +76,7 @@ pub fn end(connection: &Db, id: &str) -> Result<(), String> {
 }
 
 /// Ends every session of `holder` (its token was replaced or revoked).
-pub fn end_all(connection: &Db, kind: Kind, holder: i64) -> Result<(), String> {
+pub fn end_all(connection: &Db, kind: Kind, holder: i64) -> Result<(), crate::store::Error> {
     connection
         .execute("DELETE FROM server_sessions WHERE kind = ?1 AND holder = ?2", params![kind.as_str(), holder])
         .map(drop)

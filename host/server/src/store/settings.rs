@@ -46,11 +46,11 @@ impl CopyRule {
 /// Longest time per move the organiser may set: ten minutes.
 pub const MAX_TIME_MS: u64 = 600_000;
 
-fn setting(connection: &Db, key: &str) -> Result<Option<String>, String> {
+fn setting(connection: &Db, key: &str) -> Result<Option<String>, crate::store::Error> {
     connection.query_row("SELECT value FROM settings WHERE key = ?1", [key], |row| row.get(0)).optional().map_err(db)
 }
 
-fn set_setting(connection: &Db, key: &str, value: &str) -> Result<(), String> {
+fn set_setting(connection: &Db, key: &str, value: &str) -> Result<(), crate::store::Error> {
     connection
         .execute(
             "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -61,7 +61,7 @@ fn set_setting(connection: &Db, key: &str, value: &str) -> Result<(), String> {
 }
 
 /// Makes a new organiser token (the one before stops working); returns it. Only its hash is kept.
-pub fn new_admin_token(connection: &Db) -> Result<String, String> {
+pub fn new_admin_token(connection: &Db) -> Result<String, crate::store::Error> {
     let token = new_token();
     set_setting(connection, ADMIN_TOKEN_KEY, &sha256_hex(token.as_bytes()))?;
     crate::store::sessions::end_all(connection, crate::store::sessions::Kind::Admin, 0)?;
@@ -69,64 +69,64 @@ pub fn new_admin_token(connection: &Db) -> Result<String, String> {
 }
 
 /// Whether `token` is the organiser's.
-pub fn is_admin_token(connection: &Db, token: &str) -> Result<bool, String> {
+pub fn is_admin_token(connection: &Db, token: &str) -> Result<bool, crate::store::Error> {
     Ok(setting(connection, ADMIN_TOKEN_KEY)?.is_some_and(|hash| hash == sha256_hex(token.trim().as_bytes())))
 }
 
 /// The time per move the organiser set (`Some(None)`: no limit), or `None` when it was never set
 /// (the command line's `--time-ms` holds then).
-pub fn stored_time_limit(connection: &Db) -> Result<Option<Option<Duration>>, String> {
+pub fn stored_time_limit(connection: &Db) -> Result<Option<Option<Duration>>, crate::store::Error> {
     Ok(setting(connection, TIME_CONTROL_KEY)?
         .and_then(|v| v.parse::<u64>().ok())
         .map(|ms| (ms > 0).then(|| Duration::from_millis(ms))))
 }
 
 /// The time per move of new rating games: the organiser's setting, else the command line's.
-pub fn time_limit(connection: &Db, config: &crate::config::Config) -> Result<Option<Duration>, String> {
+pub fn time_limit(connection: &Db, config: &crate::config::Config) -> Result<Option<Duration>, crate::store::Error> {
     Ok(stored_time_limit(connection)?.unwrap_or(config.time_limit))
 }
 
 /// Sets the time per move of rating games from now on (0 = no limit).
-pub fn set_time_ms(connection: &Db, ms: u64) -> Result<(), String> {
+pub fn set_time_ms(connection: &Db, ms: u64) -> Result<(), crate::store::Error> {
     if ms > MAX_TIME_MS {
-        return Err(format!("a time per move of at most {MAX_TIME_MS} ms (0 = no limit)"));
+        return Err(format!("a time per move of at most {MAX_TIME_MS} ms (0 = no limit)").into());
     }
     set_setting(connection, TIME_CONTROL_KEY, &ms.to_string())
 }
 
 /// `othello serve admin-token`: a new organiser token.
-pub fn admin_token(ladder: &Location) -> Result<String, String> {
+pub fn admin_token(ladder: &Location) -> Result<String, crate::store::Error> {
     new_admin_token(&crate::store::open(ladder)?)
 }
 
 /// `othello serve time-control MS`.
-pub fn set_time_control(ladder: &Location, ms: u64) -> Result<(), String> {
+pub fn set_time_control(ladder: &Location, ms: u64) -> Result<(), crate::store::Error> {
     set_time_ms(&crate::store::open(ladder)?, ms)
 }
 
 /// The organiser's rule for copies (refused unless the organiser chose otherwise).
-pub fn copy_rule(connection: &Db) -> Result<CopyRule, String> {
+pub fn copy_rule(connection: &Db) -> Result<CopyRule, crate::store::Error> {
     Ok(match setting(connection, COPIES_KEY)?.as_deref() {
         Some("enter") => CopyRule::Enter,
         _ => CopyRule::Refuse,
     })
 }
 
-pub fn set_copy_rule(connection: &Db, rule: CopyRule) -> Result<(), String> {
+pub fn set_copy_rule(connection: &Db, rule: CopyRule) -> Result<(), crate::store::Error> {
     set_setting(connection, COPIES_KEY, rule.as_str())
 }
 
 /// `othello serve copies refuse|enter`.
-pub fn set_copies(ladder: &Location, rule: &str) -> Result<(), String> {
+pub fn set_copies(ladder: &Location, rule: &str) -> Result<(), crate::store::Error> {
     set_copy_rule(&crate::store::open(ladder)?, CopyRule::parse(rule)?)
 }
 
 /// Whether the sample pool's calibration began and has not ended (a server stopped during it
 /// goes on at its next start).
-pub fn seeding_unfinished(connection: &Db) -> Result<bool, String> {
+pub fn seeding_unfinished(connection: &Db) -> Result<bool, crate::store::Error> {
     Ok(setting(connection, SEEDING_KEY)?.as_deref() == Some("running"))
 }
 
-pub fn set_seeding_unfinished(connection: &Db, unfinished: bool) -> Result<(), String> {
+pub fn set_seeding_unfinished(connection: &Db, unfinished: bool) -> Result<(), crate::store::Error> {
     set_setting(connection, SEEDING_KEY, if unfinished { "running" } else { "done" })
 }

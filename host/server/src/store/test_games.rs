@@ -12,14 +12,14 @@ use crate::store::{all_rows, db};
 pub const DEFAULT_TEST_GAMES_PER_HOUR: u32 = 20;
 
 /// Puts back in the queue the test games a worker was playing when the server stopped.
-pub fn requeue_interrupted(connection: &Db) -> Result<usize, String> {
+pub fn requeue_interrupted(connection: &Db) -> Result<usize, crate::store::Error> {
     connection
         .execute("UPDATE server_test_games SET state = 'queued', lease = NULL WHERE state = 'running'", [])
         .map_err(db)
 }
 
 /// Pairs of test games `entrant` asked for since `since` (Unix seconds), for the rate limit.
-pub fn requested_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, String> {
+pub fn requested_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, crate::store::Error> {
     connection
         .query_row(
             // A pair the server could not play (its reason says why) is not the entrant's doing.
@@ -32,7 +32,7 @@ pub fn requested_since(connection: &Db, entrant: i64, since: u64) -> Result<u32,
 }
 
 /// Queues a pair of test games; returns its id.
-pub fn request(connection: &Db, entrant: i64, upload: i64, opponent: i64) -> Result<i64, String> {
+pub fn request(connection: &Db, entrant: i64, upload: i64, opponent: i64) -> Result<i64, crate::store::Error> {
     connection
         .insert(
             "INSERT INTO server_test_games (entrant, upload, opponent, requested_at) VALUES (?1, ?2, ?3, ?4)",
@@ -51,7 +51,7 @@ pub struct TestJob {
 
 /// Claims the oldest queued pair of test games for `lease`, unless a check waits (checks come
 /// first; test games then come before every ladder job).
-pub fn claim(connection: &mut Db, lease: &str) -> Result<Option<TestJob>, String> {
+pub fn claim(connection: &mut Db, lease: &str) -> Result<Option<TestJob>, crate::store::Error> {
     let transaction = connection.transaction().map_err(db)?;
     let check_waits: bool = transaction
         .query_row("SELECT EXISTS (SELECT 1 FROM server_jobs WHERE state = 'queued' AND kind = 'check')", [], |row| {
@@ -82,7 +82,7 @@ pub fn claim(connection: &mut Db, lease: &str) -> Result<Option<TestJob>, String
 }
 
 /// Ends a pair of test games: played, or not with the reason.
-pub fn finish(connection: &Db, id: i64, reason: Option<&str>) -> Result<(), String> {
+pub fn finish(connection: &Db, id: i64, reason: Option<&str>) -> Result<(), crate::store::Error> {
     connection
         .execute(
             "UPDATE server_test_games SET state = 'done', lease = NULL, reason = ?2, finished_at = ?3 WHERE id = ?1",
@@ -93,7 +93,7 @@ pub fn finish(connection: &Db, id: i64, reason: Option<&str>) -> Result<(), Stri
 }
 
 /// Records test game `slot` of pair `test` (a slot recorded already is left as it is).
-pub fn record(db: &Db, test: i64, slot: usize, game: &GameRecord) -> Result<(), String> {
+pub fn record(db: &Db, test: i64, slot: usize, game: &GameRecord) -> Result<(), crate::store::Error> {
     let black_score = match game.result.winner {
         Some(Color::Black) => 1.0,
         Some(Color::White) => 0.0,
@@ -153,16 +153,16 @@ fn game_row(row: &othello_db::Row) -> othello_db::Result<TestGame> {
 }
 
 /// The test games of an upload, newest first.
-pub fn games_of(connection: &Db, upload: i64) -> Result<Vec<TestGame>, String> {
+pub fn games_of(connection: &Db, upload: i64) -> Result<Vec<TestGame>, crate::store::Error> {
     all_rows(connection, &format!("SELECT {GAME_COLUMNS} WHERE t.upload = ?1 ORDER BY r.id DESC"), [upload], game_row)
 }
 
-pub fn game(connection: &Db, id: i64) -> Result<Option<TestGame>, String> {
+pub fn game(connection: &Db, id: i64) -> Result<Option<TestGame>, crate::store::Error> {
     connection.query_row(&format!("SELECT {GAME_COLUMNS} WHERE r.id = ?1"), [id], game_row).optional().map_err(db)
 }
 
 /// Pairs of test games of an upload not played yet (queued or being played).
-pub fn pending_of(connection: &Db, upload: i64) -> Result<u32, String> {
+pub fn pending_of(connection: &Db, upload: i64) -> Result<u32, crate::store::Error> {
     connection
         .query_row("SELECT count(*) FROM server_test_games WHERE upload = ?1 AND state != 'done'", [upload], |row| {
             row.get::<i64>(0)
@@ -172,7 +172,7 @@ pub fn pending_of(connection: &Db, upload: i64) -> Result<u32, String> {
 }
 
 /// Pairs of test games of an upload that could not be played: their id and why, newest first.
-pub fn failures_of(connection: &Db, upload: i64) -> Result<Vec<(i64, String)>, String> {
+pub fn failures_of(connection: &Db, upload: i64) -> Result<Vec<(i64, String)>, crate::store::Error> {
     all_rows(
         connection,
         "SELECT id, reason FROM server_test_games WHERE upload = ?1 AND reason IS NOT NULL ORDER BY id DESC",

@@ -37,12 +37,12 @@ pub struct WorkerInfo {
 }
 
 /// Adds a worker; returns its token (only its hash is stored).
-pub fn add_worker(connection: &Db, name: &str) -> Result<String, String> {
+pub fn add_worker(connection: &Db, name: &str) -> Result<String, crate::store::Error> {
     store::add_token_holder(connection, TokenHolder::Worker, name)
 }
 
 /// Every worker, with what each is playing now.
-pub fn workers(connection: &Db) -> Result<Vec<WorkerInfo>, String> {
+pub fn workers(connection: &Db) -> Result<Vec<WorkerInfo>, crate::store::Error> {
     let mut workers: Vec<WorkerInfo> = connection
         .query_map(
             "SELECT id, name, created_at, revoked_at, host, cores, last_seen, games FROM server_workers ORDER BY id",
@@ -81,13 +81,13 @@ pub fn workers(connection: &Db) -> Result<Vec<WorkerInfo>, String> {
 
 /// Revokes a worker's token and drops its leases: their jobs go back to the queue at once, and
 /// whatever it still submits under them is refused.
-pub fn revoke_worker(connection: &mut Db, name: &str) -> Result<usize, String> {
+pub fn revoke_worker(connection: &mut Db, name: &str) -> Result<usize, crate::store::Error> {
     let transaction = connection.transaction().map_err(db)?;
     let id: Option<i64> = transaction
         .query_row("SELECT id FROM server_workers WHERE name = ?1 AND revoked_at IS NULL", [name], |row| row.get(0))
         .optional()
         .map_err(db)?;
-    let Some(id) = id else { return Err(format!("no worker `{name}` with a valid token")) };
+    let Some(id) = id else { return Err(format!("no worker `{name}` with a valid token").into()) };
     transaction
         .execute("UPDATE server_workers SET revoked_at = ?2 WHERE id = ?1", params![id, unix_now() as i64])
         .map_err(db)?;
@@ -136,7 +136,10 @@ const MIN_GAMES_TO_FLAG: u64 = 8;
 const OUTLIER_SIGMAS: f64 = 3.0;
 
 /// Every remote worker's tally; `ratings` are the entries' current ratings (Elo).
-pub fn tallies(connection: &Db, ratings: &std::collections::HashMap<i64, f64>) -> Result<Vec<WorkerTally>, String> {
+pub fn tallies(
+    connection: &Db,
+    ratings: &std::collections::HashMap<i64, f64>,
+) -> Result<Vec<WorkerTally>, crate::store::Error> {
     let rows = store::all_rows(
         connection,
         "SELECT w.name, g.black, g.white, g.black_score, g.termination, wg.subject
@@ -228,13 +231,13 @@ pub fn tallies(connection: &Db, ratings: &std::collections::HashMap<i64, f64>) -
 /// Removes every ladder game worker `name` played and refits the ladder (the organiser's answer
 /// to a worker found cheating); returns how many games went. Its token stays as it is (revoke
 /// it too to stop it playing).
-pub fn purge_worker(connection: &mut Db, ladder: &mut Ladder, name: &str) -> Result<usize, String> {
+pub fn purge_worker(connection: &mut Db, ladder: &mut Ladder, name: &str) -> Result<usize, crate::store::Error> {
     let transaction = connection.transaction().map_err(db)?;
     let id: Option<i64> = transaction
         .query_row("SELECT id FROM server_workers WHERE name = ?1", [name], |row| row.get(0))
         .optional()
         .map_err(db)?;
-    let Some(id) = id else { return Err(format!("there is no worker `{name}`")) };
+    let Some(id) = id else { return Err(format!("there is no worker `{name}`").into()) };
     let games = store::all_rows(&transaction, "SELECT game FROM server_worker_games WHERE worker = ?1", [id], |row| {
         row.get::<i64>(0)
     })?;
@@ -265,7 +268,7 @@ pub struct RefusedResult {
 }
 
 /// Refused results, newest first.
-pub fn refusals(connection: &Db) -> Result<Vec<RefusedResult>, String> {
+pub fn refusals(connection: &Db) -> Result<Vec<RefusedResult>, crate::store::Error> {
     store::all_rows(
         connection,
         "SELECT coalesce(w.name, ''), r.lease, r.job, r.reason, r.at FROM server_worker_refusals r
@@ -285,7 +288,7 @@ pub fn refusals(connection: &Db) -> Result<Vec<RefusedResult>, String> {
 
 /// Puts a job back in the queue (its lease no longer holds it): a test job's pair goes back to
 /// the test games' queue.
-pub fn requeue(connection: &Db, job: i64) -> Result<(), String> {
+pub fn requeue(connection: &Db, job: i64) -> Result<(), crate::store::Error> {
     connection
         .execute(
             "UPDATE server_test_games SET state = 'queued', lease = NULL
@@ -305,7 +308,12 @@ pub fn requeue(connection: &Db, job: i64) -> Result<(), String> {
 
 /// Notes `caller`'s finding that the check's library does not load; true once enough distinct
 /// workers found it ([`LOAD_VERDICTS_NEEDED`]), so the upload may be rejected.
-pub fn load_verdict_confirmed(connection: &Db, job: &Job, caller: &Caller, why: &str) -> Result<bool, String> {
+pub fn load_verdict_confirmed(
+    connection: &Db,
+    job: &Job,
+    caller: &Caller,
+    why: &str,
+) -> Result<bool, crate::store::Error> {
     connection
         .execute(
             "INSERT INTO server_load_verdicts (job, worker, reason, at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
@@ -325,7 +333,7 @@ pub struct Caller {
     pub name: String,
 }
 
-pub fn worker_by_token(connection: &Db, token: &str) -> Result<Option<Caller>, String> {
+pub fn worker_by_token(connection: &Db, token: &str) -> Result<Option<Caller>, crate::store::Error> {
     let holder = store::token_holder(connection, TokenHolder::Worker, token)?;
     Ok(holder.map(|(id, name, _)| Caller { id, name }))
 }
@@ -333,7 +341,7 @@ pub fn worker_by_token(connection: &Db, token: &str) -> Result<Option<Caller>, S
 /// A job with its state (`queued`, `running`, `done`) and the lease holding it.
 pub type JobState = (Job, String, Option<String>);
 
-pub fn job_by_id(connection: &Db, id: i64) -> Result<Option<JobState>, String> {
+pub fn job_by_id(connection: &Db, id: i64) -> Result<Option<JobState>, crate::store::Error> {
     connection
         .query_row("SELECT id, kind, upload, number, state, lease FROM server_jobs WHERE id = ?1", [id], |row| {
             Ok((store::job_row(row)?, row.get(4)?, row.get(5)?))
@@ -350,7 +358,7 @@ pub fn note_replay(
     lease: &str,
     verdict: &Result<(), String>,
     now_ms: i64,
-) -> Result<(), String> {
+) -> Result<(), crate::store::Error> {
     let detail = verdict.as_ref().err().cloned().unwrap_or_default();
     connection
         .execute(
@@ -358,11 +366,11 @@ pub fn note_replay(
             params![worker, job, lease, verdict.is_ok(), detail, now_ms],
         )
         .map(drop)
-        .map_err(|e| format!("server database: {e}"))
+        .map_err(|e| format!("server database: {e}").into())
 }
 
 /// Each worker's re-plays by name: (those that differed, all), and the last difference.
-pub fn replay_tallies(connection: &Db) -> Result<HashMap<String, (u64, u64, String)>, String> {
+pub fn replay_tallies(connection: &Db) -> Result<HashMap<String, (u64, u64, String)>, crate::store::Error> {
     let rows = store::all_rows(
         connection,
         "SELECT w.name, r.matched, r.detail FROM server_worker_replays r JOIN server_workers w ON w.id = r.worker
