@@ -70,7 +70,7 @@ pub struct CheckGame {
 
 /// One worker thread's loop; returns when the server stops.
 pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
-    let lease = format!("local-{index}");
+    let lease = shared.replica.local_lease(index);
     let (mut ladder, mut db) = match (Ladder::open(&config.ladder), store::open(&config.ladder)) {
         (Ok(ladder), Ok(db)) => (ladder, db),
         (Err(e), _) | (_, Err(e)) => {
@@ -83,7 +83,9 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
         // The final's games come before the ladder's jobs.
         match crate::final_round::claim(&mut db, &lease) {
             Ok(crate::final_round::Claim::Game(game)) => {
-                if let Err(why) = crate::final_round::play(&game, &lease, &config, &shared, &mut ladder) {
+                let played = crate::blobs::ensure_all_local(&db)
+                    .and_then(|()| crate::final_round::play(&game, &lease, &config, &shared, &mut ladder));
+                if let Err(why) = played {
                     if shared.stop.load(Ordering::SeqCst) {
                         break; // the game stays running: it is queued again on the next start
                     }
@@ -100,7 +102,9 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
         // Test games come after the checks and before every ladder job.
         match crate::test_games::claim(&mut db, &lease) {
             Ok(Some(test)) => {
-                if let Err(why) = crate::test_games::play(&test, &config, &shared, &ladder, &db) {
+                let played = crate::blobs::ensure_all_local(&db)
+                    .and_then(|()| crate::test_games::play(&test, &config, &shared, &ladder, &db));
+                if let Err(why) = played {
                     eprintln!("worker {index}: test games {}: {why}", test.id);
                 }
                 shared.changed();
@@ -115,7 +119,9 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
         let claimed = if seeding { store::claim_check(&mut db, &lease) } else { store::claim_job(&mut db, &lease) };
         match claimed {
             Ok(Some(job)) => {
-                if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
+                let played = crate::blobs::ensure_all_local(&db)
+                    .and_then(|()| run_job(&job, &config, &shared, &mut ladder, &mut db));
+                if let Err(why) = played {
                     if shared.stop.load(Ordering::SeqCst) {
                         break; // the job stays running: it is queued again on the next start
                     }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use othello_db::{Db, Location};
+use othello_testkit::postgres::{TestDatabase, ladder_location};
 use othello_testkit::{fixture, random_bot};
 
 /// How long a test waits for the server to get somewhere (it waits for states, never a fixed time).
@@ -27,13 +29,46 @@ impl Drop for Process {
     }
 }
 
+/// A contest's ladder for one test: the file `contest.sqlite3` in the contest's folder, or a
+/// database of its own when the suite runs on PostgreSQL (`OTHELLO_TEST_STORE=postgres`).
+pub struct ContestLadder {
+    /// What `--ladder` is given: the file's name (commands run in the contest's folder) or the URL.
+    pub arg: String,
+    pub location: Location,
+    _database: Option<TestDatabase>,
+}
+
+impl ContestLadder {
+    pub fn new(dir: &Path) -> ContestLadder {
+        let (location, database) = ladder_location(dir, "contest.sqlite3");
+        let arg = match &location {
+            Location::File(_) => "contest.sqlite3".to_owned(),
+            Location::Postgres(url) => url.clone(),
+        };
+        ContestLadder { arg, location, _database: database }
+    }
+
+    /// A connection of the test's own, to look at the tables.
+    pub fn open(&self) -> Db {
+        match &self.location {
+            Location::File(path) => othello_db::open_sqlite_file(path).unwrap(),
+            Location::Postgres(url) => Db::connect_postgres(url).unwrap(),
+        }
+    }
+}
+
 /// Starts `othello serve` in `dir` on a free loopback port, on the ladder `contest.sqlite3` with
 /// the pool in `plugins`, 200 ms a move and no continuous games, and `args` besides (`--workers
 /// N` …); returns it and its address.
 pub fn start_server(dir: &Path, args: &[&str]) -> (Process, String) {
+    start_server_on(dir, "contest.sqlite3", args)
+}
+
+/// [`start_server`] on the ladder `ladder` (a file in `dir` or a database's URL).
+pub fn start_server_on(dir: &Path, ladder: &str, args: &[&str]) -> (Process, String) {
     let mut child = Command::new(othello_exe())
         .current_dir(dir)
-        .args(["serve", "--ladder", "contest.sqlite3", "--listen", "127.0.0.1:0"])
+        .args(["serve", "--ladder", ladder, "--listen", "127.0.0.1:0"])
         .args(args)
         .args(["--allow-weak-sandbox", "--plugins", "plugins", "--time-ms", "200", "--error", "1"])
         .arg("--no-continuous-games")
@@ -51,13 +86,18 @@ pub fn start_server(dir: &Path, args: &[&str]) -> (Process, String) {
 /// Makes `dir` a contest's folder: the pool (`random` and `first_legal`) in `plugins`, seeded in
 /// the ladder `contest.sqlite3`.
 pub fn seed_contest(dir: &Path) {
+    seed_contest_on(dir, "contest.sqlite3");
+}
+
+/// [`seed_contest`] on the ladder `ladder` (a file in `dir` or a database's URL).
+pub fn seed_contest_on(dir: &Path, ladder: &str) {
     let plugins = dir.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
     std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
     std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
     let seeded = Command::new(othello_exe())
         .current_dir(dir)
-        .args(["ladder", "--ladder", "contest.sqlite3"])
+        .args(["ladder", "--ladder", ladder])
         .args(["--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"])
         .stdin(Stdio::null())
         .output()
@@ -90,6 +130,11 @@ pub fn upload(address: &str, token: &str, file_name: &str, library: &[u8]) -> se
 
 pub fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
     db.query_row(sql, [], |row| row.get(0)).unwrap()
+}
+
+/// [`count`] on either store.
+pub fn count_in(db: &Db, sql: &str) -> i64 {
+    db.query_row(sql, [], |row| row.get::<Option<i64>>(0)).unwrap().unwrap_or(0)
 }
 
 pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {

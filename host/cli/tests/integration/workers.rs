@@ -4,11 +4,12 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use othello_testkit::fixture_with;
 
-use crate::serving::{Process, agent, count, othello_exe, seed_contest, start_server, upload, wait_until};
+use crate::serving::{
+    ContestLadder, Process, agent, count_in, othello_exe, seed_contest_on, start_server_on, upload, wait_until,
+};
 
 fn othello(dir: &Path, args: &[&str]) -> String {
     let output = Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap();
@@ -50,8 +51,10 @@ fn get_json(address: &str, path: &str, token: Option<&str>) -> serde_json::Value
 fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     let root = tempfile::tempdir().unwrap();
     let server_dir = root.path().join("server");
-    seed_contest(&server_dir);
-    let ladder = ["--ladder", "contest.sqlite3"];
+    std::fs::create_dir_all(&server_dir).unwrap();
+    let store = ContestLadder::new(&server_dir);
+    seed_contest_on(&server_dir, &store.arg);
+    let ladder = ["--ladder", store.arg.as_str()];
     let entrant = othello(&server_dir, &[&["serve", "entrant", "add", "Kim"][..], &ladder].concat())
         .lines()
         .last()
@@ -67,7 +70,8 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
         })
         .collect();
 
-    let (server, address) = start_server(&server_dir, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
+    let (server, address) =
+        start_server_on(&server_dir, &store.arg, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
 
     // The gated bot waits before each move while its gate is closed, which only the first worker
     // lets it read: its first job is held in the middle by construction, and the worker is killed
@@ -107,11 +111,10 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     }
     drop(server);
 
-    let db = rusqlite::Connection::open(server_dir.join("contest.sqlite3")).unwrap();
-    db.busy_timeout(Duration::from_secs(30)).unwrap();
-    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
+    let db = store.open();
+    assert_eq!(count_in(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
     assert_eq!(
-        count(
+        count_in(
             &db,
             "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
              AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
@@ -120,7 +123,7 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
         "each pair job has both its games once"
     );
     assert_eq!(
-        count(
+        count_in(
             &db,
             "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads)
              OR white IN (SELECT entry FROM server_uploads)) AND id NOT IN (SELECT game FROM server_job_games)"
@@ -130,18 +133,21 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     );
     for id in &ids {
         let entry: i64 =
-            db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [id], |row| row.get(0)).unwrap();
-        assert_eq!(count(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}")) % 2, 0);
+            db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [*id], |row| row.get(0)).unwrap();
+        assert_eq!(
+            count_in(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}")) % 2,
+            0
+        );
     }
     assert!(
-        count(
+        count_in(
             &db,
             "SELECT attempts FROM server_jobs WHERE kind = 'check' AND upload = (SELECT min(id) FROM server_uploads)"
         ) >= 2,
         "the killed worker's job was claimed again"
     );
     assert_eq!(
-        count(&db, "SELECT games FROM server_workers WHERE name = 'one'"),
+        count_in(&db, "SELECT games FROM server_workers WHERE name = 'one'"),
         0,
         "the killed worker counted nothing"
     );
