@@ -1,12 +1,14 @@
 -- Several `othello serve` processes on one database (replicas).
 
--- Each running server process: it renews `seen_at` (Unix ms) every second; one not seen for
+-- Each running server process: it renews `seen_at` (Unix ms) twice a second; one not seen for
 -- ten seconds is gone, and the games its workers held (leases `local:<id>:<n>`) are queued again.
+-- `live` is the games its workers are playing (JSON), for the other replicas' arena screens.
 CREATE TABLE server_replicas (
     id TEXT PRIMARY KEY,
     address TEXT NOT NULL,
     started_at INTEGER NOT NULL,
-    seen_at INTEGER NOT NULL
+    seen_at INTEGER NOT NULL,
+    live TEXT NOT NULL DEFAULT '[]'
 );
 
 -- Work one replica at a time does (the pool's calibration): held by a replica until it lapses.

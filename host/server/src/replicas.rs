@@ -151,7 +151,7 @@ impl Replica {
     pub fn keep_alive(&self, connection: &Db, address: &str, shared: &Shared) {
         let mut relay = ChangeRelay::new(connection).unwrap_or_else(|why| {
             eprintln!("replica {}: {why}", self.id);
-            ChangeRelay { shown: 0, counter: 0 }
+            ChangeRelay { shown: 0, counter: 0, moves_reported: 0, others: String::new() }
         });
         let mut last_beat: Option<std::time::Instant> = None;
         while !shared.workers_stopped.load(Ordering::SeqCst) {
@@ -245,20 +245,57 @@ pub fn requeue_before_replicas(connection: &Db) -> Result<usize, String> {
 }
 
 /// Relays page changes between this replica and the others: a change here bumps the shared
-/// counter; the counter moved by another replica tells this one's pages.
+/// counter; the counter moved by another replica tells this one's pages. The same for the games
+/// being played: each replica reports its own in its row and reads the others'.
 pub struct ChangeRelay {
     /// This replica's own change count last relayed.
     shown: u64,
     /// The shared counter last seen.
     counter: i64,
+    /// This replica's move count last reported.
+    moves_reported: u64,
+    /// The other replicas' games as last read.
+    others: String,
 }
 
 impl ChangeRelay {
     fn new(connection: &Db) -> Result<ChangeRelay, String> {
-        Ok(ChangeRelay { shown: 0, counter: counter(connection)? })
+        Ok(ChangeRelay { shown: 0, counter: counter(connection)?, moves_reported: 0, others: String::new() })
+    }
+
+    /// Reports this replica's live games when they moved, and takes the others'.
+    fn relay_live(&mut self, connection: &Db, shared: &Shared) -> Result<(), String> {
+        let moves = *shared.live.moves.borrow();
+        if moves != self.moves_reported {
+            let report = serde_json::to_string(&shared.live.report()).expect("live games serialize");
+            connection
+                .execute("UPDATE server_replicas SET live = ?2 WHERE id = ?1", params![shared.replica.id, report])
+                .map_err(db)?;
+            self.moves_reported = moves;
+        }
+        let reports: Vec<String> = connection
+            .query_map(
+                "SELECT live FROM server_replicas WHERE id != ?1 AND seen_at >= ?2 ORDER BY id",
+                params![shared.replica.id, now_ms() - REPLICA_TIMEOUT.as_millis() as i64],
+                |row| row.get(0),
+            )
+            .map_err(db)?;
+        let others = reports.concat();
+        if others != self.others {
+            let games = reports
+                .iter()
+                .flat_map(|report| serde_json::from_str::<Vec<crate::live::ReportedGame>>(report).unwrap_or_default())
+                .collect();
+            self.others = others;
+            shared.live.set_others(games);
+            // Its own bump is not this replica's move.
+            self.moves_reported = *shared.live.moves.borrow();
+        }
+        Ok(())
     }
 
     fn relay(&mut self, connection: &Db, shared: &Shared) -> Result<(), String> {
+        self.relay_live(connection, shared)?;
         let local = *shared.changes.borrow();
         if local != self.shown {
             self.counter = connection

@@ -70,8 +70,15 @@ fn a_replica_killed_mid_game_loses_nothing_and_the_other_rates_the_bot() {
     wait_until("the first replica's worker to be playing the check", || {
         count_in(&db, "SELECT count(*) FROM server_jobs WHERE state = 'running' AND lease LIKE 'local:%'") == 1
     });
-    // The second replica sees the first's upload on its own pages.
-    assert_eq!(get_json(&second_address, &format!("/api/bots/{id}"), &entrant)["status"], "checking");
+    // The second replica sees the first's upload on its own pages, and its game on the arena
+    // screen, move by move.
+    wait_until("the second replica to show the upload being checked", || {
+        get_json(&second_address, &format!("/api/bots/{id}"), &entrant)["status"] == "checking"
+    });
+    wait_until("the first replica's game on the second's arena screen", || {
+        let mut response = crate::serving::agent().get(format!("http://{second_address}/arena")).call().unwrap();
+        response.body_mut().read_to_string().unwrap().contains("Gated")
+    });
     first.0.kill().unwrap(); // SIGKILL: no clean-up, its row stays until it lapses
     first.0.wait().unwrap();
     // Its machine is gone with its uploads: the second replica has only the database.
