@@ -296,12 +296,11 @@ impl Server {
             !config.seed_pool.is_empty() && (ladder.entries()?.is_empty() || admin::seeding_unfinished(&db)?);
         let mut start = PoolStart::default();
         if calibrate {
-            start = enter_pool(
-                &mut ladder,
-                &config.seed_pool,
-                config.pool_calibration.as_ref(),
-                seeding_time.limit.as_millis() as u64,
-            )?;
+            let time_ms = seeding_time.limit.as_millis() as u64;
+            start = enter_pool(&mut ladder, &config.seed_pool, config.pool_calibration.as_ref(), time_ms)
+                // Replicas starting at once on a new ladder: the one that lost the race finds
+                // the pool entered.
+                .or_else(|_| enter_pool(&mut ladder, &config.seed_pool, config.pool_calibration.as_ref(), time_ms))?;
             // The organiser keeps the shipped ratings: only the members they do not rate play.
             if start.source.is_some() && !config.refine_pool && start.not_calibrated.is_empty() {
                 calibrate = false;

@@ -836,7 +836,9 @@ mod tests {
                  CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
                  PRAGMA foreign_keys = ON;
                  UPDATE settings SET value = '2' WHERE key = 'server_schema';
-                 DROP TABLE schema_migrations;",
+                 DROP TABLE schema_migrations;
+                 DROP TABLE server_replicas; DROP TABLE server_leaders;
+                 DROP TABLE server_upload_files; DROP TABLE server_change_counter;",
             )
             .unwrap();
         connection

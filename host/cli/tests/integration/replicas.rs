@@ -8,9 +8,7 @@ use std::process::{Command, Stdio};
 
 use othello_testkit::fixture_with;
 
-use crate::serving::{
-    ContestLadder, Process, count_in, othello_exe, seed_contest_on, start_server_on, upload, wait_until,
-};
+use crate::serving::{ContestLadder, Process, count, othello_exe, seed_contest, start_server, upload, wait_until};
 
 fn othello(dir: &Path, args: &[&str]) -> String {
     let output = Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap();
@@ -36,7 +34,7 @@ fn a_replica_killed_mid_game_loses_nothing_and_the_other_rates_the_bot() {
     let ladder = store.arg.clone();
     // A file ladder: both replicas open the same file, by its absolute path.
     let ladder = if ladder.starts_with("postgres") { ladder } else { first_dir.join(ladder).display().to_string() };
-    seed_contest_on(&first_dir, &ladder);
+    seed_contest(&first_dir, &ladder);
     // The second replica runs from a folder of its own, with a pool of the same files (the pool's
     // paths are the first folder's: on one machine, as replicas behind one proxy would share it).
     std::fs::create_dir_all(second_dir.join("plugins")).unwrap();
@@ -56,19 +54,19 @@ fn a_replica_killed_mid_game_loses_nothing_and_the_other_rates_the_bot() {
     let (gated, gate) = othello_testkit::Gate::bot("replica-kill9", "Gated");
     gate.close();
     let first_uploads = first_dir.join("uploads");
-    let (mut first, first_address) = start_server_on(
+    let (mut first, first_address) = start_server(
         &first_dir,
         &ladder,
         &["--workers", "1", "--max-games", "8", "--read", gate.folder().to_str().unwrap()],
     );
     let (second, second_address) =
-        start_server_on(&second_dir, &ladder, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
+        start_server(&second_dir, &ladder, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
     let db = store_connection(&store, &ladder);
-    assert_eq!(count_in(&db, "SELECT count(*) FROM server_replicas"), 2, "both replicas announced themselves");
+    assert_eq!(count(&db, "SELECT count(*) FROM server_replicas"), 2, "both replicas announced themselves");
 
     let id = upload(&first_address, &entrant, "libgated.so", &std::fs::read(gated).unwrap())["id"].as_i64().unwrap();
     wait_until("the first replica's worker to be playing the check", || {
-        count_in(&db, "SELECT count(*) FROM server_jobs WHERE state = 'running' AND lease LIKE 'local:%'") == 1
+        count(&db, "SELECT count(*) FROM server_jobs WHERE state = 'running' AND lease LIKE 'local:%'") == 1
     });
     // The second replica sees the first's upload on its own pages, and its game on the arena
     // screen, move by move.
@@ -114,13 +112,13 @@ fn a_replica_killed_mid_game_loses_nothing_and_the_other_rates_the_bot() {
     let mut second = second;
     assert!(second.0.wait().unwrap().success(), "a clean stop on SIGTERM");
 
-    assert_eq!(count_in(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0, "no job left behind");
+    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0, "no job left behind");
     assert!(
-        count_in(&db, &format!("SELECT attempts FROM server_jobs WHERE kind = 'check' AND upload = {id}")) >= 2,
+        count(&db, &format!("SELECT attempts FROM server_jobs WHERE kind = 'check' AND upload = {id}")) >= 2,
         "the killed replica's check was claimed again"
     );
     assert_eq!(
-        count_in(
+        count(
             &db,
             "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
              AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
@@ -129,7 +127,7 @@ fn a_replica_killed_mid_game_loses_nothing_and_the_other_rates_the_bot() {
         "each pair job has both its games once"
     );
     assert_eq!(
-        count_in(
+        count(
             &db,
             "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
              OR white IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))
@@ -141,7 +139,7 @@ fn a_replica_killed_mid_game_loses_nothing_and_the_other_rates_the_bot() {
     let gated_file = std::fs::read_dir(first_uploads.join(sha256_of(&db, id))).unwrap().count();
     assert_eq!(gated_file, 1, "the gated bot's file written again from the database, where the first replica kept it");
     assert_eq!(
-        count_in(&db, &format!("SELECT count(*) FROM server_replicas WHERE address = '{second_address}'")),
+        count(&db, &format!("SELECT count(*) FROM server_replicas WHERE address = '{second_address}'")),
         0,
         "the second replica left on its clean stop"
     );

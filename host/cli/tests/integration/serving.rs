@@ -57,15 +57,10 @@ impl ContestLadder {
     }
 }
 
-/// Starts `othello serve` in `dir` on a free loopback port, on the ladder `contest.sqlite3` with
-/// the pool in `plugins`, 200 ms a move and no continuous games, and `args` besides (`--workers
-/// N` …); returns it and its address.
-pub fn start_server(dir: &Path, args: &[&str]) -> (Process, String) {
-    start_server_on(dir, "contest.sqlite3", args)
-}
-
-/// [`start_server`] on the ladder `ladder` (a file in `dir` or a database's URL).
-pub fn start_server_on(dir: &Path, ladder: &str, args: &[&str]) -> (Process, String) {
+/// Starts `othello serve` in `dir` on a free loopback port, on the ladder `ladder` (a file in
+/// `dir` or a database's URL: [`ContestLadder::arg`]) with the pool in `plugins`, 200 ms a move
+/// and no continuous games, and `args` besides (`--workers N` …); returns it and its address.
+pub fn start_server(dir: &Path, ladder: &str, args: &[&str]) -> (Process, String) {
     let mut child = Command::new(othello_exe())
         .current_dir(dir)
         .args(["serve", "--ladder", ladder, "--listen", "127.0.0.1:0"])
@@ -84,13 +79,8 @@ pub fn start_server_on(dir: &Path, ladder: &str, args: &[&str]) -> (Process, Str
 }
 
 /// Makes `dir` a contest's folder: the pool (`random` and `first_legal`) in `plugins`, seeded in
-/// the ladder `contest.sqlite3`.
-pub fn seed_contest(dir: &Path) {
-    seed_contest_on(dir, "contest.sqlite3");
-}
-
-/// [`seed_contest`] on the ladder `ladder` (a file in `dir` or a database's URL).
-pub fn seed_contest_on(dir: &Path, ladder: &str) {
+/// the ladder `ladder` (a file in `dir` or a database's URL).
+pub fn seed_contest(dir: &Path, ladder: &str) {
     let plugins = dir.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
     std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
@@ -128,12 +118,8 @@ pub fn upload(address: &str, token: &str, file_name: &str, library: &[u8]) -> se
     serde_json::from_str(&text).unwrap()
 }
 
-pub fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
-    db.query_row(sql, [], |row| row.get(0)).unwrap()
-}
-
-/// [`count`] on either store.
-pub fn count_in(db: &Db, sql: &str) -> i64 {
+/// The number `sql` answers (NULL counts as 0), on either store.
+pub fn count(db: &Db, sql: &str) -> i64 {
     db.query_row(sql, [], |row| row.get::<Option<i64>>(0)).unwrap().unwrap_or(0)
 }
 

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use othello_testkit::fixture_with;
 
 use crate::serving::{
-    ContestLadder, Process, agent, count_in, othello_exe, seed_contest_on, start_server_on, upload, wait_until,
+    ContestLadder, Process, agent, count, othello_exe, seed_contest, start_server, upload, wait_until,
 };
 
 fn othello(dir: &Path, args: &[&str]) -> String {
@@ -53,7 +53,7 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     let server_dir = root.path().join("server");
     std::fs::create_dir_all(&server_dir).unwrap();
     let store = ContestLadder::new(&server_dir);
-    seed_contest_on(&server_dir, &store.arg);
+    seed_contest(&server_dir, &store.arg);
     let ladder = ["--ladder", store.arg.as_str()];
     let entrant = othello(&server_dir, &[&["serve", "entrant", "add", "Kim"][..], &ladder].concat())
         .lines()
@@ -71,7 +71,7 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
         .collect();
 
     let (server, address) =
-        start_server_on(&server_dir, &store.arg, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
+        start_server(&server_dir, &store.arg, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
 
     // The gated bot waits before each move while its gate is closed, which only the first worker
     // lets it read: its first job is held in the middle by construction, and the worker is killed
@@ -112,9 +112,9 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     drop(server);
 
     let db = store.open();
-    assert_eq!(count_in(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
     assert_eq!(
-        count_in(
+        count(
             &db,
             "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
              AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
@@ -123,7 +123,7 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
         "each pair job has both its games once"
     );
     assert_eq!(
-        count_in(
+        count(
             &db,
             "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads)
              OR white IN (SELECT entry FROM server_uploads)) AND id NOT IN (SELECT game FROM server_job_games)"
@@ -134,20 +134,17 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     for id in &ids {
         let entry: i64 =
             db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [*id], |row| row.get(0)).unwrap();
-        assert_eq!(
-            count_in(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}")) % 2,
-            0
-        );
+        assert_eq!(count(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}")) % 2, 0);
     }
     assert!(
-        count_in(
+        count(
             &db,
             "SELECT attempts FROM server_jobs WHERE kind = 'check' AND upload = (SELECT min(id) FROM server_uploads)"
         ) >= 2,
         "the killed worker's job was claimed again"
     );
     assert_eq!(
-        count_in(&db, "SELECT games FROM server_workers WHERE name = 'one'"),
+        count(&db, "SELECT games FROM server_workers WHERE name = 'one'"),
         0,
         "the killed worker counted nothing"
     );
