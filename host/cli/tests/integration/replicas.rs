@@ -112,29 +112,10 @@ fn a_replica_killed_mid_game_loses_nothing_and_the_other_rates_the_bot() {
     let mut second = second;
     assert!(second.0.wait().unwrap().success(), "a clean stop on SIGTERM");
 
-    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0, "no job left behind");
+    crate::serving::assert_every_job_done_and_every_game_counted_once(&db);
     assert!(
         count(&db, &format!("SELECT attempts FROM server_jobs WHERE kind = 'check' AND upload = {id}")) >= 2,
         "the killed replica's check was claimed again"
-    );
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
-             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
-        ),
-        0,
-        "each pair job has both its games once"
-    );
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
-             OR white IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))
-             AND id NOT IN (SELECT game FROM server_job_games)"
-        ),
-        0,
-        "every game of the uploaded bots belongs to a job, once"
     );
     let gated_file = std::fs::read_dir(first_uploads.join(sha256_of(&db, id))).unwrap().count();
     assert_eq!(gated_file, 1, "the gated bot's file written again from the database, where the first replica kept it");

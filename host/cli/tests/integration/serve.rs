@@ -136,16 +136,7 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
         0,
         "every game of the placement belongs to a job"
     );
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
-             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
-        ),
-        0,
-        "each pair job has both its games once (none for the job that found the placement done)"
-    );
-    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
+    crate::serving::assert_every_job_done_and_every_game_counted_once(&db);
 }
 
 #[test]

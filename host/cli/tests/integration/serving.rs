@@ -130,3 +130,29 @@ pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// What every test of a server killed or a worker lost ends with: every job done, each pair job
+/// with both its games once (none for one that found its placement done), and every game of the
+/// uploaded bots belonging to a job, once.
+pub fn assert_every_job_done_and_every_game_counted_once(db: &Db) {
+    assert_eq!(count(db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0, "no job left behind");
+    assert_eq!(
+        count(
+            db,
+            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
+             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
+        ),
+        0,
+        "each pair job has both its games once"
+    );
+    assert_eq!(
+        count(
+            db,
+            "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+             OR white IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))
+             AND id NOT IN (SELECT game FROM server_job_games)"
+        ),
+        0,
+        "every game of the uploaded bots belongs to a job, once"
+    );
+}

@@ -112,25 +112,7 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     drop(server);
 
     let db = store.open();
-    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
-             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
-        ),
-        0,
-        "each pair job has both its games once"
-    );
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads)
-             OR white IN (SELECT entry FROM server_uploads)) AND id NOT IN (SELECT game FROM server_job_games)"
-        ),
-        0,
-        "every game of the uploaded bots belongs to a job, once"
-    );
+    crate::serving::assert_every_job_done_and_every_game_counted_once(&db);
     for id in &ids {
         let entry: i64 =
             db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [*id], |row| row.get(0)).unwrap();
