@@ -23,7 +23,7 @@ pub use http as web;
 pub use jobs::{final_round, remote, replay_check, test_games, worker};
 pub use service::inspect;
 pub use shared::live;
-pub use store::{sessions, settings as admin};
+pub use store::{blobs, replicas, sessions, settings as admin};
 
 pub use config::{Config, SeedingStatus};
 pub use shared::Shared;
@@ -74,6 +74,8 @@ pub struct Server {
     shared: Arc<Shared>,
     web: Option<JoinHandle<Result<(), String>>>,
     workers: Vec<JoinHandle<()>>,
+    /// Renews this replica's row until the workers are done, then leaves the replicas.
+    keep_alive: Option<JoinHandle<()>>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -99,12 +101,11 @@ impl Server {
             !config.seed_pool.is_empty() && (ladder.entries()?.is_empty() || admin::seeding_unfinished(&db)?);
         let mut start = PoolStart::default();
         if calibrate {
-            start = enter_pool(
-                &mut ladder,
-                &config.seed_pool,
-                config.pool_calibration.as_ref(),
-                seeding_time.limit.as_millis() as u64,
-            )?;
+            let time_ms = seeding_time.limit.as_millis() as u64;
+            start = enter_pool(&mut ladder, &config.seed_pool, config.pool_calibration.as_ref(), time_ms)
+                // Replicas starting at once on a new ladder: the one that lost the race finds
+                // the pool entered.
+                .or_else(|_| enter_pool(&mut ladder, &config.seed_pool, config.pool_calibration.as_ref(), time_ms))?;
             // The organiser keeps the shipped ratings: only the members they do not rate play.
             if start.source.is_some() && !config.refine_pool && start.not_calibrated.is_empty() {
                 calibrate = false;
@@ -113,22 +114,37 @@ impl Server {
                 admin::set_seeding_unfinished(&db, true)?;
             }
         }
-        let requeued = store::requeue_interrupted(&db)?
-            + final_round::requeue_interrupted(&db)?
-            + test_games::requeue_interrupted(&db)?;
+        // Games held by a server that is gone (this one before a crash, or another replica not
+        // seen for a while) go back to their queues; another replica's running games stay its.
+        let requeued = store::replicas::requeue_before_replicas(&db)? + store::replicas::requeue_abandoned(&db)?;
         if requeued > 0 {
             eprintln!("{requeued} interrupted job(s) put back in the queue");
         }
-        std::fs::create_dir_all(config.uploads_dir())
-            .map_err(|e| format!("cannot create {}: {e}", config.uploads_dir().display()))?;
+        let uploads = config.uploads_dir();
+        std::fs::create_dir_all(&uploads).map_err(|e| format!("cannot create {}: {e}", uploads.display()))?;
+        // Absolute, as runners start in folders of their own and replicas compare paths.
+        config.uploads = Some(uploads.canonicalize().map_err(|e| format!("cannot find {}: {e}", uploads.display()))?);
+        let kept = store::blobs::keep_earlier_uploads(&db)?;
+        if kept > 0 {
+            eprintln!("{kept} upload(s) of an earlier release kept in the database");
+        }
         drop(ladder);
         let listener = std::net::TcpListener::bind(config.listen)
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         listener.set_nonblocking(true).map_err(|e| format!("{e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("{e}"))?;
+        let replica = store::replicas::Replica::register(&db, &addr.to_string())?;
         let config = Arc::new(config);
-        let shared = Arc::new(Shared::new(weak_sandbox));
+        let shared = Arc::new(Shared::new(weak_sandbox, replica));
         let service = Arc::new(service::Service::new(config.clone(), shared.clone(), db, addr)?);
+        let keep_alive = {
+            let shared = shared.clone();
+            let connection = store::open(&config.ladder)?;
+            std::thread::Builder::new()
+                .name("replica keep-alive".to_owned())
+                .spawn(move || jobs::replicas::keep_alive(&shared.replica, &connection, &addr.to_string(), &shared))
+                .map_err(|e| format!("cannot start the replica's keep-alive: {e}"))?
+        };
         let mut workers = Vec::new();
         if calibrate {
             *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) =
@@ -157,7 +173,7 @@ impl Server {
             .spawn(move || web::serve(listener, service, stopped))
             .map_err(|e| format!("cannot start the web server: {e}"))?;
         shared.work_added();
-        Ok(Server { addr, shared, web: Some(web), workers, shutdown: Some(shutdown) })
+        Ok(Server { addr, shared, web: Some(web), workers, keep_alive: Some(keep_alive), shutdown: Some(shutdown) })
     }
 
     /// Stops taking requests, lets each worker finish the game it is playing (a job cut short
@@ -174,6 +190,11 @@ impl Server {
         let web = self.web.take().map(|web| web.join().unwrap_or_else(|_| Err("the web server panicked".to_owned())));
         for worker in self.workers.drain(..) {
             let _ = worker.join();
+        }
+        // Only now: the games the workers were finishing stay this replica's until they end.
+        self.shared.workers_stopped.store(true, Ordering::SeqCst);
+        if let Some(keep_alive) = self.keep_alive.take() {
+            let _ = keep_alive.join();
         }
         web.unwrap_or(Ok(()))
     }
@@ -223,6 +244,26 @@ fn seeding_status(config: &Config, time: &SeedingTime, start: &PoolStart) -> See
 /// placements start when it ends. Stopped with the server, it goes on from its games at the next
 /// start.
 fn calibrate_pool(config: &Config, shared: &Shared, time: SeedingTime) {
+    // One replica calibrates: the others wait for it to end, and take over if it is gone.
+    let connection = match store::open(&config.ladder) {
+        Ok(connection) => connection,
+        Err(why) => return eprintln!("the pool's calibration cannot start: {why}"),
+    };
+    loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        match shared.replica.lead(&connection, store::replicas::POOL_CALIBRATION) {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(why) => eprintln!("the pool's calibration: {why}"),
+        }
+        if matches!(admin::seeding_unfinished(&connection), Ok(false)) {
+            // Another replica calibrated it.
+            return calibration_ended(shared);
+        }
+        shared.sleep_unless_stopped(store::replicas::HEARTBEAT * 2);
+    }
     let mut refined = false;
     let result = Ladder::open(&config.ladder).and_then(|mut ladder| {
         if ladder.calibration()?.is_some() && config.refine_pool {
@@ -267,9 +308,16 @@ fn calibrate_pool(config: &Config, shared: &Shared, time: SeedingTime) {
         // Placements go ahead on what was played: better than none at all.
         Err(why) => eprintln!("the pool's calibration stopped: {why}; placements start on what it played"),
     }
-    if let Err(why) = store::open(&config.ladder).and_then(|db| admin::set_seeding_unfinished(&db, false)) {
+    if let Err(why) = admin::set_seeding_unfinished(&connection, false)
+        .and_then(|()| shared.replica.resign(&connection, store::replicas::POOL_CALIBRATION))
+    {
         eprintln!("{why}");
     }
+    calibration_ended(shared);
+}
+
+/// The pool is calibrated: placements go ahead.
+fn calibration_ended(shared: &Shared) {
     *shared.seeding.lock().unwrap_or_else(|p| p.into_inner()) = None;
     shared.work_added();
     shared.changed();

@@ -6,6 +6,7 @@ mod ladder;
 mod nboard;
 mod nboard_hint;
 mod nboard_sample_bots;
+mod replicas;
 mod scale;
 mod serve;
 mod serving;

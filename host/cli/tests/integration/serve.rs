@@ -4,11 +4,10 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use othello_testkit::fixture_with;
 
-use crate::serving::{agent, count, othello_exe, seed_contest, upload, wait_until};
+use crate::serving::{ContestLadder, agent, count, othello_exe, seed_contest, upload, wait_until};
 
 fn othello(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
@@ -18,63 +17,66 @@ fn othello(dir: &Path, args: &[&str]) -> std::process::Output {
 #[test]
 fn entrants_are_added_listed_and_revoked_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
-    let added = othello(dir.path(), &["serve", "entrant", "add", "Ada", "--ladder", "contest.sqlite3"]);
+    let store = ContestLadder::new(dir.path());
+    let l = store.arg.as_str();
+    let added = othello(dir.path(), &["serve", "entrant", "add", "Ada", "--ladder", l]);
     assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
     let stdout = String::from_utf8(added.stdout).unwrap();
     let token = stdout.lines().last().unwrap();
     assert_eq!(token.len(), 64, "the token alone on the last line: {stdout}");
     assert!(stdout.contains(&format!("/login#token={token}")), "a login link: {stdout}");
-    let again = othello(dir.path(), &["serve", "entrant", "add", "Ada", "--ladder", "contest.sqlite3"]);
+    let again = othello(dir.path(), &["serve", "entrant", "add", "Ada", "--ladder", l]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already"));
-    let revoked = othello(dir.path(), &["serve", "entrant", "revoke", "Ada", "--ladder", "contest.sqlite3"]);
+    let revoked = othello(dir.path(), &["serve", "entrant", "revoke", "Ada", "--ladder", l]);
     assert!(revoked.status.success());
-    let list = othello(dir.path(), &["serve", "entrant", "list", "--ladder", "contest.sqlite3"]);
+    let list = othello(dir.path(), &["serve", "entrant", "list", "--ladder", l]);
     let list = String::from_utf8(list.stdout).unwrap();
     assert!(list.contains("Ada") && list.contains("revoked"), "{list}");
     // A new token brings a revoked entrant back under the same name; the old one stays dead.
-    let renewed = othello(dir.path(), &["serve", "entrant", "token", "Ada", "--ladder", "contest.sqlite3"]);
+    let renewed = othello(dir.path(), &["serve", "entrant", "token", "Ada", "--ladder", l]);
     assert!(renewed.status.success(), "{}", String::from_utf8_lossy(&renewed.stderr));
     let stdout = String::from_utf8(renewed.stdout).unwrap();
     let new_token = stdout.lines().last().unwrap();
     assert!(new_token.len() == 64 && new_token != token, "{stdout}");
     assert!(stdout.contains(&format!("/login#token={new_token}")), "a login link: {stdout}");
-    let list = othello(dir.path(), &["serve", "entrant", "list", "--ladder", "contest.sqlite3"]);
+    let list = othello(dir.path(), &["serve", "entrant", "list", "--ladder", l]);
     let list = String::from_utf8(list.stdout).unwrap();
     assert!(list.contains("Ada") && !list.contains("revoked"), "{list}");
-    let unknown = othello(dir.path(), &["serve", "entrant", "token", "Nobody", "--ladder", "contest.sqlite3"]);
+    let unknown = othello(dir.path(), &["serve", "entrant", "token", "Nobody", "--ladder", l]);
     assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("no entrant `Nobody`"));
     // Workers: a new token, and a purge of a worker that played nothing.
-    let added = othello(dir.path(), &["serve", "worker", "add", "lab", "--ladder", "contest.sqlite3"]);
+    let added = othello(dir.path(), &["serve", "worker", "add", "lab", "--ladder", l]);
     assert!(added.status.success());
-    let renewed = othello(dir.path(), &["serve", "worker", "token", "lab", "--ladder", "contest.sqlite3"]);
+    let renewed = othello(dir.path(), &["serve", "worker", "token", "lab", "--ladder", l]);
     assert_eq!(String::from_utf8(renewed.stdout).unwrap().lines().last().unwrap().len(), 64);
-    let purged = othello(dir.path(), &["serve", "worker", "purge", "lab", "--ladder", "contest.sqlite3"]);
+    let purged = othello(dir.path(), &["serve", "worker", "purge", "lab", "--ladder", l]);
     assert!(purged.status.success(), "{}", String::from_utf8_lossy(&purged.stderr));
     assert!(String::from_utf8(purged.stdout).unwrap().contains("Removed the 0 game(s)"));
     // The ladder commands still read the file the server added its tables to.
-    let ladder = othello(dir.path(), &["ladder", "--ladder", "contest.sqlite3"]);
+    let ladder = othello(dir.path(), &["ladder", "--ladder", l]);
     assert!(ladder.status.success(), "{}", String::from_utf8_lossy(&ladder.stderr));
 }
 
 #[test]
 fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     let dir = tempfile::tempdir().unwrap();
-    seed_contest(dir.path());
-    let added = othello(dir.path(), &["serve", "entrant", "add", "Kim", "--ladder", "contest.sqlite3"]);
+    let store = ContestLadder::new(dir.path());
+    let l = store.arg.as_str();
+    seed_contest(dir.path(), l);
+    let added = othello(dir.path(), &["serve", "entrant", "add", "Kim", "--ladder", l]);
     let token = String::from_utf8(added.stdout).unwrap().lines().last().unwrap().to_owned();
 
     // The bot waits before each move while its gate is closed (the server lets it read the gate).
     let (survivor, gate) = othello_testkit::Gate::bot("kill9", "Survivor");
     let read = gate.folder().to_str().unwrap().to_owned();
     let (mut server, address) =
-        crate::serving::start_server(dir.path(), &["--workers", "1", "--max-games", "30", "--read", &read]);
+        crate::serving::start_server(dir.path(), l, &["--workers", "1", "--max-games", "30", "--read", &read]);
     let bot = std::fs::read(survivor).unwrap();
     let uploaded = upload(&address, &token, "libsurvivor.so", &bot);
     let id = uploaded["id"].as_i64().unwrap();
 
-    let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
-    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    let db = store.open();
     // Mid-rating: the check and a placement pair done and a game of the next one recorded.
     wait_until("three placement games", || {
         let (status, reason): (String, Option<String>) = db
@@ -100,7 +102,7 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
     gate.open();
 
     let (mut server, address) =
-        crate::serving::start_server(dir.path(), &["--workers", "1", "--max-games", "30", "--read", &read]);
+        crate::serving::start_server(dir.path(), l, &["--workers", "1", "--max-games", "30", "--read", &read]);
     wait_until("the placement to end", || {
         let mut response = agent()
             .get(format!("http://{address}/api/bots/{id}"))
@@ -134,32 +136,24 @@ fn a_server_killed_mid_placement_resumes_with_no_game_lost_or_counted_twice() {
         0,
         "every game of the placement belongs to a job"
     );
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
-             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
-        ),
-        0,
-        "each pair job has both its games once (none for the job that found the placement done)"
-    );
-    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
+    crate::serving::assert_every_job_done_and_every_game_counted_once(&db);
 }
 
 #[test]
 fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     let dir = tempfile::tempdir().unwrap();
-    seed_contest(dir.path());
+    let store = ContestLadder::new(dir.path());
+    let l = store.arg.as_str();
+    seed_contest(dir.path(), l);
     let (gate_library, gate) = othello_testkit::Gate::bot("final-max", "Held");
     let server_args = ["--workers", "1", "--max-games", "30", "--read", gate.folder().to_str().unwrap()];
-    let (mut server, address) = crate::serving::start_server(dir.path(), &server_args);
+    let (mut server, address) = crate::serving::start_server(dir.path(), l, &server_args);
     let mut tokens = Vec::new();
     for entrant in ["Kim", "Lee", "Max"] {
-        let added = othello(dir.path(), &["serve", "entrant", "add", entrant, "--ladder", "contest.sqlite3"]);
+        let added = othello(dir.path(), &["serve", "entrant", "add", entrant, "--ladder", l]);
         tokens.push(String::from_utf8(added.stdout).unwrap().lines().last().unwrap().to_owned());
     }
-    let db = rusqlite::Connection::open(dir.path().join("contest.sqlite3")).unwrap();
-    db.busy_timeout(Duration::from_secs(30)).unwrap();
+    let db = store.open();
     for (token, tag, name) in [(&tokens[0], "final-kim", "Kim's bot"), (&tokens[1], "final-lee", "Lee's bot")] {
         let library = std::fs::read(fixture_with("named", tag, &[("NAME", format!("\"{name}\""))])).unwrap();
         upload(&address, token, "libbot.so", &library);
@@ -183,7 +177,7 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     let last_game_before_final = count(&db, "SELECT max(id) FROM games");
     let started = othello(
         dir.path(),
-        &["serve", "final", "start", "--ladder", "contest.sqlite3", "--games-per-pair", "2", "--time-ms", "600000"],
+        &["serve", "final", "start", "--ladder", l, "--games-per-pair", "2", "--time-ms", "600000"],
     );
     assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
     let stdout = String::from_utf8(started.stdout).unwrap();
@@ -200,7 +194,7 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
     assert_eq!(done_before, 1, "killed mid-final, after its first game");
     gate.open();
 
-    let (mut server, _) = crate::serving::start_server(dir.path(), &server_args);
+    let (mut server, _) = crate::serving::start_server(dir.path(), l, &server_args);
     wait_until("the final to end", || {
         count(&db, "SELECT count(*) FROM server_finals WHERE finished_at IS NOT NULL") == 1
     });
@@ -234,13 +228,13 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
         "every game since the final began belongs to one job or one game of the final"
     );
 
-    let shown = othello(dir.path(), &["serve", "final", "show", "--ladder", "contest.sqlite3"]);
+    let shown = othello(dir.path(), &["serve", "final", "show", "--ladder", l]);
     let shown = String::from_utf8(shown.stdout).unwrap();
     assert!(shown.contains("6 of 6 games played, finished"), "{shown}");
     for name in ["Kim's bot", "Lee's bot", "Held"] {
         assert!(shown.contains(name), "{name} in {shown}");
     }
-    let exported = othello(dir.path(), &["serve", "final", "export", "--ladder", "contest.sqlite3", "final.html"]);
+    let exported = othello(dir.path(), &["serve", "final", "export", "--ladder", l, "final.html"]);
     assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
     let html = std::fs::read_to_string(dir.path().join("final.html")).unwrap();
     assert!(html.contains("Kim's bot") || html.contains("Kim&#39;s bot"), "{html}");
@@ -252,18 +246,20 @@ fn a_server_killed_mid_final_resumes_it_with_no_game_lost_or_counted_twice() {
 #[test]
 fn the_organiser_chooses_on_the_command_line_whether_copies_are_entered() {
     let dir = tempfile::tempdir().unwrap();
-    let ladder = dir.path().join("contest.sqlite3");
-    let entered = othello(dir.path(), &["serve", "copies", "enter", "--ladder", "contest.sqlite3"]);
+    let store = ContestLadder::new(dir.path());
+    let l = store.arg.as_str();
+    let entered = othello(dir.path(), &["serve", "copies", "enter", "--ladder", l]);
     assert!(entered.status.success(), "{}", String::from_utf8_lossy(&entered.stderr));
     assert!(String::from_utf8_lossy(&entered.stdout).contains("entered"));
-    let rule = |ladder: &Path| {
-        othello_server::admin::copy_rule(&othello_server::store::open(&ladder.into()).unwrap()).unwrap()
+    let rule = |location: &othello_db::Location| {
+        othello_server::admin::copy_rule(&othello_server::store::open(location).unwrap()).unwrap()
     };
+    let ladder = store.location.clone();
     assert_eq!(rule(&ladder), othello_server::admin::CopyRule::Enter);
-    let wrong = othello(dir.path(), &["serve", "copies", "share", "--ladder", "contest.sqlite3"]);
+    let wrong = othello(dir.path(), &["serve", "copies", "share", "--ladder", l]);
     assert!(!wrong.status.success());
     assert_eq!(rule(&ladder), othello_server::admin::CopyRule::Enter, "unchanged by a wrong word");
-    let refused = othello(dir.path(), &["serve", "copies", "refuse", "--ladder", "contest.sqlite3"]);
+    let refused = othello(dir.path(), &["serve", "copies", "refuse", "--ladder", l]);
     assert!(refused.status.success());
     assert_eq!(rule(&ladder), othello_server::admin::CopyRule::Refuse);
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use othello_db::{Db, Location};
+use othello_testkit::postgres::{TestDatabase, ladder_location};
 use othello_testkit::{fixture, random_bot};
 
 /// How long a test waits for the server to get somewhere (it waits for states, never a fixed time).
@@ -27,13 +29,41 @@ impl Drop for Process {
     }
 }
 
-/// Starts `othello serve` in `dir` on a free loopback port, on the ladder `contest.sqlite3` with
-/// the pool in `plugins`, 200 ms a move and no continuous games, and `args` besides (`--workers
-/// N` …); returns it and its address.
-pub fn start_server(dir: &Path, args: &[&str]) -> (Process, String) {
+/// A contest's ladder for one test: the file `contest.sqlite3` in the contest's folder, or a
+/// database of its own when the suite runs on PostgreSQL (`OTHELLO_TEST_STORE=postgres`).
+pub struct ContestLadder {
+    /// What `--ladder` is given: the file's name (commands run in the contest's folder) or the URL.
+    pub arg: String,
+    pub location: Location,
+    _database: Option<TestDatabase>,
+}
+
+impl ContestLadder {
+    pub fn new(dir: &Path) -> ContestLadder {
+        let (location, database) = ladder_location(dir, "contest.sqlite3");
+        let arg = match &location {
+            Location::File(_) => "contest.sqlite3".to_owned(),
+            Location::Postgres(url) => url.clone(),
+        };
+        ContestLadder { arg, location, _database: database }
+    }
+
+    /// A connection of the test's own, to look at the tables.
+    pub fn open(&self) -> Db {
+        match &self.location {
+            Location::File(path) => othello_db::open_sqlite_file(path).unwrap(),
+            Location::Postgres(url) => Db::connect_postgres(url).unwrap(),
+        }
+    }
+}
+
+/// Starts `othello serve` in `dir` on a free loopback port, on the ladder `ladder` (a file in
+/// `dir` or a database's URL: [`ContestLadder::arg`]) with the pool in `plugins`, 200 ms a move
+/// and no continuous games, and `args` besides (`--workers N` …); returns it and its address.
+pub fn start_server(dir: &Path, ladder: &str, args: &[&str]) -> (Process, String) {
     let mut child = Command::new(othello_exe())
         .current_dir(dir)
-        .args(["serve", "--ladder", "contest.sqlite3", "--listen", "127.0.0.1:0"])
+        .args(["serve", "--ladder", ladder, "--listen", "127.0.0.1:0"])
         .args(args)
         .args(["--allow-weak-sandbox", "--plugins", "plugins", "--time-ms", "200", "--error", "1"])
         .arg("--no-continuous-games")
@@ -49,15 +79,15 @@ pub fn start_server(dir: &Path, args: &[&str]) -> (Process, String) {
 }
 
 /// Makes `dir` a contest's folder: the pool (`random` and `first_legal`) in `plugins`, seeded in
-/// the ladder `contest.sqlite3`.
-pub fn seed_contest(dir: &Path) {
+/// the ladder `ladder` (a file in `dir` or a database's URL).
+pub fn seed_contest(dir: &Path, ladder: &str) {
     let plugins = dir.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
     std::fs::copy(random_bot(), plugins.join("librandom.so")).unwrap();
     std::fs::copy(fixture("first_legal"), plugins.join("libfirst_legal.so")).unwrap();
     let seeded = Command::new(othello_exe())
         .current_dir(dir)
-        .args(["ladder", "--ladder", "contest.sqlite3"])
+        .args(["ladder", "--ladder", ladder])
         .args(["--seed-pool", "plugins/librandom.so", "plugins/libfirst_legal.so"])
         .stdin(Stdio::null())
         .output()
@@ -88,8 +118,9 @@ pub fn upload(address: &str, token: &str, file_name: &str, library: &[u8]) -> se
     serde_json::from_str(&text).unwrap()
 }
 
-pub fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
-    db.query_row(sql, [], |row| row.get(0)).unwrap()
+/// The number `sql` answers (NULL counts as 0), on either store.
+pub fn count(db: &Db, sql: &str) -> i64 {
+    db.query_row(sql, [], |row| row.get::<Option<i64>>(0)).unwrap().unwrap_or(0)
 }
 
 pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
@@ -98,4 +129,30 @@ pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(start.elapsed() < DEADLINE, "waited {DEADLINE:?} for {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// What every test of a server killed or a worker lost ends with: every job done, each pair job
+/// with both its games once (none for one that found its placement done), and every game of the
+/// uploaded bots belonging to a job, once.
+pub fn assert_every_job_done_and_every_game_counted_once(db: &Db) {
+    assert_eq!(count(db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0, "no job left behind");
+    assert_eq!(
+        count(
+            db,
+            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
+             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
+        ),
+        0,
+        "each pair job has both its games once"
+    );
+    assert_eq!(
+        count(
+            db,
+            "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL)
+             OR white IN (SELECT entry FROM server_uploads WHERE entry IS NOT NULL))
+             AND id NOT IN (SELECT game FROM server_job_games)"
+        ),
+        0,
+        "every game of the uploaded bots belongs to a job, once"
+    );
 }

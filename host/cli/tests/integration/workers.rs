@@ -4,11 +4,12 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use othello_testkit::fixture_with;
 
-use crate::serving::{Process, agent, count, othello_exe, seed_contest, start_server, upload, wait_until};
+use crate::serving::{
+    ContestLadder, Process, agent, count, othello_exe, seed_contest, start_server, upload, wait_until,
+};
 
 fn othello(dir: &Path, args: &[&str]) -> String {
     let output = Command::new(othello_exe()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap();
@@ -50,8 +51,10 @@ fn get_json(address: &str, path: &str, token: Option<&str>) -> serde_json::Value
 fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     let root = tempfile::tempdir().unwrap();
     let server_dir = root.path().join("server");
-    seed_contest(&server_dir);
-    let ladder = ["--ladder", "contest.sqlite3"];
+    std::fs::create_dir_all(&server_dir).unwrap();
+    let store = ContestLadder::new(&server_dir);
+    seed_contest(&server_dir, &store.arg);
+    let ladder = ["--ladder", store.arg.as_str()];
     let entrant = othello(&server_dir, &[&["serve", "entrant", "add", "Kim"][..], &ladder].concat())
         .lines()
         .last()
@@ -67,7 +70,8 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
         })
         .collect();
 
-    let (server, address) = start_server(&server_dir, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
+    let (server, address) =
+        start_server(&server_dir, &store.arg, &["--workers", "0", "--lease-secs", "3", "--max-games", "8"]);
 
     // The gated bot waits before each move while its gate is closed, which only the first worker
     // lets it read: its first job is held in the middle by construction, and the worker is killed
@@ -107,30 +111,11 @@ fn worker_processes_rate_the_bots_and_a_worker_killed_mid_job_loses_nothing() {
     }
     drop(server);
 
-    let db = rusqlite::Connection::open(server_dir.join("contest.sqlite3")).unwrap();
-    db.busy_timeout(Duration::from_secs(30)).unwrap();
-    assert_eq!(count(&db, "SELECT count(*) FROM server_jobs WHERE state != 'done'"), 0);
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM server_jobs j WHERE kind = 'pair'
-             AND (SELECT count(*) FROM server_job_games g WHERE g.job = j.id) NOT IN (0, 2)"
-        ),
-        0,
-        "each pair job has both its games once"
-    );
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM games WHERE (black IN (SELECT entry FROM server_uploads)
-             OR white IN (SELECT entry FROM server_uploads)) AND id NOT IN (SELECT game FROM server_job_games)"
-        ),
-        0,
-        "every game of the uploaded bots belongs to a job, once"
-    );
+    let db = store.open();
+    crate::serving::assert_every_job_done_and_every_game_counted_once(&db);
     for id in &ids {
         let entry: i64 =
-            db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [id], |row| row.get(0)).unwrap();
+            db.query_row("SELECT entry FROM server_uploads WHERE id = ?1", [*id], |row| row.get(0)).unwrap();
         assert_eq!(count(&db, &format!("SELECT count(*) FROM games WHERE black = {entry} OR white = {entry}")) % 2, 0);
     }
     assert!(

@@ -5,5 +5,6 @@ pub mod final_round;
 pub mod library;
 pub mod remote;
 pub mod replay_check;
+pub mod replicas;
 pub mod test_games;
 pub mod worker;

@@ -59,6 +59,7 @@ fn crashed_at_once(played: &Played) -> Option<String> {
 /// (read here, without loading it), its name and error made harmless as a local probe's are.
 fn verify_probe(connection: &Db, job: &Job, mut played: Played) -> Result<Played, String> {
     let upload = store::upload(connection, job.upload)?.ok_or_else(|| format!("upload {} is gone", job.upload))?;
+    crate::store::blobs::ensure_local(connection, &upload.path)?;
     let bytes = std::fs::read(&upload.path).map_err(|e| format!("cannot read {}: {e}", upload.path.display()))?;
     let probe = played.probe.as_mut().ok_or("a check's result has no probe of the library")?;
     crate::service::inspect::probe_matches_exports(probe, &bytes)?;
@@ -605,7 +606,10 @@ fn library_path(
         .optional()
         .map_err(|e| internal(db(e)))?;
     if let Some(path) = upload {
-        return Ok(Some(PathBuf::from(path)));
+        let path = PathBuf::from(path);
+        // Taken by another replica: written here from the database first.
+        crate::store::blobs::ensure_local(connection, &path).map_err(internal)?;
+        return Ok(Some(path));
     }
     let entries = ladder.entries().map_err(internal)?;
     if let Some(entry) = entries.iter().find(|e| e.identity.kind == Kind::Library && e.identity.hash == sha256) {

@@ -29,7 +29,7 @@ use crate::store::{self, Job, JobKind, Next, Status, Upload};
 
 /// One worker thread's loop; returns when the server stops.
 pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
-    let lease = format!("local-{index}");
+    let lease = shared.replica.local_lease(index);
     let (mut ladder, mut db) = match (Ladder::open(&config.ladder), store::open(&config.ladder)) {
         (Ok(ladder), Ok(db)) => (ladder, db),
         (ladder, db) => {
@@ -43,7 +43,10 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
         // The final's games come before the ladder's jobs.
         match crate::jobs::final_round::claim(&mut db, &lease) {
             Ok(crate::jobs::final_round::Claim::Game(game)) => {
-                if let Err(why) = crate::jobs::final_round::play(&game, &lease, &config, &shared, &mut ladder) {
+                let played = crate::store::blobs::ensure_all_local(&db)
+                    .map_err(String::from)
+                    .and_then(|()| crate::jobs::final_round::play(&game, &lease, &config, &shared, &mut ladder));
+                if let Err(why) = played {
                     if shared.stop.load(Ordering::SeqCst) {
                         break; // the game stays running: it is queued again on the next start
                     }
@@ -60,7 +63,10 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
         // Test games come after the checks and before every ladder job.
         match crate::jobs::test_games::claim(&mut db, &lease) {
             Ok(Some(test)) => {
-                if let Err(why) = crate::jobs::test_games::play(&test, &config, &shared, &ladder, &db) {
+                let played = crate::store::blobs::ensure_all_local(&db)
+                    .map_err(String::from)
+                    .and_then(|()| crate::jobs::test_games::play(&test, &config, &shared, &ladder, &db));
+                if let Err(why) = played {
                     eprintln!("worker {index}: test games {}: {why}", test.id);
                 }
                 shared.changed();
@@ -75,7 +81,10 @@ pub fn run(index: usize, config: Arc<Config>, shared: Arc<Shared>) {
         let claimed = if seeding { store::claim_check(&mut db, &lease) } else { store::claim_job(&mut db, &lease) };
         match claimed {
             Ok(Some(job)) => {
-                if let Err(why) = run_job(&job, &config, &shared, &mut ladder, &mut db) {
+                let played = crate::store::blobs::ensure_all_local(&db)
+                    .map_err(String::from)
+                    .and_then(|()| run_job(&job, &config, &shared, &mut ladder, &mut db));
+                if let Err(why) = played {
                     if shared.stop.load(Ordering::SeqCst) {
                         break; // the job stays running: it is queued again on the next start
                     }

@@ -508,16 +508,13 @@ impl Service {
             return Err(Refusal::new(409, why));
         }
         let file_name = crate::service::inspect::stored_file_name(raw_file_name, bytes);
-        let folder = self.config.uploads_dir().join(&sha256);
-        let path = folder.join(&file_name);
+        let path = self.config.uploads_dir().join(&sha256).join(&file_name);
         if !path.is_file() {
-            std::fs::create_dir_all(&folder).map_err(|e| Refusal::internal(format!("cannot store the upload: {e}")))?;
-            // Written under a temporary name and renamed: a crash never leaves half a library.
-            let partial = folder.join(format!(".{file_name}.partial"));
-            std::fs::write(&partial, bytes)
-                .and_then(|()| std::fs::rename(&partial, &path))
+            crate::store::blobs::write_file(&path, bytes)
                 .map_err(|e| Refusal::internal(format!("cannot store the upload: {e}")))?;
         }
+        // In the database too: every replica can play it.
+        crate::store::blobs::keep(&lock(&self.db), &sha256, bytes).map_err(Refusal::internal)?;
         let id = store::add_upload(&mut lock(&self.db), entrant.id, &sha256, &file_name, &path, bytes.len() as u64)?;
         self.shared.work_added();
         self.shared.changed();

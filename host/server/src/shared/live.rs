@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use othello_arena::record::{GameRecord, MoveRecord};
 use othello_arena::referee::{GameEvent, Opening};
@@ -18,7 +18,7 @@ use othello_sdk::{Color, Position};
 use crate::shared::Shared;
 
 /// One move as the arena shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LiveMove {
     pub color: char,
     #[serde(rename = "move")]
@@ -44,7 +44,7 @@ impl LiveMove {
 }
 
 /// A game being played (or just ended) on one worker.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LiveGame {
     /// Unique while the server runs: the screen notices a new game by it.
     pub live_id: u64,
@@ -80,16 +80,29 @@ const RECENT: usize = 4;
 /// Every worker's current game, and the last few ended ones.
 pub struct Live {
     games: Mutex<(BTreeMap<String, LiveGame>, std::collections::VecDeque<LiveGame>)>,
+    /// The other replicas' games, as they last reported them ([`crate::jobs::replicas`]).
+    others: Mutex<Vec<LiveGame>>,
     next_id: AtomicU64,
     /// Bumped at every move, start and end of a live game.
     pub moves: tokio::sync::watch::Sender<u64>,
 }
 
+/// A replica's games as it reports them to the others (with the entries the API leaves out).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportedGame {
+    pub game: LiveGame,
+    pub entries: [i64; 2],
+}
+
 impl Default for Live {
     fn default() -> Live {
+        // Live ids of replicas differ: each starts from a random 24-bit block (ids stay below
+        // 2^48, exact in the pages' JavaScript numbers).
+        let block = std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), 0u8) >> 40;
         Live {
             games: Mutex::new((BTreeMap::new(), std::collections::VecDeque::new())),
-            next_id: AtomicU64::new(1),
+            others: Mutex::new(Vec::new()),
+            next_id: AtomicU64::new((block << 24) + 1),
             moves: tokio::sync::watch::Sender::new(0),
         }
     }
@@ -173,11 +186,37 @@ impl Live {
         });
     }
 
-    /// The games, those being played first, the final's first among them, then the newest.
+    /// This replica's own games, to report to the others.
+    pub fn report(&self) -> Vec<ReportedGame> {
+        let guard = self.games.lock().unwrap_or_else(|p| p.into_inner());
+        guard
+            .0
+            .values()
+            .chain(guard.1.iter())
+            .map(|game| ReportedGame { game: game.clone(), entries: game.entries })
+            .collect()
+    }
+
+    /// The other replicas' games as they last reported them.
+    pub fn set_others(&self, reported: Vec<ReportedGame>) {
+        let games = reported
+            .into_iter()
+            .map(|ReportedGame { mut game, entries }| {
+                game.entries = entries;
+                game
+            })
+            .collect();
+        *self.others.lock().unwrap_or_else(|p| p.into_inner()) = games;
+        self.moves.send_modify(|n| *n += 1);
+    }
+
+    /// The games of every replica, those being played first, the final's first among them, then
+    /// the newest.
     pub fn games(&self) -> Vec<LiveGame> {
         let guard = self.games.lock().unwrap_or_else(|p| p.into_inner());
         let mut games: Vec<LiveGame> = guard.0.values().chain(guard.1.iter()).cloned().collect();
         drop(guard);
+        games.extend(self.others.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned());
         games.sort_by(|a, b| {
             a.result
                 .is_some()

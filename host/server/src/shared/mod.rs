@@ -7,6 +7,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use crate::config::SeedingStatus;
+use crate::store::replicas::Replica;
 
 /// How long an idle worker sleeps before looking at the queue again even without a wake-up (a
 /// job added by another process on the same ladder).
@@ -28,11 +29,17 @@ pub struct Shared {
     /// there is none): placements wait for it unless it started from a shipped calibration;
     /// checks and test games never do.
     pub seeding: Mutex<Option<SeedingStatus>>,
+    /// This process among the servers of the ladder (its workers' leases carry its id).
+    pub replica: Replica,
+    /// Set when the server's workers have stopped (after [`Shared::stop`]).
+    pub workers_stopped: AtomicBool,
 }
 
 impl Shared {
-    pub(crate) fn new(weak_sandbox: Option<String>) -> Shared {
+    pub(crate) fn new(weak_sandbox: Option<String>, replica: Replica) -> Shared {
         Shared {
+            replica,
+            workers_stopped: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             work: (Mutex::new(0), Condvar::new()),
             changes: tokio::sync::watch::Sender::new(0),
@@ -69,10 +76,20 @@ impl Shared {
     /// Waits until work is added after generation `seen`, the server stops, or
     /// [`IDLE_POLL`] passes.
     pub(crate) fn wait_for_work(&self, seen: u64) {
+        self.wait_for_work_at_most(seen, IDLE_POLL);
+    }
+
+    /// Sleeps for `time`, or less when the server stops (or work is added).
+    pub fn sleep_unless_stopped(&self, time: Duration) {
+        let seen = self.work_generation();
+        self.wait_for_work_at_most(seen, time);
+    }
+
+    fn wait_for_work_at_most(&self, seen: u64, time: Duration) {
         let (lock, wake) = &self.work;
         let guard = lock.lock().expect("no panic holds it");
         let _unused = wake
-            .wait_timeout_while(guard, IDLE_POLL, |generation| *generation == seen && !self.stop.load(Ordering::SeqCst))
+            .wait_timeout_while(guard, time, |generation| *generation == seen && !self.stop.load(Ordering::SeqCst))
             .expect("no panic holds it");
     }
 

@@ -4,8 +4,8 @@
 //! Its games are rows of `server_final_games`, claimed and played one at a time like the job
 //! queue's jobs: a worker holds a row (`running`, with its lease) while it plays, and the game is
 //! recorded in the ladder in one transaction with the row turning `done`, so a server killed in
-//! the middle puts the row back in the queue on its next start ([`requeue_interrupted`]) and no
-//! game is lost or counted twice. The games are ladder games too: each is replayable at
+//! the middle, or one of its replicas gone, puts the row back in the queue
+//! ([`crate::store::replicas::requeue_abandoned`]) and no game is lost or counted twice. The games are ladder games too: each is replayable at
 //! `/games/{id}` and counts on the leaderboard.
 //!
 //! A knockout's next round is queued when the queue of the final is empty and every match of the
@@ -344,13 +344,6 @@ pub fn final_games(connection: &Db, final_id: i64) -> Result<Vec<FinalGameRow>, 
     )
 }
 
-/// Puts back in the queue every final game a worker held when the server stopped.
-pub fn requeue_interrupted(connection: &Db) -> Result<usize, crate::store::Error> {
-    connection
-        .execute("UPDATE server_final_games SET state = 'queued', lease = NULL WHERE state = 'running'", [])
-        .map_err(db)
-}
-
 /// A final game a worker holds.
 #[derive(Debug, Clone)]
 pub struct ClaimedGame {
@@ -378,6 +371,7 @@ pub enum Claim {
 /// marks the final finished, when its queue is empty and nothing of it is being played.
 pub fn claim(connection: &mut Db, lease: &str) -> Result<Claim, crate::store::Error> {
     let transaction = connection.transaction().map_err(db)?;
+    crate::store::replicas::requeue_abandoned(&transaction)?;
     let Some(final_id) = running_final(&transaction)? else { return Ok(Claim::Nothing) };
     // One claim of a final at a time, whichever replica makes it: a knockout's next round and
     // the final's end are decided once.

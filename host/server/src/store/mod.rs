@@ -7,8 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod blobs;
 pub mod finals;
 mod legacy_sqlite;
+pub mod replicas;
 pub mod sessions;
 pub mod settings;
 pub mod test_games;
@@ -21,8 +23,10 @@ use sha2::{Digest, Sha256};
 use othello_arena::record::unix_now;
 
 /// The server's migrations (the set `server` in `schema_migrations`), after the ladder's.
-pub const MIGRATIONS: &[Migration] =
-    &[Migration { version: 1, name: "server", sql: include_str!("../../migrations/0001_server.sql") }];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration { version: 1, name: "server", sql: include_str!("../../migrations/0001_server.sql") },
+    Migration { version: 2, name: "replicas", sql: include_str!("../../migrations/0002_replicas.sql") },
+];
 
 /// Opens the ladder (an SQLite file, checked and created as the ladder does, or a PostgreSQL
 /// database) and brings the server's tables up to date.
@@ -511,18 +515,6 @@ pub(crate) fn job_row(row: &othello_db::Row) -> othello_db::Result<Job> {
     })
 }
 
-/// Puts back in the queue every job a worker held when the server stopped (crash or `kill -9`).
-/// Returns how many.
-pub fn requeue_interrupted(connection: &Db) -> Result<usize, Error> {
-    connection
-        .execute(
-            "UPDATE server_jobs SET state = CASE kind WHEN 'test' THEN 'done' ELSE 'queued' END, lease = NULL,
-               lease_expires = NULL WHERE state = 'running'",
-            [],
-        )
-        .map_err(db)
-}
-
 /// Puts back in their queues the jobs whose remote leases lapsed before `now_ms`. A test job's
 /// pair goes back to the test games' queue (its job row rests until the pair is leased again).
 pub fn requeue_lapsed(connection: &Db, now_ms: i64) -> Result<(), Error> {
@@ -602,6 +594,7 @@ pub fn claim_job_until(
     let transaction = connection.transaction().map_err(db)?;
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     requeue_lapsed(&transaction, now_ms)?;
+    crate::store::replicas::requeue_abandoned(&transaction)?;
     let job = transaction
         .query_row(
             &format!(
@@ -897,7 +890,9 @@ mod tests {
                  CREATE INDEX server_jobs_queue ON server_jobs(state, kind, id);
                  PRAGMA foreign_keys = ON;
                  UPDATE settings SET value = '2' WHERE key = 'server_schema';
-                 DROP TABLE schema_migrations;",
+                 DROP TABLE schema_migrations;
+                 DROP TABLE server_replicas; DROP TABLE server_leaders;
+                 DROP TABLE server_upload_files; DROP TABLE server_change_counter;",
             )
             .unwrap();
         connection

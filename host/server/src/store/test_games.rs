@@ -11,13 +11,6 @@ use crate::store::{all_rows, db};
 /// Default pairs of test games one entrant may ask for per hour.
 pub const DEFAULT_TEST_GAMES_PER_HOUR: u32 = 20;
 
-/// Puts back in the queue the test games a worker was playing when the server stopped.
-pub fn requeue_interrupted(connection: &Db) -> Result<usize, crate::store::Error> {
-    connection
-        .execute("UPDATE server_test_games SET state = 'queued', lease = NULL WHERE state = 'running'", [])
-        .map_err(db)
-}
-
 /// Pairs of test games `entrant` asked for since `since` (Unix seconds), for the rate limit.
 pub fn requested_since(connection: &Db, entrant: i64, since: u64) -> Result<u32, crate::store::Error> {
     connection
@@ -53,6 +46,7 @@ pub struct TestJob {
 /// first; test games then come before every ladder job).
 pub fn claim(connection: &mut Db, lease: &str) -> Result<Option<TestJob>, crate::store::Error> {
     let transaction = connection.transaction().map_err(db)?;
+    crate::store::replicas::requeue_abandoned(&transaction)?;
     let check_waits: bool = transaction
         .query_row("SELECT EXISTS (SELECT 1 FROM server_jobs WHERE state = 'queued' AND kind = 'check')", [], |row| {
             row.get(0)
