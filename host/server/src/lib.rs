@@ -2,10 +2,20 @@
 //! libraries, and see them checked, placed on the ladder and played; everyone sees the
 //! leaderboard live. The same over a JSON API (`/api/…`, token in `Authorization: Bearer`).
 //!
-//! Layout: [`web`] (routes, handlers and pages) → [`service`] (what the handlers ask for) →
-//! [`store`] (the server's tables beside the ladder's, in its SQLite file or PostgreSQL database,
-//! through `othello_db`) and the ladder itself
-//! ([`othello_ladder`]); [`worker`] threads play the queued jobs through the arena's seats.
+//! Layers, each importing only those below it:
+//! - [`http`]: the routes and handlers (the JSON API, the pages, the organiser's and the worker
+//!   API), the extractors of who asks and the one error type that answers ([`http::error::ApiError`]);
+//! - [`pages`]: the HTML, rendered with maud from what the handlers pass in;
+//! - [`jobs`]: the work beside the requests (the rating workers, the final, test games, remote
+//!   leases and re-plays, the replicas' keep-alive);
+//! - [`service`]: the rules (uploads, limits, who may see what) over the store and the ladder;
+//! - [`shared`]: what the web side and the workers share while the server runs;
+//! - [`store`]: every query and migration of the server's tables, beside the ladder's
+//!   ([`othello_ladder`]), in its SQLite file or PostgreSQL database through `othello_db`;
+//! - [`plan`] and [`config`]: what a game job plays, and what the server is started with.
+//!
+//! [`client`] is `othello worker`'s side of the worker API: of the server it uses [`plan`], the upload
+//! hash and the stop signal, nothing of the layers above [`shared`].
 
 pub mod client;
 pub mod config;
