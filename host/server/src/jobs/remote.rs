@@ -15,9 +15,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use othello_db::{Db, OptionalExtension, params};
+use othello_db::Db;
 
-use othello_arena::record::{End, Outcome, unix_now};
+use othello_arena::record::{End, Outcome};
 use othello_arena::seat::{Failure, Termination};
 use othello_ladder::Ladder;
 use othello_ladder::identity::{Kind, file_hash};
@@ -26,7 +26,7 @@ use crate::jobs::worker::{Planned, complete_job, plan_job};
 pub use crate::plan::{Accepted, Claimed, Hello};
 use crate::plan::{Plan, Played};
 use crate::service::{Refusal, Service};
-use crate::store::db;
+use crate::store::leases;
 pub use crate::store::workers::{
     Caller, LOAD_VERDICTS_NEEDED, RefusedResult, WorkerInfo, WorkerTally, add_worker, purge_worker, refusals,
     revoke_worker, tallies, workers,
@@ -114,9 +114,7 @@ impl Remote {
         };
         self.with(|connection, _| {
             if let Some(caller) = worker_by_token(connection, &token)? {
-                connection
-                    .execute("UPDATE server_workers SET last_seen = ?2 WHERE id = ?1", params![caller.id, unix_now() as i64])
-                    .map_err(|e| internal(db(e)))?;
+                leases::seen(connection, caller.id)?;
                 return Ok(caller);
             }
             if store::entrant_by_token(connection, &token)?.is_some() {
@@ -131,14 +129,7 @@ impl Remote {
 
     fn refuse(&self, caller: &Caller, lease: &str, job: Option<i64>, status: u16, reason: String) -> Refusal {
         eprintln!("worker {}: result refused (lease {lease}): {reason}", caller.name);
-        let _ = self.with(|connection, _| {
-            connection
-                .execute(
-                    "INSERT INTO server_worker_refusals (worker, lease, job, reason, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![caller.id, lease, job, reason, unix_now() as i64],
-                )
-                .map_err(|e| internal(db(e)))
-        });
+        let _ = self.with(|connection, _| Ok(leases::note_refusal(connection, caller.id, lease, job, &reason)?));
         Refusal::new(status, reason)
     }
 
@@ -148,12 +139,8 @@ impl Remote {
         let shared = self.service.shared.clone();
         let lease_ms = config.lease_duration.as_millis() as u64;
         self.with(|connection, ladder| {
-            connection
-                .execute(
-                    "UPDATE server_workers SET host = ?2, cores = ?3 WHERE id = ?1",
-                    params![caller.id, othello_arena::text::one_line(&hello.host, MAX_HOST_CHARS), hello.cores],
-                )
-                .map_err(|e| internal(db(e)))?;
+            let host = othello_arena::text::one_line(&hello.host, MAX_HOST_CHARS);
+            leases::note_host(connection, caller.id, &host, hello.cores)?;
             let mut refreshed = false;
             loop {
                 let lease = store::new_token();
@@ -168,8 +155,7 @@ impl Remote {
                     None => {
                         // While the sample pool is calibrated, placements wait (checks do not).
                         let checks_only = shared.placements_wait();
-                        store::claim_job_until(connection, &lease, Some(expires), Some(caller.id), checks_only)
-                            ?
+                        store::claim_job_until(connection, &lease, Some(expires), Some(caller.id), checks_only)?
                     }
                 };
                 let Some(job) = job else {
@@ -206,12 +192,8 @@ impl Remote {
                         continue;
                     }
                 };
-                connection
-                    .execute(
-                        "INSERT INTO server_leases (id, job, worker, plan, issued_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                        params![lease, job.id, caller.id, serde_json::to_string(&plan).expect("plans serialize"), issued, expires],
-                    )
-                    .map_err(|e| internal(db(e)))?;
+                let plan_json = serde_json::to_string(&plan).expect("plans serialize");
+                leases::add(connection, &lease, job.id, caller.id, &plan_json, issued, expires)?;
                 shared.changed();
                 let libraries = [0, 1].map(|i| format!("/api/worker/libraries/{}", plan.bots[i].sha256));
                 let lease_ms = (expires - issued) as u64;
@@ -223,15 +205,9 @@ impl Remote {
     /// The caller's live lease `lease`: its job and plan, or 409 (foreign, lapsed, capped,
     /// released).
     fn live_lease(&self, connection: &Db, caller: &Caller, lease: &str) -> Result<LeaseCheck, Refusal> {
-        let row: Option<(i64, i64, String, i64, i64, String)> = connection
-            .query_row(
-                "SELECT job, worker, plan, issued_at, expires_at, state FROM server_leases WHERE id = ?1",
-                [lease],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)),
-            )
-            .optional()
-            .map_err(|e| internal(db(e)))?;
-        let Some((job_id, worker, plan, issued_at, expires_at, state)) = row else {
+        let Some(leases::Lease { job: job_id, worker, plan, issued_at, expires_at, state }) =
+            leases::lease(connection, lease)?
+        else {
             return Ok(Err((409, format!("there is no lease {lease}"), None)));
         };
         if worker != caller.id {
@@ -269,20 +245,10 @@ impl Remote {
         self.with(|connection, _| match self.live_lease(connection, caller, lease)? {
             Err((status, why, _)) => Err(Refusal::new(status, why)),
             Ok((job, _)) => {
-                let issued: i64 = connection
-                    .query_row("SELECT issued_at FROM server_leases WHERE id = ?1", [lease], |row| row.get(0))
-                    .map_err(|e| internal(db(e)))?;
+                let issued = leases::lease(connection, lease)?.map_or(0, |held| held.issued_at);
                 let now = now_ms();
                 let expires = (now + lease_ms).min(issued + cap);
-                connection
-                    .execute("UPDATE server_leases SET expires_at = ?2 WHERE id = ?1", params![lease, expires])
-                    .and_then(|_| {
-                        connection.execute(
-                            "UPDATE server_jobs SET lease_expires = ?2 WHERE id = ?1",
-                            params![job.id, expires],
-                        )
-                    })
-                    .map_err(|e| internal(db(e)))?;
+                leases::renew(connection, lease, job.id, expires)?;
                 Ok((expires - now).max(0) as u64)
             }
         })
@@ -294,9 +260,7 @@ impl Remote {
             Err((status, why, _)) => Err(Refusal::new(status, why)),
             Ok((job, _)) => {
                 requeue(connection, job.id)?;
-                connection
-                    .execute("UPDATE server_leases SET state = 'released' WHERE id = ?1", [lease])
-                    .map_err(|e| internal(db(e)))?;
+                leases::set_state(connection, lease, "released")?;
                 Ok(())
             }
         })?;
@@ -315,14 +279,7 @@ impl Remote {
         };
         let outcome = self.with(|connection, ladder| {
             // Accepted before? The same result again is harmless; another is refused.
-            let earlier: Option<(i64, i64, Option<String>, String)> = connection
-                .query_row(
-                    "SELECT job, worker, result_sha256, state FROM server_leases WHERE id = ?1",
-                    [lease],
-                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-                )
-                .optional()
-                .map_err(|e| internal(db(e)))?;
+            let earlier = leases::result_of(connection, lease)?;
             if let Some((job, worker, Some(hash), state)) = earlier
                 && worker == caller.id
                 && state == "submitted"
@@ -337,9 +294,8 @@ impl Remote {
                 Ok(held) => held,
                 Err(refused) => return Ok(Err(refused)),
             };
-            let checked = check_result(&plan, &played, &config).and_then(|played| {
-                if plan.is_check() { verify_probe(connection, &job, played) } else { Ok(played) }
-            });
+            let checked = check_result(&plan, &played, &config)
+                .and_then(|played| if plan.is_check() { verify_probe(connection, &job, played) } else { Ok(played) });
             // A sample of the pairs between two modules is played again here: the same moves, or
             // the result is forged (or the worker broken).
             let checked = checked.and_then(|played| {
@@ -349,32 +305,25 @@ impl Remote {
                 let Ok(Some(verdict)) = replay_verdict(connection, ladder, &config, &plan, &played) else {
                     return Ok(played);
                 };
-                if let Err(why) = crate::jobs::replay_check::note(connection, caller.id, job.id, lease, &verdict, now_ms()) {
+                if let Err(why) =
+                    crate::jobs::replay_check::note(connection, caller.id, job.id, lease, &verdict, now_ms())
+                {
                     eprintln!("worker {}: the re-play of job {} was not noted: {why}", caller.name, job.id);
                 }
-                verdict
-                    .map(|()| played)
-                    .map_err(|why| format!("the server played this pair of WebAssembly bots again and got other moves: {why}"))
+                verdict.map(|()| played).map_err(|why| {
+                    format!("the server played this pair of WebAssembly bots again and got other moves: {why}")
+                })
             });
             let played = match checked {
                 Ok(played) => played,
                 Err(why) => {
                     // The job goes back to the queue for an honest worker.
                     requeue(connection, job.id)?;
-                    connection
-                        .execute("UPDATE server_leases SET state = 'refused' WHERE id = ?1", [lease])
-                        .map_err(|e| internal(db(e)))?;
+                    leases::set_state(connection, lease, "refused")?;
                     return Ok(Err((422, why, Some(job.id))));
                 }
             };
-            let mark_submitted = |connection: &Db| {
-                connection
-                    .execute(
-                        "UPDATE server_leases SET state = 'submitted', result_sha256 = ?2 WHERE id = ?1",
-                        params![lease, result_hash],
-                    )
-                    .map_err(|e| internal(db(e)))
-            };
+            let mark_submitted = |connection: &Db| leases::mark_submitted(connection, lease, &result_hash);
             if let Some(why) = played.probe.as_ref().and_then(|probe| match &probe.status {
                 othello_arena::plugins::PluginStatus::Error(why) => Some(why.clone()),
                 _ => None,
@@ -422,22 +371,12 @@ impl Remote {
                 if earlier.is_none()
                     && let Some(game) = store::job_game(connection, job.id, slot)?
                 {
-                    connection
-                        .execute(
-                            "INSERT INTO server_worker_games (game, worker, job, subject) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-                            params![game, caller.id, job.id, plan.bots[0].entry],
-                        )
-                        .map_err(|e| internal(db(e)))?;
+                    leases::note_game(connection, game, caller.id, job.id, plan.bots[0].entry)?;
                 }
             }
             let games = if plan.is_check() { 0 } else { played.games.len() };
             mark_submitted(connection)?;
-            connection
-                .execute(
-                    "UPDATE server_workers SET games = games + ?2 WHERE id = ?1",
-                    params![caller.id, played.games.len() as i64],
-                )
-                .map_err(|e| internal(db(e)))?;
+            leases::count_games(connection, caller.id, played.games.len() as i64)?;
             Ok(Ok(Accepted { job: job.id, games, duplicate: false }))
         })?;
         shared.changed();
@@ -456,13 +395,7 @@ impl Remote {
         let sha256 = sha256.to_ascii_lowercase();
         let check_opponent = self.service.config.check_opponent.clone();
         let path: Option<PathBuf> = self.with(|connection, ladder| {
-            let plans = store::all_rows(
-                connection,
-                "SELECT plan FROM server_leases WHERE worker = ?1 AND state = 'active' AND expires_at >= ?2",
-                params![caller.id, now_ms()],
-                |row| row.get::<String>(0),
-            )
-            ?;
+            let plans = leases::live_plans(connection, caller.id, now_ms())?;
             let leased = plans
                 .iter()
                 .filter_map(|plan| serde_json::from_str::<Plan>(plan).ok())
@@ -601,10 +534,7 @@ fn library_path(
     check_opponent: &std::path::Path,
     sha256: &str,
 ) -> Result<Option<PathBuf>, Refusal> {
-    let upload: Option<String> = connection
-        .query_row("SELECT path FROM server_uploads WHERE sha256 = ?1 LIMIT 1", [sha256], |row| row.get(0))
-        .optional()
-        .map_err(|e| internal(db(e)))?;
+    let upload = leases::upload_path(connection, sha256)?;
     if let Some(path) = upload {
         let path = PathBuf::from(path);
         // Taken by another replica: written here from the database first.

@@ -19,8 +19,8 @@ use othello_sdk::format_transcript;
 use crate::config::Config;
 use crate::plan::{Plan, PlannedBot};
 use crate::shared::Shared;
+use crate::store;
 pub use crate::store::test_games::*;
-use crate::store::{self, all_rows};
 
 /// Plays a claimed pair and records its games in the test tables (a slot recorded before a crash
 /// is not recorded again). A pair that cannot be played is finished with the reason.
@@ -78,8 +78,7 @@ fn play_pair(job: &TestJob, config: &Config, shared: &Shared, ladder: &Ladder, d
     let (me, opponent, opening) = bots_of(job, config, ladder, db)?;
     let seating = config.seating();
     let (me, opponent) = (Player::new(me, &seating), Player::new(opponent, &seating));
-    let recorded: Vec<i64> =
-        all_rows(db, "SELECT slot FROM server_test_game_records WHERE test = ?1", [job.id], |row| row.get(0))?;
+    let recorded = recorded_slots(db, job.id)?;
     // The organiser's time control (admin page or CLI), as rating games.
     let time_limit = crate::store::settings::time_limit(db, config)?;
     play_pair_with(&me, &opponent, &opening, time_limit, &mut |slot, _, _, game| {

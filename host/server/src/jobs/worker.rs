@@ -268,8 +268,7 @@ pub fn plan_job(
 
 /// The opponent of a test job's pair (its ladder entry).
 fn test_opponent(db: &Db, job: &Job) -> Result<i64, String> {
-    db.query_row("SELECT opponent FROM server_test_games WHERE id = ?1", [job.number as i64], |row| row.get(0))
-        .map_err(|e| format!("test games {}: {e}", job.number))
+    crate::store::test_games::opponent(db, job.number as i64).map_err(|e| format!("test games {}: {e}", job.number))
 }
 
 /// Records game `slot` of a pair unless the job recorded it already (a pair played again after

@@ -51,35 +51,17 @@ impl Service {
         {
             return Ok(history.clone());
         }
-        let games = game_results(&lock(&self.db)).map_err(Refusal::internal)?;
+        let games = crate::store::game_results(&lock(&self.db))?;
         let history = Arc::new(compute(&lock(&self.ladder), &games).map_err(Refusal::internal)?);
         *cache = Some((version, history.clone()));
         Ok(history)
     }
 }
 
-/// One ladder game's result.
-struct GameResult {
-    black: i64,
-    white: i64,
-    black_score: f64,
-    failed: Option<i64>,
-}
-
-/// Every ladder game's result, oldest first (the index on the results covers it).
-fn game_results(connection: &othello_db::Db) -> Result<Vec<GameResult>, String> {
-    let error = |e: othello_db::Error| format!("database: {e}");
-    connection
-        .query_map("SELECT black, white, black_score, failed FROM games ORDER BY id", [], |row| {
-            Ok(GameResult { black: row.get(0)?, white: row.get(1)?, black_score: row.get(2)?, failed: row.get(3)? })
-        })
-        .map_err(error)
-}
-
 /// Refits the ladder on its first `g` games for [`HISTORY_POINTS`] values of `g`, as
 /// [`Ladder::fit`] does (the anchor at 0; an entry that lost every game so far by a failure left
 /// out).
-fn compute(ladder: &Ladder, games: &[GameResult]) -> Result<History, String> {
+fn compute(ladder: &Ladder, games: &[crate::store::GameResult]) -> Result<History, String> {
     let entries = ladder.entries()?;
     let rows = leaderboard(ladder)?.rows;
     let index: HashMap<i64, usize> = entries.iter().enumerate().map(|(i, e)| (e.id, i)).collect();

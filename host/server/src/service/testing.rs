@@ -153,9 +153,6 @@ impl Service {
     /// The version of `entrant` that counts now, if one does: the one it chose when that passed
     /// its check, else its newest that did.
     pub fn current_version(&self, entrant: &Entrant) -> Result<Option<i64>, Refusal> {
-        let sql = format!("SELECT {}", crate::store::current_upload_sql("?1", "'rating', 'rated'"));
-        lock(&self.db)
-            .query_row(&sql, [entrant.id], |row| row.get(0))
-            .map_err(|e| Refusal::internal(format!("database: {e}")))
+        Ok(crate::store::current_version(&lock(&self.db), entrant.id)?)
     }
 }

@@ -8,7 +8,9 @@
 use std::path::{Path, PathBuf};
 
 pub mod blobs;
+pub mod copies;
 pub mod finals;
+pub mod leases;
 mod legacy_sqlite;
 pub mod replicas;
 pub mod sessions;
@@ -829,6 +831,30 @@ pub fn queue_refresh(connection: &mut Db) -> Result<bool, Error> {
         .map_err(db)?;
     transaction.commit().map_err(db)?;
     Ok(true)
+}
+
+/// One ladder game's result.
+pub struct GameResult {
+    pub black: i64,
+    pub white: i64,
+    pub black_score: f64,
+    pub failed: Option<i64>,
+}
+
+/// Every ladder game's result, oldest first (the index on the results covers it).
+pub fn game_results(connection: &othello_db::Db) -> Result<Vec<GameResult>, Error> {
+    connection
+        .query_map("SELECT black, white, black_score, failed FROM games ORDER BY id", [], |row| {
+            Ok(GameResult { black: row.get(0)?, white: row.get(1)?, black_score: row.get(2)?, failed: row.get(3)? })
+        })
+        .map_err(db)
+}
+
+/// The version of entrant `entrant` that counts now, if one does: the one it chose when that
+/// passed its check, else its newest that did.
+pub fn current_version(connection: &Db, entrant: i64) -> Result<Option<i64>, Error> {
+    let sql = format!("SELECT {}", current_upload_sql("?1", "'rating', 'rated'"));
+    Ok(connection.query_row(&sql, [entrant], |row| row.get(0))?)
 }
 
 #[cfg(test)]

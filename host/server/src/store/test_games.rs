@@ -174,3 +174,14 @@ pub fn failures_of(connection: &Db, upload: i64) -> Result<Vec<(i64, String)>, c
         |row| Ok((row.get(0)?, row.get(1)?)),
     )
 }
+
+/// The opponent (a ladder entry) of pair `id`. Its error is the database's alone (the caller
+/// names the pair).
+pub fn opponent(connection: &Db, id: i64) -> Result<i64, othello_db::Error> {
+    connection.query_row("SELECT opponent FROM server_test_games WHERE id = ?1", [id], |row| row.get(0))
+}
+
+/// The slots of pair `test` recorded already.
+pub fn recorded_slots(connection: &Db, test: i64) -> Result<Vec<i64>, crate::store::Error> {
+    all_rows(connection, "SELECT slot FROM server_test_game_records WHERE test = ?1", [test], |row| row.get(0))
+}
