@@ -89,8 +89,9 @@ impl Exports {
     }
 }
 
-/// `OthelloBoard` as the module reads it (32 bytes).
-pub(crate) fn board_bytes(board: &OthelloBoard) -> [u8; 32] {
+/// `OthelloBoard` as the module reads it (32 bytes): what the host writes to the exchange buffer
+/// before `think` (public for the tests and benchmarks that call a module themselves).
+pub fn board_bytes(board: &OthelloBoard) -> [u8; 32] {
     let mut bytes = [0u8; 32];
     bytes[0..8].copy_from_slice(&board.black.to_le_bytes());
     bytes[8..16].copy_from_slice(&board.white.to_le_bytes());

@@ -30,7 +30,7 @@ use othello_sdk::abi::{OthelloBoard, OthelloMoveValue, OthelloSearchInfo};
 use sha2::{Digest, Sha256};
 use wasmtime::{Config, Engine, InstancePre, Linker, Module, Store, Trap};
 
-pub use abi::{BUFFER_EXPORT, BUFFER_SIZE};
+pub use abi::{BUFFER_EXPORT, BUFFER_SIZE, board_bytes};
 pub use disk_cache::{CACHE_DIR_ENV, cache_dir};
 use host::HostState;
 pub use host::{ALLOWED_IMPORTS, WASI_MODULE};
@@ -119,25 +119,29 @@ pub struct Limits {
     pub seed: u64,
 }
 
-/// The engine all bots share: fuel on, every feature that could make a result differ between
-/// machines off or made deterministic.
+/// The engine all bots share (of [`engine_config`]).
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| {
-        let mut config = Config::new();
-        config
-            .consume_fuel(true)
-            // Memory is initialised by copying the data segments, not mapped from an image: no
-            // memfd (the runner that hosts a module makes no file descriptors), and a module's
-            // few kilobytes of data cost nothing to copy.
-            .memory_init_cow(false)
-            .max_wasm_stack(MAX_WASM_STACK)
-            .cranelift_nan_canonicalization(true)
-            .relaxed_simd_deterministic(true)
-            .wasm_memory64(false)
-            .wasm_multi_memory(false);
-        Engine::new(&config).expect("the bots' wasmtime configuration is valid")
-    })
+    ENGINE.get_or_init(|| Engine::new(&engine_config()).expect("the bots' wasmtime configuration is valid"))
+}
+
+/// The wasmtime configuration of the bots' engine: fuel on, every feature that could make a
+/// result differ between machines off or made deterministic. Public for the benchmarks, which
+/// change one setting of it at a time (the arena's `wasm_bench`).
+pub fn engine_config() -> Config {
+    let mut config = Config::new();
+    config
+        .consume_fuel(true)
+        // Memory is initialised by copying the data segments, not mapped from an image: no
+        // memfd (the runner that hosts a module makes no file descriptors), and a module's
+        // few kilobytes of data cost nothing to copy.
+        .memory_init_cow(false)
+        .max_wasm_stack(MAX_WASM_STACK)
+        .cranelift_nan_canonicalization(true)
+        .relaxed_simd_deterministic(true)
+        .wasm_memory64(false)
+        .wasm_multi_memory(false);
+    config
 }
 
 /// The modules of this process by their hash.

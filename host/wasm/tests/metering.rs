@@ -198,14 +198,8 @@ impl Bot {
         let buffer = self.call(BUFFER_EXPORT, &[], fuel);
         let address = buffer.result.unwrap() as u32;
         let board = OthelloBoard::new(position, limit_ms);
-        let mut bytes = [0u8; 32];
-        bytes[0..8].copy_from_slice(&board.black.to_le_bytes());
-        bytes[8..16].copy_from_slice(&board.white.to_le_bytes());
-        bytes[16..24].copy_from_slice(&board.legal.to_le_bytes());
-        bytes[24] = board.to_move;
-        bytes[28..32].copy_from_slice(&board.time_limit_ms.to_le_bytes());
         let memory = self.instance.get_memory(&mut self.store, "memory").unwrap();
-        memory.write(&mut self.store, address as usize, &bytes).unwrap();
+        memory.write(&mut self.store, address as usize, &othello_wasm::board_bytes(&board)).unwrap();
         (buffer, self.call("think", &[Val::I32(address as i32)], fuel))
     }
 }
