@@ -47,6 +47,9 @@ pub const LOAD_VERDICTS_NEEDED: i64 = 2;
 /// Most bytes of one submitted result (two games' moves, times and failures).
 const MAX_RESULT_BYTES: usize = 4 << 20;
 
+/// A worker's `last_seen` is renewed at most this often (seconds).
+const LAST_SEEN_EVERY_SECS: i64 = 5;
+
 fn db(e: othello_db::Error) -> String {
     format!("database: {e}")
 }
@@ -481,8 +484,14 @@ impl Remote {
         };
         self.with(|connection, _| {
             if let Some(caller) = worker_by_token(connection, &token).map_err(internal)? {
+                // Once a few seconds is enough for the workers' page; a write a request would
+                // cost every claim and heartbeat a commit.
+                let now = unix_now() as i64;
                 connection
-                    .execute("UPDATE server_workers SET last_seen = ?2 WHERE id = ?1", params![caller.id, unix_now() as i64])
+                    .execute(
+                        "UPDATE server_workers SET last_seen = ?2 WHERE id = ?1 AND coalesce(last_seen, 0) < ?3",
+                        params![caller.id, now, now - LAST_SEEN_EVERY_SECS],
+                    )
                     .map_err(|e| internal(db(e)))?;
                 return Ok(caller);
             }
@@ -517,7 +526,8 @@ impl Remote {
         self.with(|connection, ladder| {
             connection
                 .execute(
-                    "UPDATE server_workers SET host = ?2, cores = ?3 WHERE id = ?1",
+                    "UPDATE server_workers SET host = ?2, cores = ?3
+                     WHERE id = ?1 AND NOT (coalesce(host, '') = ?2 AND coalesce(cores, -1) = ?3)",
                     params![caller.id, othello_arena::text::one_line(&hello.host, MAX_HOST_CHARS), hello.cores],
                 )
                 .map_err(|e| internal(db(e)))?;
