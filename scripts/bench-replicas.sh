@@ -8,6 +8,7 @@
 #
 # Settings (environment): REPLICAS ("1 2 4"), STORES ("postgres sqlite"), SIM_WORKERS (16),
 # READERS (8), DURATION (15, seconds), JOBS (24 uploads nobody plays, so claims always find one),
+# PG_OPTS (more settings of the throw-away cluster, e.g. "-c synchronous_commit=off"),
 # BUILD=0 not to build first, OTHELLO_BENCH_POSTGRES (an administrator's URL; by default a
 # throw-away cluster of Debian's postgresql package is started here, as root via runuser).
 set -euo pipefail
@@ -41,7 +42,7 @@ if [[ " $STORES " == *" postgres "* ]] && [ -z "$admin_url" ]; then
     mkdir -p "$pg_data" && chown postgres "$pg_data"
     runuser -u postgres -- "$PG_BIN/initdb" -D "$pg_data" -A trust -U postgres >/dev/null
     runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$pg_data" -w -l "$pg_data/log" \
-        -o "-p $port -k $pg_data -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
+        -o "-p $port -k $pg_data -c listen_addresses=127.0.0.1 -c max_connections=300 ${PG_OPTS:-}" start >/dev/null
     admin_url=postgres://postgres@127.0.0.1:$port/postgres
 fi
 

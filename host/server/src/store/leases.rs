@@ -102,16 +102,29 @@ pub fn live_plans(connection: &Db, worker: i64, now_ms: i64) -> Result<Vec<Strin
     )
 }
 
+/// A worker's `last_seen` is renewed at most this often (seconds).
+const LAST_SEEN_EVERY_SECS: i64 = 5;
+
 /// Notes that `worker` was seen now.
 pub fn seen(connection: &Db, worker: i64) -> Result<(), Error> {
-    connection.execute("UPDATE server_workers SET last_seen = ?2 WHERE id = ?1", params![worker, unix_now() as i64])?;
+    // Once a few seconds is enough for the workers' page; a write a request would cost every
+    // claim and heartbeat a commit.
+    let now = unix_now() as i64;
+    connection.execute(
+        "UPDATE server_workers SET last_seen = ?2 WHERE id = ?1 AND coalesce(last_seen, 0) < ?3",
+        params![worker, now, now - LAST_SEEN_EVERY_SECS],
+    )?;
     Ok(())
 }
 
 /// What `worker` says of itself when it claims.
 pub fn note_host(connection: &Db, worker: i64, host: &str, cores: u32) -> Result<(), Error> {
-    connection
-        .execute("UPDATE server_workers SET host = ?2, cores = ?3 WHERE id = ?1", params![worker, host, cores])?;
+    // Written only when it changed (a commit less on every claim).
+    connection.execute(
+        "UPDATE server_workers SET host = ?2, cores = ?3
+         WHERE id = ?1 AND NOT (coalesce(host, '') = ?2 AND coalesce(cores, -1) = ?3)",
+        params![worker, host, cores],
+    )?;
     Ok(())
 }
 
