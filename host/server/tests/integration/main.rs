@@ -9,6 +9,7 @@ mod fair_time;
 mod migration;
 mod pages;
 mod remote;
+mod replicas;
 mod students;
 
 use std::path::{Path, PathBuf};
