@@ -31,7 +31,7 @@ pub struct Shared {
     pub seeding: Mutex<Option<SeedingStatus>>,
     /// This process among the servers of the ladder (its workers' leases carry its id).
     pub replica: Replica,
-    /// Set when the server's workers have stopped (after [`Shared::stop`]).
+    /// Set when the server's workers have stopped (after the server was told to stop).
     pub workers_stopped: AtomicBool,
 }
 
