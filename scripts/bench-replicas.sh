@@ -57,6 +57,8 @@ fresh_ladder() {
     fi
 }
 
+# Starts replica INDEX on LADDER; appends its pid to $servers and its address to $urls (not in a
+# command substitution: a subshell's $servers would be lost, and its servers never stopped).
 start_replica() {
     local ladder=$1 index=$2
     local out=$scratch/serve-$index.out
@@ -69,7 +71,7 @@ start_replica() {
         kill -0 "${servers[-1]}" 2>/dev/null || { cat "$scratch/serve-$index.err" >&2; exit 1; }
         sleep 0.1
     done
-    sed -n 's/^listening on //p' "$out"
+    urls+=("$(sed -n 's/^listening on //p' "$out")")
 }
 
 stop_replicas() {
@@ -95,7 +97,7 @@ for store in $STORES; do
         for run in $(seq "$RUNS"); do
             ladder=$(fresh_ladder "$store" "bench_${count}_$run")
             urls=()
-            for i in $(seq "$count"); do urls+=("$(start_replica "$ladder" "$i")"); done
+            for i in $(seq "$count"); do start_replica "$ladder" "$i"; done
             queue_jobs "$ladder" "${urls[0]}"
             token=$("$OTHELLO" serve worker add sim --ladder "$ladder" | tail -1)
             printf '%s run %s (load %s): ' "$store" "$run" "$(cut -d' ' -f1-3 /proc/loadavg)"
